@@ -1,0 +1,117 @@
+// All of Signet's configuration: read once from the environment, validated, with a clear error
+// naming the variable for any bad value. Nothing else in the tree reads process.env.
+import path from 'node:path';
+
+export interface Config {
+  /** Address the public API listens on (SIGNET_HOST). */
+  host: string;
+  /** Port the public API listens on (SIGNET_PORT). */
+  port: number;
+  /** postgres:// URL; undefined selects the embedded PGlite store (SIGNET_DATABASE_URL). */
+  databaseUrl: string | undefined;
+  /** Folder for the embedded store, dev credentials, admin token, dev mailbox (SIGNET_DATA_DIR). */
+  dataDir: string;
+  /** Bearer token of the admin API; generated into dataDir when unset (SIGNET_ADMIN_TOKEN). */
+  adminToken: string | undefined;
+  /** Hosts whose requests may reach /admin/v1 (SIGNET_ADMIN_HOST, comma-separated; loopback by default). */
+  adminHosts: string[];
+  /** Accepted skew of timestampMs against the server clock (SIGNET_TIMESTAMP_TOLERANCE_MS). */
+  timestampToleranceMs: number;
+  /** Origins accepted in WebAuthn clientDataJSON (SIGNET_WEBAUTHN_ORIGINS, comma-separated). */
+  webauthnOrigins: string[];
+  /** Relying-party id whose SHA-256 must open authenticatorData (SIGNET_WEBAUTHN_RP_ID). */
+  webauthnRpId: string;
+  /** smtp(s)://user:pass@host:port; unset writes .eml files to dataDir/mail (SIGNET_SMTP_URL). */
+  smtpUrl: string | undefined;
+  /** Default From address of OTP email (SIGNET_EMAIL_FROM). */
+  emailFrom: string;
+  /** Key for the OTP hash and outbox encryption; generated into dataDir when unset (SIGNET_OTP_SECRET). */
+  otpSecret: string | undefined;
+  /** SMS provider name; unset writes a development SMS log (SIGNET_SMS_PROVIDER). */
+  smsProvider: string | undefined;
+  /** How often the outbox worker looks for due messages, ms (SIGNET_OUTBOX_POLL_MS). */
+  outboxPollMs: number;
+  /** Attempts before an outbox message is marked failed (SIGNET_OUTBOX_MAX_ATTEMPTS). */
+  outboxMaxAttempts: number;
+  /** Run the outbox worker in this process (SIGNET_OUTBOX_WORKER, default true). */
+  outboxWorker: boolean;
+  /** pino log level (SIGNET_LOG_LEVEL). */
+  logLevel: string;
+  /** Base URL the CLI uses to reach a running server's admin API (SIGNET_URL). */
+  url: string;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+type Env = Record<string, string | undefined>;
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
+  }
+  return Number(raw);
+}
+
+function list(raw: string | undefined, fallback: string[]): string[] {
+  if (raw === undefined || raw.trim() === '') return fallback;
+  return raw.split(',').map((item) => item.trim()).filter(Boolean);
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (/^(1|true|yes|on)$/i.test(raw)) return true;
+  if (/^(0|false|no|off)$/i.test(raw)) return false;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+function url(env: Env, name: string, protocols: string[]): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} is not a valid URL`);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(`${name} must start with ${protocols.map((p) => p + '//').join(' or ')}`);
+  }
+  return raw;
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const port = integer(env, 'SIGNET_PORT', 8080, 0, 65535);
+  const host = env.SIGNET_HOST || '127.0.0.1';
+  const rpId = env.SIGNET_WEBAUTHN_RP_ID || 'localhost';
+  const smsProvider = env.SIGNET_SMS_PROVIDER || undefined;
+  if (smsProvider !== undefined) {
+    throw new ConfigError(
+      `SIGNET_SMS_PROVIDER="${smsProvider}" is not supported yet; leave it unset to use the development SMS log`,
+    );
+  }
+  return {
+    host,
+    port,
+    databaseUrl: url(env, 'SIGNET_DATABASE_URL', ['postgres:', 'postgresql:']),
+    dataDir: path.resolve(env.SIGNET_DATA_DIR || '.signet'),
+    adminToken: env.SIGNET_ADMIN_TOKEN || undefined,
+    adminHosts: list(env.SIGNET_ADMIN_HOST, ['127.0.0.1', '::1', '::ffff:127.0.0.1']),
+    timestampToleranceMs: integer(env, 'SIGNET_TIMESTAMP_TOLERANCE_MS', 5 * 60_000, 0, 24 * 3600_000),
+    webauthnOrigins: list(env.SIGNET_WEBAUTHN_ORIGINS, [`http://localhost:${port}`]),
+    webauthnRpId: rpId,
+    smtpUrl: url(env, 'SIGNET_SMTP_URL', ['smtp:', 'smtps:']),
+    emailFrom: env.SIGNET_EMAIL_FROM || 'notifications@signet.localhost',
+    otpSecret: env.SIGNET_OTP_SECRET || undefined,
+    smsProvider,
+    outboxPollMs: integer(env, 'SIGNET_OUTBOX_POLL_MS', 500, 10, 600_000),
+    outboxMaxAttempts: integer(env, 'SIGNET_OUTBOX_MAX_ATTEMPTS', 8, 1, 100),
+    outboxWorker: bool(env, 'SIGNET_OUTBOX_WORKER', true),
+    logLevel: env.SIGNET_LOG_LEVEL || 'info',
+    url: (env.SIGNET_URL || `http://127.0.0.1:${port}`).replace(/\/+$/, ''),
+  };
+}

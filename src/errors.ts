@@ -1,0 +1,71 @@
+// Every error a client can receive: its HTTP status, gRPC code and wire shape (DESIGN §2.5).
+// Code anywhere throws a SignetError; the HTTP layer renders it and never leaks a stack trace.
+
+export interface FieldViolation {
+  field: string;
+  description: string;
+}
+
+export const GrpcCode = {
+  INVALID_ARGUMENT: 3,
+  NOT_FOUND: 5,
+  PERMISSION_DENIED: 7,
+  RESOURCE_EXHAUSTED: 8,
+  INTERNAL: 13,
+  UNAVAILABLE: 14,
+  UNAUTHENTICATED: 16,
+} as const;
+
+export class SignetError extends Error {
+  override name = 'SignetError';
+  constructor(
+    readonly status: number,
+    readonly code: number,
+    message: string,
+    readonly fieldViolations: FieldViolation[] = [],
+    /** Seconds a client should wait before retrying (sent as Retry-After). */
+    readonly retryAfterSeconds?: number,
+  ) {
+    super(message);
+  }
+
+  toJSON(): { code: number; message: string; details: unknown[] } {
+    const details =
+      this.fieldViolations.length > 0
+        ? [{ '@type': 'type.googleapis.com/google.rpc.BadRequest', fieldViolations: this.fieldViolations }]
+        : [];
+    return { code: this.code, message: this.message, details };
+  }
+}
+
+export const invalidArgument = (message: string, fieldViolations: FieldViolation[] = []) =>
+  new SignetError(400, GrpcCode.INVALID_ARGUMENT, message, fieldViolations);
+
+/** One bad field: the message repeats the field so a client that only logs `message` still knows. */
+export const invalidField = (field: string, description: string) =>
+  invalidArgument(`${field}: ${description}`, [{ field, description }]);
+
+export const unauthenticated = (message: string) => new SignetError(401, GrpcCode.UNAUTHENTICATED, message);
+
+export const permissionDenied = (message: string) => new SignetError(403, GrpcCode.PERMISSION_DENIED, message);
+
+export const notFound = (message: string) => new SignetError(404, GrpcCode.NOT_FOUND, message);
+
+export const payloadTooLarge = (limitBytes: number) =>
+  new SignetError(413, GrpcCode.INVALID_ARGUMENT, `request body is larger than the limit of ${limitBytes} bytes`);
+
+export const unsupportedMediaType = (got: string | undefined) =>
+  new SignetError(
+    415,
+    GrpcCode.INVALID_ARGUMENT,
+    `Content-Type must be application/json${got ? `, got "${got}"` : ''}`,
+  );
+
+export const resourceExhausted = (message: string, retryAfterSeconds: number) =>
+  new SignetError(429, GrpcCode.RESOURCE_EXHAUSTED, message, [], retryAfterSeconds);
+
+export const internal = () =>
+  new SignetError(500, GrpcCode.INTERNAL, 'internal error; nothing was stored, the request can be retried');
+
+export const unavailable = (message = 'the database is unavailable; nothing was stored, retry later') =>
+  new SignetError(503, GrpcCode.UNAVAILABLE, message);
