@@ -1,0 +1,217 @@
+// Reads the one stamp of a request from its headers (DESIGN §2.2) and checks its shape strictly;
+// signatures are verified elsewhere (verifyApiKeyStamp.ts, verifyWebAuthnStamp.ts).
+import { unauthenticated } from '../errors.ts';
+
+export type ApiKeyStamp = {
+  kind: 'apiKey';
+  /** P-256 public key as sent, lowercase hex: compressed (66 chars) or uncompressed (130 chars). */
+  publicKey: string;
+  /** DER ECDSA signature over SHA-256 of the body, lowercase hex. */
+  signature: string;
+  scheme: 'SIGNATURE_SCHEME_TK_API_P256';
+};
+
+export type WebAuthnStamp = {
+  kind: 'webauthn';
+  /** All four are unpadded base64url, as a browser's PublicKeyCredential.toJSON() gives them. */
+  credentialId: string;
+  authenticatorData: string;
+  clientDataJson: string;
+  signature: string;
+};
+
+export type Stamp = ApiKeyStamp | WebAuthnStamp;
+
+type Headers = Record<string, string | string[] | undefined>;
+
+const API_KEY_HEADER = 'X-Stamp';
+const WEBAUTHN_HEADER = 'X-Stamp-WebAuthn';
+const API_KEY_SCHEME = 'SIGNATURE_SCHEME_TK_API_P256';
+const MAX_HEADER_BYTES = 8 * 1024;
+
+const API_KEY_FIELDS = ['publicKey', 'scheme', 'signature'] as const;
+const WEBAUTHN_FIELDS = ['credentialId', 'authenticatorData', 'clientDataJson', 'signature'] as const;
+// Fields only a WebAuthn stamp has: their presence in X-Stamp selects the WebAuthn shape.
+const WEBAUTHN_ONLY_FIELDS = ['credentialId', 'authenticatorData', 'clientDataJson'];
+
+// Decoded size bounds per WebAuthn field. Credential IDs are at most 1023 bytes (WebAuthn L2
+// §5.8.3); a signature of 512 bytes covers every COSE algorithm a passkey uses (ECDSA, EdDSA, RSA-4096).
+const WEBAUTHN_BYTES: Record<(typeof WEBAUTHN_FIELDS)[number], { min: number; max: number }> = {
+  credentialId: { min: 1, max: 1023 },
+  authenticatorData: { min: 37, max: 2048 },
+  clientDataJson: { min: 2, max: 4096 },
+  signature: { min: 8, max: 512 },
+};
+
+/** The request's stamp; throws 401 naming the check that failed when there is not exactly one well-formed stamp. */
+export function parseStamp(headers: Headers): Stamp {
+  const apiKeyValue = headerValue(headers, API_KEY_HEADER);
+  const webauthnValue = headerValue(headers, WEBAUTHN_HEADER);
+  if (apiKeyValue === undefined && webauthnValue === undefined) {
+    throw unauthenticated(`missing stamp: send ${API_KEY_HEADER} or ${WEBAUTHN_HEADER}`);
+  }
+  if (apiKeyValue !== undefined && webauthnValue !== undefined) {
+    throw unauthenticated(
+      `two stamps: both ${API_KEY_HEADER} and ${WEBAUTHN_HEADER} were sent; stamp the request with exactly one credential`,
+    );
+  }
+  if (webauthnValue !== undefined) {
+    return webAuthnStamp(decodeHeader(webauthnValue, WEBAUTHN_HEADER), WEBAUTHN_HEADER);
+  }
+  const document = decodeHeader(apiKeyValue!, API_KEY_HEADER);
+  return WEBAUTHN_ONLY_FIELDS.some((field) => Object.hasOwn(document, field))
+    ? webAuthnStamp(document, API_KEY_HEADER)
+    : apiKeyStamp(document);
+}
+
+/** The header's single value, whatever the case of its name (Node lowercases, other callers may not). */
+function headerValue(headers: Headers, name: string): string | undefined {
+  const wanted = name.toLowerCase();
+  const values: string[] = [];
+  for (const [key, value] of Object.entries(headers)) {
+    if (key.toLowerCase() !== wanted || value === undefined) continue;
+    values.push(...(Array.isArray(value) ? value : [value]));
+  }
+  if (values.length === 0) return undefined;
+  if (values.length > 1) throw unauthenticated(`${name} was sent ${values.length} times; send it once`);
+  return values[0];
+}
+
+/** Header value → JSON object. Plain JSON (WebAuthn stampers) or base64url of it (API-key stampers). */
+function decodeHeader(value: string, header: string): Record<string, unknown> {
+  const size = Buffer.byteLength(value, 'utf8');
+  if (size > MAX_HEADER_BYTES) {
+    throw unauthenticated(`${header} is ${size} bytes; a stamp header is at most ${MAX_HEADER_BYTES} bytes`);
+  }
+  if (value.length === 0) throw unauthenticated(`${header} is empty; send the stamp JSON, plain or base64url-encoded`);
+
+  let text: string;
+  if (value.startsWith('{')) {
+    text = value;
+  } else {
+    const bytes = decodeBase64url(value);
+    if (!bytes) {
+      throw unauthenticated(
+        `${header} is neither a JSON object (starting with "{") nor base64url-encoded JSON; ` +
+          'send the stamp JSON as is, or base64url-encode it (alphabet A-Z a-z 0-9 - _, padding optional)',
+      );
+    }
+    try {
+      text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    } catch {
+      throw unauthenticated(`${header} decodes from base64url to bytes that are not UTF-8; encode the stamp JSON as UTF-8`);
+    }
+  }
+
+  let document: unknown;
+  try {
+    document = JSON.parse(text);
+  } catch {
+    throw unauthenticated(`${header} is not valid JSON${text === value ? '' : ' after base64url decoding'}`);
+  }
+  if (typeof document !== 'object' || document === null || Array.isArray(document)) {
+    throw unauthenticated(`${header} must hold a JSON object`);
+  }
+  return document as Record<string, unknown>;
+}
+
+function apiKeyStamp(document: Record<string, unknown>): ApiKeyStamp {
+  const fields = stringFields(document, API_KEY_HEADER, API_KEY_FIELDS, 'an API key stamp');
+  const publicKey = fields.publicKey;
+  if (!/^[0-9a-fA-F]*$/.test(publicKey)) {
+    throw unauthenticated(`${API_KEY_HEADER} publicKey must be hex (0-9, a-f)`);
+  }
+  if (!/^(0[23][0-9a-fA-F]{64}|04[0-9a-fA-F]{128})$/.test(publicKey)) {
+    throw unauthenticated(
+      `${API_KEY_HEADER} publicKey must be a P-256 public key in hex: 66 characters starting with 02 or 03 ` +
+        `(compressed) or 130 characters starting with 04 (uncompressed); got ${publicKey.length} characters`,
+    );
+  }
+  if (fields.scheme !== API_KEY_SCHEME) {
+    throw unauthenticated(
+      `${API_KEY_HEADER} scheme must be "${API_KEY_SCHEME}", got ${quote(fields.scheme)}; ` +
+        `WebAuthn stamps go in ${WEBAUTHN_HEADER}`,
+    );
+  }
+  const signature = fields.signature;
+  // 8 to 72 bytes: the shortest and longest DER encodings of a P-256 ECDSA signature.
+  if (!/^(?:[0-9a-fA-F]{2}){8,72}$/.test(signature)) {
+    throw unauthenticated(
+      `${API_KEY_HEADER} signature must be a DER-encoded ECDSA signature in hex: an even number of hex ` +
+        `characters, 16 to 144 of them; got ${signature.length} characters`,
+    );
+  }
+  return {
+    kind: 'apiKey',
+    publicKey: publicKey.toLowerCase(),
+    signature: signature.toLowerCase(),
+    scheme: API_KEY_SCHEME,
+  };
+}
+
+function webAuthnStamp(document: Record<string, unknown>, header: string): WebAuthnStamp {
+  const fields = stringFields(document, header, WEBAUTHN_FIELDS, 'a WebAuthn stamp');
+  const stamp: WebAuthnStamp = { kind: 'webauthn', credentialId: '', authenticatorData: '', clientDataJson: '', signature: '' };
+  for (const field of WEBAUTHN_FIELDS) {
+    const bytes = decodeBase64url(fields[field]);
+    if (!bytes) {
+      throw unauthenticated(
+        `${header} ${field} must be base64url (alphabet A-Z a-z 0-9 - _, padding optional), as ` +
+          'PublicKeyCredential.toJSON() gives it',
+      );
+    }
+    const { min, max } = WEBAUTHN_BYTES[field];
+    if (bytes.length < min || bytes.length > max) {
+      throw unauthenticated(`${header} ${field} decodes to ${bytes.length} bytes; it must be ${min} to ${max} bytes`);
+    }
+    stamp[field] = bytes.toString('base64url'); // canonical: unpadded
+  }
+  return stamp;
+}
+
+/** Exactly the expected fields, each a string; names what is unknown, missing or mistyped. */
+function stringFields<const F extends readonly string[]>(
+  document: Record<string, unknown>,
+  header: string,
+  expected: F,
+  what: string,
+): Record<F[number], string> {
+  const list = expected.join(', ');
+  const unknown = Object.keys(document).filter((key) => !expected.includes(key));
+  if (unknown.length > 0) {
+    const names = unknown.slice(0, 5).map(quote).join(', ') + (unknown.length > 5 ? ', …' : '');
+    throw unauthenticated(`${header} has unknown field${unknown.length > 1 ? 's' : ''} ${names}; ${what} has exactly ${list}`);
+  }
+  const missing = expected.filter((key) => !Object.hasOwn(document, key));
+  if (missing.length > 0) {
+    throw unauthenticated(`${header} is missing ${missing.join(', ')}; ${what} has exactly ${list}`);
+  }
+  for (const key of expected) {
+    if (typeof document[key] !== 'string') {
+      throw unauthenticated(`${header} ${key} must be a string, got ${describe(document[key])}`);
+    }
+  }
+  return document as Record<F[number], string>;
+}
+
+/** Strict base64url: right alphabet, padding absent or exact, no stray bits (one encoding per value). */
+function decodeBase64url(value: string): Buffer | undefined {
+  const match = /^([A-Za-z0-9_-]*)(={0,2})$/.exec(value);
+  if (!match) return undefined;
+  const [, data = '', padding = ''] = match;
+  if (data.length === 0 || data.length % 4 === 1) return undefined;
+  if (padding.length > 0 && (data.length + padding.length) % 4 !== 0) return undefined;
+  const bytes = Buffer.from(data, 'base64url');
+  // Node ignores non-zero trailing bits; re-encoding exposes them.
+  return bytes.toString('base64url') === data ? bytes : undefined;
+}
+
+function quote(value: string): string {
+  return JSON.stringify(value.length > 64 ? `${value.slice(0, 64)}…` : value);
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return `a ${typeof value}`;
+}

@@ -1,0 +1,60 @@
+// P-256 public keys of API-key stamps: hex (compressed or uncompressed SEC1) to a Node KeyObject
+// plus the canonical compressed form that api_keys.public_key stores.
+import { createPublicKey, ECDH, type KeyObject } from 'node:crypto';
+import { unauthenticated } from '../errors.ts';
+
+export interface P256PublicKey {
+  /** Compressed SEC1 point, lowercase hex (66 chars): the form api_keys.public_key stores. */
+  compressed: string;
+  /** The key, ready for crypto.verify. */
+  key: KeyObject;
+}
+
+const SEC1_HEX = /^(0[23][0-9a-f]{64}|04[0-9a-f]{128})$/;
+
+// Parsing a key (point decompression, on-curve check, KeyObject) costs more than the signature
+// check itself, and a client stamps every request with the same key. Only parsing is cached: what
+// the key may do is looked up in the database on every request.
+const CACHE_LIMIT = 10_000;
+const cache = new Map<string, P256PublicKey>();
+
+/** Parses a P-256 public key in hex; throws 401 when it is malformed or not a point on the curve. */
+export function parseP256PublicKey(hex: string): P256PublicKey {
+  const normalized = hex.toLowerCase();
+  const cached = cache.get(normalized);
+  if (cached) return cached;
+
+  if (!SEC1_HEX.test(normalized)) {
+    throw unauthenticated(
+      'stamp publicKey must be a P-256 public key in hex: 66 characters starting with 02 or 03 (compressed) ' +
+        'or 130 characters starting with 04 (uncompressed)',
+    );
+  }
+  let uncompressed: Buffer;
+  let compressed: string;
+  try {
+    // OpenSSL rejects coordinates that are not on the curve (or not below the field prime) here.
+    uncompressed = ECDH.convertKey(Buffer.from(normalized, 'hex'), 'prime256v1', undefined, undefined, 'uncompressed') as Buffer;
+    compressed = ECDH.convertKey(normalized, 'prime256v1', 'hex', 'hex', 'compressed') as string;
+  } catch {
+    throw unauthenticated('stamp publicKey is not a point on the P-256 curve; send the public key of your API key pair');
+  }
+  const key = createPublicKey({
+    key: {
+      kty: 'EC',
+      crv: 'P-256',
+      x: uncompressed.subarray(1, 33).toString('base64url'),
+      y: uncompressed.subarray(33, 65).toString('base64url'),
+    },
+    format: 'jwk',
+  });
+
+  const parsed = { compressed, key };
+  if (cache.size >= CACHE_LIMIT) {
+    // A Map iterates in insertion order, so the first key is the oldest entry.
+    const oldest = cache.keys().next();
+    if (!oldest.done) cache.delete(oldest.value);
+  }
+  cache.set(normalized, parsed);
+  return parsed;
+}

@@ -1,0 +1,161 @@
+// Verifies a WebAuthn (passkey) stamp against its registered credential with @simplewebauthn/server
+// (DESIGN §2.2), and turns each failed check into a 401 that names it.
+import { createHash } from 'node:crypto';
+import { verifyAuthenticationResponse } from '@simplewebauthn/server';
+import { unauthenticated } from '../errors.ts';
+import type { WebAuthnStamp } from './parseStamp.ts';
+
+export interface RegisteredAuthenticator {
+  /** base64url credential ID, as stored in authenticators.credential_id. */
+  credentialId: string;
+  /** The credential's COSE public key, as registration returned it. */
+  publicKey: Uint8Array;
+  /** The highest signature counter seen so far. */
+  signCount: number;
+}
+
+export interface WebAuthnOptions {
+  /** Origins an assertion may come from (SIGNET_WEBAUTHN_ORIGINS). */
+  origins: string[];
+  /** Relying-party ID whose SHA-256 must open authenticatorData (SIGNET_WEBAUTHN_RP_ID). */
+  rpId: string;
+}
+
+/**
+ * Throws 401 unless the stamp is a fresh assertion by `authenticator` over `body`. Returns the
+ * authenticator's new counter, which the caller must store (with a compare-and-set against replays).
+ */
+export async function verifyWebAuthnStamp(
+  body: Buffer,
+  stamp: WebAuthnStamp,
+  authenticator: RegisteredAuthenticator,
+  options: WebAuthnOptions,
+): Promise<{ newSignCount: number }> {
+  if (stamp.credentialId !== authenticator.credentialId) {
+    throw unauthenticated('WebAuthn stamp credentialId is not the credential it is being verified against');
+  }
+  const clientData = decodeClientData(stamp.clientDataJson);
+  // The challenge @turnkey/webauthn-stamper signs: the UTF-8 bytes of the body's lowercase hex SHA-256.
+  const bodyHash = createHash('sha256').update(body).digest('hex');
+  const expectedChallenge = Buffer.from(bodyHash, 'utf8').toString('base64url');
+
+  let result: Awaited<ReturnType<typeof verifyAuthenticationResponse>>;
+  try {
+    result = await verifyAuthenticationResponse({
+      response: {
+        id: stamp.credentialId,
+        rawId: stamp.credentialId,
+        type: 'public-key',
+        response: {
+          clientDataJSON: stamp.clientDataJson,
+          authenticatorData: stamp.authenticatorData,
+          signature: stamp.signature,
+        },
+        clientExtensionResults: {},
+      },
+      expectedChallenge,
+      expectedOrigin: options.origins,
+      expectedRPID: options.rpId,
+      expectedType: 'webauthn.get',
+      // Counter 0 turns the library's counter check off: it runs before the signature check, and a
+      // forger must not learn the counter. The same rule is applied below once the signature holds.
+      credential: { id: authenticator.credentialId, publicKey: new Uint8Array(authenticator.publicKey), counter: 0 },
+      // User presence (UP) is still required; verification (UV, a PIN or biometric) is the
+      // authenticator's policy, as with the WebAuthn stamper's default "preferred".
+      requireUserVerification: false,
+    });
+  } catch (error) {
+    throw rejection(error, { clientData, bodyHash, options });
+  }
+  if (!result.verified) throw badSignature();
+
+  const newSignCount = result.authenticationInfo.newCounter;
+  const stored = authenticator.signCount;
+  // Authenticators without a counter always send 0; otherwise it must grow (WebAuthn L2 §6.1.1).
+  if ((newSignCount > 0 || stored > 0) && newSignCount <= stored) {
+    throw unauthenticated(
+      `counter went backwards: the authenticator's signature counter is ${newSignCount} but ${stored} was ` +
+        'already seen; this assertion was replayed or the authenticator was cloned. Stamp a new request',
+    );
+  }
+  return { newSignCount };
+}
+
+interface ClientData {
+  type?: unknown;
+  origin?: unknown;
+  challenge?: unknown;
+}
+
+function decodeClientData(clientDataJson: string): ClientData {
+  let value: unknown;
+  try {
+    value = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(Buffer.from(clientDataJson, 'base64url')));
+  } catch {
+    throw unauthenticated('WebAuthn clientDataJson does not decode to UTF-8 JSON; send PublicKeyCredential.response.clientDataJSON as base64url');
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw unauthenticated('WebAuthn clientDataJson must be a JSON object');
+  }
+  return value as ClientData;
+}
+
+// The library reports each failed check with an Error whose message names it; these are its v14
+// messages (test/verifyWebAuthnStamp.test.ts fails if an upgrade changes one that matters).
+function rejection(
+  error: unknown,
+  context: { clientData: ClientData; bodyHash: string; options: WebAuthnOptions },
+): Error {
+  const message = error instanceof Error ? error.message : String(error);
+  const { clientData, bodyHash, options } = context;
+  if (message.startsWith('Unexpected authentication response type')) {
+    return unauthenticated(
+      `wrong type: clientDataJSON.type is ${show(clientData.type)}, expected "webauthn.get"; ` +
+        'stamp with navigator.credentials.get(), not create()',
+    );
+  }
+  if (message.startsWith('Unexpected authentication response challenge')) {
+    return unauthenticated(
+      'wrong challenge: the WebAuthn challenge must be the UTF-8 bytes of the lowercase hex SHA-256 of the ' +
+        `request body (${bodyHash}); stamp the exact bytes you send`,
+    );
+  }
+  if (message.startsWith('Unexpected authentication response origin')) {
+    return unauthenticated(
+      `wrong origin: clientDataJSON.origin ${show(clientData.origin)} is not an accepted origin ` +
+        `(${options.origins.join(', ') || 'none configured'}); stamp from the site SIGNET_WEBAUTHN_ORIGINS lists`,
+    );
+  }
+  if (message === 'Unexpected RP ID hash') {
+    return unauthenticated(
+      `wrong RP ID: authenticatorData is not for relying party "${options.rpId}"; use rpId "${options.rpId}" ` +
+        'in the WebAuthn stamper and a passkey registered for it',
+    );
+  }
+  if (message.startsWith('User not present')) {
+    return unauthenticated(
+      'user not present: authenticatorData lacks the user-present (UP) flag; the authenticator must get a user gesture',
+    );
+  }
+  if (/cross-origin|top origin/i.test(message)) {
+    return unauthenticated(`cross-origin assertion rejected: ${message}`);
+  }
+  if (/authenticator data|CBOR/i.test(message)) {
+    return unauthenticated(`malformed authenticatorData: ${message}`);
+  }
+  // A signature that is not DER fails the library's ASN.1 parsing before it can be checked.
+  if (/ASN1|ASN\.1|signature/i.test(message)) return badSignature();
+  return unauthenticated(`WebAuthn assertion rejected: ${message}`);
+}
+
+function badSignature(): Error {
+  return unauthenticated(
+    'bad signature: the WebAuthn signature does not verify with the registered credential key over ' +
+      'authenticatorData and the SHA-256 of clientDataJSON',
+  );
+}
+
+function show(value: unknown): string {
+  if (typeof value !== 'string') return value === undefined ? 'missing' : `a ${typeof value}`;
+  return JSON.stringify(value.length > 128 ? `${value.slice(0, 128)}…` : value);
+}

@@ -1,0 +1,254 @@
+// A software WebAuthn authenticator for tests: a P-256 passkey that registers (attestation "none")
+// and signs assertions byte for byte like a platform authenticator, and can drive the real
+// @turnkey/webauthn-stamper through a stand-in for navigator.credentials.get.
+import { createHash, generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:crypto';
+import type { RegistrationResponseJSON } from '@simplewebauthn/server';
+import { WebauthnStamper } from '@turnkey/webauthn-stamper';
+
+export interface AssertionOverrides {
+  /** clientDataJSON.origin (default: the authenticator's origin). */
+  origin?: string;
+  /** RP ID hashed into authenticatorData (default: the authenticator's RP ID). */
+  rpId?: string;
+  /** clientDataJSON.type (default "webauthn.get"). */
+  type?: string;
+  /** The UP flag (default true). */
+  userPresent?: boolean;
+  /** Signature counter to report instead of the next one. */
+  counter?: number;
+}
+
+/** The four fields of a WebAuthn stamp, base64url; signature is DER. */
+export interface Assertion {
+  credentialId: string;
+  authenticatorData: string;
+  clientDataJson: string;
+  signature: string;
+}
+
+export interface SoftwareAuthenticator {
+  /** base64url credential ID. */
+  credentialId: string;
+  rpId: string;
+  origin: string;
+  /** The counter the last assertion reported (it counts up by one per assertion, from 0). */
+  readonly counter: number;
+  /** A navigator.credentials.create() result for `challenge` (base64url), as PublicKeyCredential.toJSON() gives it. */
+  register(challenge: string): RegistrationResponseJSON;
+  /** A navigator.credentials.get() result for the challenge bytes. */
+  assert(challenge: Uint8Array, overrides?: AssertionOverrides): Assertion;
+}
+
+const FLAG_UP = 0x01;
+const FLAG_UV = 0x04;
+const FLAG_AT = 0x40;
+
+export function createSoftwareAuthenticator(options: { rpId: string; origin: string }): SoftwareAuthenticator {
+  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+  const credentialIdBytes = randomBytes(32);
+  const credentialId = credentialIdBytes.toString('base64url');
+  let counter = 0;
+
+  const authenticator: SoftwareAuthenticator = {
+    credentialId,
+    rpId: options.rpId,
+    origin: options.origin,
+    get counter() {
+      return counter;
+    },
+
+    register(challenge) {
+      const clientDataJSON = clientData('webauthn.create', challenge, options.origin);
+      const authData = Buffer.concat([
+        sha256(options.rpId),
+        Buffer.from([FLAG_UP | FLAG_UV | FLAG_AT]),
+        uint32(0),
+        Buffer.alloc(16), // AAGUID: all zero, as authenticators without attestation report it
+        uint16(credentialIdBytes.length),
+        credentialIdBytes,
+        coseKey(publicKey),
+      ]);
+      const attestationObject = cbor(
+        new Map<CborValue, CborValue>([
+          ['fmt', 'none'],
+          ['attStmt', new Map()],
+          ['authData', authData],
+        ]),
+      );
+      return {
+        id: credentialId,
+        rawId: credentialId,
+        type: 'public-key',
+        authenticatorAttachment: 'platform',
+        clientExtensionResults: {},
+        response: {
+          clientDataJSON: clientDataJSON.toString('base64url'),
+          attestationObject: attestationObject.toString('base64url'),
+          transports: ['internal', 'hybrid'],
+        },
+      };
+    },
+
+    assert(challenge, overrides = {}) {
+      const reported = overrides.counter ?? ++counter;
+      const flags = (overrides.userPresent === false ? 0 : FLAG_UP) | FLAG_UV;
+      const authenticatorData = Buffer.concat([
+        sha256(overrides.rpId ?? options.rpId),
+        Buffer.from([flags]),
+        uint32(reported),
+      ]);
+      const clientDataJSON = clientData(
+        overrides.type ?? 'webauthn.get',
+        Buffer.from(challenge).toString('base64url'),
+        overrides.origin ?? options.origin,
+      );
+      const signature = sign('sha256', Buffer.concat([authenticatorData, sha256(clientDataJSON)]), privateKey);
+      return {
+        credentialId,
+        authenticatorData: authenticatorData.toString('base64url'),
+        clientDataJson: clientDataJSON.toString('base64url'),
+        signature: signature.toString('base64url'),
+      };
+    },
+  };
+  return authenticator;
+}
+
+// --- the real WebauthnStamper, run in Node -------------------------------------------------------
+
+// Authenticators a stand-in navigator can pick from, by credential ID, as a browser picks among passkeys.
+const known = new Map<string, SoftwareAuthenticator>();
+let activeStamps = 0;
+let savedNavigator: PropertyDescriptor | undefined;
+
+/**
+ * A @turnkey/webauthn-stamper WebauthnStamper whose navigator.credentials.get() is answered by
+ * `authenticator`. The stand-in navigator is installed only while a stamp is being made. The stamper
+ * asks for `rpId`, which lands in authenticatorData as a real authenticator would put it there.
+ */
+export function webauthnStamperFor(
+  authenticator: SoftwareAuthenticator,
+  rpId: string = authenticator.rpId,
+): { stamp(payload: string): Promise<{ stampHeaderName: string; stampHeaderValue: string }> } {
+  known.set(authenticator.credentialId, authenticator);
+  const stamper = new WebauthnStamper({
+    rpId,
+    allowCredentials: [{ type: 'public-key', id: new Uint8Array(Buffer.from(authenticator.credentialId, 'base64url')) }],
+  });
+  return {
+    async stamp(payload) {
+      installNavigator();
+      try {
+        return await stamper.stamp(payload);
+      } finally {
+        uninstallNavigator();
+      }
+    },
+  };
+}
+
+interface GetOptions {
+  publicKey: { rpId: string; challenge: Uint8Array; allowCredentials?: { id: Uint8Array }[] };
+}
+
+function installNavigator(): void {
+  if (activeStamps++ > 0) return;
+  savedNavigator = Object.getOwnPropertyDescriptor(globalThis, 'navigator');
+  Object.defineProperty(globalThis, 'navigator', {
+    configurable: true,
+    value: { credentials: { get: getCredential } },
+  });
+}
+
+function uninstallNavigator(): void {
+  if (--activeStamps > 0) return;
+  if (savedNavigator) Object.defineProperty(globalThis, 'navigator', savedNavigator);
+  else delete (globalThis as { navigator?: unknown }).navigator;
+}
+
+/** What a browser's navigator.credentials.get() resolves to: a PublicKeyCredential with ArrayBuffers. */
+async function getCredential({ publicKey }: GetOptions) {
+  const allowed = (publicKey.allowCredentials ?? []).map((c) => Buffer.from(c.id).toString('base64url'));
+  const authenticator = allowed.map((id) => known.get(id)).find((a) => a !== undefined);
+  if (!authenticator) throw new Error('NotAllowedError: no software authenticator for allowCredentials');
+  const assertion = authenticator.assert(publicKey.challenge, { rpId: publicKey.rpId });
+  const buffer = (base64url: string) => new Uint8Array(Buffer.from(base64url, 'base64url')).buffer;
+  return {
+    type: 'public-key',
+    id: assertion.credentialId,
+    rawId: buffer(assertion.credentialId),
+    authenticatorAttachment: 'platform',
+    response: {
+      clientDataJSON: buffer(assertion.clientDataJson),
+      authenticatorData: buffer(assertion.authenticatorData),
+      signature: buffer(assertion.signature),
+      userHandle: null,
+    },
+    getClientExtensionResults: () => ({}),
+  };
+}
+
+// --- encodings ------------------------------------------------------------------------------------
+
+function clientData(type: string, challenge: string, origin: string): Buffer {
+  // Member order as browsers write it.
+  return Buffer.from(JSON.stringify({ type, challenge, origin, crossOrigin: false }), 'utf8');
+}
+
+function sha256(data: string | Buffer): Buffer {
+  return createHash('sha256').update(data).digest();
+}
+
+function uint16(value: number): Buffer {
+  const buffer = Buffer.alloc(2);
+  buffer.writeUInt16BE(value);
+  return buffer;
+}
+
+function uint32(value: number): Buffer {
+  const buffer = Buffer.alloc(4);
+  buffer.writeUInt32BE(value);
+  return buffer;
+}
+
+/** The COSE_Key of an ES256 (P-256) public key: {1: 2 (EC2), 3: -7 (ES256), -1: 1 (P-256), -2: x, -3: y}. */
+function coseKey(publicKey: KeyObject): Buffer {
+  const jwk = publicKey.export({ format: 'jwk' });
+  return cbor(
+    new Map<CborValue, CborValue>([
+      [1, 2],
+      [3, -7],
+      [-1, 1],
+      [-2, Buffer.from(jwk.x!, 'base64url')],
+      [-3, Buffer.from(jwk.y!, 'base64url')],
+    ]),
+  );
+}
+
+type CborValue = number | string | Uint8Array | Map<CborValue, CborValue>;
+
+/** Just enough CBOR (RFC 8949) for attestation objects and COSE keys: ints, bytes, text, maps. */
+function cbor(value: CborValue): Buffer {
+  if (typeof value === 'number') {
+    if (!Number.isSafeInteger(value)) throw new Error(`cbor: ${value} is not an integer`);
+    return value >= 0 ? head(0, value) : head(1, -1 - value);
+  }
+  if (typeof value === 'string') {
+    const bytes = Buffer.from(value, 'utf8');
+    return Buffer.concat([head(3, bytes.length), bytes]);
+  }
+  if (value instanceof Uint8Array) return Buffer.concat([head(2, value.length), value]);
+  const parts = [head(5, value.size)];
+  for (const [key, item] of value) parts.push(cbor(key), cbor(item));
+  return Buffer.concat(parts);
+}
+
+/** A major type and its argument in the shortest form, as deterministic CBOR requires. */
+function head(major: number, argument: number): Buffer {
+  const type = major << 5;
+  if (argument < 24) return Buffer.from([type | argument]);
+  if (argument < 0x100) return Buffer.from([type | 24, argument]);
+  if (argument < 0x10000) return Buffer.concat([Buffer.from([type | 25]), uint16(argument)]);
+  if (argument < 0x100000000) return Buffer.concat([Buffer.from([type | 26]), uint32(argument)]);
+  throw new Error(`cbor: argument ${argument} too large`);
+}

@@ -1,0 +1,247 @@
+// WebAuthn stamps and registrations against a software passkey and the real
+// @turnkey/webauthn-stamper: the happy paths, and a 401 (400 for registration) naming each failed check.
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { before, describe, test } from 'node:test';
+import { parseStamp, type WebAuthnStamp } from '../src/auth/parseStamp.ts';
+import { verifyAuthenticatorRegistration } from '../src/auth/verifyAuthenticatorRegistration.ts';
+import { verifyWebAuthnStamp, type RegisteredAuthenticator } from '../src/auth/verifyWebAuthnStamp.ts';
+import { SignetError } from '../src/errors.ts';
+import {
+  createSoftwareAuthenticator,
+  webauthnStamperFor,
+  type SoftwareAuthenticator,
+} from './support/softwareAuthenticator.ts';
+
+const rpId = 'signet.example';
+const origin = 'https://signet.example';
+const options = { origins: ['https://other.example', origin], rpId };
+const body = Buffer.from('{"type":"ACTIVITY_TYPE_CREATE_SMART_CONTRACT_INTERFACE","timestampMs":"1767225600000"}');
+
+/** The challenge a WebAuthn stamp signs: the UTF-8 bytes of the body's lowercase hex SHA-256. */
+function challengeOf(bytes: Buffer): Uint8Array {
+  return new TextEncoder().encode(createHash('sha256').update(bytes).digest('hex'));
+}
+
+function stampOf(assertion: Omit<WebAuthnStamp, 'kind'>): WebAuthnStamp {
+  return { kind: 'webauthn', ...assertion };
+}
+
+function rejected(status: number, pattern: RegExp) {
+  return (error: unknown) => {
+    assert.ok(error instanceof SignetError, `not a SignetError: ${String(error)}`);
+    assert.equal(error.status, status);
+    assert.match(error.message, pattern);
+    return true;
+  };
+}
+
+async function registered(authenticator: SoftwareAuthenticator): Promise<RegisteredAuthenticator> {
+  const challenge = Buffer.from('registration challenge 0123456789').toString('base64url');
+  const credential = await verifyAuthenticatorRegistration(authenticator.register(challenge), {
+    expectedChallenge: challenge,
+    origins: options.origins,
+    rpId,
+  });
+  return { credentialId: credential.credentialId, publicKey: credential.publicKey, signCount: credential.signCount };
+}
+
+describe('verifyWebAuthnStamp', () => {
+  let authenticator: SoftwareAuthenticator;
+  let stored: RegisteredAuthenticator;
+
+  before(async () => {
+    authenticator = createSoftwareAuthenticator({ rpId, origin });
+    stored = await registered(authenticator);
+  });
+
+  test('an assertion by the software authenticator verifies and reports its counter', async () => {
+    const stamp = stampOf(authenticator.assert(challengeOf(body)));
+    const { newSignCount } = await verifyWebAuthnStamp(body, stamp, stored, options);
+    assert.equal(newSignCount, authenticator.counter);
+    assert.ok(newSignCount > 0);
+  });
+
+  test('a stamp made by the real WebauthnStamper verifies', async () => {
+    const { stampHeaderName, stampHeaderValue } = await webauthnStamperFor(authenticator, rpId).stamp(body.toString('utf8'));
+    assert.equal(stampHeaderName, 'X-Stamp-Webauthn');
+    const stamp = parseStamp({ [stampHeaderName.toLowerCase()]: stampHeaderValue }) as WebAuthnStamp;
+    assert.equal(stamp.kind, 'webauthn');
+    assert.equal(stamp.credentialId, stored.credentialId);
+    const { newSignCount } = await verifyWebAuthnStamp(body, stamp, stored, options);
+    assert.equal(newSignCount, authenticator.counter);
+  });
+
+  test('the navigator stand-in is gone once the stamp is made', () => {
+    assert.equal((globalThis as { navigator?: { credentials?: unknown } }).navigator?.credentials, undefined);
+  });
+
+  test('wrong challenge: an assertion over another body', async () => {
+    const stamp = stampOf(authenticator.assert(challengeOf(Buffer.from('{"other":"body"}'))));
+    const expected = createHash('sha256').update(body).digest('hex');
+    await assert.rejects(
+      verifyWebAuthnStamp(body, stamp, stored, options),
+      rejected(401, new RegExp(`^wrong challenge: .*lowercase hex SHA-256 of the request body \\(${expected}\\)`)),
+    );
+  });
+
+  test('wrong challenge: the raw digest bytes instead of their hex text', async () => {
+    const stamp = stampOf(authenticator.assert(createHash('sha256').update(body).digest()));
+    await assert.rejects(verifyWebAuthnStamp(body, stamp, stored, options), rejected(401, /^wrong challenge/));
+  });
+
+  test('wrong origin', async () => {
+    const stamp = stampOf(authenticator.assert(challengeOf(body), { origin: 'https://evil.example' }));
+    await assert.rejects(
+      verifyWebAuthnStamp(body, stamp, stored, options),
+      rejected(401, /^wrong origin: clientDataJSON.origin "https:\/\/evil.example" is not an accepted origin \(https:\/\/other.example, https:\/\/signet.example\)/),
+    );
+  });
+
+  test('wrong RP ID, from the software authenticator and from a WebauthnStamper configured for another RP', async () => {
+    const stamp = stampOf(authenticator.assert(challengeOf(body), { rpId: 'evil.example' }));
+    await assert.rejects(verifyWebAuthnStamp(body, stamp, stored, options), rejected(401, /^wrong RP ID: .*"signet.example"/));
+
+    const { stampHeaderValue } = await webauthnStamperFor(authenticator, 'evil.example').stamp(body.toString('utf8'));
+    const fromStamper = parseStamp({ 'x-stamp-webauthn': stampHeaderValue }) as WebAuthnStamp;
+    await assert.rejects(verifyWebAuthnStamp(body, fromStamper, stored, options), rejected(401, /^wrong RP ID/));
+  });
+
+  test('wrong type: a registration-type clientDataJSON', async () => {
+    const stamp = stampOf(authenticator.assert(challengeOf(body), { type: 'webauthn.create' }));
+    await assert.rejects(
+      verifyWebAuthnStamp(body, stamp, stored, options),
+      rejected(401, /^wrong type: clientDataJSON.type is "webauthn.create", expected "webauthn.get"/),
+    );
+  });
+
+  test('user not present: the UP flag is missing', async () => {
+    const stamp = stampOf(authenticator.assert(challengeOf(body), { userPresent: false }));
+    await assert.rejects(verifyWebAuthnStamp(body, stamp, stored, options), rejected(401, /^user not present/));
+  });
+
+  test('counter went backwards, or did not move', async () => {
+    const seen = { ...stored, signCount: 7 };
+    for (const counter of [3, 7]) {
+      const stamp = stampOf(authenticator.assert(challengeOf(body), { counter }));
+      await assert.rejects(
+        verifyWebAuthnStamp(body, stamp, seen, options),
+        rejected(401, new RegExp(`^counter went backwards: the authenticator's signature counter is ${counter} but 7`)),
+      );
+    }
+    const zero = stampOf(authenticator.assert(challengeOf(body), { counter: 0 }));
+    await assert.rejects(verifyWebAuthnStamp(body, zero, seen, options), rejected(401, /^counter went backwards/));
+    const next = stampOf(authenticator.assert(challengeOf(body), { counter: 8 }));
+    assert.deepEqual(await verifyWebAuthnStamp(body, next, seen, options), { newSignCount: 8 });
+  });
+
+  test('an authenticator without a counter (always 0) is accepted while the stored counter is 0', async () => {
+    const stamp = stampOf(authenticator.assert(challengeOf(body), { counter: 0 }));
+    assert.deepEqual(await verifyWebAuthnStamp(body, stamp, { ...stored, signCount: 0 }, options), { newSignCount: 0 });
+    assert.deepEqual(await verifyWebAuthnStamp(body, stamp, { ...stored, signCount: 0 }, options), { newSignCount: 0 });
+  });
+
+  test('the counter is only judged once the signature holds', async () => {
+    const other = createSoftwareAuthenticator({ rpId, origin });
+    const forged = stampOf({ ...other.assert(challengeOf(body), { counter: 1 }), credentialId: stored.credentialId });
+    await assert.rejects(
+      verifyWebAuthnStamp(body, forged, { ...stored, signCount: 5 }, options),
+      rejected(401, /^bad signature/),
+    );
+  });
+
+  test('bad signature: another key, a flipped bit, not DER, signed data altered', async () => {
+    const other = createSoftwareAuthenticator({ rpId, origin });
+    const otherKey = stampOf({ ...other.assert(challengeOf(body)), credentialId: stored.credentialId });
+    await assert.rejects(verifyWebAuthnStamp(body, otherKey, stored, options), rejected(401, /^bad signature: the WebAuthn signature does not verify/));
+
+    const good = stampOf(authenticator.assert(challengeOf(body)));
+    const signature = Buffer.from(good.signature, 'base64url');
+    signature[10]! ^= 0x01;
+    const flipped = { ...good, signature: signature.toString('base64url') };
+    await assert.rejects(verifyWebAuthnStamp(body, flipped, stored, options), rejected(401, /^bad signature/));
+
+    const notDer = { ...good, signature: Buffer.alloc(64, 7).toString('base64url') };
+    await assert.rejects(verifyWebAuthnStamp(body, notDer, stored, options), rejected(401, /^bad signature/));
+
+    // A higher counter written into authenticatorData after signing: the signature covers it.
+    const authData = Buffer.from(good.authenticatorData, 'base64url');
+    authData.writeUInt32BE(authData.readUInt32BE(33) + 100, 33);
+    const altered = { ...good, authenticatorData: authData.toString('base64url') };
+    await assert.rejects(verifyWebAuthnStamp(body, altered, stored, options), rejected(401, /^bad signature/));
+  });
+
+  test('a stamp for another credential, or with clientDataJson that is not JSON', async () => {
+    const good = stampOf(authenticator.assert(challengeOf(body)));
+    await assert.rejects(
+      verifyWebAuthnStamp(body, { ...good, credentialId: 'AAAA' }, stored, options),
+      rejected(401, /credentialId is not the credential/),
+    );
+    await assert.rejects(
+      verifyWebAuthnStamp(body, { ...good, clientDataJson: Buffer.from('not json').toString('base64url') }, stored, options),
+      rejected(401, /clientDataJson does not decode to UTF-8 JSON/),
+    );
+  });
+});
+
+describe('verifyAuthenticatorRegistration', () => {
+  const challenge = Buffer.from('a fresh registration challenge').toString('base64url');
+  const verifyOptions = { expectedChallenge: challenge, origins: [origin], rpId };
+
+  test('attestation "none" from a passkey registers: ID, COSE key, counter, transports, AAGUID', async () => {
+    const authenticator = createSoftwareAuthenticator({ rpId, origin });
+    const credential = await verifyAuthenticatorRegistration(authenticator.register(challenge), verifyOptions);
+    assert.equal(credential.credentialId, authenticator.credentialId);
+    assert.ok(credential.publicKey instanceof Uint8Array);
+    assert.equal(credential.publicKey[0], 0xa5); // a CBOR map of the five COSE EC2 members
+    assert.equal(credential.signCount, 0);
+    assert.deepEqual(credential.transports, ['internal', 'hybrid']);
+    assert.equal(credential.aaguid, '00000000-0000-0000-0000-000000000000');
+
+    // The stored key verifies the same authenticator's later assertions.
+    const stamp = stampOf(authenticator.assert(challengeOf(body)));
+    assert.deepEqual(await verifyWebAuthnStamp(body, stamp, { ...credential }, options), { newSignCount: 1 });
+  });
+
+  test('wrong challenge, origin and RP ID are 400 naming the check', async () => {
+    const authenticator = createSoftwareAuthenticator({ rpId, origin });
+    const response = authenticator.register(challenge);
+    await assert.rejects(
+      verifyAuthenticatorRegistration(response, { ...verifyOptions, expectedChallenge: 'b3RoZXItY2hhbGxlbmdl' }),
+      rejected(400, /^attestation: wrong challenge/),
+    );
+    await assert.rejects(
+      verifyAuthenticatorRegistration(response, { ...verifyOptions, origins: ['https://other.example'] }),
+      rejected(400, /^attestation: wrong origin/),
+    );
+    await assert.rejects(
+      verifyAuthenticatorRegistration(response, { ...verifyOptions, rpId: 'other.example' }),
+      rejected(400, /^attestation: wrong RP ID/),
+    );
+  });
+
+  test('malformed input is 400 naming the field', async () => {
+    const response = createSoftwareAuthenticator({ rpId, origin }).register(challenge);
+    const cases: [unknown, RegExp][] = [
+      [null, /^attestation: /],
+      ['a string', /^attestation: /],
+      [{ ...response, response: undefined }, /^attestation\.response: /],
+      [{ ...response, type: 'password' }, /^attestation\.type: must be "public-key"/],
+      [{ ...response, response: { ...response.response, clientDataJSON: 'not base64url!' } }, /^attestation\.response\.clientDataJSON: must be base64url/],
+      [{ ...response, response: { ...response.response, attestationObject: 'AAAA' } }, /^attestation: registration rejected/],
+      [{ ...response, response: { ...response.response, clientDataJSON: Buffer.from('{').toString('base64url') } }, /^attestation: registration rejected/],
+    ];
+    for (const [input, pattern] of cases) {
+      await assert.rejects(verifyAuthenticatorRegistration(input, verifyOptions), rejected(400, pattern));
+    }
+  });
+
+  test('an id that is not the credential inside authenticatorData is 400', async () => {
+    const response = createSoftwareAuthenticator({ rpId, origin }).register(challenge);
+    const otherId = Buffer.alloc(32, 1).toString('base64url');
+    await assert.rejects(
+      verifyAuthenticatorRegistration({ ...response, id: otherId, rawId: otherId }, verifyOptions),
+      rejected(400, /^attestation\.id: is not the credential ID inside authenticatorData/),
+    );
+  });
+});
