@@ -1,0 +1,173 @@
+// The create_smart_contract_interface activity (DESIGN §3.2): checks an Ethereum ABI or Solana IDL
+// and its contract address, then stores the interface exactly as submitted, with its digest.
+import { createHash, randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { ethereumAddressProblem, solanaAddressProblem } from '../contracts/address.ts';
+import { ethereumAbiProblems } from '../contracts/ethereumAbi.ts';
+import { solanaIdlProblems } from '../contracts/solanaIdl.ts';
+import type { ActivityHandler } from './handler.ts';
+
+/** 400 KiB of UTF-8, the seed's limit; bytes, not characters, so multi-byte text counts fully. */
+export const MAX_INTERFACE_BYTES = 409_600;
+export const MAX_LABEL_LENGTH = 256;
+export const MAX_NOTES_LENGTH = 4096;
+/** An ABI with a systematic mistake has one problem per entry; the first few are enough to act on. */
+const MAX_REPORTED_PROBLEMS = 10;
+
+export const SMART_CONTRACT_INTERFACE_TYPES = [
+  'SMART_CONTRACT_INTERFACE_TYPE_ETHEREUM',
+  'SMART_CONTRACT_INTERFACE_TYPE_SOLANA',
+] as const;
+export type SmartContractInterfaceType = (typeof SMART_CONTRACT_INTERFACE_TYPES)[number];
+
+interface Kind {
+  /** 'an Ethereum ABI' */
+  interfaceName: string;
+  /** 'Ethereum address' */
+  addressName: string;
+  interfaceProblems(value: unknown): string[];
+  addressProblem(address: string): string | undefined;
+}
+
+const kinds: Record<SmartContractInterfaceType, Kind> = {
+  SMART_CONTRACT_INTERFACE_TYPE_ETHEREUM: {
+    interfaceName: 'an Ethereum ABI',
+    addressName: 'Ethereum address',
+    interfaceProblems: ethereumAbiProblems,
+    addressProblem: ethereumAddressProblem,
+  },
+  SMART_CONTRACT_INTERFACE_TYPE_SOLANA: {
+    interfaceName: 'a Solana IDL',
+    addressName: 'Solana address',
+    interfaceProblems: solanaIdlProblems,
+    addressProblem: solanaAddressProblem,
+  },
+};
+
+const isKnownType = (value: unknown): value is SmartContractInterfaceType =>
+  (SMART_CONTRACT_INTERFACE_TYPES as readonly unknown[]).includes(value);
+
+const otherType = (type: SmartContractInterfaceType): SmartContractInterfaceType =>
+  type === 'SMART_CONTRACT_INTERFACE_TYPE_ETHEREUM' ? 'SMART_CONTRACT_INTERFACE_TYPE_SOLANA' : 'SMART_CONTRACT_INTERFACE_TYPE_ETHEREUM';
+
+/**
+ * A string PostgreSQL can store unchanged: text and jsonb reject NUL, and an unpaired surrogate
+ * would be stored as U+FFFD, so neither could be kept "as submitted".
+ */
+const storableText = () =>
+  z
+    .string()
+    .refine((value) => !value.includes('\u0000'), { error: 'must not contain the NUL character (\\u0000)' })
+    .refine((value) => !/[\uD800-\uDFFF]/u.test(value), {
+      error: 'must be well-formed Unicode: it contains an unpaired surrogate (\\uD800-\\uDFFF) escape',
+    });
+
+const parameters = z
+  .strictObject({
+    smartContractAddress: storableText(),
+    smartContractInterface: storableText(),
+    type: z.enum(SMART_CONTRACT_INTERFACE_TYPES, {
+      error: (issue) =>
+        issue.input === undefined
+          ? `is required: ${SMART_CONTRACT_INTERFACE_TYPES.join(' or ')}`
+          : `must be ${SMART_CONTRACT_INTERFACE_TYPES.join(' or ')}, got ${JSON.stringify(issue.input)}`,
+    }),
+    label: storableText()
+      .max(MAX_LABEL_LENGTH, { error: `must be at most ${MAX_LABEL_LENGTH} characters` })
+      .regex(/\S/, { error: 'must not be empty or only spaces: it is the human-readable name of the interface' }),
+    // Optional and echoed in the intent only when given: the intent records what was stamped.
+    // The stored row has '' when absent.
+    notes: storableText().max(MAX_NOTES_LENGTH, { error: `must be at most ${MAX_NOTES_LENGTH} characters` }).optional(),
+  })
+  .superRefine(
+    (intent, ctx) => {
+      const issue = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
+      const type = isKnownType(intent.type) ? intent.type : undefined;
+
+      if (type && typeof intent.smartContractAddress === 'string') {
+        const problem = kinds[type].addressProblem(intent.smartContractAddress);
+        if (problem) {
+          const other = otherType(type);
+          issue(
+            'smartContractAddress',
+            kinds[other].addressProblem(intent.smartContractAddress) === undefined
+              ? `is not a valid ${kinds[type].addressName} (it is a valid ${kinds[other].addressName}): set type to ${other}, or give the contract's ${kinds[type].addressName}`
+              : `is not a valid ${kinds[type].addressName}: ${problem}`,
+          );
+        }
+      }
+
+      const text = intent.smartContractInterface;
+      if (typeof text !== 'string') return;
+      const bytes = Buffer.byteLength(text, 'utf8');
+      if (bytes > MAX_INTERFACE_BYTES) {
+        issue(
+          'smartContractInterface',
+          `is ${bytes} bytes of UTF-8, over the limit of ${MAX_INTERFACE_BYTES} bytes (400 KiB); remove what is not needed (e.g. docs) or split the interface`,
+        );
+        return;
+      }
+      let value: unknown;
+      try {
+        value = JSON.parse(text);
+      } catch (error) {
+        issue('smartContractInterface', `must be JSON text (the ABI or IDL serialized as a string): ${(error as Error).message}`);
+        return;
+      }
+      if (!type) return; // which rules apply is unknown; `type` has its own issue
+      const problems = kinds[type].interfaceProblems(value);
+      if (problems.length === 0) return;
+      const other = otherType(type);
+      if (kinds[other].interfaceProblems(value).length === 0) {
+        issue(
+          'smartContractInterface',
+          `is ${kinds[other].interfaceName}, not ${kinds[type].interfaceName}: set type to ${other}, or submit ${kinds[type].interfaceName}`,
+        );
+        return;
+      }
+      const shown = problems.slice(0, MAX_REPORTED_PROBLEMS);
+      shown.forEach((problem, index) => {
+        const more = index === shown.length - 1 && problems.length > shown.length ? ` (and ${problems.length - shown.length} more problems)` : '';
+        issue('smartContractInterface', `is not ${kinds[type].interfaceName}: ${problem}${more}`);
+      });
+    },
+    // Check the interface and address even when another field is wrong, so one reply names every problem.
+    { when: (payload) => payload.value !== null && typeof payload.value === 'object' },
+  );
+
+export interface CreateSmartContractInterfaceResult {
+  smartContractInterfaceId: string;
+}
+
+export const createSmartContractInterface: ActivityHandler<typeof parameters, CreateSmartContractInterfaceResult> = {
+  path: 'create_smart_contract_interface',
+  activityType: 'ACTIVITY_TYPE_CREATE_SMART_CONTRACT_INTERFACE',
+  intentKey: 'createSmartContractInterfaceIntent',
+  resultKey: 'createSmartContractInterfaceResult',
+  parameters,
+
+  async execute(tx, context, intent) {
+    const id = randomUUID();
+    // The digest is over the text as submitted, so a client can check what it stored byte for byte.
+    const digest = `sha256:${createHash('sha256').update(intent.smartContractInterface, 'utf8').digest('hex')}`;
+    await tx.query(
+      `INSERT INTO smart_contract_interfaces
+         (id, organization_id, activity_id, smart_contract_address, smart_contract_interface, type, label, notes,
+          digest, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)`,
+      [
+        id,
+        context.organizationId,
+        context.activityId,
+        intent.smartContractAddress,
+        intent.smartContractInterface,
+        intent.type,
+        intent.label,
+        intent.notes ?? '',
+        digest,
+        context.now,
+      ],
+    );
+    return { smartContractInterfaceId: id };
+  },
+};
