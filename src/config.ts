@@ -35,6 +35,8 @@ export interface Config {
   outboxMaxAttempts: number;
   /** Run the outbox worker in this process (SIGNET_OUTBOX_WORKER, default true). */
   outboxWorker: boolean;
+  /** SMS codes per userIdentifier and window (SIGNET_RATE_LIMIT_SMS_PER_USER, "COUNT/SECONDS"). */
+  smsPerUserLimit: { count: number; windowSeconds: number };
   /** pino log level (SIGNET_LOG_LEVEL). */
   logLevel: string;
   /** Base URL the CLI uses to reach a running server's admin API (SIGNET_URL). */
@@ -67,6 +69,15 @@ function bool(env: Env, name: string, fallback: boolean): boolean {
   if (/^(1|true|yes|on)$/i.test(raw)) return true;
   if (/^(0|false|no|off)$/i.test(raw)) return false;
   throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+function rate(env: Env, name: string, fallback: string): { count: number; windowSeconds: number } {
+  const raw = env[name] || fallback;
+  const match = /^(\d{1,6})\/(\d{1,7})$/.exec(raw);
+  if (!match || Number(match[1]) < 1 || Number(match[2]) < 1) {
+    throw new ConfigError(`${name} must be COUNT/SECONDS with both at least 1, e.g. "5/600", got "${raw}"`);
+  }
+  return { count: Number(match[1]), windowSeconds: Number(match[2]) };
 }
 
 function url(env: Env, name: string, protocols: string[]): string | undefined {
@@ -111,6 +122,7 @@ export function loadConfig(env: Env = process.env): Config {
     outboxPollMs: integer(env, 'SIGNET_OUTBOX_POLL_MS', 500, 10, 600_000),
     outboxMaxAttempts: integer(env, 'SIGNET_OUTBOX_MAX_ATTEMPTS', 8, 1, 100),
     outboxWorker: bool(env, 'SIGNET_OUTBOX_WORKER', true),
+    smsPerUserLimit: rate(env, 'SIGNET_RATE_LIMIT_SMS_PER_USER', '5/600'),
     logLevel: env.SIGNET_LOG_LEVEL || 'info',
     url: (env.SIGNET_URL || `http://127.0.0.1:${port}`).replace(/\/+$/, ''),
   };

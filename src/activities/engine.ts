@@ -1,0 +1,317 @@
+// The activity engine: everything every activity shares. Parses the envelope, authenticates the
+// stamp over the raw bytes, enforces liveness and idempotency, runs the handler in one transaction
+// with the activity row and its vote, and renders the stored activity.
+import { createHash, randomUUID } from 'node:crypto';
+import type { Config } from '../config.ts';
+import { authenticate, type Principal } from '../auth/authenticate.ts';
+import { parseStamp } from '../auth/parseStamp.ts';
+import { invalidArgument, invalidField, unauthenticated } from '../errors.ts';
+import type { Database, Queryable } from '../store/db.ts';
+import { envelopeSchema } from './envelope.ts';
+import type { ActivityHandler } from './handler.ts';
+import { renderActivity, type ActivityRecord, type VoteRecord } from './render.ts';
+import { schemaError } from './violations.ts';
+
+export interface EngineDependencies {
+  db: Database;
+  config: Config;
+  /** The deployment's 32-byte secret (OTP hashes, outbox encryption). */
+  secret: Buffer;
+  /** Called after an activity commits (the outbox worker delivers at once instead of at its next poll). */
+  onCommitted?: () => void;
+  /** Clock, replaceable in tests. */
+  now?: () => Date;
+}
+
+export interface Submission {
+  /** The request body exactly as received: the stamp and the fingerprint are over these bytes. */
+  body: Buffer;
+  headers: Record<string, string | string[] | undefined>;
+}
+
+export interface SubmissionOutcome {
+  /** The rendered response body. */
+  response: ReturnType<typeof renderActivity>;
+  activityId: string;
+  /** False when the body had been submitted before and the stored activity was returned. */
+  created: boolean;
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** Thrown inside the transaction when another submission of the same body won the race. */
+class AlreadySubmitted extends Error {}
+
+export class ActivityEngine {
+  private readonly now: () => Date;
+
+  constructor(private readonly deps: EngineDependencies) {
+    this.now = deps.now ?? (() => new Date());
+  }
+
+  async submit(handler: ActivityHandler, submission: Submission): Promise<SubmissionOutcome> {
+    const { db, config } = this.deps;
+    const document = parseBody(submission.body);
+    const stamp = parseStamp(submission.headers);
+
+    const unstorable = unstorableString(document, '');
+    if (unstorable !== undefined) {
+      throw invalidField(unstorable, 'contains a NUL character or an unpaired UTF-16 surrogate; remove it');
+    }
+
+    const envelope = envelopeSchema.safeParse(document, { reportInput: true });
+    if (!envelope.success) throw schemaError(envelope.error, '', 'invalid activity envelope');
+    const { type, timestampMs, organizationId, parameters, generateAppProofs } = envelope.data;
+    if (type !== handler.activityType) {
+      throw invalidField('type', `this endpoint accepts "${handler.activityType}", got "${type}"`);
+    }
+
+    const now = this.now();
+    const principal = await authenticate(db, submission.body, stamp, organizationId, {
+      origins: config.webauthnOrigins,
+      rpId: config.webauthnRpId,
+      now,
+    });
+
+    // The same body again is how clients poll: answer with the stored activity, whatever its age.
+    const fingerprint = `sha256:${createHash('sha256').update(submission.body).digest('hex')}`;
+    const existing = await loadActivity(db, organizationId, fingerprint);
+    if (existing) return { response: renderActivity(handler, existing), activityId: existing.id, created: false };
+
+    const skew = Math.abs(now.getTime() - Number(timestampMs));
+    if (skew > config.timestampToleranceMs) {
+      throw unauthenticated(
+        `timestampMs is ${skew} ms away from the server clock (${now.getTime()}); requests must be stamped ` +
+          `within ±${config.timestampToleranceMs} ms: check the client's clock and stamp a fresh request`,
+      );
+    }
+
+    const parsed = handler.parameters.safeParse(parameters, { reportInput: true });
+    if (!parsed.success) throw schemaError(parsed.error, 'parameters', 'invalid parameters');
+    if (generateAppProofs === true) {
+      throw invalidField('generateAppProofs', 'App Proofs are not available on this server yet; omit the flag');
+    }
+
+    const record = await this.execute(handler, {
+      organizationId,
+      timestampMs,
+      fingerprint,
+      body: submission.body,
+      stampHeader: stampHeaderOf(submission.headers),
+      principal,
+      intent: parsed.data as object,
+      now,
+    });
+    if (record === undefined) {
+      // Lost the race to a concurrent submission of the same body; it committed first.
+      const winner = await loadActivity(db, organizationId, fingerprint);
+      if (!winner) throw new Error('activity vanished after a fingerprint conflict');
+      return { response: renderActivity(handler, winner), activityId: winner.id, created: false };
+    }
+    this.deps.onCommitted?.();
+    return { response: renderActivity(handler, record), activityId: record.id, created: true };
+  }
+
+  /** Runs the handler with its activity and vote in one transaction; undefined on a fingerprint race. */
+  private async execute(
+    handler: ActivityHandler,
+    input: {
+      organizationId: string;
+      timestampMs: string;
+      fingerprint: string;
+      body: Buffer;
+      stampHeader: string;
+      principal: Principal;
+      intent: object;
+      now: Date;
+    },
+  ): Promise<ActivityRecord | undefined> {
+    const { principal, now } = input;
+    const id = randomUUID();
+    const message = input.body.toString('utf8');
+    try {
+      return await this.deps.db.transaction(async (tx) => {
+        // Claim the fingerprint first: a concurrent twin waits here on the unique index, then finds it taken.
+        const claimed = await tx.query(
+          `INSERT INTO activities (id, organization_id, type, status, fingerprint, timestamp_ms, raw_body,
+                                   stamp_header, intent, created_at, updated_at)
+           VALUES ($1, $2, $3, 'ACTIVITY_STATUS_COMPLETED', $4, $5, $6, $7, $8, $9, $9)
+           ON CONFLICT (organization_id, fingerprint) DO NOTHING
+           RETURNING id`,
+          [id, input.organizationId, handler.activityType, input.fingerprint, input.timestampMs, message,
+            input.stampHeader, JSON.stringify(input.intent), now],
+        );
+        if (claimed.length === 0) throw new AlreadySubmitted();
+
+        const result = await handler.execute(
+          tx,
+          {
+            activityId: id,
+            organizationId: input.organizationId,
+            userId: principal.userId,
+            now,
+            config: this.deps.config,
+            secret: this.deps.secret,
+          },
+          input.intent,
+        );
+        await tx.query('UPDATE activities SET result = $2 WHERE id = $1', [id, JSON.stringify(result)]);
+        const vote: VoteRecord = {
+          id: randomUUID(),
+          userId: principal.userId,
+          userName: principal.userName,
+          activityId: id,
+          selection: 'VOTE_SELECTION_APPROVED',
+          message,
+          publicKey: principal.publicKey,
+          signature: principal.signature,
+          scheme: principal.scheme,
+          createdAt: now,
+        };
+        await insertVote(tx, vote);
+        return {
+          id,
+          organizationId: input.organizationId,
+          type: handler.activityType,
+          status: 'ACTIVITY_STATUS_COMPLETED',
+          fingerprint: input.fingerprint,
+          timestampMs: input.timestampMs,
+          intent: input.intent,
+          result,
+          votes: [vote],
+          createdAt: now,
+          updatedAt: now,
+        };
+      });
+    } catch (error) {
+      if (error instanceof AlreadySubmitted) return undefined;
+      throw error;
+    }
+  }
+}
+
+function parseBody(body: Buffer): unknown {
+  let text: string;
+  try {
+    text = utf8.decode(body);
+  } catch {
+    throw invalidArgument('request body is not valid UTF-8');
+  }
+  let document: unknown;
+  try {
+    document = JSON.parse(text);
+  } catch (error) {
+    throw invalidArgument(`request body is not valid JSON: ${(error as Error).message}`);
+  }
+  if (typeof document !== 'object' || document === null || Array.isArray(document)) {
+    throw invalidArgument('request body must be a JSON object with type, timestampMs, organizationId and parameters');
+  }
+  return document;
+}
+
+/**
+ * The path of the first string (or key) the database cannot hold: PostgreSQL text and jsonb refuse
+ * NUL and unpaired surrogates, and a 400 naming the field beats a failed insert.
+ */
+function unstorableString(value: unknown, path: string): string | undefined {
+  if (typeof value === 'string') return value.includes('\u0000') || !value.isWellFormed() ? path || '(body)' : undefined;
+  if (typeof value !== 'object' || value === null) return undefined;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = unstorableString(value[i], `${path}[${i}]`);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  }
+  for (const [key, entry] of Object.entries(value)) {
+    const child = path ? `${path}.${key}` : key;
+    if (key.includes('\u0000') || !key.isWellFormed()) return child;
+    const found = unstorableString(entry, child);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+function stampHeaderOf(headers: Submission['headers']): string {
+  const value = headers['x-stamp-webauthn'] ?? headers['x-stamp'];
+  return Array.isArray(value) ? value.join(',') : (value ?? '');
+}
+
+async function insertVote(tx: Queryable, vote: VoteRecord): Promise<void> {
+  await tx.query(
+    `INSERT INTO votes (id, activity_id, user_id, selection, message, public_key, signature, scheme, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+    [vote.id, vote.activityId, vote.userId, vote.selection, vote.message, vote.publicKey, vote.signature,
+      vote.scheme, vote.createdAt],
+  );
+}
+
+interface ActivityRow {
+  id: string;
+  organization_id: string;
+  type: string;
+  status: string;
+  fingerprint: string;
+  timestamp_ms: string;
+  intent: object;
+  result: object | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+interface VoteRow {
+  id: string;
+  user_id: string;
+  user_name: string;
+  activity_id: string;
+  selection: string;
+  message: string;
+  public_key: string;
+  signature: string;
+  scheme: string;
+  created_at: Date;
+}
+
+export async function loadActivity(
+  db: Queryable,
+  organizationId: string,
+  fingerprint: string,
+): Promise<ActivityRecord | undefined> {
+  const [row] = await db.query<ActivityRow>(
+    `SELECT id, organization_id, type, status, fingerprint, timestamp_ms, intent, result, created_at, updated_at
+       FROM activities WHERE organization_id = $1 AND fingerprint = $2`,
+    [organizationId, fingerprint],
+  );
+  if (!row) return undefined;
+  const votes = await db.query<VoteRow>(
+    `SELECT v.id, v.user_id, u.user_name, v.activity_id, v.selection, v.message, v.public_key, v.signature,
+            v.scheme, v.created_at
+       FROM votes v JOIN users u ON u.id = v.user_id
+      WHERE v.activity_id = $1 ORDER BY v.created_at, v.id`,
+    [row.id],
+  );
+  return {
+    id: row.id,
+    organizationId: row.organization_id,
+    type: row.type,
+    status: row.status,
+    fingerprint: row.fingerprint,
+    timestampMs: row.timestamp_ms,
+    intent: row.intent,
+    result: row.result ?? {},
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    votes: votes.map((v) => ({
+      id: v.id,
+      userId: v.user_id,
+      userName: v.user_name,
+      activityId: v.activity_id,
+      selection: v.selection,
+      message: v.message,
+      publicKey: v.public_key,
+      signature: v.signature,
+      scheme: v.scheme,
+      createdAt: v.created_at,
+    })),
+  };
+}

@@ -1,0 +1,6 @@
+// Every activity type Signet accepts. Adding one is writing its handler file and listing it here.
+import type { ActivityHandler } from './handler.ts';
+import { createSmartContractInterface } from './createSmartContractInterface.ts';
+import { initOtpAuth } from './initOtpAuth.ts';
+
+export const activityHandlers: readonly ActivityHandler[] = [initOtpAuth, createSmartContractInterface];

@@ -1,0 +1,182 @@
+// The `signet` command: `serve` and `migrate` act directly; the admin commands call a running
+// server's admin API (SIGNET_URL), so they work while the embedded store is held by the server.
+import fs from 'node:fs';
+import { parseArgs } from 'node:util';
+import { devCredentialsHelp, devCredentialsPath } from './admin/devBootstrap.ts';
+import { adminTokenPath } from './admin/localSecrets.ts';
+import { ConfigError, loadConfig, type Config } from './config.ts';
+import { openConfiguredDatabase, startServer } from './server.ts';
+import { migrate } from './store/migrate.ts';
+
+const USAGE = `Usage: signet <command> [options]
+
+Commands:
+  serve                                   run the service (the same as npm start)
+  migrate                                 apply database migrations and exit
+  org create --name N [--json]            create an organization with a root user and API key
+  apikey create --org ID --user ID [--name N] [--expires-in SECONDS] [--public-key HEX] [--json]
+  apikey revoke --org ID --key ID         revoke an API key at once
+  sender-domain add --org ID --domain D   allow sendFromEmailAddress on domain D
+
+Admin commands talk to the running server at SIGNET_URL (default http://127.0.0.1:8080) with
+SIGNET_ADMIN_TOKEN, or the token file the server wrote into SIGNET_DATA_DIR.`;
+
+class UsageError extends Error {}
+
+type Flags = Record<string, string | boolean | undefined>;
+
+function flags(args: string[], spec: Record<string, 'string' | 'boolean'>): Flags {
+  try {
+    const options = Object.fromEntries(Object.entries(spec).map(([k, type]) => [k, { type }]));
+    return parseArgs({ args, options, strict: true, allowPositionals: false }).values as Flags;
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+function required(values: Flags, name: string): string {
+  const value = values[name];
+  if (typeof value !== 'string' || value === '') throw new UsageError(`--${name} is required`);
+  return value;
+}
+
+async function adminCall(config: Config, method: string, path: string, body?: unknown): Promise<unknown> {
+  let token = config.adminToken;
+  if (!token) {
+    try {
+      token = fs.readFileSync(adminTokenPath(config), 'utf8').trim();
+    } catch {
+      throw new Error(`no admin token: set SIGNET_ADMIN_TOKEN or start the server once so it writes ${adminTokenPath(config)}`);
+    }
+  }
+  let response: Response;
+  try {
+    response = await fetch(`${config.url}/admin/v1${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
+  } catch (error) {
+    throw new Error(`cannot reach the Signet server at ${config.url} (is it running? set SIGNET_URL): ${(error as Error).message}`);
+  }
+  const text = await response.text();
+  let parsed: unknown = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // not JSON: reported as text below
+  }
+  if (!response.ok) {
+    const message = typeof parsed === 'object' && parsed && 'message' in parsed ? (parsed as { message: string }).message : text;
+    throw new Error(`${response.status}: ${message}`);
+  }
+  return parsed;
+}
+
+function print(result: unknown, json: boolean): void {
+  if (json) {
+    process.stdout.write(JSON.stringify(result) + '\n');
+    return;
+  }
+  for (const [key, value] of Object.entries(result as Record<string, unknown>)) {
+    process.stdout.write(`${key}: ${String(value)}\n`);
+  }
+}
+
+async function serve(config: Config): Promise<number> {
+  const server = await startServer(config, { logger: { level: config.logLevel } });
+  const storage = config.databaseUrl ? 'PostgreSQL' : `embedded PGlite in ${config.dataDir}`;
+  server.app.log.info({ url: server.url, storage }, 'Signet is listening');
+  if (server.devCredentials) process.stdout.write(devCredentialsHelp(devCredentialsPath(config)) + '\n');
+  await new Promise<void>((resolve) => {
+    const shutdown = (signal: string) => {
+      server.app.log.info({ signal }, 'shutting down');
+      server.close().then(resolve, (error) => {
+        server.app.log.error({ err: error }, 'shutdown failed');
+        resolve();
+      });
+    };
+    process.once('SIGINT', shutdown);
+    process.once('SIGTERM', shutdown);
+  });
+  return 0;
+}
+
+async function run(argv: string[]): Promise<number> {
+  const [command, sub, ...rest] = argv;
+  if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
+    process.stdout.write(USAGE + '\n');
+    return command === undefined ? 2 : 0;
+  }
+  const config = loadConfig();
+  switch (command) {
+    case 'serve':
+      flags(argv.slice(1), {});
+      return serve(config);
+    case 'migrate': {
+      flags(argv.slice(1), {});
+      const db = await openConfiguredDatabase(config);
+      try {
+        const applied = await migrate(db);
+        process.stdout.write(applied.length ? `applied ${applied.join(', ')}\n` : 'schema is up to date\n');
+      } finally {
+        await db.close();
+      }
+      return 0;
+    }
+    case 'org': {
+      if (sub !== 'create') throw new UsageError('expected: signet org create --name N');
+      const values = flags(rest, { name: 'string', json: 'boolean' });
+      print(await adminCall(config, 'POST', '/organizations', { name: required(values, 'name') }), values.json === true);
+      return 0;
+    }
+    case 'apikey': {
+      if (sub === 'create') {
+        const values = flags(rest, { org: 'string', user: 'string', name: 'string', 'expires-in': 'string', 'public-key': 'string', json: 'boolean' });
+        const expiresIn = values['expires-in'];
+        if (expiresIn !== undefined && !/^\d+$/.test(String(expiresIn))) throw new UsageError('--expires-in takes a number of seconds');
+        const body = {
+          userId: required(values, 'user'),
+          ...(values.name ? { name: values.name } : {}),
+          ...(expiresIn !== undefined ? { expiresInSeconds: Number(expiresIn) } : {}),
+          ...(values['public-key'] ? { publicKey: values['public-key'] } : {}),
+        };
+        print(await adminCall(config, 'POST', `/organizations/${encodeURIComponent(required(values, 'org'))}/api-keys`, body), values.json === true);
+        return 0;
+      }
+      if (sub === 'revoke') {
+        const values = flags(rest, { org: 'string', key: 'string', json: 'boolean' });
+        const path = `/organizations/${encodeURIComponent(required(values, 'org'))}/api-keys/${encodeURIComponent(required(values, 'key'))}`;
+        print(await adminCall(config, 'DELETE', path), values.json === true);
+        return 0;
+      }
+      throw new UsageError('expected: signet apikey create|revoke …');
+    }
+    case 'sender-domain': {
+      if (sub !== 'add') throw new UsageError('expected: signet sender-domain add --org ID --domain D');
+      const values = flags(rest, { org: 'string', domain: 'string', json: 'boolean' });
+      const path = `/organizations/${encodeURIComponent(required(values, 'org'))}/sender-domains`;
+      print(await adminCall(config, 'POST', path, { domain: required(values, 'domain') }), values.json === true);
+      return 0;
+    }
+    default:
+      throw new UsageError(`unknown command "${command}"`);
+  }
+}
+
+export async function main(argv: string[]): Promise<number> {
+  try {
+    return await run(argv);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`signet: ${error.message}\n\n${USAGE}\n`);
+      return 2;
+    }
+    if (error instanceof ConfigError) {
+      process.stderr.write(`signet: configuration error: ${error.message}\n`);
+      return 2;
+    }
+    process.stderr.write(`signet: ${(error as Error).message}\n`);
+    return 1;
+  }
+}

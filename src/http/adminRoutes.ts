@@ -1,0 +1,151 @@
+// /admin/v1: operator endpoints for organizations, users, API keys, WebAuthn authenticators and
+// sender domains. Bearer token compared in constant time; only from allowed client addresses.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import {
+  addSenderDomain,
+  createApiKey,
+  createOrganization,
+  createUser,
+  insertAuthenticator,
+  listSenderDomains,
+  revokeApiKey,
+} from '../admin/organizations.ts';
+import { schemaError } from '../activities/violations.ts';
+import { verifyAuthenticatorRegistration } from '../auth/verifyAuthenticatorRegistration.ts';
+import { invalidArgument, notFound, permissionDenied, unauthenticated } from '../errors.ts';
+import { rawBody, type AppDependencies } from './app.ts';
+
+const name = z.string().trim().min(1).max(256);
+const uuid = z.uuid({ message: 'must be a UUID' });
+
+const schemas = {
+  organization: z.strictObject({
+    name,
+    userName: name.optional(),
+    apiKeyName: name.optional(),
+    publicKey: z.string().max(130).optional(),
+  }),
+  user: z.strictObject({ userName: name }),
+  apiKey: z.strictObject({
+    userId: uuid,
+    name: name.optional(),
+    expiresInSeconds: z.number().int().min(1).max(10 * 365 * 24 * 3600).optional(),
+    publicKey: z.string().max(130).optional(),
+  }),
+  senderDomain: z.strictObject({ domain: z.string().max(253) }),
+  authenticator: z.strictObject({
+    name,
+    /** base64url challenge the registration ceremony used. */
+    challenge: z.string().min(16).max(1024),
+    attestation: z.record(z.string(), z.unknown()),
+  }),
+};
+
+const params = {
+  org: z.object({ organizationId: uuid }),
+  orgKey: z.object({ organizationId: uuid, apiKeyId: uuid }),
+  orgUser: z.object({ organizationId: uuid, userId: uuid }),
+};
+
+function parse<S extends z.ZodType>(schema: S, value: unknown, what: string): z.output<S> {
+  const result = schema.safeParse(value);
+  if (!result.success) throw schemaError(result.error, '', what);
+  return result.data;
+}
+
+function jsonBody(request: FastifyRequest): unknown {
+  const body = rawBody(request);
+  try {
+    return JSON.parse(body.toString('utf8'));
+  } catch (error) {
+    throw invalidArgument(`request body is not valid JSON: ${(error as Error).message}`);
+  }
+}
+
+function digest(value: string): Buffer {
+  return createHash('sha256').update(value).digest();
+}
+
+export function registerAdminRoutes(app: FastifyInstance, deps: AppDependencies) {
+  const { db, config } = deps;
+  const expected = digest(deps.adminToken);
+  const anyHost = config.adminHosts.includes('*');
+
+  app.register(
+    async (admin) => {
+      admin.addHook('onRequest', async (request) => {
+        if (!anyHost && !config.adminHosts.includes(request.socket.remoteAddress ?? '')) {
+          throw permissionDenied('the admin API only answers allowed client addresses (SIGNET_ADMIN_HOST)');
+        }
+        const header = request.headers.authorization ?? '';
+        const match = /^Bearer (\S+)$/.exec(header);
+        // Compare digests: constant time and independent of the token's length.
+        if (!match || !timingSafeEqual(digest(match[1]!), expected)) {
+          throw unauthenticated('admin API needs Authorization: Bearer <token> (SIGNET_ADMIN_TOKEN or the admin-token file)');
+        }
+      });
+
+      admin.post('/organizations', async (request) => {
+        const input = parse(schemas.organization, jsonBody(request), 'invalid organization');
+        return createOrganization(db, {
+          name: input.name,
+          ...(input.userName ? { userName: input.userName } : {}),
+          ...(input.apiKeyName ? { apiKeyName: input.apiKeyName } : {}),
+          ...(input.publicKey ? { publicKey: input.publicKey } : {}),
+        });
+      });
+
+      admin.post('/organizations/:organizationId/users', async (request) => {
+        const { organizationId } = parse(params.org, request.params, 'invalid path');
+        const input = parse(schemas.user, jsonBody(request), 'invalid user');
+        return createUser(db, organizationId, input.userName);
+      });
+
+      admin.post('/organizations/:organizationId/api-keys', async (request) => {
+        const { organizationId } = parse(params.org, request.params, 'invalid path');
+        const input = parse(schemas.apiKey, jsonBody(request), 'invalid API key');
+        return createApiKey(db, {
+          organizationId,
+          userId: input.userId,
+          ...(input.name ? { name: input.name } : {}),
+          ...(input.expiresInSeconds !== undefined ? { expiresInSeconds: input.expiresInSeconds } : {}),
+          ...(input.publicKey ? { publicKey: input.publicKey } : {}),
+        });
+      });
+
+      admin.delete('/organizations/:organizationId/api-keys/:apiKeyId', async (request) => {
+        const { organizationId, apiKeyId } = parse(params.orgKey, request.params, 'invalid path');
+        return revokeApiKey(db, organizationId, apiKeyId);
+      });
+
+      admin.post('/organizations/:organizationId/sender-domains', async (request) => {
+        const { organizationId } = parse(params.org, request.params, 'invalid path');
+        const input = parse(schemas.senderDomain, jsonBody(request), 'invalid sender domain');
+        return addSenderDomain(db, organizationId, input.domain);
+      });
+
+      admin.get('/organizations/:organizationId/sender-domains', async (request) => {
+        const { organizationId } = parse(params.org, request.params, 'invalid path');
+        return { senderDomains: await listSenderDomains(db, organizationId) };
+      });
+
+      admin.post('/organizations/:organizationId/users/:userId/authenticators', async (request) => {
+        const { organizationId, userId } = parse(params.orgUser, request.params, 'invalid path');
+        const input = parse(schemas.authenticator, jsonBody(request), 'invalid authenticator');
+        const verified = await verifyAuthenticatorRegistration(input.attestation, {
+          expectedChallenge: input.challenge,
+          origins: config.webauthnOrigins,
+          rpId: config.webauthnRpId,
+        });
+        return insertAuthenticator(db, { organizationId, userId, name: input.name, ...verified });
+      });
+
+      admin.setNotFoundHandler((request) => {
+        throw notFound(`no admin route ${request.method} ${request.url.split('?')[0]}`);
+      });
+    },
+    { prefix: '/admin/v1' },
+  );
+}

@@ -1,0 +1,92 @@
+// The Fastify application: keeps every JSON body as raw bytes (stamps are verified over them),
+// maps every failure to the error shape of DESIGN §2.5, and mounts the route modules.
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { ActivityEngine } from '../activities/engine.ts';
+import type { ActivityHandler } from '../activities/handler.ts';
+import type { Config } from '../config.ts';
+import {
+  internal,
+  invalidArgument,
+  notFound,
+  payloadTooLarge,
+  SignetError,
+  unavailable,
+  unsupportedMediaType,
+} from '../errors.ts';
+import type { Database } from '../store/db.ts';
+import { registerAdminRoutes } from './adminRoutes.ts';
+import { registerHealthRoutes } from './healthRoutes.ts';
+import { registerSubmitRoutes } from './submitRoutes.ts';
+
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+
+export interface AppDependencies {
+  config: Config;
+  db: Database;
+  engine: ActivityEngine;
+  handlers: readonly ActivityHandler[];
+  adminToken: string;
+  logger?: FastifyServerOptions['logger'];
+}
+
+// Errors of a lost or refused database connection: the client should retry (503), not report a bug.
+const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '08000', '08003', '08006', '53300']);
+
+function toSignetError(error: FastifyError & { code?: string }): SignetError | undefined {
+  if (error instanceof SignetError) return error;
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return payloadTooLarge(BODY_LIMIT_BYTES);
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return unsupportedMediaType(undefined);
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return invalidArgument('request body is empty; send the activity as a JSON object');
+  }
+  if (error.code && UNAVAILABLE_CODES.has(error.code)) return unavailable();
+  if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
+    return new SignetError(error.statusCode, 3, error.message);
+  }
+  return undefined;
+}
+
+export function buildApp(deps: AppDependencies): FastifyInstance {
+  const app = Fastify({
+    logger: deps.logger ?? false,
+    bodyLimit: BODY_LIMIT_BYTES,
+    // Stamps and fingerprints are over exact bytes; nothing may rewrite the body.
+    onProtoPoisoning: 'error',
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+  });
+
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    let signetError = toSignetError(error);
+    if (!signetError) {
+      request.log.error({ err: error }, 'request failed');
+      signetError = internal();
+    }
+    if (signetError.retryAfterSeconds !== undefined) reply.header('Retry-After', String(signetError.retryAfterSeconds));
+    reply.status(signetError.status).send(signetError.toJSON());
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const error = notFound(`no route ${request.method} ${request.url.split('?')[0]}; submit activities with POST /public/v1/submit/<activity>`);
+    reply.status(404).send(error.toJSON());
+  });
+
+  registerHealthRoutes(app, deps.db);
+  registerSubmitRoutes(app, deps.engine, deps.handlers);
+  registerAdminRoutes(app, deps);
+  return app;
+}
+
+/** The raw JSON body of a request, or the right error when there is none. */
+export function rawBody(request: { body: unknown; headers: Record<string, string | string[] | undefined> }): Buffer {
+  if (Buffer.isBuffer(request.body)) return request.body;
+  const contentType = request.headers['content-type'];
+  if (contentType === undefined) throw unsupportedMediaType(undefined);
+  throw invalidArgument('request body is empty; send the activity as a JSON object');
+}

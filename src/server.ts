@@ -1,0 +1,86 @@
+// Composes a running Signet: store (migrated), engine, outbox worker and HTTP app, and takes them
+// down in order (stop accepting, finish in-flight requests, flush the worker, close the store).
+import path from 'node:path';
+import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import { ActivityEngine } from './activities/engine.ts';
+import type { ActivityHandler } from './activities/handler.ts';
+import { activityHandlers } from './activities/registry.ts';
+import { bootstrapDevelopment, type DevCredentials } from './admin/devBootstrap.ts';
+import { loadAdminToken, loadDeploymentSecret } from './admin/localSecrets.ts';
+import type { Config } from './config.ts';
+import { createEmailTransport } from './delivery/emailTransport.ts';
+import { OutboxWorker } from './delivery/outboxWorker.ts';
+import { createSmsTransport } from './delivery/smsTransport.ts';
+import { buildApp } from './http/app.ts';
+import { openDatabase, type Database } from './store/db.ts';
+import { migrate } from './store/migrate.ts';
+
+export interface RunningServer {
+  app: FastifyInstance;
+  db: Database;
+  worker: OutboxWorker;
+  /** http://host:port the server listens on. */
+  url: string;
+  adminToken: string;
+  /** Written on the first start of an empty embedded store. */
+  devCredentials?: DevCredentials;
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  logger?: FastifyServerOptions['logger'];
+  /** An already opened, migrated store (tests); otherwise opened from the config. */
+  db?: Database;
+  /** Activity handlers to serve; all registered ones by default. */
+  handlers?: readonly ActivityHandler[];
+}
+
+export function openConfiguredDatabase(config: Config): Promise<Database> {
+  return config.databaseUrl
+    ? openDatabase({ url: config.databaseUrl })
+    : openDatabase({ dataDir: path.join(config.dataDir, 'pglite') });
+}
+
+export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
+  const ownsDb = options.db === undefined;
+  const db = options.db ?? (await openConfiguredDatabase(config));
+  try {
+    if (ownsDb) await migrate(db);
+    const secret = loadDeploymentSecret(config);
+    const adminToken = loadAdminToken(config);
+
+    let worker: OutboxWorker | undefined;
+    const engine = new ActivityEngine({ db, config, secret, onCommitted: () => worker?.wake() });
+    const app = buildApp({ config, db, engine, handlers: options.handlers ?? activityHandlers, adminToken, logger: options.logger ?? false });
+    worker = new OutboxWorker({
+      db,
+      secret,
+      email: createEmailTransport(config, app.log),
+      sms: createSmsTransport(config, app.log),
+      logger: app.log,
+      pollMs: config.outboxPollMs,
+      maxAttempts: config.outboxMaxAttempts,
+      defaultFrom: config.emailFrom,
+    });
+    const started = worker;
+
+    await app.listen({ host: config.host, port: config.port });
+    const address = app.server.address();
+    const port = typeof address === 'object' && address ? address.port : config.port;
+    const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+    if (config.outboxWorker) started.start();
+    const devCredentials = ownsDb ? await bootstrapDevelopment(db, config, url) : undefined;
+
+    let closing: Promise<void> | undefined;
+    const close = () =>
+      (closing ??= (async () => {
+        await app.close(); // stops accepting, lets in-flight requests finish
+        await started.stop(); // finishes the batch in hand
+        if (ownsDb) await db.close();
+      })());
+    return { app, db, worker: started, url, adminToken, ...(devCredentials ? { devCredentials } : {}), close };
+  } catch (error) {
+    if (ownsDb) await db.close();
+    throw error;
+  }
+}

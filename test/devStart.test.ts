@@ -1,0 +1,96 @@
+// A new user's first run: `signet serve` (what npm start runs) on an empty embedded store writes
+// the dev credentials, the README example submits both activities, the email lands in the dev
+// mailbox, the CLI works against the running server, and a restart keeps the same organization.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { freePort, run, serve, signet, type Served } from './support/processes.ts';
+
+describe('first start on the embedded store', () => {
+  let dataDir: string;
+  let env: Record<string, string>;
+  let baseUrl: string;
+  let served: Served | undefined;
+
+  before(async () => {
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-dev-'));
+    const port = await freePort();
+    baseUrl = `http://127.0.0.1:${port}`;
+    env = { SIGNET_DATA_DIR: dataDir, SIGNET_PORT: String(port), SIGNET_LOG_LEVEL: 'info' };
+    delete process.env.SIGNET_DATABASE_URL;
+    served = await serve(env, baseUrl);
+  });
+  after(async () => {
+    if (served) await served.stop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  test('writes dev-credentials.json (0600) and says where', async () => {
+    const file = path.join(dataDir, 'dev-credentials.json');
+    const credentials = JSON.parse(fs.readFileSync(file, 'utf8'));
+    assert.deepEqual(Object.keys(credentials).sort(), ['apiKeyId', 'apiPrivateKey', 'apiPublicKey', 'baseUrl', 'organizationId', 'userId']);
+    assert.equal(credentials.baseUrl, baseUrl);
+    assert.match(credentials.apiPublicKey, /^0[23][0-9a-f]{64}$/);
+    assert.match(credentials.apiPrivateKey, /^[0-9a-f]{64}$/);
+    assert.equal(fs.statSync(file).mode & 0o777, 0o600);
+    assert.equal(fs.statSync(path.join(dataDir, 'admin-token')).mode & 0o777, 0o600);
+    assert.ok(served!.output().includes(file), 'the path is printed');
+    assert.equal((await fetch(`${baseUrl}/readyz`)).status, 200);
+  });
+
+  test('the README example submits both activities and the email lands in the dev mailbox', async () => {
+    const result = await run(process.execPath, ['--import', 'tsx', 'examples/submit.ts'], env);
+    assert.equal(result.code, 0, result.stderr + result.stdout);
+    assert.match(result.stdout, /init_otp_auth: ACTIVITY_STATUS_COMPLETED otpId [0-9a-f-]{36}/);
+    assert.match(result.stdout, /create_smart_contract_interface: ACTIVITY_STATUS_COMPLETED smartContractInterfaceId [0-9a-f-]{36}/);
+
+    const mailDir = path.join(dataDir, 'mail');
+    const deadline = Date.now() + 10_000;
+    let files: string[] = [];
+    while (Date.now() < deadline) {
+      files = fs.existsSync(mailDir) ? fs.readdirSync(mailDir).filter((f) => f.endsWith('.eml')) : [];
+      if (files.length > 0) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.equal(files.length, 1);
+    const eml = fs.readFileSync(path.join(mailDir, files[0]!), 'utf8');
+    assert.match(eml, /^To: alice@example\.com/m);
+    assert.match(eml, /Example Wallet/);
+    assert.match(served!.output(), new RegExp(files[0]!.replace('.', '\\.')), 'one log line names the file');
+  });
+
+  test('the CLI creates and revokes through the running server', async () => {
+    const created = await signet(['org', 'create', '--name', 'CLI Org', '--json'], env);
+    assert.equal(created.code, 0, created.stderr);
+    const org = JSON.parse(created.stdout);
+    assert.deepEqual(Object.keys(org).sort(), ['apiKeyId', 'apiPrivateKey', 'apiPublicKey', 'organizationId', 'userId']);
+
+    const key = await signet(['apikey', 'create', '--org', org.organizationId, '--user', org.userId, '--name', 'ci', '--expires-in', '3600', '--json'], env);
+    assert.equal(key.code, 0, key.stderr);
+    const apiKey = JSON.parse(key.stdout);
+    assert.match(apiKey.apiPublicKey, /^0[23][0-9a-f]{64}$/);
+    assert.ok(apiKey.expiresAt);
+
+    const revoked = await signet(['apikey', 'revoke', '--org', org.organizationId, '--key', apiKey.apiKeyId], env);
+    assert.equal(revoked.code, 0, revoked.stderr);
+    assert.match(revoked.stdout, /revokedAt/);
+
+    const missing = await signet(['apikey', 'revoke', '--org', org.organizationId], env);
+    assert.equal(missing.code, 2);
+    assert.match(missing.stderr, /--key is required/);
+
+    const unknown = await signet(['apikey', 'revoke', '--org', org.organizationId, '--key', '00000000-0000-4000-8000-000000000000'], env);
+    assert.equal(unknown.code, 1);
+    assert.match(unknown.stderr, /404: no API key/);
+  });
+
+  test('stops cleanly on SIGTERM and a restart keeps the same organization', async () => {
+    const before = fs.readFileSync(path.join(dataDir, 'dev-credentials.json'), 'utf8');
+    assert.equal(await served!.stop(), 0);
+    served = await serve(env, baseUrl);
+    assert.equal(fs.readFileSync(path.join(dataDir, 'dev-credentials.json'), 'utf8'), before);
+    assert.doesNotMatch(served.output(), /Development credentials written/);
+  });
+});

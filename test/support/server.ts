@@ -1,0 +1,83 @@
+// A real Signet server on loopback for HTTP tests: the full Fastify stack on a fresh store, an
+// organization made through the admin API, and clients signed by the ecosystem's own libraries.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ApiKeyStamper } from '@turnkey/api-key-stamper';
+import { TurnkeyClient } from '@turnkey/http';
+import { loadConfig, type Config } from '../../src/config.ts';
+import { startServer, type RunningServer, type StartOptions } from '../../src/server.ts';
+import type { Database } from '../../src/store/db.ts';
+import type { TestDatabase } from './databases.ts';
+
+export const ADMIN_TOKEN = 'test-admin-token-0123456789';
+
+export interface Credentials {
+  organizationId: string;
+  userId: string;
+  apiKeyId: string;
+  apiPublicKey: string;
+  apiPrivateKey: string;
+}
+
+export interface TestServer {
+  server: RunningServer;
+  db: Database;
+  config: Config;
+  baseUrl: string;
+  dataDir: string;
+  /** Calls the admin API; throws on a non-2xx answer. */
+  admin<T = any>(method: string, path: string, body?: unknown): Promise<T>;
+  createOrganization(name?: string): Promise<Credentials>;
+  client(credentials: Pick<Credentials, 'apiPublicKey' | 'apiPrivateKey'>): TurnkeyClient;
+  close(): Promise<void>;
+}
+
+export async function startTestServer(
+  tdb: TestDatabase,
+  env: Record<string, string> = {},
+  options: Omit<StartOptions, 'db'> = {},
+): Promise<TestServer> {
+  const db = await tdb.open();
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-test-'));
+  const config = loadConfig({
+    SIGNET_PORT: '0',
+    SIGNET_DATA_DIR: dataDir,
+    SIGNET_ADMIN_TOKEN: ADMIN_TOKEN,
+    SIGNET_OUTBOX_POLL_MS: '20',
+    ...env,
+  });
+  const server = await startServer(config, { ...options, db });
+  const baseUrl = server.url;
+
+  async function admin<T>(method: string, route: string, body?: unknown): Promise<T> {
+    const response = await fetch(`${baseUrl}/admin/v1${route}`, {
+      method,
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
+    const json = await response.json();
+    if (!response.ok) throw new Error(`admin ${method} ${route}: ${response.status} ${JSON.stringify(json)}`);
+    return json as T;
+  }
+
+  return {
+    server,
+    db,
+    config,
+    baseUrl,
+    dataDir,
+    admin,
+    createOrganization: (name = 'Test Org') => admin<Credentials>('POST', '/organizations', { name }),
+    client: (credentials) =>
+      new TurnkeyClient(
+        { baseUrl },
+        new ApiKeyStamper({ apiPublicKey: credentials.apiPublicKey, apiPrivateKey: credentials.apiPrivateKey }),
+      ),
+    async close() {
+      await server.close();
+      await db.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
