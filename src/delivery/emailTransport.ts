@@ -1,0 +1,74 @@
+// Sends email: over SMTP with nodemailer when SIGNET_SMTP_URL is set, otherwise into the
+// development mailbox, one RFC 822 .eml file per message under SIGNET_DATA_DIR/mail/.
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import nodemailer from 'nodemailer';
+import type { Config } from '../config.ts';
+import type { DeliveryLogger } from './logger.ts';
+
+export interface OutgoingEmail {
+  from: { name: string; address: string };
+  to: string;
+  replyTo?: string;
+  subject: string;
+  html: string;
+  text: string;
+}
+
+export interface EmailTransport {
+  /** Resolves with the message id the transport assigned; rejects with the transport's error. */
+  send(email: OutgoingEmail): Promise<{ messageId: string }>;
+  close(): void;
+}
+
+/** True for an SMTP answer that will not change on retry (5xx: bad recipient, refused sender). */
+export function isPermanentEmailError(error: unknown): boolean {
+  const code = (error as { responseCode?: number }).responseCode;
+  return typeof code === 'number' && code >= 500 && code < 600;
+}
+
+function mailOptions(email: OutgoingEmail) {
+  // Address objects, never concatenated strings: nodemailer quotes and encodes names itself.
+  return {
+    from: { name: email.from.name, address: email.from.address },
+    to: email.to,
+    ...(email.replyTo ? { replyTo: email.replyTo } : {}),
+    subject: email.subject,
+    html: email.html,
+    text: email.text,
+  };
+}
+
+export function createEmailTransport(config: Config, logger: DeliveryLogger): EmailTransport {
+  if (config.smtpUrl) {
+    const transport = nodemailer.createTransport({
+      url: config.smtpUrl,
+      pool: true,
+      connectionTimeout: 10_000,
+      greetingTimeout: 10_000,
+      socketTimeout: 30_000,
+    });
+    return {
+      async send(email) {
+        const info = await transport.sendMail(mailOptions(email));
+        return { messageId: String(info.messageId) };
+      },
+      close: () => transport.close(),
+    };
+  }
+
+  const mailDir = path.join(config.dataDir, 'mail');
+  const composer = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+  return {
+    async send(email) {
+      const info = await composer.sendMail(mailOptions(email));
+      fs.mkdirSync(mailDir, { recursive: true, mode: 0o700 });
+      const file = path.join(mailDir, `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomUUID().slice(0, 8)}.eml`);
+      fs.writeFileSync(file, info.message as Buffer, { mode: 0o600 });
+      logger.info({ file }, `development mailbox: wrote ${file}`);
+      return { messageId: String(info.messageId) };
+    },
+    close: () => composer.close(),
+  };
+}
