@@ -6,6 +6,8 @@ export interface SmtpSink {
   /** smtp://127.0.0.1:<port>, for SIGNET_SMTP_URL. */
   url: string;
   messages: ParsedMail[];
+  /** The next `count` recipients are refused with this SMTP reply code (451: try later, 550: no such user). */
+  refuseNext(count: number, responseCode: number): void;
   /** Resolves once at least `count` messages arrived; rejects after `timeoutMs`. */
   waitFor(count: number, timeoutMs?: number): Promise<ParsedMail[]>;
   close(): Promise<void>;
@@ -13,7 +15,19 @@ export interface SmtpSink {
 
 export async function startSmtpSink(): Promise<SmtpSink> {
   const messages: ParsedMail[] = [];
+  let refusals = 0;
+  let refusalCode = 451;
   const server = new SMTPServer({
+    onRcptTo(_address, _session, callback) {
+      if (refusals > 0) {
+        refusals--;
+        const error = Object.assign(new Error(refusalCode >= 500 ? 'mailbox unavailable' : 'try again later'), {
+          responseCode: refusalCode,
+        });
+        return callback(error);
+      }
+      callback();
+    },
     authOptional: true,
     disabledCommands: ['STARTTLS'],
     logger: false,
@@ -33,6 +47,10 @@ export async function startSmtpSink(): Promise<SmtpSink> {
   return {
     url: `smtp://127.0.0.1:${port}`,
     messages,
+    refuseNext(count, responseCode) {
+      refusals = count;
+      refusalCode = responseCode;
+    },
     async waitFor(count, timeoutMs = 5000) {
       const deadline = Date.now() + timeoutMs;
       while (messages.length < count) {

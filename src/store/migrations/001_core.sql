@@ -91,6 +91,7 @@ CREATE TABLE otps (
   created_at       timestamptz NOT NULL DEFAULT now()
 );
 CREATE INDEX otps_organization ON otps (organization_id, created_at DESC);
+CREATE INDEX otps_user_identifier ON otps (organization_id, user_identifier, created_at) WHERE user_identifier IS NOT NULL;
 
 CREATE TABLE smart_contract_interfaces (
   id                        uuid PRIMARY KEY,

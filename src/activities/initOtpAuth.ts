@@ -1,0 +1,336 @@
+// The init_otp_auth activity (ACTIVITY_TYPE_INIT_OTP_AUTH_V3): its parameter rules (seed §2.2,
+// DESIGN §3.1) and its effect, one hashed OTP row plus one outbox message in the engine's transaction.
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { enqueue, type OtpEmail, type OtpSms } from '../delivery/outbox.ts';
+import { invalidField } from '../errors.ts';
+import { generateOtpCode, hashOtpCode } from '../otp/code.ts';
+import { enforceSmsUserLimit } from '../otp/rateLimit.ts';
+import { emailAddressProblem, headerSafeProblem, MAX_EMAIL_LENGTH, normalizePhoneNumber } from '../otp/contact.ts';
+import type { ActivityHandler } from './handler.ts';
+
+export const OTP_TYPES = ['OTP_TYPE_EMAIL', 'OTP_TYPE_SMS'] as const;
+export type OtpType = (typeof OTP_TYPES)[number];
+
+export const DEFAULT_OTP_LENGTH = 9;
+export const DEFAULT_EXPIRATION_SECONDS = '300';
+export const MAX_EXPIRATION_SECONDS = 600;
+export const DEFAULT_SENDER_NAME = 'Notifications';
+
+// Bounds on every string, so no parameter can bloat the activity row, an email or an SMS.
+const MAX_APP_NAME_LENGTH = 100;
+const MAX_SENDER_NAME_LENGTH = 100;
+const MAX_USER_IDENTIFIER_LENGTH = 256;
+const MAX_URL_LENGTH = 2048;
+const MAX_TEMPLATE_VARIABLES_LENGTH = 16_384;
+const MAX_SMS_TEMPLATE_LENGTH = 320;
+const SMS_TAGS = ['{{.OtpCode}}', '{{.AppName}}'];
+
+/**
+ * A string field whose value `problem` describes as wrong, or not (one issue per field, never two).
+ * Without `maxLength`, `problem` bounds the length itself.
+ */
+function text(maxLength: number | undefined, problem: (value: string) => string | undefined = () => undefined) {
+  return z.string({ error: 'must be a string' }).superRefine((value, ctx) => {
+    const tooLong = maxLength !== undefined && value.length > maxLength;
+    const message = tooLong ? `is longer than ${maxLength} characters` : problem(value);
+    if (message) ctx.addIssue({ code: 'custom', message });
+  });
+}
+
+const emailAddress = text(MAX_EMAIL_LENGTH, emailAddressProblem);
+
+// `new URL` silently drops tabs and line breaks, so those are refused before parsing.
+function urlProblem(value: string): { url: URL } | { problem: string } {
+  if (/[\s\u0000-\u001f\u007f]/.test(value)) return { problem: 'contains whitespace or a control character' };
+  try {
+    return { url: new URL(value) };
+  } catch {
+    return { problem: 'is not an absolute URL, e.g. https://app.example/logo.png' };
+  }
+}
+
+function logoUrlProblem(value: string): string | undefined {
+  const parsed = urlProblem(value);
+  if ('problem' in parsed) return parsed.problem;
+  // http would let anyone on the path swap the logo; a later configuration may allow it for tests.
+  if (parsed.url.protocol !== 'https:') return 'must be an https URL';
+  if (parsed.url.username || parsed.url.password) return 'must not contain a user name or password';
+  return undefined;
+}
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+function magicLinkTemplateProblem(value: string): string | undefined {
+  const placeholders = value.split('%s').length - 1;
+  if (placeholders !== 1) {
+    return `must contain exactly one %s, where the code goes, e.g. https://app.example/login?code=%s (found ${placeholders})`;
+  }
+  const parsed = urlProblem(value.replace('%s', 'code'));
+  if ('problem' in parsed) return parsed.problem;
+  const { protocol, hostname, username, password } = parsed.url;
+  // The link carries a credential: plain http only for a developer's own machine.
+  if (protocol !== 'https:' && !(protocol === 'http:' && LOOPBACK_HOSTS.has(hostname))) {
+    return 'must be an https URL (http is accepted only for localhost)';
+  }
+  if (username || password) return 'must not contain a user name or password';
+  return undefined;
+}
+
+/** templateVariables as the JSON object of strings it must be; call only on a validated value. */
+export function parseTemplateVariables(value: string): Record<string, string> {
+  return JSON.parse(value) as Record<string, string>;
+}
+
+function templateVariablesProblem(value: string): string | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    return 'is not valid JSON; give a JSON object of strings as a string, e.g. "{\\"name\\":\\"Alice\\"}"';
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    return 'must be a JSON object of strings, e.g. "{\\"name\\":\\"Alice\\"}", not an array or a single value';
+  }
+  for (const [key, entry] of Object.entries(parsed)) {
+    if (typeof entry !== 'string') return `has a value that is not a string (key "${key.slice(0, 64)}"); quote it`;
+  }
+  return undefined;
+}
+
+const GUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+
+function smsTemplateProblem(value: string): string | undefined {
+  // Counted in characters as a person reads them, not UTF-16 units.
+  if ([...value].length > MAX_SMS_TEMPLATE_LENGTH) return `is longer than ${MAX_SMS_TEMPLATE_LENGTH} characters`;
+  if (!value.includes('{{.OtpCode}}')) return 'must contain {{.OtpCode}}, where the code goes';
+  let rest = value;
+  for (const tag of SMS_TAGS) rest = rest.split(tag).join('');
+  if (rest.includes('{{') || rest.includes('}}')) {
+    return 'may use only the tags {{.OtpCode}} and {{.AppName}}, written exactly so';
+  }
+  if (/[\u0000-\u0009\u000b\u000c\u000e-\u001f\u007f]/.test(value)) {
+    return 'contains a control character; only line breaks are allowed';
+  }
+  return undefined;
+}
+
+// Only for a wrong type: unknown keys keep their own issue, which names each key.
+function objectExpected(issue: { code: string }): string | undefined {
+  return issue.code === 'invalid_type' ? 'must be an object' : undefined;
+}
+
+const emailCustomization = z.strictObject(
+  {
+    logoUrl: text(MAX_URL_LENGTH, logoUrlProblem).optional(),
+    magicLinkTemplate: text(MAX_URL_LENGTH, magicLinkTemplateProblem).optional(),
+    templateVariables: text(MAX_TEMPLATE_VARIABLES_LENGTH, templateVariablesProblem).optional(),
+    templateId: text(36, (v) => (GUID.test(v) ? undefined : 'must be a template id (a UUID)')).optional(),
+  },
+  { error: objectExpected },
+);
+
+const smsCustomization = z.strictObject(
+  { template: text(undefined, smsTemplateProblem).optional() },
+  { error: objectExpected },
+);
+
+/** Fields that only mean something for one channel; setting them for the other is refused. */
+const EMAIL_ONLY = ['sendFromEmailAddress', 'sendFromEmailSenderName', 'replyToEmailAddress', 'emailCustomization'] as const;
+const SMS_ONLY = ['smsCustomization'] as const;
+
+// "Set" means it would change something: the seed defines an empty sender name as the default, and an
+// empty customization object carries nothing, so clients that always send those are not refused.
+function isSet(value: unknown): boolean {
+  if (value === undefined || value === '') return false;
+  if (typeof value === 'object' && value !== null && Object.keys(value).length === 0) return false;
+  return true;
+}
+
+const fields = z.strictObject({
+  otpType: z.enum(OTP_TYPES, {
+    error: (issue) =>
+      issue.input === undefined ? 'required field is missing; set OTP_TYPE_EMAIL or OTP_TYPE_SMS' : 'must be OTP_TYPE_EMAIL or OTP_TYPE_SMS',
+  }),
+  // Checked against otpType below; the bound here keeps the phone parser off huge inputs.
+  contact: text(MAX_EMAIL_LENGTH),
+  appName: text(MAX_APP_NAME_LENGTH, (v) =>
+    v.trim() === '' ? 'must not be empty; it names your app in the message' : headerSafeProblem(v, MAX_APP_NAME_LENGTH),
+  ),
+  otpLength: z
+    .number({ error: 'must be a whole number from 6 to 9' })
+    .refine((n) => Number.isInteger(n) && n >= 6 && n <= 9, 'must be a whole number from 6 to 9')
+    .default(DEFAULT_OTP_LENGTH),
+  alphanumeric: z.boolean({ error: 'must be true or false' }).default(true),
+  expirationSeconds: z
+    .string({ error: `must be a string of digits, e.g. "${DEFAULT_EXPIRATION_SECONDS}"` })
+    .refine(
+      (v) => /^[1-9][0-9]{0,2}$/.test(v) && Number(v) <= MAX_EXPIRATION_SECONDS,
+      `must be a whole number of seconds from 1 to ${MAX_EXPIRATION_SECONDS} written as digits, e.g. "${DEFAULT_EXPIRATION_SECONDS}"`,
+    )
+    .default(DEFAULT_EXPIRATION_SECONDS),
+  sendFromEmailSenderName: text(MAX_SENDER_NAME_LENGTH, headerSafeProblem).optional(),
+  sendFromEmailAddress: emailAddress.optional(),
+  replyToEmailAddress: emailAddress.optional(),
+  emailCustomization: emailCustomization.optional(),
+  smsCustomization: smsCustomization.optional(),
+  userIdentifier: text(MAX_USER_IDENTIFIER_LENGTH, (v) =>
+    v === '' ? 'must not be empty; omit it or give a stable per-user value' : headerSafeProblem(v, MAX_USER_IDENTIFIER_LENGTH),
+  ).optional(),
+}, { error: objectExpected });
+
+type Fields = z.output<typeof fields>;
+
+function contactProblem(otpType: OtpType, contact: string): string | undefined {
+  if (otpType === 'OTP_TYPE_EMAIL') {
+    if (!contact.includes('@') && 'e164' in normalizePhoneNumber(contact)) {
+      return 'is a phone number, but otpType is OTP_TYPE_EMAIL; give an email address or set otpType to OTP_TYPE_SMS';
+    }
+    const problem = emailAddressProblem(contact);
+    return problem && `must be an email address for OTP_TYPE_EMAIL: it ${problem}`;
+  }
+  if (contact.includes('@') && emailAddressProblem(contact) === undefined) {
+    return 'is an email address, but otpType is OTP_TYPE_SMS; give a phone number such as +14155552671 or set otpType to OTP_TYPE_EMAIL';
+  }
+  const phone = normalizePhoneNumber(contact);
+  return 'problem' in phone ? `must be a phone number for OTP_TYPE_SMS: it ${phone.problem}` : undefined;
+}
+
+/**
+ * `parameters` of init_otp_auth; its output is the intent echoed in the activity, with defaults
+ * filled in and `contact` normalised: E.164 for SMS, an email address exactly as given (only
+ * validated: the local part may be case-sensitive, and whitespace is refused rather than trimmed).
+ * For email, an absent or empty `sendFromEmailSenderName` becomes "Notifications"; an SMS intent
+ * carries no email fields.
+ */
+export const initOtpAuthParameters = fields
+  .superRefine(
+    (p, ctx) => {
+      const contact = contactProblem(p.otpType, p.contact);
+      if (contact) ctx.addIssue({ code: 'custom', path: ['contact'], message: contact });
+      const [foreign, channel, other] =
+        p.otpType === 'OTP_TYPE_SMS'
+          ? [EMAIL_ONLY, 'OTP_TYPE_EMAIL', 'OTP_TYPE_SMS']
+          : [SMS_ONLY, 'OTP_TYPE_SMS', 'OTP_TYPE_EMAIL'];
+      for (const key of foreign) {
+        // A field that is already wrong in itself gets that one issue, not a second.
+        if (isSet(p[key]) && !ctx.issues.some((i) => i.path?.[0] === key)) {
+          ctx.addIssue({
+            code: 'custom',
+            path: [key],
+            message: `applies only to ${channel}, but otpType is ${other}; remove it or change otpType`,
+          });
+        }
+      }
+    },
+    // Runs even when other fields failed, so one response names every problem, as long as the two
+    // fields it reads are themselves valid.
+    {
+      when: (payload) =>
+        typeof payload.value === 'object' &&
+        payload.value !== null &&
+        !payload.issues.some((i) => i.path?.[0] === 'otpType' || i.path?.[0] === 'contact'),
+    },
+  )
+  .transform((p): Fields => {
+    if (p.otpType === 'OTP_TYPE_SMS') {
+      return { ...p, contact: (normalizePhoneNumber(p.contact) as { e164: string }).e164 };
+    }
+    const senderName = p.sendFromEmailSenderName?.trim() ? p.sendFromEmailSenderName : DEFAULT_SENDER_NAME;
+    return { ...p, sendFromEmailSenderName: senderName };
+  });
+
+export type InitOtpAuthIntent = z.output<typeof initOtpAuthParameters>;
+
+export interface InitOtpAuthResult {
+  otpId: string;
+}
+
+export const initOtpAuth: ActivityHandler<typeof initOtpAuthParameters, InitOtpAuthResult> = {
+  path: 'init_otp_auth',
+  activityType: 'ACTIVITY_TYPE_INIT_OTP_AUTH_V3',
+  intentKey: 'initOtpAuthIntentV3',
+  resultKey: 'initOtpAuthResultV2',
+  parameters: initOtpAuthParameters,
+
+  async execute(tx, context, intent) {
+    if (intent.sendFromEmailAddress !== undefined) {
+      const address = intent.sendFromEmailAddress;
+      const domain = address.slice(address.lastIndexOf('@') + 1).toLowerCase();
+      const registered = await tx.query(
+        'SELECT 1 FROM sender_domains WHERE organization_id = $1 AND lower(domain) = $2',
+        [context.organizationId, domain],
+      );
+      if (registered.length === 0) {
+        throw invalidField(
+          'parameters.sendFromEmailAddress',
+          `domain ${domain} is not registered for this organization; register it with the admin API ` +
+            '(POST /admin/v1/organizations/{id}/sender-domains) or omit sendFromEmailAddress',
+        );
+      }
+    }
+    const templateId = intent.emailCustomization?.templateId;
+    if (templateId !== undefined) {
+      // Email templates arrive with their admin API; until then no id can name one.
+      throw invalidField(
+        'parameters.emailCustomization.templateId',
+        `no email template with id ${templateId} exists for this organization; omit templateId to use the built-in email`,
+      );
+    }
+
+    if (intent.otpType === 'OTP_TYPE_SMS' && intent.userIdentifier !== undefined) {
+      await enforceSmsUserLimit(tx, {
+        organizationId: context.organizationId,
+        userIdentifier: intent.userIdentifier,
+        now: context.now,
+        limit: context.config.smsPerUserLimit,
+      });
+    }
+
+    const otpId = randomUUID();
+    const code = generateOtpCode(intent.otpLength, intent.alphanumeric);
+    const expirationSeconds = Number(intent.expirationSeconds);
+    const expiresAt = new Date(context.now.getTime() + expirationSeconds * 1000);
+    await tx.query(
+      `INSERT INTO otps (id, organization_id, activity_id, otp_type, contact, code_hash, otp_length,
+                         alphanumeric, user_identifier, expires_at, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+      [otpId, context.organizationId, context.activityId, intent.otpType, intent.contact,
+        hashOtpCode(context.secret, otpId, code), intent.otpLength, intent.alphanumeric,
+        intent.userIdentifier ?? null, expiresAt, context.now],
+    );
+    await enqueue(tx, context.secret, { ...message(intent, expirationSeconds), organizationId: context.organizationId, otpId, code });
+    return { otpId };
+  },
+};
+
+/** What the delivery worker needs to compose the message; undefined fields are left out. */
+function message(intent: InitOtpAuthIntent, expirationSeconds: number): OtpEmail | OtpSms {
+  if (intent.otpType === 'OTP_TYPE_SMS') {
+    return withoutUndefined({
+      channel: 'sms',
+      to: intent.contact,
+      appName: intent.appName,
+      template: intent.smsCustomization?.template,
+      expirationSeconds,
+    });
+  }
+  const custom = intent.emailCustomization;
+  return withoutUndefined({
+    channel: 'email',
+    to: intent.contact,
+    appName: intent.appName,
+    fromAddress: intent.sendFromEmailAddress,
+    fromName: intent.sendFromEmailSenderName ?? DEFAULT_SENDER_NAME,
+    replyTo: intent.replyToEmailAddress,
+    magicLinkTemplate: custom?.magicLinkTemplate,
+    logoUrl: custom?.logoUrl,
+    templateVariables: custom?.templateVariables === undefined ? undefined : parseTemplateVariables(custom.templateVariables),
+    templateId: custom?.templateId,
+    expirationSeconds,
+  });
+}
+
+function withoutUndefined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}
