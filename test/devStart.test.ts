@@ -8,6 +8,28 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { freePort, run, serve, signet, type Served } from './support/processes.ts';
 
+describe('signet migrate', () => {
+  test('applies the migrations once to a fresh embedded store', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-migrate-'));
+    try {
+      const first = await signet(['migrate'], { SIGNET_DATA_DIR: dataDir });
+      assert.equal(first.code, 0, first.stderr);
+      assert.match(first.stdout, /applied 001_core\.sql/);
+      const again = await signet(['migrate'], { SIGNET_DATA_DIR: dataDir });
+      assert.equal(again.code, 0, again.stderr);
+      assert.match(again.stdout, /schema is up to date/);
+    } finally {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  test('a bad setting stops it with the variable named', async () => {
+    const result = await signet(['migrate'], { SIGNET_DATABASE_URL: 'mysql://nope' });
+    assert.equal(result.code, 2);
+    assert.match(result.stderr, /configuration error: SIGNET_DATABASE_URL/);
+  });
+});
+
 describe('first start on the embedded store', () => {
   let dataDir: string;
   let env: Record<string, string>;
