@@ -13,7 +13,7 @@ import {
   unavailable,
   unsupportedMediaType,
 } from '../errors.ts';
-import type { Database } from '../store/db.ts';
+import { DatabaseUnavailable, type Database } from '../store/db.ts';
 import { registerAdminRoutes } from './adminRoutes.ts';
 import { registerHealthRoutes } from './healthRoutes.ts';
 import { registerSubmitRoutes } from './submitRoutes.ts';
@@ -29,9 +29,6 @@ export interface AppDependencies {
   logger?: FastifyServerOptions['logger'];
 }
 
-// Errors of a lost or refused database connection: the client should retry (503), not report a bug.
-const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '08000', '08003', '08006', '53300']);
-
 function toSignetError(error: FastifyError & { code?: string }): SignetError | undefined {
   if (error instanceof SignetError) return error;
   switch (error.code) {
@@ -42,7 +39,7 @@ function toSignetError(error: FastifyError & { code?: string }): SignetError | u
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return invalidArgument('request body is empty; send the activity as a JSON object');
   }
-  if (error.code && UNAVAILABLE_CODES.has(error.code)) return unavailable();
+  if (error instanceof DatabaseUnavailable) return unavailable();
   if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
     return new SignetError(error.statusCode, 3, error.message);
   }

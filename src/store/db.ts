@@ -30,6 +30,28 @@ export interface DatabaseOptions {
   maxConnections?: number;
 }
 
+/** The database could not be reached or dropped the connection: worth a retry, not a bug report. */
+export class DatabaseUnavailable extends Error {
+  override name = 'DatabaseUnavailable';
+}
+
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'EAI_AGAIN']);
+
+// From the server: SQLSTATE classes of a lost or refused connection (08), shutdown (57P0x), too
+// many connections (53300). From the driver: a socket error, or pg's "Connection terminated…".
+function isConnectionFailure(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  if (typeof (error as { severity?: unknown }).severity === 'string') {
+    return typeof code === 'string' && (code.startsWith('08') || code.startsWith('57P0') || code === '53300');
+  }
+  if (typeof code === 'string' && NETWORK_CODES.has(code)) return true;
+  return /connection (terminated|ended|error)|timeout exceeded when trying to connect/i.test((error as Error).message ?? '');
+}
+
+function classify(error: unknown): unknown {
+  return isConnectionFailure(error) ? new DatabaseUnavailable((error as Error).message, { cause: error }) : error;
+}
+
 // int8 (counts, counters) as JS numbers, as PGlite returns them; values stay far below 2^53.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 
@@ -38,25 +60,40 @@ class PostgresDatabase implements Database {
   constructor(private readonly pool: pg.Pool) {}
 
   async query<T>(sql: string, params: unknown[] = []): Promise<T[]> {
-    const result = await this.pool.query(sql, params);
-    return result.rows as T[];
+    try {
+      return (await this.pool.query(sql, params)).rows as T[];
+    } catch (error) {
+      throw classify(error);
+    }
   }
 
   async exec(sql: string): Promise<void> {
-    await this.pool.query(sql);
+    await this.query(sql);
   }
 
   async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
-    let broken = false;
+    let client: pg.PoolClient;
     try {
-      await client.query('BEGIN');
+      client = await this.pool.connect();
+    } catch (error) {
+      throw classify(error);
+    }
+    let broken = false;
+    const run = async <R>(sql: string, params?: unknown[]): Promise<R[]> => {
+      try {
+        return (await client.query(sql, params)).rows as R[];
+      } catch (error) {
+        throw classify(error);
+      }
+    };
+    try {
+      await run('BEGIN');
       const tx: Queryable = {
-        query: async <R>(sql: string, params: unknown[] = []) => (await client.query(sql, params)).rows as R[],
-        exec: async (sql: string) => void (await client.query(sql)),
+        query: run,
+        exec: async (sql: string) => void (await run(sql)),
       };
       const value = await fn(tx);
-      await client.query('COMMIT');
+      await run('COMMIT');
       return value;
     } catch (error) {
       try {
@@ -118,6 +155,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     const pool = new pg.Pool({
       connectionString: options.url,
       max: options.maxConnections ?? 10,
+      // A database host that does not answer must fail requests (503), not hang them.
+      connectionTimeoutMillis: 5000,
       ...(schema ? { options: `-c search_path=${schema}` } : {}),
     });
     // An idle client that loses its server emits 'error'; the next query reconnects.
