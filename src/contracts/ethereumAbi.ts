@@ -4,6 +4,7 @@
 // Not abitype's `Abi` zod schema: under zod 4 it reports every bad entry as a bare "Invalid input"
 // at the entry's index, and it rejects fixed<M>x<N> while accepting uint256[0].
 import { z } from 'zod';
+import { describeJsonType, required } from './schemaMessages.ts';
 
 export const ABI_ENTRY_TYPES = ['function', 'constructor', 'event', 'error', 'fallback', 'receive'] as const;
 
@@ -86,21 +87,10 @@ function isMultipleOf8UpTo256(digits: string): boolean {
 
 const isTupleType = (type: string) => /^tuple(\[\d*\])*$/.test(type);
 
-function describe(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'object') return 'an object';
-  return `a ${typeof value}`;
-}
-
-/** Messages for a value that is missing or of the wrong JSON type. */
-const required = (what: string, expected: string) => (issue: { input?: unknown }) =>
-  issue.input === undefined ? `is required: ${what}` : `must be ${expected}, got ${describe(issue.input)}`;
-
 const optionalText = (expected = 'a string') =>
-  z.string({ error: (issue) => `must be ${expected}, got ${describe(issue.input)}` }).optional();
+  z.string({ error: (issue) => `must be ${expected}, got ${describeJsonType(issue.input)}` }).optional();
 
-const optionalFlag = () => z.boolean({ error: (issue) => `must be true or false, got ${describe(issue.input)}` }).optional();
+const optionalFlag = () => z.boolean({ error: (issue) => `must be true or false, got ${describeJsonType(issue.input)}` }).optional();
 
 // Parameter schemas are built once per nesting level (not with z.lazy), so that tuples nested too
 // deeply meet a clear rule instead of the end of the stack.
@@ -125,7 +115,7 @@ function parameterSchema(depth: number, indexedAllowed: boolean): z.ZodType {
           ? optionalFlag()
           : z.never({ error: 'is only allowed on the inputs of an event entry; remove it' }).optional(),
       },
-      { error: (issue) => `each parameter must be a JSON object with a type, got ${describe(issue.input)}` },
+      { error: (issue) => `each parameter must be a JSON object with a type, got ${describeJsonType(issue.input)}` },
     )
     .superRefine((parameter, ctx) => {
       if (parameter.name !== undefined && parameter.name !== '' && !IDENTIFIER.test(parameter.name)) {
@@ -145,7 +135,7 @@ function parameterSchema(depth: number, indexedAllowed: boolean): z.ZodType {
 }
 
 const parameterList = (indexedAllowed = false) =>
-  z.array(parameterSchema(0, indexedAllowed), { error: (issue) => `must be an array of parameters, got ${describe(issue.input)}` }).optional();
+  z.array(parameterSchema(0, indexedAllowed), { error: (issue) => `must be an array of parameters, got ${describeJsonType(issue.input)}` }).optional();
 
 const entryName = (entry: string) =>
   z
@@ -221,7 +211,7 @@ const abiEntry = z.discriminatedUnion(
     error: (issue) => {
       const input = issue.input;
       if (input === null || typeof input !== 'object' || Array.isArray(input)) {
-        return `each ABI entry must be a JSON object, got ${describe(input)}`;
+        return `each ABI entry must be a JSON object, got ${describeJsonType(input)}`;
       }
       const type = (input as { type?: unknown }).type;
       return type === undefined
@@ -237,6 +227,6 @@ const abiSchema = z.array(abiEntry, {
     if (input !== null && typeof input === 'object' && Array.isArray(input.abi)) {
       return 'an Ethereum ABI is a JSON array, and this is an object with an "abi" field (a build artifact): submit only the value of "abi"';
     }
-    return `an Ethereum ABI must be a JSON array of entries, got ${describe(issue.input)}`;
+    return `an Ethereum ABI must be a JSON array of entries, got ${describeJsonType(issue.input)}`;
   },
 });

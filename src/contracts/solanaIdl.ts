@@ -3,6 +3,7 @@
 // name the JSON path they are about.
 import { z } from 'zod';
 import { solanaAddressProblem } from './address.ts';
+import { describeJsonType, required } from './schemaMessages.ts';
 
 /** Type names of both formats (`publicKey` before Anchor 0.30, `pubkey` after). */
 export const IDL_PRIMITIVE_TYPES = [
@@ -42,7 +43,7 @@ export function idlTypeProblem(type: unknown, depth = 0): TypeProblem | undefine
       message: `${JSON.stringify(type)} is not an IDL type; use one of ${IDL_PRIMITIVE_TYPES.join(', ')}, or ${TYPE_FORMS} for other types`,
     };
   }
-  if (!isObject(type)) return { path: [], message: `must be a type name or a type object such as ${TYPE_FORMS}, got ${describe(type)}` };
+  if (!isObject(type)) return { path: [], message: `must be a type name or a type object such as ${TYPE_FORMS}, got ${describeJsonType(type)}` };
   const keys = Object.keys(type);
   if (keys.length !== 1) {
     return { path: [], message: `a type object has exactly one key naming its form (${TYPE_FORMS}); this one has ${keys.length}` };
@@ -90,25 +91,15 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
-function describe(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'object') return 'an object';
-  return `a ${typeof value}`;
-}
-
-const required = (what: string, expected: string) => (issue: { input?: unknown }) =>
-  issue.input === undefined ? `is required: ${what}` : `must be ${expected}, got ${describe(issue.input)}`;
-
 const name = (what: string) =>
   z.string({ error: required(what, 'a string') }).min(1, { error: `must not be empty: ${what}` });
 
 const list = (item: z.ZodType, what: string) => z.array(item, { error: required(what, 'an array') });
 
 const optionalList = (item: z.ZodType, what: string) =>
-  z.array(item, { error: (issue) => `must be an array of ${what} when present, got ${describe(issue.input)}` }).optional();
+  z.array(item, { error: (issue) => `must be an array of ${what} when present, got ${describeJsonType(issue.input)}` }).optional();
 
-const flag = () => z.boolean({ error: (issue) => `must be true or false, got ${describe(issue.input)}` }).optional();
+const flag = () => z.boolean({ error: (issue) => `must be true or false, got ${describeJsonType(issue.input)}` }).optional();
 
 const idlType = z.unknown().superRefine((type, ctx) => {
   if (type === undefined) {
@@ -120,7 +111,7 @@ const idlType = z.unknown().superRefine((type, ctx) => {
 });
 
 const discriminator = z
-  .array(z.int().min(0).max(255), { error: (issue) => `must be an array of bytes (whole numbers 0 to 255), got ${describe(issue.input)}` })
+  .array(z.int().min(0).max(255), { error: (issue) => `must be an array of bytes (whole numbers 0 to 255), got ${describeJsonType(issue.input)}` })
   .min(1, { error: 'must not be empty' })
   .optional();
 
@@ -143,13 +134,13 @@ function accountSchema(depth: number): z.ZodType {
       signer: flag(),
       optional: flag(),
     },
-    { error: (issue) => `each account must be a JSON object with a name, got ${describe(issue.input)}` },
+    { error: (issue) => `each account must be a JSON object with a name, got ${describeJsonType(issue.input)}` },
   );
 }
 
 const field = z.looseObject(
   { name: name("the argument's name"), type: idlType },
-  { error: (issue) => `each argument must be a JSON object with a name and a type, got ${describe(issue.input)}` },
+  { error: (issue) => `each argument must be a JSON object with a name and a type, got ${describeJsonType(issue.input)}` },
 );
 
 const instruction = z.looseObject(
@@ -160,21 +151,21 @@ const instruction = z.looseObject(
     args: list(field, 'the arguments the instruction takes (may be empty)'),
     returns: idlType.optional(),
   },
-  { error: (issue) => `each instruction must be a JSON object, got ${describe(issue.input)}` },
+  { error: (issue) => `each instruction must be a JSON object, got ${describeJsonType(issue.input)}` },
 );
 
 const namedItem = z.looseObject(
   { name: name('the name of the item') },
-  { error: (issue) => `each item must be a JSON object with a name, got ${describe(issue.input)}` },
+  { error: (issue) => `each item must be a JSON object with a name, got ${describeJsonType(issue.input)}` },
 );
 
 const errorCode = z.looseObject(
   {
     code: z.int({ error: required('the numeric error code', 'a whole number') }),
     name: name("the error's name"),
-    msg: z.string({ error: (issue) => `must be a string, got ${describe(issue.input)}` }).optional(),
+    msg: z.string({ error: (issue) => `must be a string, got ${describeJsonType(issue.input)}` }).optional(),
   },
-  { error: (issue) => `each error must be a JSON object with a code and a name, got ${describe(issue.input)}` },
+  { error: (issue) => `each error must be a JSON object with a code and a name, got ${describeJsonType(issue.input)}` },
 );
 
 const FORMATS = 'address and metadata (Anchor 0.30 and later) or version and name (earlier Anchor versions)';
@@ -194,7 +185,7 @@ const idlSchema = z
       error: (issue) =>
         Array.isArray(issue.input)
           ? 'a Solana IDL is a JSON object with instructions, and this is an array (an Ethereum ABI is an array)'
-          : `a Solana IDL must be a JSON object with instructions, got ${describe(issue.input)}`,
+          : `a Solana IDL must be a JSON object with instructions, got ${describeJsonType(issue.input)}`,
     },
   )
   .superRefine(

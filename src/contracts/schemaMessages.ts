@@ -1,0 +1,13 @@
+// Wording shared by the ABI and IDL schemas: what a JSON value is, and the message for a field that
+// is missing or of the wrong JSON type.
+
+export function describeJsonType(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'object') return 'an object';
+  return `a ${typeof value}`;
+}
+
+/** A zod error function: "is required: <what>" when absent, else "must be <expected>, got …". */
+export const required = (what: string, expected: string) => (issue: { input?: unknown }) =>
+  issue.input === undefined ? `is required: ${what}` : `must be ${expected}, got ${describeJsonType(issue.input)}`;
