@@ -17,6 +17,10 @@ Commands:
   apikey create --org ID --user ID [--name N] [--expires-in SECONDS] [--public-key HEX] [--json]
   apikey revoke --org ID --key ID         revoke an API key at once
   sender-domain add --org ID --domain D   allow sendFromEmailAddress on domain D
+  template add --org ID --subject S --html FILE --text FILE [--name N] [--json]
+                                          store an OTP email template (Handlebars)
+  template list --org ID [--json]         the organization's templates, newest (the default) first
+  template remove --org ID --id TEMPLATE  delete a template
 
 Admin commands talk to the running server at SIGNET_URL (default http://127.0.0.1:8080) with
 SIGNET_ADMIN_TOKEN, or the token file the server wrote into SIGNET_DATA_DIR.`;
@@ -102,6 +106,49 @@ async function serve(config: Config): Promise<number> {
   return 0;
 }
 
+function readFileArgument(values: Flags, name: string): string {
+  const file = required(values, name);
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new UsageError(`--${name}: cannot read ${file}: ${(error as Error).message}`);
+  }
+}
+
+async function template(config: Config, sub: string | undefined, rest: string[]): Promise<number> {
+  if (sub === 'add') {
+    const values = flags(rest, { org: 'string', subject: 'string', html: 'string', text: 'string', name: 'string', json: 'boolean' });
+    const body = {
+      subject: required(values, 'subject'),
+      html: readFileArgument(values, 'html'),
+      text: readFileArgument(values, 'text'),
+      ...(values.name ? { name: values.name } : {}),
+    };
+    const created = (await adminCall(config, 'POST', `/organizations/${encodeURIComponent(required(values, 'org'))}/email-templates`, body)) as Record<string, unknown>;
+    print(values.json === true ? created : { templateId: created.templateId, name: created.name, createdAt: created.createdAt }, values.json === true);
+    return 0;
+  }
+  if (sub === 'list') {
+    const values = flags(rest, { org: 'string', json: 'boolean' });
+    const { emailTemplates } = (await adminCall(config, 'GET', `/organizations/${encodeURIComponent(required(values, 'org'))}/email-templates`)) as {
+      emailTemplates: Array<{ templateId: string; name: string; subject: string; createdAt: string }>;
+    };
+    if (values.json === true) {
+      process.stdout.write(JSON.stringify(emailTemplates) + '\n');
+    } else {
+      for (const t of emailTemplates) process.stdout.write(`${t.templateId}  ${t.createdAt}  ${t.name}  (${t.subject})\n`);
+    }
+    return 0;
+  }
+  if (sub === 'remove') {
+    const values = flags(rest, { org: 'string', id: 'string', json: 'boolean' });
+    const path = `/organizations/${encodeURIComponent(required(values, 'org'))}/email-templates/${encodeURIComponent(required(values, 'id'))}`;
+    print(await adminCall(config, 'DELETE', path), values.json === true);
+    return 0;
+  }
+  throw new UsageError('expected: signet template add|list|remove …');
+}
+
 async function run(argv: string[]): Promise<number> {
   const [command, sub, ...rest] = argv;
   if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
@@ -159,6 +206,8 @@ async function run(argv: string[]): Promise<number> {
       print(await adminCall(config, 'POST', path, { domain: required(values, 'domain') }), values.json === true);
       return 0;
     }
+    case 'template':
+      return template(config, sub, rest);
     default:
       throw new UsageError(`unknown command "${command}"`);
   }

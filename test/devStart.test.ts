@@ -83,7 +83,7 @@ describe('first start on the embedded store', () => {
     assert.match(served!.output(), new RegExp(files[0]!.replace('.', '\\.')), 'one log line names the file');
   });
 
-  test('the CLI creates and revokes through the running server', async () => {
+  test('the CLI manages organizations, keys and templates through the running server', async () => {
     const created = await signet(['org', 'create', '--name', 'CLI Org', '--json'], env);
     assert.equal(created.code, 0, created.stderr);
     const org = JSON.parse(created.stdout);
@@ -98,6 +98,21 @@ describe('first start on the embedded store', () => {
     const revoked = await signet(['apikey', 'revoke', '--org', org.organizationId, '--key', apiKey.apiKeyId], env);
     assert.equal(revoked.code, 0, revoked.stderr);
     assert.match(revoked.stdout, /revokedAt/);
+
+    const html = path.join(dataDir, 'otp.html');
+    const text = path.join(dataDir, 'otp.txt');
+    fs.writeFileSync(html, '<p>Your {{appName}} code: <b>{{otpCode}}</b></p>');
+    fs.writeFileSync(text, 'Your {{appName}} code: {{otpCode}}');
+    const added = await signet(['template', 'add', '--org', org.organizationId, '--subject', '{{appName}} code', '--html', html, '--text', text, '--name', 'plain', '--json'], env);
+    assert.equal(added.code, 0, added.stderr);
+    const template = JSON.parse(added.stdout);
+    const listed = await signet(['template', 'list', '--org', org.organizationId], env);
+    assert.match(listed.stdout, new RegExp(`${template.templateId}\\s.*plain`));
+    const removed = await signet(['template', 'remove', '--org', org.organizationId, '--id', template.templateId], env);
+    assert.equal(removed.code, 0, removed.stderr);
+    const unreadable = await signet(['template', 'add', '--org', org.organizationId, '--subject', 's', '--html', '/nonexistent.html', '--text', text], env);
+    assert.equal(unreadable.code, 2);
+    assert.match(unreadable.stderr, /--html: cannot read/);
 
     const missing = await signet(['apikey', 'revoke', '--org', org.organizationId], env);
     assert.equal(missing.code, 2);

@@ -2,6 +2,7 @@
 // DESIGN §3.1) and its effect, one hashed OTP row plus one outbox message in the engine's transaction.
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import { findEmailTemplate } from '../admin/emailTemplates.ts';
 import { enqueue, type OtpEmail, type OtpSms } from '../delivery/outbox.ts';
 import { invalidField } from '../errors.ts';
 import { generateOtpCode, hashOtpCode } from '../otp/code.ts';
@@ -269,13 +270,19 @@ export const initOtpAuth: ActivityHandler<typeof initOtpAuthParameters, InitOtpA
         );
       }
     }
-    const templateId = intent.emailCustomization?.templateId;
-    if (templateId !== undefined) {
-      // Email templates arrive with their admin API; until then no id can name one.
-      throw invalidField(
-        'parameters.emailCustomization.templateId',
-        `no email template with id ${templateId} exists for this organization; omit templateId to use the built-in email`,
-      );
+    // The template is chosen now, so a message queued before a template changes keeps its choice.
+    let templateId: string | undefined;
+    if (intent.otpType === 'OTP_TYPE_EMAIL') {
+      const requested = intent.emailCustomization?.templateId;
+      const template = await findEmailTemplate(tx, context.organizationId, requested);
+      if (requested !== undefined && template === undefined) {
+        throw invalidField(
+          'parameters.emailCustomization.templateId',
+          `no email template with id ${requested} exists for this organization; list them with ` +
+            '"signet template list --org ID", or omit templateId to use the most recent one',
+        );
+      }
+      templateId = template?.templateId;
     }
 
     if (intent.otpType === 'OTP_TYPE_SMS' && intent.userIdentifier !== undefined) {
@@ -299,13 +306,13 @@ export const initOtpAuth: ActivityHandler<typeof initOtpAuthParameters, InitOtpA
         hashOtpCode(context.secret, otpId, code), intent.otpLength, intent.alphanumeric,
         intent.userIdentifier ?? null, expiresAt, context.now],
     );
-    await enqueue(tx, context.secret, { ...message(intent, expirationSeconds), organizationId: context.organizationId, otpId, code });
+    await enqueue(tx, context.secret, { ...message(intent, expirationSeconds, templateId), organizationId: context.organizationId, otpId, code });
     return { otpId };
   },
 };
 
 /** What the delivery worker needs to compose the message; undefined fields are left out. */
-function message(intent: InitOtpAuthIntent, expirationSeconds: number): OtpEmail | OtpSms {
+function message(intent: InitOtpAuthIntent, expirationSeconds: number, templateId: string | undefined): OtpEmail | OtpSms {
   if (intent.otpType === 'OTP_TYPE_SMS') {
     return withoutUndefined({
       channel: 'sms',
@@ -326,7 +333,7 @@ function message(intent: InitOtpAuthIntent, expirationSeconds: number): OtpEmail
     magicLinkTemplate: custom?.magicLinkTemplate,
     logoUrl: custom?.logoUrl,
     templateVariables: custom?.templateVariables === undefined ? undefined : parseTemplateVariables(custom.templateVariables),
-    templateId: custom?.templateId,
+    templateId,
     expirationSeconds,
   });
 }

@@ -196,7 +196,7 @@ export async function countOrganizations(db: Queryable): Promise<number> {
   return row!.n;
 }
 
-async function requireOrganization(db: Queryable, organizationId: string): Promise<void> {
+export async function requireOrganization(db: Queryable, organizationId: string): Promise<void> {
   const rows = await db.query('SELECT 1 FROM organizations WHERE id = $1', [organizationId]);
   if (rows.length === 0) throw notFound(`no organization ${organizationId}`);
 }

@@ -10,9 +10,12 @@ import {
   createUser,
   insertAuthenticator,
   listSenderDomains,
+  requireOrganization,
   revokeApiKey,
 } from '../admin/organizations.ts';
+import { addEmailTemplate, listEmailTemplates, removeEmailTemplate } from '../admin/emailTemplates.ts';
 import { schemaError } from '../activities/violations.ts';
+import { TEMPLATE_LIMITS } from '../otp/emailTemplates.ts';
 import { verifyAuthenticatorRegistration } from '../auth/verifyAuthenticatorRegistration.ts';
 import { invalidArgument, notFound, permissionDenied, unauthenticated } from '../errors.ts';
 import { rawBody, type AppDependencies } from './app.ts';
@@ -35,6 +38,12 @@ const schemas = {
     publicKey: z.string().max(130).optional(),
   }),
   senderDomain: z.strictObject({ domain: z.string().max(253) }),
+  emailTemplate: z.strictObject({
+    name: name.optional(),
+    subject: z.string().max(TEMPLATE_LIMITS.subject),
+    html: z.string().max(TEMPLATE_LIMITS.html),
+    text: z.string().max(TEMPLATE_LIMITS.text),
+  }),
   authenticator: z.strictObject({
     name,
     /** base64url challenge the registration ceremony used. */
@@ -47,6 +56,7 @@ const params = {
   org: z.object({ organizationId: uuid }),
   orgKey: z.object({ organizationId: uuid, apiKeyId: uuid }),
   orgUser: z.object({ organizationId: uuid, userId: uuid }),
+  orgTemplate: z.object({ organizationId: uuid, templateId: uuid }),
 };
 
 function parse<S extends z.ZodType>(schema: S, value: unknown, what: string): z.output<S> {
@@ -129,6 +139,28 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AppDependencies)
       admin.get('/organizations/:organizationId/sender-domains', async (request) => {
         const { organizationId } = parse(params.org, request.params, 'invalid path');
         return { senderDomains: await listSenderDomains(db, organizationId) };
+      });
+
+      admin.post('/organizations/:organizationId/email-templates', async (request) => {
+        const { organizationId } = parse(params.org, request.params, 'invalid path');
+        const input = parse(schemas.emailTemplate, jsonBody(request), 'invalid email template');
+        return addEmailTemplate(db, organizationId, {
+          subject: input.subject,
+          html: input.html,
+          text: input.text,
+          ...(input.name ? { name: input.name } : {}),
+        });
+      });
+
+      admin.get('/organizations/:organizationId/email-templates', async (request) => {
+        const { organizationId } = parse(params.org, request.params, 'invalid path');
+        await requireOrganization(db, organizationId);
+        return { emailTemplates: await listEmailTemplates(db, organizationId) };
+      });
+
+      admin.delete('/organizations/:organizationId/email-templates/:templateId', async (request) => {
+        const { organizationId, templateId } = parse(params.orgTemplate, request.params, 'invalid path');
+        return removeEmailTemplate(db, organizationId, templateId);
       });
 
       admin.post('/organizations/:organizationId/users/:userId/authenticators', async (request) => {
