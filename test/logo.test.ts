@@ -6,7 +6,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import sharp from 'sharp';
-import { fetchLogo, isPrivateAddress, LogoError } from '../src/delivery/logo.ts';
+import { fetchLogo, isPrivateAddress, LogoError, type LogoOptions } from '../src/delivery/logo.ts';
 
 const open = { allowHttp: true, allowPrivate: true };
 
@@ -58,7 +58,7 @@ describe('logo fetching', () => {
   });
 
   test('each refusal says why', async () => {
-    const refused = async (url: string, options = open, pattern: RegExp) =>
+    const refused = async (url: string, options: LogoOptions, pattern: RegExp) =>
       assert.rejects(fetchLogo(url, options), (e: unknown) => e instanceof LogoError && pattern.test(e.message));
     await refused(`${base}/wide.png`, { allowHttp: true, allowPrivate: false }, /private, loopback or link-local/);
     await refused(`http://localhost:1/wide.png`, { allowHttp: true, allowPrivate: false }, /private, loopback or link-local/);
