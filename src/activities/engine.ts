@@ -8,7 +8,7 @@ import { parseStamp } from '../auth/parseStamp.ts';
 import { invalidArgument, invalidField, unauthenticated } from '../errors.ts';
 import type { Database, Queryable } from '../store/db.ts';
 import { envelopeSchema } from './envelope.ts';
-import type { ActivityHandler } from './handler.ts';
+import { CommittedRejection, type ActivityHandler } from './handler.ts';
 import { renderActivity, type ActivityRecord, type VoteRecord } from './render.ts';
 import { schemaError } from './violations.ts';
 
@@ -130,7 +130,7 @@ export class ActivityEngine {
     const id = randomUUID();
     const message = input.body.toString('utf8');
     try {
-      return await this.deps.db.transaction(async (tx) => {
+      const outcome = await this.deps.db.transaction(async (tx): Promise<ActivityRecord | CommittedRejection> => {
         // Claim the fingerprint first: a concurrent twin waits here on the unique index, then finds it taken.
         const claimed = await tx.query(
           `INSERT INTO activities (id, organization_id, type, status, fingerprint, timestamp_ms, raw_body,
@@ -143,18 +143,27 @@ export class ActivityEngine {
         );
         if (claimed.length === 0) throw new AlreadySubmitted();
 
-        const result = await handler.execute(
-          tx,
-          {
-            activityId: id,
-            organizationId: input.organizationId,
-            userId: principal.userId,
-            now,
-            config: this.deps.config,
-            secret: this.deps.secret,
-          },
-          input.intent,
-        );
+        let result: object;
+        try {
+          result = await handler.execute(
+            tx,
+            {
+              activityId: id,
+              organizationId: input.organizationId,
+              userId: principal.userId,
+              now,
+              config: this.deps.config,
+              secret: this.deps.secret,
+            },
+            input.intent,
+          );
+        } catch (error) {
+          if (!(error instanceof CommittedRejection)) throw error;
+          // The handler's writes stand; the activity does not, so nothing records a success and
+          // the same body submitted again runs again.
+          await tx.query('DELETE FROM activities WHERE id = $1', [id]);
+          return error;
+        }
         await tx.query('UPDATE activities SET result = $2 WHERE id = $1', [id, JSON.stringify(result)]);
         const vote: VoteRecord = {
           id: randomUUID(),
@@ -183,6 +192,8 @@ export class ActivityEngine {
           updatedAt: now,
         };
       });
+      if (outcome instanceof CommittedRejection) throw outcome.error;
+      return outcome;
     } catch (error) {
       if (error instanceof AlreadySubmitted) return undefined;
       throw error;

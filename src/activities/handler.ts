@@ -3,6 +3,7 @@
 // (envelope, stamp, liveness, idempotency, votes, rendering, errors) belongs to the engine.
 import type { z } from 'zod';
 import type { Config } from '../config.ts';
+import type { SignetError } from '../errors.ts';
 import type { Queryable } from '../store/db.ts';
 
 export interface ExecutionContext {
@@ -34,7 +35,21 @@ export interface ActivityHandler<Schema extends z.ZodType = z.ZodType, Result ex
   parameters: Schema;
   /**
    * Performs the activity's effect with `tx` (the engine's transaction). Throw a SignetError to
-   * reject the request: the whole transaction, activity included, is rolled back.
+   * reject the request: the whole transaction, activity included, is rolled back. Throw a
+   * CommittedRejection instead when the rejection itself must leave a trace.
    */
   execute(tx: Queryable, context: ExecutionContext, intent: z.output<Schema>): Promise<Result>;
+}
+
+/**
+ * A rejection whose writes must persist, such as a counted wrong OTP guess: the engine removes the
+ * activity row, commits the handler's other writes (row locks are held until then, so concurrent
+ * requests see them), and only then answers with `error`. A plain throw would roll the count back.
+ * The handler's writes must therefore not reference the activity (context.activityId).
+ */
+export class CommittedRejection extends Error {
+  override name = 'CommittedRejection';
+  constructor(readonly error: SignetError) {
+    super(error.message);
+  }
 }

@@ -2,5 +2,6 @@
 import type { ActivityHandler } from './handler.ts';
 import { createSmartContractInterface } from './createSmartContractInterface.ts';
 import { initOtpAuth } from './initOtpAuth.ts';
+import { verifyOtp } from './verifyOtp.ts';
 
-export const activityHandlers: readonly ActivityHandler[] = [initOtpAuth, createSmartContractInterface];
+export const activityHandlers: readonly ActivityHandler[] = [initOtpAuth, createSmartContractInterface, verifyOtp];

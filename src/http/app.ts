@@ -16,6 +16,7 @@ import {
 import { DatabaseUnavailable, type Database } from '../store/db.ts';
 import { registerAdminRoutes } from './adminRoutes.ts';
 import { registerHealthRoutes } from './healthRoutes.ts';
+import { registerJwksRoutes } from './jwksRoutes.ts';
 import { registerSubmitRoutes } from './submitRoutes.ts';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -75,6 +76,7 @@ export function buildApp(deps: AppDependencies): FastifyInstance {
   });
 
   registerHealthRoutes(app, deps.db);
+  registerJwksRoutes(app, deps.db);
   registerSubmitRoutes(app, deps.engine, deps.handlers);
   registerAdminRoutes(app, deps);
   return app;

@@ -1,0 +1,148 @@
+// The verify_otp activity (ACTIVITY_TYPE_VERIFY_OTP): checks a code against its OTP row in constant
+// time, at most MAX_FAILED_ATTEMPTS wrong guesses, single use, and answers with a signed token.
+import { timingSafeEqual } from 'node:crypto';
+import { z } from 'zod';
+import { parseP256PublicKey } from '../auth/publicKey.ts';
+import { invalidField, notFound } from '../errors.ts';
+import { CROCKFORD_ALPHABET, DIGIT_ALPHABET, hashOtpCode, normalizeOtpCode } from '../otp/code.ts';
+import { issueVerificationToken } from '../otp/verificationToken.ts';
+import { CommittedRejection, type ActivityHandler } from './handler.ts';
+
+export const MAX_FAILED_ATTEMPTS = 5;
+export const DEFAULT_TOKEN_SECONDS = '3600';
+export const MAX_TOKEN_SECONDS = 86_400;
+// Generous next to the 6–9 symbols of a code, so separators and stray spaces fit, yet bounded.
+const MAX_OTP_CODE_LENGTH = 64;
+
+const GUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+
+const PUBLIC_KEY_PROBLEM =
+  'must be a P-256 public key in hex: 66 characters starting with 02 or 03 (compressed) or 130 starting ' +
+  'with 04 (uncompressed), and a point on the curve';
+
+function isP256PublicKey(value: string): boolean {
+  try {
+    parseP256PublicKey(value);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** `parameters` of verify_otp; its output, the echoed intent, has the token lifetime filled in. */
+export const verifyOtpParameters = z.strictObject(
+  {
+    otpId: z
+      .string({ error: 'must be a string: the otpId that init_otp_auth returned' })
+      .regex(GUID, 'must be the otpId that init_otp_auth returned (a UUID)'),
+    otpCode: z.string({ error: 'must be a string: the code the user received' }).superRefine((value, ctx) => {
+      if (value.trim() === '') ctx.addIssue({ code: 'custom', message: 'must not be empty; give the code the user received' });
+      else if (value.length > MAX_OTP_CODE_LENGTH) ctx.addIssue({ code: 'custom', message: `is longer than ${MAX_OTP_CODE_LENGTH} characters` });
+    }),
+    expirationSeconds: z
+      .string({ error: `must be a string of digits, e.g. "${DEFAULT_TOKEN_SECONDS}"` })
+      .refine(
+        (v) => /^[1-9][0-9]{0,4}$/.test(v) && Number(v) <= MAX_TOKEN_SECONDS,
+        `must be the token lifetime in whole seconds from 1 to ${MAX_TOKEN_SECONDS} (24 hours) written as ` +
+          `digits, e.g. "${DEFAULT_TOKEN_SECONDS}"`,
+      )
+      .default(DEFAULT_TOKEN_SECONDS),
+    // Lower-cased, so the intent and the token's public_key claim hold one spelling of the key.
+    publicKey: z
+      .string({ error: 'must be a string: a P-256 public key in hex' })
+      .refine(isP256PublicKey, PUBLIC_KEY_PROBLEM)
+      .transform((v) => v.toLowerCase())
+      .optional(),
+  },
+  { error: (issue) => (issue.code === 'invalid_type' ? 'must be an object' : undefined) },
+);
+
+export type VerifyOtpIntent = z.output<typeof verifyOtpParameters>;
+
+export interface VerifyOtpResult {
+  verificationToken: string;
+}
+
+interface OtpRow {
+  otp_type: string;
+  contact: string;
+  code_hash: string;
+  otp_length: number;
+  alphanumeric: boolean;
+  expires_at: Date;
+  failed_attempts: number;
+  used_at: Date | null;
+}
+
+const CODE_FIELD = 'parameters.otpCode';
+const NEW_CODE = 'request a new code with init_otp_auth';
+
+export const verifyOtp: ActivityHandler<typeof verifyOtpParameters, VerifyOtpResult> = {
+  path: 'verify_otp',
+  activityType: 'ACTIVITY_TYPE_VERIFY_OTP',
+  intentKey: 'verifyOtpIntent',
+  resultKey: 'verifyOtpResult',
+  parameters: verifyOtpParameters,
+
+  async execute(tx, context, intent) {
+    // The row lock serialises every verification of this OTP until its transaction ends, so the
+    // attempt count read here is the one all concurrent guesses share.
+    const [otp] = await tx.query<OtpRow>(
+      `SELECT otp_type, contact, code_hash, otp_length, alphanumeric, expires_at, failed_attempts, used_at
+         FROM otps WHERE id = $1 AND organization_id = $2 FOR UPDATE`,
+      [intent.otpId, context.organizationId],
+    );
+    // Another organization's OTP is answered exactly like one that does not exist.
+    if (!otp) {
+      throw notFound(`no OTP with id ${intent.otpId} exists in this organization; use the otpId that init_otp_auth returned`);
+    }
+    if (otp.used_at !== null) throw invalidField(CODE_FIELD, `this OTP was already used; ${NEW_CODE}`);
+    if (otp.expires_at.getTime() <= context.now.getTime()) throw invalidField(CODE_FIELD, `this OTP expired; ${NEW_CODE}`);
+    if (otp.failed_attempts >= MAX_FAILED_ATTEMPTS) {
+      throw invalidField(CODE_FIELD, `too many wrong attempts; ${NEW_CODE}`);
+    }
+
+    // A code of the wrong shape cannot be the code, and its shape is public (the init intent holds
+    // it), so a typo of length or alphabet is pointed out without spending an attempt.
+    const code = normalizeOtpCode(intent.otpCode, otp.alphanumeric);
+    const alphabet = otp.alphanumeric ? CROCKFORD_ALPHABET : DIGIT_ALPHABET;
+    if (code.length !== otp.otp_length || [...code].some((symbol) => !alphabet.includes(symbol))) {
+      const kind = otp.alphanumeric ? 'letters and digits' : 'digits';
+      throw invalidField(CODE_FIELD, `must be the ${otp.otp_length} ${kind} the user received; check for a typo`);
+    }
+
+    const given = Buffer.from(hashOtpCode(context.secret, intent.otpId, code), 'hex');
+    const stored = Buffer.from(otp.code_hash, 'hex');
+    const matches = given.length === stored.length && timingSafeEqual(given, stored);
+
+    if (!matches) {
+      // The count must survive this request's rejection, which a plain throw would roll back. A
+      // CommittedRejection makes the engine commit it (dropping the activity row) while this row lock
+      // is still held, so the next guess waiting on the lock reads the new count and five is a hard
+      // cap even for concurrent guesses. Counting after a rollback, outside the transaction, would let
+      // a waiting guess slip in between and read the old count.
+      await tx.query('UPDATE otps SET failed_attempts = failed_attempts + 1 WHERE id = $1', [intent.otpId]);
+      const left = MAX_FAILED_ATTEMPTS - (otp.failed_attempts + 1);
+      throw new CommittedRejection(
+        invalidField(
+          CODE_FIELD,
+          left > 0
+            ? `is not the code that was sent; ${left} attempt${left === 1 ? '' : 's'} left`
+            : `is not the code that was sent, and that was the last attempt; ${NEW_CODE}`,
+        ),
+      );
+    }
+
+    await tx.query('UPDATE otps SET used_at = $2 WHERE id = $1', [intent.otpId, context.now]);
+    const verificationToken = await issueVerificationToken(tx, context.secret, {
+      otpId: intent.otpId.toLowerCase(),
+      contact: otp.contact,
+      otpType: otp.otp_type,
+      organizationId: context.organizationId,
+      ...(intent.publicKey === undefined ? {} : { publicKey: intent.publicKey }),
+      issuedAt: context.now,
+      expirationSeconds: Number(intent.expirationSeconds),
+    });
+    return { verificationToken };
+  },
+};

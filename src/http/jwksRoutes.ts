@@ -1,0 +1,23 @@
+// GET /.well-known/jwks.json: the public keys that sign verify_otp's verification tokens, so any
+// JWT library can check a token without calling Signet again.
+import type { FastifyInstance } from 'fastify';
+import { loadPublicJwks, type PublicJwk } from '../otp/verificationToken.ts';
+import type { Queryable } from '../store/db.ts';
+
+// Keys change only when the first one is created, so a short in-process cache spares the store;
+// an empty set is never cached, so the key a fresh token names is served at once.
+const CACHE_MS = 60_000;
+
+export function registerJwksRoutes(app: FastifyInstance, db: Queryable) {
+  let cached: { keys: PublicJwk[]; until: number } | undefined;
+
+  app.get('/.well-known/jwks.json', async (_request, reply) => {
+    const now = Date.now();
+    if (!cached || cached.until <= now) {
+      const keys = await loadPublicJwks(db);
+      cached = keys.length > 0 ? { keys, until: now + CACHE_MS } : undefined;
+      if (!cached) return reply.header('cache-control', 'no-store').send({ keys: [] });
+    }
+    return reply.header('cache-control', 'public, max-age=300').send({ keys: cached.keys });
+  });
+}
