@@ -9,7 +9,7 @@ import path from 'node:path';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { simpleParser } from 'mailparser';
 import { loadConfig } from '../src/config.ts';
-import { createEmailTransport } from '../src/delivery/emailTransport.ts';
+import { createEmailTransport, type EmailTransport } from '../src/delivery/emailTransport.ts';
 import { decryptCode, encryptCode, enqueue, type OutboxMessage } from '../src/delivery/outbox.ts';
 import { OutboxWorker, outboxDepth } from '../src/delivery/outboxWorker.ts';
 import { renderOtpEmail, renderOtpSms } from '../src/delivery/otpMessages.ts';
@@ -68,12 +68,12 @@ for (const tdb of testDatabases) {
     let organizationId: string;
     let activityId: string;
 
-    function worker(on: Database = db, options: { maxAttempts?: number; batchSize?: number } = {}) {
+    function worker(on: Database = db, options: { maxAttempts?: number; batchSize?: number; email?: EmailTransport } = {}) {
       const config = loadConfig({ SIGNET_SMTP_URL: smtp.url, SIGNET_DATA_DIR: dataDir });
       return new OutboxWorker({
         db: on,
         secret,
-        email: createEmailTransport(config, silent),
+        email: options.email ?? createEmailTransport(config, silent),
         sms: createSmsTransport(config, silent),
         logger: silent,
         pollMs: 20,
@@ -138,7 +138,12 @@ for (const tdb of testDatabases) {
       assert.equal(await w.runOnce(), 1);
       await w.stop();
       const [mail] = await smtp.waitFor(1);
+      assert.equal(mail!.subject, 'Your Acme verification code');
       assert.match(mail!.text ?? '', new RegExp(code));
+      assert.match(mail!.text ?? '', /Acme/);
+      assert.match(mail!.text ?? '', /expires in 5 minutes/);
+      assert.ok(typeof mail!.html === 'string' && mail!.html.includes(code) && mail!.html.includes('Acme'));
+      assert.equal(mail!.to && !Array.isArray(mail!.to) && mail!.to.value[0]!.address, 'erin@example.com');
       assert.equal(mail!.from!.value[0]!.name, 'Acme "Security"');
       assert.equal(mail!.from!.value[0]!.address, 'otp@signet.test');
       assert.equal(mail!.replyTo!.value[0]!.address, 'help@acme.example');
@@ -150,6 +155,35 @@ for (const tdb of testDatabases) {
       assert.ok(sent.provider_message_id);
       assert.equal(sent.payload.encryptedCode, undefined);
       assert.equal(await outboxDepth(db), 0);
+    });
+
+    test('the sender name defaults to what the message names, from the configured address', async () => {
+      await queue('dana@example.com');
+      const w = worker();
+      await w.runOnce();
+      await w.stop();
+      const [mail] = await smtp.waitFor(1);
+      assert.deepEqual(mail!.from!.value, [{ name: 'Notifications', address: 'otp@signet.test' }]);
+      assert.equal(mail!.replyTo, undefined);
+    });
+
+    test('an SMS goes to the SMS transport with its template filled in, and its ciphertext is erased', async () => {
+      const { outboxId, code } = await queue('+14155552671', {
+        channel: 'sms', template: '{{.AppName}} code: {{.OtpCode}}',
+      } as Partial<OutboxMessage>);
+      const w = worker();
+      assert.equal(await w.runOnce(), 1);
+      await w.stop();
+      const lines = fs.readFileSync(path.join(dataDir, 'sms.log'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+      const line = lines.find((l) => l.text === `Acme code: ${code}`);
+      assert.ok(line, 'the SMS log holds the message');
+      assert.equal(line.to, '+14155552671');
+      const sent = await row(outboxId);
+      assert.equal(sent.status, 'sent');
+      assert.equal(sent.provider_message_id, line.messageId);
+      assert.equal(sent.payload.encryptedCode, undefined);
+      assert.equal(sent.payload.template, '{{.AppName}} code: {{.OtpCode}}');
+      assert.equal(smtp.messages.length, 0);
     });
 
     test('a temporary refusal is retried with backoff and delivered once', async () => {
@@ -187,6 +221,16 @@ for (const tdb of testDatabases) {
       assert.equal(failed.payload.encryptedCode, undefined);
     });
 
+    test('an address nodemailer cannot use fails at once', async () => {
+      const { outboxId } = await queue('not an address');
+      const w = worker();
+      await w.runOnce();
+      await w.stop();
+      const failed = await row(outboxId);
+      assert.equal(failed.status, 'failed');
+      assert.match(failed.last_error, /No recipients defined/);
+    });
+
     test('gives up after the last attempt', async () => {
       const { outboxId } = await queue('gina@example.com');
       smtp.refuseNext(2, 451);
@@ -211,8 +255,41 @@ for (const tdb of testDatabases) {
       assert.equal(sent.attempts, 2);
     });
 
-    test('two workers on separate connections deliver 40 messages exactly once', async () => {
-      const recipients = Array.from({ length: 40 }, (_, i) => `user${i}@example.com`);
+    test('a worker whose lease ran out cannot overwrite the outcome of the one that took over', async () => {
+      const { outboxId } = await queue('kim@example.com');
+      const config = loadConfig({ SIGNET_SMTP_URL: smtp.url, SIGNET_DATA_DIR: dataDir });
+      const real = createEmailTransport(config, silent);
+      let entered!: () => void;
+      const inSend = new Promise<void>((resolve) => (entered = resolve));
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      // The slow worker's SMTP session stalls until the other worker has taken the message over.
+      const slow = worker(db, { email: { send: async (email) => { entered(); await gate; return real.send(email); }, close: () => real.close() } });
+      const slowRound = slow.runOnce();
+      await inSend;
+      await db.query("UPDATE outbox SET lease_expires_at = now() - interval '1 second' WHERE id = $1", [outboxId]);
+
+      const fast = worker();
+      assert.equal(await fast.runOnce(), 1);
+      await fast.stop();
+      const taken = await row(outboxId);
+      assert.equal(taken.status, 'sent');
+      assert.equal(taken.attempts, 2);
+
+      smtp.refuseNext(1, 451); // the slow worker's late attempt fails, and must not be recorded
+      release();
+      assert.equal(await slowRound, 1);
+      await slow.stop();
+      const final = await row(outboxId);
+      assert.equal(final.status, 'sent');
+      assert.equal(final.attempts, 2);
+      assert.equal(final.last_error, null);
+      assert.equal(final.provider_message_id, taken.provider_message_id);
+      assert.equal(smtp.messages.length, 1);
+    });
+
+    test('two workers on separate connections deliver 50 messages exactly once', async () => {
+      const recipients = Array.from({ length: 50 }, (_, i) => `user${i}@example.com`);
       for (const to of recipients) await queue(to);
       // On PostgreSQL the second worker has its own pool, as a second process would.
       const second = tdb.url ? await openDatabase({ url: tdb.url, schema: db.schema! }) : db;
@@ -221,15 +298,16 @@ for (const tdb of testDatabases) {
       for (const w of workers) await w.stop();
       if (second !== db) await second.close();
 
-      await smtp.waitFor(40);
+      await smtp.waitFor(50);
       await new Promise((r) => setTimeout(r, 100));
       const delivered = smtp.messages.map((m) => (Array.isArray(m.to) ? '' : m.to!.value[0]!.address));
-      assert.equal(delivered.length, 40);
+      assert.equal(delivered.length, 50);
       assert.deepEqual([...new Set(delivered)].sort(), [...recipients].sort());
+      assert.equal(new Set(smtp.messages.map((m) => m.messageId)).size, 50);
       const [counts] = await db.query<{ sent: number; once: number }>(
         "SELECT count(*) FILTER (WHERE status = 'sent')::int AS sent, count(*) FILTER (WHERE attempts = 1)::int AS once FROM outbox",
       );
-      assert.deepEqual(counts, { sent: 40, once: 40 });
+      assert.deepEqual(counts, { sent: 50, once: 50 });
     });
 
     test('started, it delivers on its own and stop() finishes the message in hand', async () => {
@@ -252,8 +330,10 @@ describe('development transports', () => {
     const transport = createEmailTransport(loadConfig({ SIGNET_DATA_DIR: dataDir }), logger);
     await transport.send({ from: { name: 'Notifications', address: 'n@signet.test' }, to: 'jo@example.com', subject: 'Your Acme verification code', html: '<p>123</p>', text: '123' });
     transport.close();
+    assert.equal(fs.statSync(path.join(dataDir, 'mail')).mode & 0o777, 0o700);
     const files = fs.readdirSync(path.join(dataDir, 'mail'));
     assert.equal(files.length, 1);
+    assert.match(files[0]!, /^\d{4}-\d{2}-\d{2}T[\d-]+Z-[0-9a-f]{8}\.eml$/);
     const file = path.join(dataDir, 'mail', files[0]!);
     assert.equal(fs.statSync(file).mode & 0o777, 0o600);
     const mail = await simpleParser(fs.readFileSync(file));
@@ -266,12 +346,20 @@ describe('development transports', () => {
 
   test('the dev SMS log appends one JSON line per message', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-sms-'));
-    const sms = createSmsTransport(loadConfig({ SIGNET_DATA_DIR: dataDir }), silent);
-    await sms.send({ to: '+14155552671', text: 'one' });
+    const logged: string[] = [];
+    const logger = { ...silent, info: (o: object, message?: string) => void logged.push(JSON.stringify(o) + (message ?? '')) };
+    const sms = createSmsTransport(loadConfig({ SIGNET_DATA_DIR: dataDir }), logger);
+    const { messageId } = await sms.send({ to: '+14155552671', text: 'code 4F7KQ2' });
     await sms.send({ to: '+14155552671', text: 'two' });
-    const lines = fs.readFileSync(path.join(dataDir, 'sms.log'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-    assert.deepEqual(lines.map((l) => l.text), ['one', 'two']);
+    const file = path.join(dataDir, 'sms.log');
+    assert.equal(fs.statSync(file).mode & 0o777, 0o600);
+    const lines = fs.readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    assert.deepEqual(lines.map((l) => l.text), ['code 4F7KQ2', 'two']);
     assert.equal(lines[0].to, '+14155552671');
+    assert.equal(lines[0].messageId, messageId);
+    assert.ok(!Number.isNaN(Date.parse(lines[0].time)));
+    assert.equal(logged.length, 2, 'one log line per message');
+    assert.ok(!logged[0]!.includes('4F7KQ2'), 'the log line leaves the text out');
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
 });

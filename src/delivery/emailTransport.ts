@@ -22,10 +22,17 @@ export interface EmailTransport {
   close(): void;
 }
 
-/** True for an SMTP answer that will not change on retry (5xx: bad recipient, refused sender). */
+/**
+ * True when this message can never be sent as it is: a 5xx refusal of its sender, recipient or
+ * content, or an envelope nodemailer refuses before sending (a recipient it cannot parse).
+ * Failures of the server as a whole (login refused, connection, greeting, timeouts) are the
+ * deployment's, not the message's, and are retried.
+ */
 export function isPermanentEmailError(error: unknown): boolean {
-  const code = (error as { responseCode?: number }).responseCode;
-  return typeof code === 'number' && code >= 500 && code < 600;
+  const { code, responseCode } = error as { code?: string; responseCode?: number };
+  if (code !== 'EENVELOPE' && code !== 'EMESSAGE') return false;
+  if (responseCode === undefined) return true; // refused before sending: "No recipients defined", too large
+  return responseCode >= 500 && responseCode < 600;
 }
 
 function mailOptions(email: OutgoingEmail) {

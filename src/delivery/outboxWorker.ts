@@ -137,22 +137,43 @@ export class OutboxWorker {
   private async process(row: ClaimedRow): Promise<void> {
     const { logger, maxAttempts } = this.options;
     const context = { outboxId: row.id, otpId: row.otp_id, channel: row.channel, attempt: row.attempts };
+    let sent: { messageId: string } | undefined;
+    let failure: unknown;
     try {
       if (row.attempts > maxAttempts) throw new PermanentFailure(`gave up after ${maxAttempts} attempts`);
-      const { messageId } = await this.send(row);
-      await this.finish(row, 'sent', { providerMessageId: messageId });
-      logger.info({ ...context, providerMessageId: messageId }, 'OTP message sent');
+      sent = await this.send(row);
     } catch (error) {
-      const reason = describe(error);
-      const permanent = error instanceof PermanentFailure || isPermanentEmailError(error);
+      failure = error;
+    }
+    // Recording is apart from sending, so a store error after a good send is not taken for a
+    // failed send; the message then stays 'sending' and is tried again once its lease ends.
+    try {
+      if (sent) {
+        if (await this.finish(row, 'sent', { providerMessageId: sent.messageId })) {
+          logger.info({ ...context, providerMessageId: sent.messageId }, 'OTP message sent');
+        } else {
+          // Its lease ran out mid-send and another worker took the message: it may arrive twice.
+          logger.warn({ ...context, providerMessageId: sent.messageId }, 'OTP message sent after its lease ended');
+        }
+        return;
+      }
+      const reason = describe(failure);
+      const permanent = failure instanceof PermanentFailure || isPermanentEmailError(failure);
       if (permanent || row.attempts >= maxAttempts) {
-        await this.finish(row, 'failed', { error: reason });
-        logger.error({ ...context, error: reason }, 'OTP message failed for good');
+        if (await this.finish(row, 'failed', { error: reason })) {
+          logger.error({ ...context, error: reason }, 'OTP message failed for good');
+        }
       } else {
         const delay = backoffMs(row.attempts);
-        await this.finish(row, 'retrying', { error: reason, retryInMs: delay });
-        logger.warn({ ...context, error: reason, retryInMs: delay }, 'OTP message not sent; will retry');
+        if (await this.finish(row, 'retrying', { error: reason, retryInMs: delay })) {
+          logger.warn({ ...context, error: reason, retryInMs: delay }, 'OTP message not sent; will retry');
+        }
       }
+    } catch (error) {
+      logger.error(
+        { ...context, sent: sent !== undefined, error: describe(error) },
+        'could not record the outcome of an OTP message; it is tried again when its lease ends',
+      );
     }
   }
 
@@ -180,15 +201,15 @@ export class OutboxWorker {
   /**
    * Records the outcome, guarded by the attempt number it claimed: a worker whose lease ran out
    * and was overtaken cannot overwrite the newer attempt's outcome. Finished messages lose their
-   * ciphertext, so the code lives in the store no longer than it must.
+   * ciphertext, so the code lives in the store no longer than it must. False when overtaken.
    */
   private async finish(
     row: ClaimedRow,
     status: 'sent' | 'retrying' | 'failed',
     detail: { providerMessageId?: string; error?: string; retryInMs?: number },
-  ): Promise<void> {
+  ): Promise<boolean> {
     const erase = status !== 'retrying';
-    await this.options.db.query(
+    const updated = await this.options.db.query(
       `UPDATE outbox
           SET status = $3,
               payload = CASE WHEN $4 THEN payload - 'encryptedCode' ELSE payload END,
@@ -198,10 +219,12 @@ export class OutboxWorker {
               sent_at = CASE WHEN $3 = 'sent' THEN now() ELSE sent_at END,
               lease_expires_at = NULL,
               updated_at = now()
-        WHERE id = $1 AND status = 'sending' AND attempts = $2`,
+        WHERE id = $1 AND status = 'sending' AND attempts = $2
+        RETURNING id`,
       [row.id, row.attempts, status, erase, detail.providerMessageId ?? null, detail.error ?? null,
         (detail.retryInMs ?? 0) / 1000],
     );
+    return updated.length === 1;
   }
 }
 
