@@ -35,12 +35,24 @@ export interface Config {
   outboxMaxAttempts: number;
   /** Run the outbox worker in this process (SIGNET_OUTBOX_WORKER, default true). */
   outboxWorker: boolean;
-  /** SMS codes per userIdentifier and window (SIGNET_RATE_LIMIT_SMS_PER_USER, "COUNT/SECONDS"). */
-  smsPerUserLimit: { count: number; windowSeconds: number };
+  /** OTP codes allowed per window, each "COUNT/SECONDS" (SIGNET_RATE_LIMIT_*). */
+  otpRateLimits: {
+    /** Per organization and userIdentifier, SMS (SIGNET_RATE_LIMIT_SMS_PER_USER). */
+    smsPerUser: RateLimitSetting;
+    /** Per organization and phone number (SIGNET_RATE_LIMIT_SMS_PER_CONTACT). */
+    smsPerContact: RateLimitSetting;
+    /** Per organization and email address (SIGNET_RATE_LIMIT_EMAIL_PER_CONTACT). */
+    emailPerContact: RateLimitSetting;
+  };
   /** pino log level (SIGNET_LOG_LEVEL). */
   logLevel: string;
   /** Base URL the CLI uses to reach a running server's admin API (SIGNET_URL). */
   url: string;
+}
+
+export interface RateLimitSetting {
+  count: number;
+  windowSeconds: number;
 }
 
 export class ConfigError extends Error {
@@ -71,7 +83,7 @@ function bool(env: Env, name: string, fallback: boolean): boolean {
   throw new ConfigError(`${name} must be true or false, got "${raw}"`);
 }
 
-function rate(env: Env, name: string, fallback: string): { count: number; windowSeconds: number } {
+function rate(env: Env, name: string, fallback: string): RateLimitSetting {
   const raw = env[name] || fallback;
   const match = /^(\d{1,6})\/(\d{1,7})$/.exec(raw);
   if (!match || Number(match[1]) < 1 || Number(match[2]) < 1) {
@@ -122,7 +134,11 @@ export function loadConfig(env: Env = process.env): Config {
     outboxPollMs: integer(env, 'SIGNET_OUTBOX_POLL_MS', 500, 10, 600_000),
     outboxMaxAttempts: integer(env, 'SIGNET_OUTBOX_MAX_ATTEMPTS', 8, 1, 100),
     outboxWorker: bool(env, 'SIGNET_OUTBOX_WORKER', true),
-    smsPerUserLimit: rate(env, 'SIGNET_RATE_LIMIT_SMS_PER_USER', '5/600'),
+    otpRateLimits: {
+      smsPerUser: rate(env, 'SIGNET_RATE_LIMIT_SMS_PER_USER', '5/600'),
+      smsPerContact: rate(env, 'SIGNET_RATE_LIMIT_SMS_PER_CONTACT', '5/3600'),
+      emailPerContact: rate(env, 'SIGNET_RATE_LIMIT_EMAIL_PER_CONTACT', '10/3600'),
+    },
     logLevel: env.SIGNET_LOG_LEVEL || 'info',
     url: (env.SIGNET_URL || `http://127.0.0.1:${port}`).replace(/\/+$/, ''),
   };

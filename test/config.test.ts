@@ -13,7 +13,11 @@ test('defaults match the README', () => {
   assert.equal(config.timestampToleranceMs, 300_000);
   assert.deepEqual(config.webauthnOrigins, ['http://localhost:8080']);
   assert.equal(config.webauthnRpId, 'localhost');
-  assert.deepEqual(config.smsPerUserLimit, { count: 5, windowSeconds: 600 });
+  assert.deepEqual(config.otpRateLimits, {
+    smsPerUser: { count: 5, windowSeconds: 600 },
+    smsPerContact: { count: 5, windowSeconds: 3600 },
+    emailPerContact: { count: 10, windowSeconds: 3600 },
+  });
   assert.equal(config.outboxWorker, true);
   assert.equal(config.url, 'http://127.0.0.1:8080');
 });
@@ -29,7 +33,7 @@ test('values are parsed', () => {
   assert.equal(config.port, 9000);
   assert.equal(config.databaseUrl, 'postgres://u@db:5432/signet');
   assert.deepEqual(config.webauthnOrigins, ['https://a.example', 'https://b.example']);
-  assert.deepEqual(config.smsPerUserLimit, { count: 3, windowSeconds: 60 });
+  assert.deepEqual(config.otpRateLimits.smsPerUser, { count: 3, windowSeconds: 60 });
   assert.equal(config.outboxWorker, false);
 });
 

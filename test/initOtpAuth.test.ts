@@ -40,6 +40,8 @@ for (const tdb of testDatabases) {
         SIGNET_SMTP_URL: smtp.url,
         SIGNET_EMAIL_FROM: 'otp@signet.test',
         SIGNET_RATE_LIMIT_SMS_PER_USER: '3/600',
+        SIGNET_RATE_LIMIT_SMS_PER_CONTACT: '2/600',
+        SIGNET_RATE_LIMIT_EMAIL_PER_CONTACT: '2/600',
       });
       org = await server.createOrganization('Acme');
     });
@@ -180,6 +182,21 @@ for (const tdb of testDatabases) {
       // Another user identifier, or email, is not affected.
       const other = await submit(server, org, JSON.stringify(otpBody(org.organizationId, { otpType: 'OTP_TYPE_SMS', contact: '+14155559999', userIdentifier: 'ip-hash-2' })));
       assert.equal(other.status, 200);
+    });
+
+    test('codes per phone number and per email address are limited too', async () => {
+      for (const [otpType, contact, label] of [
+        ['OTP_TYPE_SMS', '+14155550100', /this phone number/],
+        ['OTP_TYPE_EMAIL', 'erin@example.com', /this email address/],
+      ] as const) {
+        const statuses: number[] = [];
+        for (let i = 0; i < 3; i++) {
+          const sent = await submit(server, org, JSON.stringify(otpBody(org.organizationId, { otpType, contact, appName: `App ${i}` })));
+          statuses.push(sent.status);
+          if (sent.status === 429) assert.match(sent.json.message, label);
+        }
+        assert.deepEqual(statuses, [200, 200, 429], contact);
+      }
     });
 
     test('an SMS OTP normalises the number to E.164 and is logged by the development SMS transport', async () => {

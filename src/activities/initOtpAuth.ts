@@ -6,7 +6,7 @@ import { findEmailTemplate } from '../admin/emailTemplates.ts';
 import { enqueue, type OtpEmail, type OtpSms } from '../delivery/outbox.ts';
 import { invalidField } from '../errors.ts';
 import { generateOtpCode, hashOtpCode } from '../otp/code.ts';
-import { enforceSmsUserLimit } from '../otp/rateLimit.ts';
+import { enforceOtpRateLimit, type RateLimit, type RateLimitedScope } from '../otp/rateLimit.ts';
 import { emailAddressProblem, headerSafeProblem, MAX_EMAIL_LENGTH, normalizePhoneNumber } from '../otp/contact.ts';
 import type { ActivityHandler } from './handler.ts';
 
@@ -285,13 +285,16 @@ export const initOtpAuth: ActivityHandler<typeof initOtpAuthParameters, InitOtpA
       templateId = template?.templateId;
     }
 
-    if (intent.otpType === 'OTP_TYPE_SMS' && intent.userIdentifier !== undefined) {
-      await enforceSmsUserLimit(tx, {
-        organizationId: context.organizationId,
-        userIdentifier: intent.userIdentifier,
-        now: context.now,
-        limit: context.config.smsPerUserLimit,
-      });
+    const limits = context.config.otpRateLimits;
+    const limited = (scope: RateLimitedScope, limit: RateLimit) =>
+      enforceOtpRateLimit(tx, { organizationId: context.organizationId, now: context.now, limit, scope });
+    if (intent.otpType === 'OTP_TYPE_SMS') {
+      if (intent.userIdentifier !== undefined) {
+        await limited({ column: 'user_identifier', value: intent.userIdentifier, otpType: intent.otpType, label: 'this userIdentifier' }, limits.smsPerUser);
+      }
+      await limited({ column: 'contact', value: intent.contact, otpType: intent.otpType, label: 'this phone number' }, limits.smsPerContact);
+    } else {
+      await limited({ column: 'contact', value: intent.contact, otpType: intent.otpType, label: 'this email address' }, limits.emailPerContact);
     }
 
     const otpId = randomUUID();
