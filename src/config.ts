@@ -44,6 +44,10 @@ export interface Config {
     /** Per organization and email address (SIGNET_RATE_LIMIT_EMAIL_PER_CONTACT). */
     emailPerContact: RateLimitSetting;
   };
+  /** Accept http:// logo URLs besides https (SIGNET_ALLOW_HTTP_LOGOS; tests, closed networks). */
+  allowHttpLogos: boolean;
+  /** Fetch logos from private, loopback and link-local addresses (SIGNET_LOGO_ALLOW_PRIVATE; tests). */
+  logoAllowPrivate: boolean;
   /** pino log level (SIGNET_LOG_LEVEL). */
   logLevel: string;
   /** Base URL the CLI uses to reach a running server's admin API (SIGNET_URL). */
@@ -139,6 +143,8 @@ export function loadConfig(env: Env = process.env): Config {
       smsPerContact: rate(env, 'SIGNET_RATE_LIMIT_SMS_PER_CONTACT', '5/3600'),
       emailPerContact: rate(env, 'SIGNET_RATE_LIMIT_EMAIL_PER_CONTACT', '10/3600'),
     },
+    allowHttpLogos: bool(env, 'SIGNET_ALLOW_HTTP_LOGOS', false),
+    logoAllowPrivate: bool(env, 'SIGNET_LOGO_ALLOW_PRIVATE', false),
     logLevel: env.SIGNET_LOG_LEVEL || 'info',
     url: (env.SIGNET_URL || `http://127.0.0.1:${port}`).replace(/\/+$/, ''),
   };

@@ -61,6 +61,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       pollMs: config.outboxPollMs,
       maxAttempts: config.outboxMaxAttempts,
       defaultFrom: config.emailFrom,
+      logo: { allowHttp: config.allowHttpLogos, allowPrivate: config.logoAllowPrivate },
     });
     const started = worker;
 

@@ -80,6 +80,7 @@ for (const tdb of testDatabases) {
         maxAttempts: options.maxAttempts ?? 5,
         batchSize: options.batchSize ?? 20,
         defaultFrom: 'otp@signet.test',
+        logo: { allowHttp: false, allowPrivate: false },
       });
     }
 

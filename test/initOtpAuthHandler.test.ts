@@ -150,9 +150,9 @@ describe('init_otp_auth parameters', () => {
     rejects({ ...EMAIL, sendFromEmailAddress: '' }, 'parameters.sendFromEmailAddress', /empty/);
   });
 
-  test('emailCustomization.logoUrl is an https URL', () => {
+  test('emailCustomization.logoUrl is an https URL (http is judged by execute, against the configuration)', () => {
     accepts({ ...EMAIL, emailCustomization: { logoUrl: 'https://cdn.acme.example/logo.png' } });
-    rejects({ ...EMAIL, emailCustomization: { logoUrl: 'http://cdn.acme.example/logo.png' } }, 'parameters.emailCustomization.logoUrl', /https/);
+    accepts({ ...EMAIL, emailCustomization: { logoUrl: 'http://cdn.acme.example/logo.png' } });
     rejects({ ...EMAIL, emailCustomization: { logoUrl: 'javascript:alert(1)' } }, 'parameters.emailCustomization.logoUrl', /https/);
     rejects({ ...EMAIL, emailCustomization: { logoUrl: 'logo.png' } }, 'parameters.emailCustomization.logoUrl', /absolute URL/);
     rejects({ ...EMAIL, emailCustomization: { logoUrl: 'https://u:p@cdn.acme.example/logo.png' } }, 'parameters.emailCustomization.logoUrl', /password/);
@@ -288,6 +288,23 @@ for (const tdb of testDatabases) {
     async function count(table: string) {
       return (await db.query(`SELECT id FROM ${table}`)).length;
     }
+
+    test('an http logoUrl is refused unless SIGNET_ALLOW_HTTP_LOGOS', async () => {
+      const parameters = { ...EMAIL, emailCustomization: { logoUrl: 'http://cdn.acme.example/logo.png' } };
+      await assert.rejects(run(parameters), (e: any) => e.fieldViolations?.[0]?.field === 'parameters.emailCustomization.logoUrl');
+      const allowed = { ...config, allowHttpLogos: true };
+      const intent = initOtpAuthParameters.parse(parameters);
+      const activityId = randomUUID();
+      const now = new Date();
+      await db.transaction(async (tx) => {
+        await tx.query(
+          `INSERT INTO activities (id, organization_id, type, status, fingerprint, timestamp_ms, raw_body, stamp_header, intent, created_at, updated_at)
+           VALUES ($1, $2, 'ACTIVITY_TYPE_INIT_OTP_AUTH_V3', 'ACTIVITY_STATUS_COMPLETED', $3, '0', '{}', 'test', '{}', $4, $4)`,
+          [activityId, organizationId, `sha256:${randomBytes(32).toString('hex')}`, now],
+        );
+        await initOtpAuth.execute(tx, { activityId, organizationId, userId: randomUUID(), now, config: allowed, secret }, intent);
+      });
+    });
 
     test('an email OTP: one row with the keyed hash and the expiry, one queued outbox message', async () => {
       const { activityId, otpId, now } = await run({ ...EMAIL, userIdentifier: 'user-7' });

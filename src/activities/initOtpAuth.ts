@@ -54,8 +54,8 @@ function urlProblem(value: string): { url: URL } | { problem: string } {
 function logoUrlProblem(value: string): string | undefined {
   const parsed = urlProblem(value);
   if ('problem' in parsed) return parsed.problem;
-  // http would let anyone on the path swap the logo; a later configuration may allow it for tests.
-  if (parsed.url.protocol !== 'https:') return 'must be an https URL';
+  // http is refused in execute unless SIGNET_ALLOW_HTTP_LOGOS: anyone on the path could swap the logo.
+  if (parsed.url.protocol !== 'https:' && parsed.url.protocol !== 'http:') return 'must be an https URL';
   if (parsed.url.username || parsed.url.password) return 'must not contain a user name or password';
   return undefined;
 }
@@ -255,6 +255,10 @@ export const initOtpAuth: ActivityHandler<typeof initOtpAuthParameters, InitOtpA
   parameters: initOtpAuthParameters,
 
   async execute(tx, context, intent) {
+    const logoUrl = intent.emailCustomization?.logoUrl;
+    if (logoUrl?.startsWith('http:') && !context.config.allowHttpLogos) {
+      throw invalidField('parameters.emailCustomization.logoUrl', 'must be an https URL');
+    }
     if (intent.sendFromEmailAddress !== undefined) {
       const address = intent.sendFromEmailAddress;
       const domain = address.slice(address.lastIndexOf('@') + 1).toLowerCase();

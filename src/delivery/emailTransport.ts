@@ -14,6 +14,8 @@ export interface OutgoingEmail {
   subject: string;
   html: string;
   text: string;
+  /** Inline images, referenced from the HTML as cid:<cid>. */
+  attachments?: Array<{ filename: string; content: Buffer; contentType: string; cid: string }>;
 }
 
 export interface EmailTransport {
@@ -44,6 +46,7 @@ function mailOptions(email: OutgoingEmail) {
     subject: email.subject,
     html: email.html,
     text: email.text,
+    ...(email.attachments ? { attachments: email.attachments } : {}),
   };
 }
 

@@ -24,7 +24,14 @@ export function magicLink(template: string, code: string): string {
   return template.replace('%s', encodeURIComponent(code));
 }
 
-export function renderOtpEmail(message: OtpEmail, code: string): RenderedEmail {
+/** An inline image the HTML shows above the app name. */
+export interface InlineLogo {
+  cid: string;
+  width: number;
+  height: number;
+}
+
+export function renderOtpEmail(message: OtpEmail, code: string, logo?: InlineLogo): RenderedEmail {
   const app = message.appName;
   const expires = validity(message.expirationSeconds);
   const link = message.magicLinkTemplate ? magicLink(message.magicLinkTemplate, code) : undefined;
@@ -50,6 +57,7 @@ export function renderOtpEmail(message: OtpEmail, code: string): RenderedEmail {
 <table role="presentation" width="100%" cellspacing="0" cellpadding="0"><tr><td align="center">
 <table role="presentation" width="480" cellspacing="0" cellpadding="0" style="max-width:480px;background:#ffffff;border-radius:8px;padding:32px">
 <tr><td>
+${logo ? `<img src="cid:${escapeHtml(logo.cid)}" width="${logo.width}" height="${logo.height}" alt="${escapeHtml(app)}" style="display:block;margin:0 0 16px;border:0">` : ''}
 <h1 style="margin:0 0 16px;font-size:20px">${escapeHtml(app)}</h1>
 <p style="margin:0 0 8px">Your verification code is:</p>
 <p style="margin:0 0 16px;font-size:32px;font-weight:700;letter-spacing:4px;font-family:Menlo,Consolas,monospace">${escapeHtml(code)}</p>

@@ -5,7 +5,9 @@ import type { Database } from '../store/db.ts';
 import { isPermanentEmailError, type EmailTransport } from './emailTransport.ts';
 import type { DeliveryLogger } from './logger.ts';
 import { decryptCode, type StoredPayload } from './outbox.ts';
-import { renderOtpEmail, renderOtpSms } from './otpMessages.ts';
+import { composeOtpEmail } from './composeOtpEmail.ts';
+import type { LogoOptions } from './logo.ts';
+import { renderOtpSms } from './otpMessages.ts';
 import type { SmsTransport } from './smsTransport.ts';
 
 export interface OutboxWorkerOptions {
@@ -25,10 +27,13 @@ export interface OutboxWorkerOptions {
   batchSize?: number;
   /** From address when the message names none (SIGNET_EMAIL_FROM). */
   defaultFrom: string;
+  /** Where logos may be fetched from (SIGNET_ALLOW_HTTP_LOGOS, SIGNET_LOGO_ALLOW_PRIVATE). */
+  logo: LogoOptions;
 }
 
 interface ClaimedRow {
   id: string;
+  organization_id: string;
   otp_id: string | null;
   channel: 'email' | 'sms';
   payload: StoredPayload;
@@ -127,7 +132,7 @@ export class OutboxWorker {
            ORDER BY next_attempt_at
            LIMIT $1
            FOR UPDATE SKIP LOCKED)
-        RETURNING id, otp_id, channel, payload, attempts`,
+        RETURNING id, organization_id, otp_id, channel, payload, attempts`,
       [this.batchSize, this.leaseMs / 1000],
     );
     await Promise.all(claimed.map((row) => this.process(row)));
@@ -189,13 +194,23 @@ export class OutboxWorker {
     if (payload.channel === 'sms') {
       return this.options.sms.send({ to: payload.to, text: renderOtpSms(payload, code) });
     }
-    const rendered = renderOtpEmail(payload, code);
-    return this.options.email.send({
-      from: { name: payload.fromName, address: payload.fromAddress ?? this.options.defaultFrom },
-      to: payload.to,
-      ...(payload.replyTo ? { replyTo: payload.replyTo } : {}),
-      ...rendered,
+    const composed = await composeOtpEmail(this.options.db, {
+      organizationId: row.organization_id,
+      message: payload,
+      code,
+      defaultFrom: this.options.defaultFrom,
+      logo: this.options.logo,
     });
+    const context = { outboxId: row.id, otpId: row.otp_id };
+    if (composed.logoProblem) {
+      // Recorded on the row, so the sender can see why the email went out without its logo.
+      await this.options.db.query('UPDATE outbox SET logo_error = $2 WHERE id = $1', [row.id, composed.logoProblem]);
+      this.options.logger.warn({ ...context, reason: composed.logoProblem }, 'OTP email goes out without its logo');
+    }
+    if (composed.templateMissing) {
+      this.options.logger.warn({ ...context, templateId: payload.templateId }, 'email template was removed; using the built-in email');
+    }
+    return this.options.email.send(composed.email);
   }
 
   /**

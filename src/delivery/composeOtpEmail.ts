@@ -1,0 +1,62 @@
+// Builds the OTP email at delivery: the organization's chosen template (rendered by Handlebars) or
+// the built-in email, with the logo fetched, resized and embedded inline by CID. A logo that cannot
+// be had leaves the email without it, and says why.
+import { findEmailTemplate } from '../admin/emailTemplates.ts';
+import { renderEmailTemplate } from '../otp/emailTemplates.ts';
+import type { Queryable } from '../store/db.ts';
+import type { OutgoingEmail } from './emailTransport.ts';
+import { fetchLogo, LogoError, type Logo, type LogoOptions } from './logo.ts';
+import { magicLink, renderOtpEmail } from './otpMessages.ts';
+import type { OtpEmail } from './outbox.ts';
+
+export const LOGO_CID = 'logo@signet';
+
+export interface ComposedEmail {
+  email: OutgoingEmail;
+  /** Why the requested logo is not in the email, when it is not. */
+  logoProblem?: string;
+  /** The template chosen at submission was removed since; the built-in email was used. */
+  templateMissing?: boolean;
+}
+
+export async function composeOtpEmail(
+  db: Queryable,
+  input: { organizationId: string; message: OtpEmail; code: string; defaultFrom: string; logo: LogoOptions },
+): Promise<ComposedEmail> {
+  const { message, code } = input;
+  let logo: Logo | undefined;
+  let logoProblem: string | undefined;
+  if (message.logoUrl) {
+    try {
+      logo = await fetchLogo(message.logoUrl, input.logo);
+    } catch (error) {
+      if (!(error instanceof LogoError)) throw error;
+      logoProblem = error.message;
+    }
+  }
+
+  const template = message.templateId ? await findEmailTemplate(db, input.organizationId, message.templateId) : undefined;
+  const link = message.magicLinkTemplate ? magicLink(message.magicLinkTemplate, code) : undefined;
+  const rendered = template
+    ? renderEmailTemplate(template, {
+        otpCode: code,
+        appName: message.appName,
+        expirationMinutes: String(Math.ceil(message.expirationSeconds / 60)),
+        ...(link ? { magicLink: link } : {}),
+        ...(logo ? { logoCid: LOGO_CID } : {}),
+        ...(message.templateVariables ? { custom: message.templateVariables } : {}),
+      })
+    : renderOtpEmail(message, code, logo ? { cid: LOGO_CID, width: logo.width, height: logo.height } : undefined);
+
+  return {
+    email: {
+      from: { name: message.fromName, address: message.fromAddress ?? input.defaultFrom },
+      to: message.to,
+      ...(message.replyTo ? { replyTo: message.replyTo } : {}),
+      ...rendered,
+      ...(logo ? { attachments: [{ filename: 'logo.png', content: logo.png, contentType: 'image/png', cid: LOGO_CID }] } : {}),
+    },
+    ...(logoProblem ? { logoProblem } : {}),
+    ...(message.templateId && !template ? { templateMissing: true } : {}),
+  };
+}
