@@ -1,7 +1,8 @@
 // The outbox: messages committed in the same transaction as the activity that caused them, and
 // delivered later by the worker. The OTP code travels encrypted and is erased once delivered.
-import { createCipheriv, createDecipheriv, createHmac, randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../store/db.ts';
+import { seal, unseal } from '../store/sealed.ts';
 
 /** What an OTP email needs at delivery time (rendering happens in the worker). */
 export interface OtpEmail {
@@ -43,30 +44,16 @@ export type OutboxMessage = (OtpEmail | OtpSms) & {
 /** The payload as stored: the message without its code, plus the code encrypted. */
 export type StoredPayload = (OtpEmail | OtpSms) & { encryptedCode?: string };
 
-const KEY_LABEL = 'signet outbox encryption v1';
+const SEAL_LABEL = 'signet outbox encryption v1';
 
-// A key of its own, so the OTP hashes and the outbox ciphertexts never share one.
-function encryptionKey(secret: Buffer): Buffer {
-  return createHmac('sha256', secret).update(KEY_LABEL).digest();
-}
-
-/** AES-256-GCM, with the outbox id as associated data so a ciphertext cannot move to another row. */
+/** The code sealed to its outbox row (see store/sealed.ts). */
 export function encryptCode(secret: Buffer, outboxId: string, code: string): string {
-  const nonce = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', encryptionKey(secret), nonce);
-  cipher.setAAD(Buffer.from(outboxId));
-  const sealed = Buffer.concat([cipher.update(code, 'utf8'), cipher.final()]);
-  return Buffer.concat([nonce, sealed, cipher.getAuthTag()]).toString('base64url');
+  return seal(secret, SEAL_LABEL, outboxId, Buffer.from(code, 'utf8'));
 }
 
 /** Throws when the ciphertext was changed, belongs to another row, or was made with another secret. */
 export function decryptCode(secret: Buffer, outboxId: string, encrypted: string): string {
-  const raw = Buffer.from(encrypted, 'base64url');
-  if (raw.length < 12 + 16 + 1) throw new Error('outbox ciphertext is truncated');
-  const decipher = createDecipheriv('aes-256-gcm', encryptionKey(secret), raw.subarray(0, 12));
-  decipher.setAAD(Buffer.from(outboxId));
-  decipher.setAuthTag(raw.subarray(raw.length - 16));
-  return Buffer.concat([decipher.update(raw.subarray(12, raw.length - 16)), decipher.final()]).toString('utf8');
+  return unseal(secret, SEAL_LABEL, outboxId, encrypted).toString('utf8');
 }
 
 /**

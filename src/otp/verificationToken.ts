@@ -1,17 +1,9 @@
 // Verification tokens (verify_otp's result): the service's ES256 signing key, created lazily in the
 // store with its private half sealed under the deployment secret, the JWT it signs, and its JWKS.
-import {
-  createCipheriv,
-  createDecipheriv,
-  createHmac,
-  createPrivateKey,
-  generateKeyPairSync,
-  randomBytes,
-  randomUUID,
-  type KeyObject,
-} from 'node:crypto';
+import { createPrivateKey, generateKeyPairSync, randomUUID, type KeyObject } from 'node:crypto';
 import { calculateJwkThumbprint, SignJWT } from 'jose';
 import type { Queryable } from '../store/db.ts';
+import { seal, unseal } from '../store/sealed.ts';
 
 /** `iss` of every token; fixed until a deployment needs its own (then it becomes a setting). */
 export const TOKEN_ISSUER = 'signet';
@@ -52,27 +44,13 @@ interface SigningKeyRow {
   encrypted_private_key: string;
 }
 
-function sealingKey(secret: Buffer): Buffer {
-  return createHmac('sha256', secret).update(SEAL_LABEL).digest();
+function sealKey(secret: Buffer, kid: string, plaintext: Buffer): string {
+  return seal(secret, SEAL_LABEL, kid, plaintext);
 }
 
-/** AES-256-GCM with the kid as associated data, so a sealed key cannot be moved to another row. */
-function seal(secret: Buffer, kid: string, plaintext: Buffer): string {
-  const nonce = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', sealingKey(secret), nonce);
-  cipher.setAAD(Buffer.from(kid));
-  const sealed = Buffer.concat([cipher.update(plaintext), cipher.final()]);
-  return Buffer.concat([nonce, sealed, cipher.getAuthTag()]).toString('base64url');
-}
-
-function open(secret: Buffer, kid: string, sealed: string): Buffer {
-  const raw = Buffer.from(sealed, 'base64url');
+function openKey(secret: Buffer, kid: string, sealed: string): Buffer {
   try {
-    if (raw.length < 12 + 16 + 1) throw new Error('truncated');
-    const decipher = createDecipheriv('aes-256-gcm', sealingKey(secret), raw.subarray(0, 12));
-    decipher.setAAD(Buffer.from(kid));
-    decipher.setAuthTag(raw.subarray(raw.length - 16));
-    return Buffer.concat([decipher.update(raw.subarray(12, raw.length - 16)), decipher.final()]);
+    return unseal(secret, SEAL_LABEL, kid, sealed);
   } catch {
     // Logged by the HTTP layer as a 500; the client sees only "internal error".
     throw new Error(
@@ -108,12 +86,12 @@ async function activeSigningKey(tx: Queryable, secret: Buffer): Promise<{ kid: s
       `INSERT INTO signing_keys (kid, purpose, algorithm, public_jwk, encrypted_private_key)
        VALUES ($1, $2, $3, $4, $5)
        ON CONFLICT (purpose) WHERE retired_at IS NULL DO NOTHING`,
-      [kid, PURPOSE, TOKEN_ALGORITHM, JSON.stringify(publicJwk), seal(secret, kid, der)],
+      [kid, PURPOSE, TOKEN_ALGORITHM, JSON.stringify(publicJwk), sealKey(secret, kid, der)],
     );
     row = await selectActiveKey(tx);
     if (!row) throw new Error('the verification-token signing key vanished right after it was created');
   }
-  const der = open(secret, row.kid, row.encrypted_private_key);
+  const der = openKey(secret, row.kid, row.encrypted_private_key);
   return { kid: row.kid, privateKey: createPrivateKey({ key: der, format: 'der', type: 'pkcs8' }) };
 }
 
