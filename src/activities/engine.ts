@@ -9,6 +9,7 @@ import { invalidArgument, invalidField, unauthenticated } from '../errors.ts';
 import type { Database, Queryable } from '../store/db.ts';
 import { envelopeSchema } from './envelope.ts';
 import { CommittedRejection, type ActivityHandler } from './handler.ts';
+import { findActivity } from '../store/activities.ts';
 import { renderActivity, type ActivityRecord, type VoteRecord } from './render.ts';
 import { schemaError } from './violations.ts';
 
@@ -75,7 +76,7 @@ export class ActivityEngine {
 
     // The same body again is how clients poll: answer with the stored activity, whatever its age.
     const fingerprint = `sha256:${createHash('sha256').update(submission.body).digest('hex')}`;
-    const existing = await loadActivity(db, organizationId, fingerprint);
+    const existing = await findActivity(db, { organizationId, fingerprint });
     if (existing) return { response: renderActivity(handler, existing), activityId: existing.id, created: false };
 
     const skew = Math.abs(now.getTime() - Number(timestampMs));
@@ -104,7 +105,7 @@ export class ActivityEngine {
     });
     if (record === undefined) {
       // Lost the race to a concurrent submission of the same body; it committed first.
-      const winner = await loadActivity(db, organizationId, fingerprint);
+      const winner = await findActivity(db, { organizationId, fingerprint });
       if (!winner) throw new Error('activity vanished after a fingerprint conflict');
       return { response: renderActivity(handler, winner), activityId: winner.id, created: false };
     }
@@ -201,7 +202,8 @@ export class ActivityEngine {
   }
 }
 
-function parseBody(body: Buffer): unknown {
+/** The body as a JSON object, or a 400 saying what is wrong with it. */
+export function parseBody(body: Buffer): unknown {
   let text: string;
   try {
     text = utf8.decode(body);
@@ -255,74 +257,4 @@ async function insertVote(tx: Queryable, vote: VoteRecord): Promise<void> {
     [vote.id, vote.activityId, vote.userId, vote.selection, vote.message, vote.publicKey, vote.signature,
       vote.scheme, vote.createdAt],
   );
-}
-
-interface ActivityRow {
-  id: string;
-  organization_id: string;
-  type: string;
-  status: string;
-  fingerprint: string;
-  timestamp_ms: string;
-  intent: object;
-  result: object | null;
-  created_at: Date;
-  updated_at: Date;
-}
-
-interface VoteRow {
-  id: string;
-  user_id: string;
-  user_name: string;
-  activity_id: string;
-  selection: string;
-  message: string;
-  public_key: string;
-  signature: string;
-  scheme: string;
-  created_at: Date;
-}
-
-export async function loadActivity(
-  db: Queryable,
-  organizationId: string,
-  fingerprint: string,
-): Promise<ActivityRecord | undefined> {
-  const [row] = await db.query<ActivityRow>(
-    `SELECT id, organization_id, type, status, fingerprint, timestamp_ms, intent, result, created_at, updated_at
-       FROM activities WHERE organization_id = $1 AND fingerprint = $2`,
-    [organizationId, fingerprint],
-  );
-  if (!row) return undefined;
-  const votes = await db.query<VoteRow>(
-    `SELECT v.id, v.user_id, u.user_name, v.activity_id, v.selection, v.message, v.public_key, v.signature,
-            v.scheme, v.created_at
-       FROM votes v JOIN users u ON u.id = v.user_id
-      WHERE v.activity_id = $1 ORDER BY v.created_at, v.id`,
-    [row.id],
-  );
-  return {
-    id: row.id,
-    organizationId: row.organization_id,
-    type: row.type,
-    status: row.status,
-    fingerprint: row.fingerprint,
-    timestampMs: row.timestamp_ms,
-    intent: row.intent,
-    result: row.result ?? {},
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    votes: votes.map((v) => ({
-      id: v.id,
-      userId: v.user_id,
-      userName: v.user_name,
-      activityId: v.activity_id,
-      selection: v.selection,
-      message: v.message,
-      publicKey: v.public_key,
-      signature: v.signature,
-      scheme: v.scheme,
-      createdAt: v.created_at,
-    })),
-  };
 }

@@ -17,6 +17,8 @@ import { DatabaseUnavailable, type Database } from '../store/db.ts';
 import { registerAdminRoutes } from './adminRoutes.ts';
 import { registerHealthRoutes } from './healthRoutes.ts';
 import { registerJwksRoutes } from './jwksRoutes.ts';
+import { queryHandlers } from '../queries/registry.ts';
+import { registerQueryRoutes } from './queryRoutes.ts';
 import { registerSubmitRoutes } from './submitRoutes.ts';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -78,6 +80,7 @@ export function buildApp(deps: AppDependencies): FastifyInstance {
   registerHealthRoutes(app, deps.db);
   registerJwksRoutes(app, deps.db);
   registerSubmitRoutes(app, deps.engine, deps.handlers);
+  registerQueryRoutes(app, deps, queryHandlers);
   registerAdminRoutes(app, deps);
   return app;
 }
