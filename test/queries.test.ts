@@ -122,6 +122,27 @@ for (const tdb of testDatabases) {
       assert.deepEqual(((await stranger.getSmartContractInterfaces({ organizationId: other.organizationId })) as any).smartContractInterfaces, []);
     });
 
+    test('delete_smart_contract_interface removes it; a second delete and another tenant get 404', async () => {
+      const target = interfaces[0]!;
+      const del = (c: TurnkeyClient, organizationId: string) =>
+        c.deleteSmartContractInterface({
+          type: 'ACTIVITY_TYPE_DELETE_SMART_CONTRACT_INTERFACE',
+          timestampMs: String(Date.now()),
+          organizationId,
+          parameters: { smartContractInterfaceId: target },
+        });
+      await expectError(del(server.client(other), other.organizationId), 404, /no smart contract interface/);
+      const { activity } = (await del(client, org.organizationId)) as any;
+      assert.equal(activity.type, 'ACTIVITY_TYPE_DELETE_SMART_CONTRACT_INTERFACE');
+      assert.deepEqual(activity.result.deleteSmartContractInterfaceResult, { smartContractInterfaceId: target });
+      assert.deepEqual(activity.intent.deleteSmartContractInterfaceIntent, { smartContractInterfaceId: target });
+      await expectError(client.getSmartContractInterface({ organizationId: org.organizationId, smartContractInterfaceId: target }), 404, /no smart contract interface/);
+      await new Promise((r) => setTimeout(r, 2)); // a new timestampMs, so a new body rather than a resubmission
+      await expectError(del(client, org.organizationId), 404, /no smart contract interface/);
+      interfaces.shift();
+      created.push(activity.id);
+    });
+
     test('queries need a valid stamp and write nothing', async () => {
       const [before] = await server.db.query<{ n: number }>('SELECT count(*)::int AS n FROM activities');
       const response = await fetch(`${server.baseUrl}/public/v1/query/get_activity`, {

@@ -1,7 +1,13 @@
 // Every activity type Signet accepts. Adding one is writing its handler file and listing it here.
 import type { ActivityHandler } from './handler.ts';
 import { createSmartContractInterface } from './createSmartContractInterface.ts';
+import { deleteSmartContractInterface } from './deleteSmartContractInterface.ts';
 import { initOtpAuth } from './initOtpAuth.ts';
 import { verifyOtp } from './verifyOtp.ts';
 
-export const activityHandlers: readonly ActivityHandler[] = [initOtpAuth, createSmartContractInterface, verifyOtp];
+export const activityHandlers: readonly ActivityHandler[] = [
+  initOtpAuth,
+  verifyOtp,
+  createSmartContractInterface,
+  deleteSmartContractInterface,
+];

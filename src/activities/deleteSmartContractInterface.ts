@@ -1,0 +1,30 @@
+// The delete_smart_contract_interface activity (ACTIVITY_TYPE_DELETE_SMART_CONTRACT_INTERFACE):
+// removes one stored ABI or IDL of the organization. The activities that created and deleted it
+// remain, so the history stays auditable.
+import { z } from 'zod';
+import { notFound } from '../errors.ts';
+import type { ActivityHandler } from './handler.ts';
+
+const parameters = z.strictObject({
+  smartContractInterfaceId: z.uuid({ message: 'must be a smart contract interface id (a UUID)' }),
+});
+
+export const deleteSmartContractInterface: ActivityHandler<typeof parameters, { smartContractInterfaceId: string }> = {
+  path: 'delete_smart_contract_interface',
+  activityType: 'ACTIVITY_TYPE_DELETE_SMART_CONTRACT_INTERFACE',
+  intentKey: 'deleteSmartContractInterfaceIntent',
+  resultKey: 'deleteSmartContractInterfaceResult',
+  parameters,
+
+  async execute(tx, context, intent) {
+    const deleted = await tx.query(
+      'DELETE FROM smart_contract_interfaces WHERE id = $1 AND organization_id = $2 RETURNING id',
+      [intent.smartContractInterfaceId, context.organizationId],
+    );
+    // Another organization's interface is not found: whether it exists is not told.
+    if (deleted.length === 0) {
+      throw notFound(`no smart contract interface ${intent.smartContractInterfaceId} in organization ${context.organizationId}`);
+    }
+    return { smartContractInterfaceId: intent.smartContractInterfaceId };
+  },
+};
