@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { devCredentialsHelp, devCredentialsPath } from './admin/devBootstrap.ts';
+import { appProofProblems } from './activities/appProofs.ts';
 import { adminTokenPath } from './admin/localSecrets.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { openConfiguredDatabase, startServer } from './server.ts';
@@ -21,6 +22,8 @@ Commands:
                                           store an OTP email template (Handlebars)
   template list --org ID [--json]         the organization's templates, newest (the default) first
   template remove --org ID --id TEMPLATE  delete a template
+  proof verify FILE [--key HEX]...        check a saved activity's App Proofs offline; --key pins
+                                          the proof keys you trust (get_app_proof_keys)
 
 Admin commands talk to the running server at SIGNET_URL (default http://127.0.0.1:8080) with
 SIGNET_ADMIN_TOKEN, or the token file the server wrote into SIGNET_DATA_DIR.`;
@@ -149,12 +152,57 @@ async function template(config: Config, sub: string | undefined, rest: string[])
   throw new UsageError('expected: signet template add|list|remove …');
 }
 
+/** `signet proof verify`: needs no server and no configuration, only the saved activity. */
+function proof(sub: string | undefined, rest: string[]): number {
+  if (sub !== 'verify') throw new UsageError('expected: signet proof verify FILE [--key HEX]');
+  let parsed;
+  try {
+    parsed = parseArgs({ args: rest, options: { key: { type: 'string', multiple: true } }, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const [file] = parsed.positionals;
+  if (!file || parsed.positionals.length > 1) throw new UsageError('give one FILE: a saved activity (JSON)');
+  let saved: any;
+  try {
+    saved = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch (error) {
+    process.stderr.write(`signet: ${file} is not a readable JSON file: ${(error as Error).message}\n`);
+    return 1;
+  }
+  const activity = saved?.activity ?? saved;
+  const resultEntries = Object.entries(activity?.result ?? {}).filter(([key]) => key !== 'activity');
+  if (typeof activity?.id !== 'string' || resultEntries.length !== 1) {
+    process.stderr.write(`signet: ${file} does not hold an activity (a submission's or get_activity's answer)\n`);
+    return 1;
+  }
+  const problems = appProofProblems(
+    {
+      id: activity.id,
+      type: activity.type,
+      organizationId: activity.organizationId,
+      fingerprint: activity.fingerprint,
+      timestampMs: activity.timestampMs,
+      result: resultEntries[0]![1] as object,
+    },
+    Array.isArray(activity.appProofs) ? activity.appProofs : [],
+    parsed.values.key?.map((k) => k.toLowerCase()),
+  );
+  if (problems.length > 0) {
+    process.stdout.write(`INVALID: activity ${activity.id}\n${problems.map((p) => `  - ${p}`).join('\n')}\n`);
+    return 1;
+  }
+  process.stdout.write(`valid: activity ${activity.id} (${activity.type}) is proven by ${activity.appProofs.length} App Proof(s)\n`);
+  return 0;
+}
+
 async function run(argv: string[]): Promise<number> {
   const [command, sub, ...rest] = argv;
   if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
     process.stdout.write(USAGE + '\n');
     return command === undefined ? 2 : 0;
   }
+  if (command === 'proof') return proof(sub, rest);
   const config = loadConfig();
   switch (command) {
     case 'serve':

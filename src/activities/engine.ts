@@ -7,6 +7,7 @@ import { authenticate, type Principal } from '../auth/authenticate.ts';
 import { parseStamp } from '../auth/parseStamp.ts';
 import { invalidArgument, invalidField, unauthenticated } from '../errors.ts';
 import type { Database, Queryable } from '../store/db.ts';
+import { createAppProof } from './appProofs.ts';
 import { envelopeSchema } from './envelope.ts';
 import { CommittedRejection, type ActivityHandler } from './handler.ts';
 import { findActivity } from '../store/activities.ts';
@@ -89,9 +90,6 @@ export class ActivityEngine {
 
     const parsed = handler.parameters.safeParse(parameters, { reportInput: true });
     if (!parsed.success) throw schemaError(parsed.error, 'parameters', 'invalid parameters');
-    if (generateAppProofs === true) {
-      throw invalidField('generateAppProofs', 'App Proofs are not available on this server yet; omit the flag');
-    }
 
     const record = await this.execute(handler, {
       organizationId,
@@ -102,6 +100,7 @@ export class ActivityEngine {
       principal,
       intent: parsed.data as object,
       now,
+      generateAppProofs: generateAppProofs === true,
     });
     if (record === undefined) {
       // Lost the race to a concurrent submission of the same body; it committed first.
@@ -125,6 +124,7 @@ export class ActivityEngine {
       principal: Principal;
       intent: object;
       now: Date;
+      generateAppProofs: boolean;
     },
   ): Promise<ActivityRecord | undefined> {
     const { principal, now } = input;
@@ -165,7 +165,21 @@ export class ActivityEngine {
           await tx.query('DELETE FROM activities WHERE id = $1', [id]);
           return error;
         }
-        await tx.query('UPDATE activities SET result = $2 WHERE id = $1', [id, JSON.stringify(result)]);
+        const appProofs = input.generateAppProofs
+          ? [await createAppProof(tx, this.deps.secret, {
+              id,
+              type: handler.activityType,
+              organizationId: input.organizationId,
+              fingerprint: input.fingerprint,
+              timestampMs: input.timestampMs,
+              result,
+            })]
+          : undefined;
+        await tx.query('UPDATE activities SET result = $2, app_proofs = $3 WHERE id = $1', [
+          id,
+          JSON.stringify(result),
+          appProofs ? JSON.stringify(appProofs) : null,
+        ]);
         const vote: VoteRecord = {
           id: randomUUID(),
           userId: principal.userId,
@@ -191,6 +205,7 @@ export class ActivityEngine {
           votes: [vote],
           createdAt: now,
           updatedAt: now,
+          ...(appProofs ? { appProofs } : {}),
         };
       });
       if (outcome instanceof CommittedRejection) throw outcome.error;

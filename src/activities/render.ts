@@ -1,5 +1,6 @@
 // The activity object on the wire (DESIGN §2.4): the seed's nested shape plus the flat keys that
 // existing clients read. One stored record renders the same bytes on every read.
+import type { AppProof } from './appProofs.ts';
 import type { ActivityHandler } from './handler.ts';
 
 export interface VoteRecord {
@@ -27,6 +28,8 @@ export interface ActivityRecord {
   votes: VoteRecord[];
   createdAt: Date;
   updatedAt: Date;
+  /** Present when the activity was submitted with generateAppProofs: true. */
+  appProofs?: AppProof[];
 }
 
 function renderVote(vote: VoteRecord) {
@@ -71,6 +74,7 @@ export function renderActivity(handler: ActivityHandler, record: ActivityRecord)
       intent,
       result: { activity: { ...common, intent, result, ...bookkeeping }, ...result },
       ...bookkeeping,
+      ...(record.appProofs ? { appProofs: record.appProofs } : {}),
     },
   };
 }

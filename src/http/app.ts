@@ -73,7 +73,7 @@ export function buildApp(deps: AppDependencies): FastifyInstance {
   });
 
   app.setNotFoundHandler((request, reply) => {
-    const error = notFound(`no route ${request.method} ${request.url.split('?')[0]}; submit activities with POST /public/v1/submit/<activity>`);
+    const error = notFound(`no route ${request.method} ${request.url.split('?')[0]}; activities are at POST /public/v1/submit/<activity>, queries at POST /public/v1/query/<query>`);
     reply.status(404).send(error.toJSON());
   });
 

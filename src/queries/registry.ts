@@ -1,4 +1,5 @@
 // Every query Signet answers. Adding one is writing its file and listing it here.
+import { getAppProofKeys, getAppProofs } from './appProofs.ts';
 import { getActivity } from './getActivity.ts';
 import { listActivities } from './listActivities.ts';
 import type { QueryHandler } from './query.ts';
@@ -9,4 +10,8 @@ export const queryHandlers: readonly QueryHandler[] = [
   listActivities,
   getSmartContractInterface,
   listSmartContractInterfaces,
+  getAppProofs,
+  // @turnkey/http's getAppProofs posts to list_app_proofs: the same query under that name.
+  { ...getAppProofs, path: 'list_app_proofs' },
+  getAppProofKeys,
 ];

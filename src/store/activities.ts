@@ -1,5 +1,6 @@
 // Reading stored activities with their votes: one by fingerprint (idempotency) or id (queries), or
 // a page of an organization's activities, newest first, with id cursors.
+import type { AppProof } from '../activities/appProofs.ts';
 import type { ActivityRecord } from '../activities/render.ts';
 import type { Queryable } from './db.ts';
 
@@ -14,6 +15,7 @@ interface ActivityRow {
   result: object | null;
   created_at: Date;
   updated_at: Date;
+  app_proofs: AppProof[] | null;
 }
 
 interface VoteRow {
@@ -29,7 +31,7 @@ interface VoteRow {
   created_at: Date;
 }
 
-const COLUMNS = 'id, organization_id, type, status, fingerprint, timestamp_ms, intent, result, created_at, updated_at';
+const COLUMNS = 'id, organization_id, type, status, fingerprint, timestamp_ms, intent, result, created_at, updated_at, app_proofs';
 
 async function withVotes(db: Queryable, rows: ActivityRow[]): Promise<ActivityRecord[]> {
   if (rows.length === 0) return [];
@@ -51,6 +53,7 @@ async function withVotes(db: Queryable, rows: ActivityRow[]): Promise<ActivityRe
     result: row.result ?? {},
     createdAt: row.created_at,
     updatedAt: row.updated_at,
+    ...(row.app_proofs ? { appProofs: row.app_proofs } : {}),
     votes: votes
       .filter((v) => v.activity_id === row.id)
       .map((v) => ({
