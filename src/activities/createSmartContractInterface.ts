@@ -145,6 +145,14 @@ export const createSmartContractInterface: ActivityHandler<typeof parameters, Cr
   intentKey: 'createSmartContractInterfaceIntent',
   resultKey: 'createSmartContractInterfaceResult',
   parameters,
+  example: {
+    smartContractAddress: '0xdAC17F958D2ee523a2206206994597C13D831ec7',
+    smartContractInterface: JSON.stringify([
+      { type: 'function', name: 'balanceOf', stateMutability: 'view', inputs: [{ name: 'owner', type: 'address' }], outputs: [{ name: '', type: 'uint256' }] },
+    ]),
+    type: 'SMART_CONTRACT_INTERFACE_TYPE_ETHEREUM',
+    label: 'Tether USD (balanceOf)',
+  },
 
   async execute(tx, context, intent) {
     const id = randomUUID();

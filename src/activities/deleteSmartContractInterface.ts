@@ -15,6 +15,7 @@ export const deleteSmartContractInterface: ActivityHandler<typeof parameters, { 
   intentKey: 'deleteSmartContractInterfaceIntent',
   resultKey: 'deleteSmartContractInterfaceResult',
   parameters,
+  example: { smartContractInterfaceId: '5b0c2f4e-8d7a-4c3b-9e1f-2a6d8c4b7e90' },
 
   async execute(tx, context, intent) {
     const deleted = await tx.query(

@@ -33,6 +33,8 @@ export interface ActivityHandler<Schema extends z.ZodType = z.ZodType, Result ex
    * intent echoed in the activity. Issues' paths are relative to `parameters`.
    */
   parameters: Schema;
+  /** Valid parameters, shown in the OpenAPI document (a test checks they validate). */
+  example: z.input<Schema>;
   /**
    * Performs the activity's effect with `tx` (the engine's transaction). Throw a SignetError to
    * reject the request: the whole transaction, activity included, is rolled back. Throw a

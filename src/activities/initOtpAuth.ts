@@ -253,6 +253,12 @@ export const initOtpAuth: ActivityHandler<typeof initOtpAuthParameters, InitOtpA
   intentKey: 'initOtpAuthIntentV3',
   resultKey: 'initOtpAuthResultV2',
   parameters: initOtpAuthParameters,
+  example: {
+    otpType: 'OTP_TYPE_EMAIL',
+    contact: 'alice@example.com',
+    appName: 'Example Wallet',
+    emailCustomization: { magicLinkTemplate: 'https://wallet.example/login?code=%s' },
+  },
 
   async execute(tx, context, intent) {
     const logoUrl = intent.emailCustomization?.logoUrl;

@@ -83,6 +83,7 @@ export const verifyOtp: ActivityHandler<typeof verifyOtpParameters, VerifyOtpRes
   intentKey: 'verifyOtpIntent',
   resultKey: 'verifyOtpResult',
   parameters: verifyOtpParameters,
+  example: { otpId: '3c9a1e2b-7d4f-4a6b-8c2d-1e0f9a8b7c6d', otpCode: 'K7Q2M9XH4' },
 
   async execute(tx, context, intent) {
     // The row lock serialises every verification of this OTP until its transaction ends, so the

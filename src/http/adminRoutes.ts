@@ -23,7 +23,7 @@ import { rawBody, type AppDependencies } from './app.ts';
 const name = z.string().trim().min(1).max(256);
 const uuid = z.uuid({ message: 'must be a UUID' });
 
-const schemas = {
+export const adminSchemas = {
   organization: z.strictObject({
     name,
     userName: name.optional(),
@@ -98,7 +98,7 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AppDependencies)
       });
 
       admin.post('/organizations', async (request) => {
-        const input = parse(schemas.organization, jsonBody(request), 'invalid organization');
+        const input = parse(adminSchemas.organization, jsonBody(request), 'invalid organization');
         return createOrganization(db, {
           name: input.name,
           ...(input.userName ? { userName: input.userName } : {}),
@@ -109,13 +109,13 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AppDependencies)
 
       admin.post('/organizations/:organizationId/users', async (request) => {
         const { organizationId } = parse(params.org, request.params, 'invalid path');
-        const input = parse(schemas.user, jsonBody(request), 'invalid user');
+        const input = parse(adminSchemas.user, jsonBody(request), 'invalid user');
         return createUser(db, organizationId, input.userName);
       });
 
       admin.post('/organizations/:organizationId/api-keys', async (request) => {
         const { organizationId } = parse(params.org, request.params, 'invalid path');
-        const input = parse(schemas.apiKey, jsonBody(request), 'invalid API key');
+        const input = parse(adminSchemas.apiKey, jsonBody(request), 'invalid API key');
         return createApiKey(db, {
           organizationId,
           userId: input.userId,
@@ -132,7 +132,7 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AppDependencies)
 
       admin.post('/organizations/:organizationId/sender-domains', async (request) => {
         const { organizationId } = parse(params.org, request.params, 'invalid path');
-        const input = parse(schemas.senderDomain, jsonBody(request), 'invalid sender domain');
+        const input = parse(adminSchemas.senderDomain, jsonBody(request), 'invalid sender domain');
         return addSenderDomain(db, organizationId, input.domain);
       });
 
@@ -143,7 +143,7 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AppDependencies)
 
       admin.post('/organizations/:organizationId/email-templates', async (request) => {
         const { organizationId } = parse(params.org, request.params, 'invalid path');
-        const input = parse(schemas.emailTemplate, jsonBody(request), 'invalid email template');
+        const input = parse(adminSchemas.emailTemplate, jsonBody(request), 'invalid email template');
         return addEmailTemplate(db, organizationId, {
           subject: input.subject,
           html: input.html,
@@ -165,7 +165,7 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AppDependencies)
 
       admin.post('/organizations/:organizationId/users/:userId/authenticators', async (request) => {
         const { organizationId, userId } = parse(params.orgUser, request.params, 'invalid path');
-        const input = parse(schemas.authenticator, jsonBody(request), 'invalid authenticator');
+        const input = parse(adminSchemas.authenticator, jsonBody(request), 'invalid authenticator');
         const verified = await verifyAuthenticatorRegistration(input.attestation, {
           expectedChallenge: input.challenge,
           origins: config.webauthnOrigins,

@@ -18,6 +18,7 @@ import { registerAdminRoutes } from './adminRoutes.ts';
 import { registerHealthRoutes } from './healthRoutes.ts';
 import { registerJwksRoutes } from './jwksRoutes.ts';
 import { queryHandlers } from '../queries/registry.ts';
+import { registerOpenApiRoutes } from './openapiRoutes.ts';
 import { registerQueryRoutes } from './queryRoutes.ts';
 import { registerSubmitRoutes } from './submitRoutes.ts';
 
@@ -49,6 +50,13 @@ function toSignetError(error: FastifyError & { code?: string }): SignetError | u
   return undefined;
 }
 
+const registeredRoutes = new WeakMap<FastifyInstance, Array<{ method: string; url: string }>>();
+
+/** Every route the app serves (HEAD aside), so a test can hold the OpenAPI document to it. */
+export function routesOf(app: FastifyInstance): Array<{ method: string; url: string }> {
+  return registeredRoutes.get(app) ?? [];
+}
+
 export function buildApp(deps: AppDependencies): FastifyInstance {
   const app = Fastify({
     logger: deps.logger ?? false,
@@ -57,6 +65,12 @@ export function buildApp(deps: AppDependencies): FastifyInstance {
     onProtoPoisoning: 'error',
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+  });
+
+  const routes: Array<{ method: string; url: string }> = [];
+  registeredRoutes.set(app, routes);
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) if (method !== 'HEAD') routes.push({ method, url: route.url });
   });
 
   app.removeAllContentTypeParsers();
@@ -81,6 +95,7 @@ export function buildApp(deps: AppDependencies): FastifyInstance {
   registerJwksRoutes(app, deps.db);
   registerSubmitRoutes(app, deps.engine, deps.handlers);
   registerQueryRoutes(app, deps, queryHandlers);
+  registerOpenApiRoutes(app, deps.handlers, queryHandlers);
   registerAdminRoutes(app, deps);
   return app;
 }

@@ -10,6 +10,7 @@ const organizationId = z.uuid({ message: 'must be the UUID of your organization'
 
 export const getAppProofs: QueryHandler = {
   path: 'get_app_proofs',
+  example: { organizationId: '9f5e7c2a-3b1d-4e6f-8a9b-0c1d2e3f4a5b', activityId: '2d4f6a8c-1b3e-4d5f-9a7c-6e8b0d2f4a1c' },
   request: z.strictObject({ organizationId, activityId: z.uuid({ message: 'must be an activity id (a UUID)' }) }),
   async run(db: Queryable, query: { organizationId: string; activityId: string }) {
     const record = await findActivity(db, { organizationId: query.organizationId, id: query.activityId });
@@ -20,6 +21,7 @@ export const getAppProofs: QueryHandler = {
 
 export const getAppProofKeys: QueryHandler = {
   path: 'get_app_proof_keys',
+  example: { organizationId: '9f5e7c2a-3b1d-4e6f-8a9b-0c1d2e3f4a5b' },
   request: z.strictObject({ organizationId }),
   async run(db: Queryable) {
     return { appProofKeys: await appProofKeys(db) };

@@ -8,6 +8,7 @@ import type { QueryHandler } from './query.ts';
 
 export const getActivity: QueryHandler = {
   path: 'get_activity',
+  example: { organizationId: '9f5e7c2a-3b1d-4e6f-8a9b-0c1d2e3f4a5b', activityId: '2d4f6a8c-1b3e-4d5f-9a7c-6e8b0d2f4a1c' },
   request: z.strictObject({
     organizationId: z.uuid({ message: 'must be the UUID of your organization' }),
     activityId: z.uuid({ message: 'must be an activity id (a UUID)' }),

@@ -32,6 +32,7 @@ const request = z.strictObject({
 
 export const listActivities: QueryHandler = {
   path: 'list_activities',
+  example: { organizationId: '9f5e7c2a-3b1d-4e6f-8a9b-0c1d2e3f4a5b', filterByStatus: ['ACTIVITY_STATUS_COMPLETED'], paginationOptions: { limit: '20' } },
   request,
   async run(db, query: z.output<typeof request>) {
     const { organizationId, paginationOptions: page = {} } = query;

@@ -14,6 +14,8 @@ export interface QueryHandler<Schema extends z.ZodType<{ organizationId: string 
   path: string;
   /** The whole body (strict), organizationId included. */
   request: Schema;
+  /** A valid request body, shown in the OpenAPI document (a test checks it validates). */
+  example: z.input<Schema>;
   run(db: Database, request: z.output<Schema>): Promise<object>;
 }
 

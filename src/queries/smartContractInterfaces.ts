@@ -37,6 +37,7 @@ const organizationId = z.uuid({ message: 'must be the UUID of your organization'
 
 export const getSmartContractInterface: QueryHandler = {
   path: 'get_smart_contract_interface',
+  example: { organizationId: '9f5e7c2a-3b1d-4e6f-8a9b-0c1d2e3f4a5b', smartContractInterfaceId: '5b0c2f4e-8d7a-4c3b-9e1f-2a6d8c4b7e90' },
   request: z.strictObject({
     organizationId,
     smartContractInterfaceId: z.uuid({ message: 'must be a smart contract interface id (a UUID)' }),
@@ -53,6 +54,7 @@ export const getSmartContractInterface: QueryHandler = {
 
 export const listSmartContractInterfaces: QueryHandler = {
   path: 'list_smart_contract_interfaces',
+  example: { organizationId: '9f5e7c2a-3b1d-4e6f-8a9b-0c1d2e3f4a5b' },
   request: z.strictObject({ organizationId }),
   async run(db: Queryable, query: { organizationId: string }) {
     const rows = await db.query<InterfaceRow>(
