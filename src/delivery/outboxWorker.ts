@@ -29,6 +29,14 @@ export interface OutboxWorkerOptions {
   defaultFrom: string;
   /** Where logos may be fetched from (SIGNET_ALLOW_HTTP_LOGOS, SIGNET_LOGO_ALLOW_PRIVATE). */
   logo: LogoOptions;
+  /** Told of every recorded outcome (metrics); never of the code or the recipient. */
+  onOutcome?: (outcome: DeliveryOutcome) => void;
+}
+
+/** What became of one delivery attempt. */
+export interface DeliveryOutcome {
+  channel: 'email' | 'sms';
+  status: 'sent' | 'retrying' | 'failed';
 }
 
 interface ClaimedRow {
@@ -239,7 +247,9 @@ export class OutboxWorker {
       [row.id, row.attempts, status, erase, detail.providerMessageId ?? null, detail.error ?? null,
         (detail.retryInMs ?? 0) / 1000],
     );
-    return updated.length === 1;
+    if (updated.length !== 1) return false;
+    this.options.onOutcome?.({ channel: row.channel, status });
+    return true;
   }
 }
 
