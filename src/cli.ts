@@ -22,6 +22,9 @@ Commands:
                                           store an OTP email template (Handlebars)
   template list --org ID [--json]         the organization's templates, newest (the default) first
   template remove --org ID --id TEMPLATE  delete a template
+  delivery list --org ID [--status S] [--otp ID] [--limit N] [--json]
+                                          delivery state of OTP messages, newest first
+                                          (S: queued, sending, retrying, sent, failed)
   proof verify FILE [--key HEX]...        check a saved activity's App Proofs offline; --key pins
                                           the proof keys you trust (get_app_proof_keys)
 
@@ -152,6 +155,29 @@ async function template(config: Config, sub: string | undefined, rest: string[])
   throw new UsageError('expected: signet template add|list|remove …');
 }
 
+async function delivery(config: Config, sub: string | undefined, rest: string[]): Promise<number> {
+  if (sub !== 'list') throw new UsageError('expected: signet delivery list --org ID [--status S] [--otp ID] [--limit N]');
+  const values = flags(rest, { org: 'string', status: 'string', otp: 'string', limit: 'string', json: 'boolean' });
+  const query = new URLSearchParams();
+  for (const [flag, key] of [['status', 'status'], ['otp', 'otpId'], ['limit', 'limit']] as const) {
+    if (typeof values[flag] === 'string') query.set(key, values[flag]);
+  }
+  const path = `/organizations/${encodeURIComponent(required(values, 'org'))}/deliveries${query.size ? `?${query}` : ''}`;
+  const { deliveries } = (await adminCall(config, 'GET', path)) as { deliveries: Array<Record<string, unknown>> };
+  if (values.json === true) {
+    process.stdout.write(JSON.stringify(deliveries) + '\n');
+    return 0;
+  }
+  for (const d of deliveries) {
+    const detail = [d.providerMessageId && `id ${d.providerMessageId}`, d.lastError && `error: ${d.lastError}`, d.logoError && `logo: ${d.logoError}`];
+    process.stdout.write(
+      `${d.createdAt}  ${d.status}  ${d.channel}  ${d.to}  otp ${d.otpId}  attempts ${d.attempts}` +
+        detail.filter(Boolean).map((x) => `  ${x}`).join('') + '\n',
+    );
+  }
+  return 0;
+}
+
 /** `signet proof verify`: needs no server and no configuration, only the saved activity. */
 function proof(sub: string | undefined, rest: string[]): number {
   if (sub !== 'verify') throw new UsageError('expected: signet proof verify FILE [--key HEX]');
@@ -256,6 +282,8 @@ async function run(argv: string[]): Promise<number> {
     }
     case 'template':
       return template(config, sub, rest);
+    case 'delivery':
+      return delivery(config, sub, rest);
     default:
       throw new UsageError(`unknown command "${command}"`);
   }

@@ -27,8 +27,8 @@ export interface Config {
   emailFrom: string;
   /** Key for the OTP hash and outbox encryption; generated into dataDir when unset (SIGNET_OTP_SECRET). */
   otpSecret: string | undefined;
-  /** SMS provider name; unset writes a development SMS log (SIGNET_SMS_PROVIDER). */
-  smsProvider: string | undefined;
+  /** Where OTP SMS go: a provider, or the development SMS log when SIGNET_SMS_PROVIDER is unset. */
+  sms: SmsSettings;
   /** How often the outbox worker looks for due messages, ms (SIGNET_OUTBOX_POLL_MS). */
   outboxPollMs: number;
   /** Attempts before an outbox message is marked failed (SIGNET_OUTBOX_MAX_ATTEMPTS). */
@@ -53,6 +53,25 @@ export interface Config {
   /** Base URL the CLI uses to reach a running server's admin API (SIGNET_URL). */
   url: string;
 }
+
+/** SIGNET_SMS_PROVIDER and the settings of the provider it names. */
+export type SmsSettings =
+  | { provider: 'development' }
+  | {
+      provider: 'twilio';
+      /** SIGNET_TWILIO_ACCOUNT_SID, AC followed by 32 hex digits. */
+      accountSid: string;
+      /** SIGNET_TWILIO_AUTH_TOKEN. */
+      authToken: string;
+      /** Exactly one of a sender (SIGNET_TWILIO_FROM: E.164 number or alphanumeric sender id) ... */
+      from?: string;
+      /** ... or a Messaging Service (SIGNET_TWILIO_MESSAGING_SERVICE_SID, MG followed by 32 hex digits). */
+      messagingServiceSid?: string;
+      /** SIGNET_TWILIO_BASE_URL, https://api.twilio.com unless pointed elsewhere (tests, a proxy). */
+      baseUrl: string;
+    };
+
+export const SMS_PROVIDERS = ['twilio'] as const;
 
 export interface RateLimitSetting {
   count: number;
@@ -111,16 +130,49 @@ function url(env: Env, name: string, protocols: string[]): string | undefined {
   return raw;
 }
 
+function smsSettings(env: Env): SmsSettings {
+  const provider = env.SIGNET_SMS_PROVIDER || undefined;
+  if (provider === undefined) return { provider: 'development' };
+  if (provider !== 'twilio') {
+    throw new ConfigError(
+      `SIGNET_SMS_PROVIDER must be one of ${SMS_PROVIDERS.join(', ')}, got "${provider}"; leave it unset to use the development SMS log`,
+    );
+  }
+  const need = (name: string, pattern: RegExp, shape: string): string => {
+    const raw = env[name];
+    if (!raw) throw new ConfigError(`${name} is required with SIGNET_SMS_PROVIDER=twilio (${shape})`);
+    if (!pattern.test(raw)) throw new ConfigError(`${name} must be ${shape}`);
+    return raw;
+  };
+  const accountSid = need('SIGNET_TWILIO_ACCOUNT_SID', /^AC[0-9a-fA-F]{32}$/, 'AC followed by 32 hex digits');
+  const authToken = need('SIGNET_TWILIO_AUTH_TOKEN', /^[\x21-\x7e]{8,256}$/, "the account's auth token, printable characters without spaces");
+  const from = env.SIGNET_TWILIO_FROM || undefined;
+  const messagingServiceSid = env.SIGNET_TWILIO_MESSAGING_SERVICE_SID || undefined;
+  if ((from === undefined) === (messagingServiceSid === undefined)) {
+    throw new ConfigError(
+      'set exactly one of SIGNET_TWILIO_FROM (the sending number, e.g. +14155550100) and SIGNET_TWILIO_MESSAGING_SERVICE_SID (MG…)',
+    );
+  }
+  if (from !== undefined && !/^(\+[1-9][0-9]{6,14}|[A-Za-z0-9 ]{1,11})$/.test(from)) {
+    throw new ConfigError('SIGNET_TWILIO_FROM must be an E.164 number such as +14155550100 or an alphanumeric sender id of up to 11 characters');
+  }
+  if (messagingServiceSid !== undefined && !/^MG[0-9a-fA-F]{32}$/.test(messagingServiceSid)) {
+    throw new ConfigError('SIGNET_TWILIO_MESSAGING_SERVICE_SID must be MG followed by 32 hex digits');
+  }
+  return {
+    provider,
+    accountSid,
+    authToken,
+    ...(from !== undefined ? { from } : {}),
+    ...(messagingServiceSid !== undefined ? { messagingServiceSid } : {}),
+    baseUrl: (url(env, 'SIGNET_TWILIO_BASE_URL', ['https:', 'http:']) ?? 'https://api.twilio.com').replace(/\/+$/, ''),
+  };
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const port = integer(env, 'SIGNET_PORT', 8080, 0, 65535);
   const host = env.SIGNET_HOST || '127.0.0.1';
   const rpId = env.SIGNET_WEBAUTHN_RP_ID || 'localhost';
-  const smsProvider = env.SIGNET_SMS_PROVIDER || undefined;
-  if (smsProvider !== undefined) {
-    throw new ConfigError(
-      `SIGNET_SMS_PROVIDER="${smsProvider}" is not supported yet; leave it unset to use the development SMS log`,
-    );
-  }
   return {
     host,
     port,
@@ -134,7 +186,7 @@ export function loadConfig(env: Env = process.env): Config {
     smtpUrl: url(env, 'SIGNET_SMTP_URL', ['smtp:', 'smtps:']),
     emailFrom: env.SIGNET_EMAIL_FROM || 'notifications@signet.localhost',
     otpSecret: env.SIGNET_OTP_SECRET || undefined,
-    smsProvider,
+    sms: smsSettings(env),
     outboxPollMs: integer(env, 'SIGNET_OUTBOX_POLL_MS', 500, 10, 600_000),
     outboxMaxAttempts: integer(env, 'SIGNET_OUTBOX_MAX_ATTEMPTS', 8, 1, 100),
     outboxWorker: bool(env, 'SIGNET_OUTBOX_WORKER', true),

@@ -10,7 +10,7 @@ import { loadAdminToken, loadDeploymentSecret } from './admin/localSecrets.ts';
 import type { Config } from './config.ts';
 import { createEmailTransport } from './delivery/emailTransport.ts';
 import { OutboxWorker } from './delivery/outboxWorker.ts';
-import { createSmsTransport } from './delivery/smsTransport.ts';
+import { createSmsProvider } from './delivery/sms/smsProvider.ts';
 import { buildApp } from './http/app.ts';
 import { openDatabase, type Database } from './store/db.ts';
 import { migrate } from './store/migrate.ts';
@@ -56,7 +56,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       db,
       secret,
       email: createEmailTransport(config, app.log),
-      sms: createSmsTransport(config, app.log),
+      sms: createSmsProvider(config, app.log),
       logger: app.log,
       pollMs: config.outboxPollMs,
       maxAttempts: config.outboxMaxAttempts,

@@ -46,7 +46,7 @@ test('a bad value names its variable', () => {
     [{ SIGNET_TIMESTAMP_TOLERANCE_MS: '-1' }, /SIGNET_TIMESTAMP_TOLERANCE_MS/],
     [{ SIGNET_RATE_LIMIT_SMS_PER_USER: '5' }, /SIGNET_RATE_LIMIT_SMS_PER_USER must be COUNT\/SECONDS/],
     [{ SIGNET_OUTBOX_WORKER: 'maybe' }, /SIGNET_OUTBOX_WORKER/],
-    [{ SIGNET_SMS_PROVIDER: 'twilio' }, /SIGNET_SMS_PROVIDER/],
+    [{ SIGNET_SMS_PROVIDER: 'nexmo' }, /SIGNET_SMS_PROVIDER must be one of twilio/],
   ];
   for (const [env, message] of cases) {
     assert.throws(() => loadConfig(env), (error: unknown) => error instanceof ConfigError && message.test(error.message));

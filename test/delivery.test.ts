@@ -13,7 +13,7 @@ import { createEmailTransport, type EmailTransport } from '../src/delivery/email
 import { decryptCode, encryptCode, enqueue, type OutboxMessage } from '../src/delivery/outbox.ts';
 import { OutboxWorker, outboxDepth } from '../src/delivery/outboxWorker.ts';
 import { renderOtpEmail, renderOtpSms } from '../src/delivery/otpMessages.ts';
-import { createSmsTransport } from '../src/delivery/smsTransport.ts';
+import { createSmsProvider } from '../src/delivery/sms/smsProvider.ts';
 import { openDatabase, type Database } from '../src/store/db.ts';
 import { testDatabases } from './support/databases.ts';
 import { startSmtpSink, type SmtpSink } from './support/smtpSink.ts';
@@ -74,7 +74,7 @@ for (const tdb of testDatabases) {
         db: on,
         secret,
         email: options.email ?? createEmailTransport(config, silent),
-        sms: createSmsTransport(config, silent),
+        sms: createSmsProvider(config, silent),
         logger: silent,
         pollMs: 20,
         maxAttempts: options.maxAttempts ?? 5,
@@ -218,7 +218,7 @@ for (const tdb of testDatabases) {
       const failed = await row(outboxId);
       assert.equal(failed.status, 'failed');
       assert.equal(failed.attempts, 1);
-      assert.match(failed.last_error, /550/);
+      assert.match(failed.last_error, /550.*\(permanent: retrying cannot help\)$/);
       assert.equal(failed.payload.encryptedCode, undefined);
     });
 
@@ -243,6 +243,7 @@ for (const tdb of testDatabases) {
       const failed = await row(outboxId);
       assert.equal(failed.status, 'failed');
       assert.equal(failed.attempts, 2);
+      assert.match(failed.last_error, /451.*\(gave up after 2 attempts\)$/);
     });
 
     test('a message whose worker died (lease expired) is taken over', async () => {
@@ -349,7 +350,8 @@ describe('development transports', () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-sms-'));
     const logged: string[] = [];
     const logger = { ...silent, info: (o: object, message?: string) => void logged.push(JSON.stringify(o) + (message ?? '')) };
-    const sms = createSmsTransport(loadConfig({ SIGNET_DATA_DIR: dataDir }), logger);
+    const sms = createSmsProvider(loadConfig({ SIGNET_DATA_DIR: dataDir }), logger);
+    assert.equal(sms.name, 'development');
     const { messageId } = await sms.send({ to: '+14155552671', text: 'code 4F7KQ2' });
     await sms.send({ to: '+14155552671', text: 'two' });
     const file = path.join(dataDir, 'sms.log');

@@ -205,6 +205,17 @@ describe('init_otp_auth parameters', () => {
     accepts({ ...SMS, smsCustomization: { template: '{{.OtpCode}}' + '🔐'.repeat(308) } });
   });
 
+  test('the SMS the template makes, app name and code filled in, is at most 320 characters', () => {
+    const field = 'parameters.smsCustomization.template';
+    const appName = 'A'.repeat(100);
+    const template = '{{.OtpCode}} ' + '{{.AppName}} '.repeat(3);
+    // 9 + 1 + 3 × 101 = 313 characters: fits.
+    accepts({ ...SMS, appName, smsCustomization: { template } });
+    rejects({ ...SMS, appName, smsCustomization: { template: template + '{{.AppName}}' } }, field, /SMS of 413 characters .* at most 320/);
+    // The same template is fine with a short name.
+    accepts({ ...SMS, appName: 'Acme', smsCustomization: { template: template + '{{.AppName}}' } });
+  });
+
   test('userIdentifier is a bounded non-empty string', () => {
     accepts({ ...SMS, userIdentifier: 'a'.repeat(256) });
     rejects({ ...SMS, userIdentifier: 'a'.repeat(257) }, 'parameters.userIdentifier', /longer than 256/);

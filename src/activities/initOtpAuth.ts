@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { findEmailTemplate } from '../admin/emailTemplates.ts';
 import { enqueue, type OtpEmail, type OtpSms } from '../delivery/outbox.ts';
+import { renderOtpSms } from '../delivery/otpMessages.ts';
 import { invalidField } from '../errors.ts';
 import { generateOtpCode, hashOtpCode } from '../otp/code.ts';
 import { enforceOtpRateLimit, type RateLimit, type RateLimitedScope } from '../otp/rateLimit.ts';
@@ -209,6 +210,19 @@ export const initOtpAuthParameters = fields
     (p, ctx) => {
       const contact = contactProblem(p.otpType, p.contact);
       if (contact) ctx.addIssue({ code: 'custom', path: ['contact'], message: contact });
+      const template = p.smsCustomization?.template;
+      if (p.otpType === 'OTP_TYPE_SMS' && template !== undefined && !ctx.issues.some((i) => ['smsCustomization', 'appName', 'otpLength'].includes(String(i.path?.[0])))) {
+        // The template is bounded, but each {{.AppName}} adds up to 100 characters: bound the text sent.
+        const sms = renderOtpSms({ channel: 'sms', to: p.contact, appName: p.appName, template, expirationSeconds: 0 }, '0'.repeat(p.otpLength));
+        const length = [...sms].length;
+        if (length > MAX_SMS_TEMPLATE_LENGTH) {
+          ctx.addIssue({
+            code: 'custom',
+            path: ['smsCustomization', 'template'],
+            message: `makes an SMS of ${length} characters with this appName and code; at most ${MAX_SMS_TEMPLATE_LENGTH}`,
+          });
+        }
+      }
       const [foreign, channel, other] =
         p.otpType === 'OTP_TYPE_SMS'
           ? [EMAIL_ONLY, 'OTP_TYPE_EMAIL', 'OTP_TYPE_SMS']

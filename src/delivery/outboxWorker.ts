@@ -2,20 +2,21 @@
 // workers in any number of processes never take the same message), sends them outside any
 // transaction, and records the outcome: sent, retrying with backoff, or failed for good.
 import type { Database } from '../store/db.ts';
+import { DeliveryError } from './deliveryError.ts';
 import { isPermanentEmailError, type EmailTransport } from './emailTransport.ts';
 import type { DeliveryLogger } from './logger.ts';
 import { decryptCode, type StoredPayload } from './outbox.ts';
 import { composeOtpEmail } from './composeOtpEmail.ts';
 import type { LogoOptions } from './logo.ts';
 import { renderOtpSms } from './otpMessages.ts';
-import type { SmsTransport } from './smsTransport.ts';
+import type { SmsProvider } from './sms/smsProvider.ts';
 
 export interface OutboxWorkerOptions {
   db: Database;
   /** The deployment secret the codes were encrypted with. */
   secret: Buffer;
   email: EmailTransport;
-  sms: SmsTransport;
+  sms: SmsProvider;
   logger: DeliveryLogger;
   /** Milliseconds between looks for due messages when nothing wakes the worker. */
   pollMs: number;
@@ -47,8 +48,6 @@ interface ClaimedRow {
   payload: StoredPayload;
   attempts: number;
 }
-
-class PermanentFailure extends Error {}
 
 const MAX_BACKOFF_MS = 5 * 60_000;
 
@@ -153,7 +152,10 @@ export class OutboxWorker {
     let sent: { messageId: string } | undefined;
     let failure: unknown;
     try {
-      if (row.attempts > maxAttempts) throw new PermanentFailure(`gave up after ${maxAttempts} attempts`);
+      // A reclaimed lease past the last attempt: its worker stopped without recording an outcome.
+      if (row.attempts > maxAttempts) {
+        throw new DeliveryError("the last attempt's worker stopped before recording its outcome", { permanent: false });
+      }
       sent = await this.send(row);
     } catch (error) {
       failure = error;
@@ -170,14 +172,19 @@ export class OutboxWorker {
         }
         return;
       }
-      const reason = describe(failure);
-      const permanent = failure instanceof PermanentFailure || isPermanentEmailError(failure);
+      const permanent = failure instanceof DeliveryError ? failure.permanent : isPermanentEmailError(failure);
       if (permanent || row.attempts >= maxAttempts) {
+        // Say which: a refusal of this message, or retries used up on a temporary fault.
+        const reason = permanent
+          ? `${describe(failure)} (permanent: retrying cannot help)`
+          : `${describe(failure)} (gave up after ${row.attempts} attempts)`;
         if (await this.finish(row, 'failed', { error: reason })) {
           logger.error({ ...context, error: reason }, 'OTP message failed for good');
         }
       } else {
-        const delay = backoffMs(row.attempts);
+        const reason = describe(failure);
+        // Never sooner than the provider asked (Retry-After).
+        const delay = Math.max(backoffMs(row.attempts), failure instanceof DeliveryError ? (failure.retryAfterMs ?? 0) : 0);
         if (await this.finish(row, 'retrying', { error: reason, retryInMs: delay })) {
           logger.warn({ ...context, error: reason, retryInMs: delay }, 'OTP message not sent; will retry');
         }
@@ -192,12 +199,12 @@ export class OutboxWorker {
 
   private async send(row: ClaimedRow): Promise<{ messageId: string }> {
     const payload = row.payload;
-    if (!payload.encryptedCode) throw new PermanentFailure('the message has no code to send');
+    if (!payload.encryptedCode) throw new DeliveryError('the message has no code to send', { permanent: true });
     let code: string;
     try {
       code = decryptCode(this.options.secret, row.id, payload.encryptedCode);
     } catch {
-      throw new PermanentFailure('the code cannot be decrypted: SIGNET_OTP_SECRET differs from the one it was queued with');
+      throw new DeliveryError('the code cannot be decrypted: SIGNET_OTP_SECRET differs from the one it was queued with', { permanent: true });
     }
     if (payload.channel === 'sms') {
       return this.options.sms.send({ to: payload.to, text: renderOtpSms(payload, code) });

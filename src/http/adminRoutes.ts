@@ -1,5 +1,5 @@
-// /admin/v1: operator endpoints for organizations, users, API keys, WebAuthn authenticators and
-// sender domains. Bearer token compared in constant time; only from allowed client addresses.
+// /admin/v1: operator endpoints for organizations, users, API keys, WebAuthn authenticators,
+// sender domains, email templates and the delivery state of OTP messages. Bearer token compared in constant time; only from allowed client addresses.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
@@ -13,6 +13,7 @@ import {
   requireOrganization,
   revokeApiKey,
 } from '../admin/organizations.ts';
+import { DELIVERY_STATUSES, listDeliveries } from '../admin/deliveries.ts';
 import { addEmailTemplate, listEmailTemplates, removeEmailTemplate } from '../admin/emailTemplates.ts';
 import { schemaError } from '../activities/violations.ts';
 import { TEMPLATE_LIMITS } from '../otp/emailTemplates.ts';
@@ -43,6 +44,16 @@ export const adminSchemas = {
     subject: z.string().max(TEMPLATE_LIMITS.subject),
     html: z.string().max(TEMPLATE_LIMITS.html),
     text: z.string().max(TEMPLATE_LIMITS.text),
+  }),
+  deliveries: z.strictObject({
+    status: z.enum(DELIVERY_STATUSES, { error: `must be one of ${DELIVERY_STATUSES.join(', ')}` }).optional(),
+    otpId: uuid.optional(),
+    limit: z
+      .string()
+      .regex(/^[1-9][0-9]{0,2}$/, 'must be a whole number from 1 to 500')
+      .transform(Number)
+      .refine((n) => n <= 500, 'must be a whole number from 1 to 500')
+      .default(50),
   }),
   authenticator: z.strictObject({
     name,
@@ -161,6 +172,12 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AppDependencies)
       admin.delete('/organizations/:organizationId/email-templates/:templateId', async (request) => {
         const { organizationId, templateId } = parse(params.orgTemplate, request.params, 'invalid path');
         return removeEmailTemplate(db, organizationId, templateId);
+      });
+
+      admin.get('/organizations/:organizationId/deliveries', async (request) => {
+        const { organizationId } = parse(params.org, request.params, 'invalid path');
+        const query = parse(adminSchemas.deliveries, request.query, 'invalid query');
+        return { deliveries: await listDeliveries(db, organizationId, query) };
       });
 
       admin.post('/organizations/:organizationId/users/:userId/authenticators', async (request) => {

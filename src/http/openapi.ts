@@ -71,7 +71,7 @@ function queryOperation(query: QueryHandler) {
   };
 }
 
-const ADMIN_ROUTES: Array<{ method: 'get' | 'post' | 'delete'; path: string; summary: string; body?: z.ZodType }> = [
+const ADMIN_ROUTES: Array<{ method: 'get' | 'post' | 'delete'; path: string; summary: string; body?: z.ZodType; query?: z.ZodType }> = [
   { method: 'post', path: '/admin/v1/organizations', summary: 'Create an organization with a root user and API key', body: adminSchemas.organization },
   { method: 'post', path: '/admin/v1/organizations/{organizationId}/users', summary: 'Create a user', body: adminSchemas.user },
   { method: 'post', path: '/admin/v1/organizations/{organizationId}/api-keys', summary: 'Create an API key', body: adminSchemas.apiKey },
@@ -81,12 +81,14 @@ const ADMIN_ROUTES: Array<{ method: 'get' | 'post' | 'delete'; path: string; sum
   { method: 'post', path: '/admin/v1/organizations/{organizationId}/email-templates', summary: 'Add an email template', body: adminSchemas.emailTemplate },
   { method: 'get', path: '/admin/v1/organizations/{organizationId}/email-templates', summary: 'List email templates, newest first' },
   { method: 'delete', path: '/admin/v1/organizations/{organizationId}/email-templates/{templateId}', summary: 'Remove an email template' },
+  { method: 'get', path: '/admin/v1/organizations/{organizationId}/deliveries', summary: 'Delivery state of OTP messages, newest first', query: adminSchemas.deliveries },
   { method: 'post', path: '/admin/v1/organizations/{organizationId}/users/{userId}/authenticators', summary: 'Register a WebAuthn authenticator', body: adminSchemas.authenticator },
 ];
 
 const PLAIN_ROUTES: Array<{ path: string; summary: string }> = [
   { path: '/healthz', summary: 'The process answers: {"status":"ok"}' },
   { path: '/readyz', summary: 'The database answers: {"status":"ok"}, else 503' },
+  { path: '/metrics', summary: 'Prometheus metrics (text exposition format); only to the addresses in SIGNET_METRICS_HOST, loopback by default' },
   { path: '/.well-known/jwks.json', summary: 'Public keys of verify_otp tokens' },
   { path: '/openapi.json', summary: 'This document' },
   { path: '/docs', summary: 'A readable reference page' },
@@ -97,7 +99,11 @@ export function buildOpenApi(handlers: readonly ActivityHandler[], queries: read
   for (const handler of handlers) paths[`/public/v1/submit/${handler.path}`] = { post: activityOperation(handler) };
   for (const query of queries) paths[`/public/v1/query/${query.path}`] = { post: queryOperation(query) };
   for (const route of ADMIN_ROUTES) {
-    const parameters = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string', format: 'uuid' } }));
+    const parameters: object[] = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string', format: 'uuid' } }));
+    if (route.query) {
+      const query = jsonSchema(route.query) as { properties?: Record<string, object> };
+      for (const [name, schema] of Object.entries(query.properties ?? {})) parameters.push({ name, in: 'query', required: false, schema });
+    }
     paths[route.path] = {
       ...paths[route.path],
       [route.method]: {
