@@ -98,18 +98,27 @@ async function serve(config: Config): Promise<number> {
   const storage = config.databaseUrl ? 'PostgreSQL' : `embedded PGlite in ${config.dataDir}`;
   server.app.log.info({ url: server.url, storage }, 'Signet is listening');
   if (server.devCredentials) process.stdout.write(devCredentialsHelp(devCredentialsPath(config)) + '\n');
-  await new Promise<void>((resolve) => {
-    const shutdown = (signal: string) => {
-      server.app.log.info({ signal }, 'shutting down');
-      server.close().then(resolve, (error) => {
-        server.app.log.error({ err: error }, 'shutdown failed');
-        resolve();
-      });
+  return new Promise<number>((resolve) => {
+    const shutdown = (signal: NodeJS.Signals) => {
+      // Listening no more, a second signal of either kind gets Node's default: stop at once.
+      process.off('SIGINT', shutdown);
+      process.off('SIGTERM', shutdown);
+      const started = Date.now();
+      server.app.log.info({ signal }, 'shutting down: no new connections; finishing the requests in flight and the outbox round in hand');
+      server.close().then(
+        () => {
+          server.app.log.info({ signal, shutdownMs: Date.now() - started }, 'Signet stopped');
+          resolve(0);
+        },
+        (error) => {
+          server.app.log.error({ err: error }, 'shutdown failed');
+          resolve(1);
+        },
+      );
     };
-    process.once('SIGINT', shutdown);
-    process.once('SIGTERM', shutdown);
+    process.on('SIGINT', shutdown);
+    process.on('SIGTERM', shutdown);
   });
-  return 0;
 }
 
 function readFileArgument(values: Flags, name: string): string {

@@ -15,6 +15,8 @@ export interface Config {
   adminToken: string | undefined;
   /** Hosts whose requests may reach /admin/v1 (SIGNET_ADMIN_HOST, comma-separated; loopback by default). */
   adminHosts: string[];
+  /** Client addresses that may read /metrics (SIGNET_METRICS_HOST, comma-separated; loopback by default). */
+  metricsHosts: string[];
   /** Accepted skew of timestampMs against the server clock (SIGNET_TIMESTAMP_TOLERANCE_MS). */
   timestampToleranceMs: number;
   /** Origins accepted in WebAuthn clientDataJSON (SIGNET_WEBAUTHN_ORIGINS, comma-separated). */
@@ -180,6 +182,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir: path.resolve(env.SIGNET_DATA_DIR || '.signet'),
     adminToken: env.SIGNET_ADMIN_TOKEN || undefined,
     adminHosts: list(env.SIGNET_ADMIN_HOST, ['127.0.0.1', '::1', '::ffff:127.0.0.1']),
+    metricsHosts: list(env.SIGNET_METRICS_HOST, ['127.0.0.1', '::1', '::ffff:127.0.0.1']),
     timestampToleranceMs: integer(env, 'SIGNET_TIMESTAMP_TOLERANCE_MS', 5 * 60_000, 0, 24 * 3600_000),
     webauthnOrigins: list(env.SIGNET_WEBAUTHN_ORIGINS, [`http://localhost:${port}`]),
     webauthnRpId: rpId,

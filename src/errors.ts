@@ -16,6 +16,32 @@ export const GrpcCode = {
   UNAUTHENTICATED: 16,
 } as const;
 
+/**
+ * Why a stamp was refused, for operators (the signet_stamp_failures_total metric and the log): a
+ * fixed set, so it never carries request data and keeps the metric's label values bounded. The
+ * client reads the message instead; the reason is not sent.
+ */
+export const STAMP_FAILURE_REASONS = [
+  'missing',
+  'malformed',
+  'bad_signature',
+  'unknown_credential',
+  'revoked',
+  'expired',
+  'replayed',
+  'stale_timestamp',
+  'wrong_organization',
+  'webauthn_type',
+  'webauthn_challenge',
+  'webauthn_origin',
+  'webauthn_rp_id',
+  'webauthn_user_not_present',
+  'webauthn_cross_origin',
+  'webauthn_rejected',
+] as const;
+
+export type StampFailureReason = (typeof STAMP_FAILURE_REASONS)[number];
+
 export class SignetError extends Error {
   override name = 'SignetError';
   constructor(
@@ -25,6 +51,8 @@ export class SignetError extends Error {
     readonly fieldViolations: FieldViolation[] = [],
     /** Seconds a client should wait before retrying (sent as Retry-After). */
     readonly retryAfterSeconds?: number,
+    /** Set on 401/403 answers to a stamp: which check refused it. */
+    readonly stampFailure?: StampFailureReason,
   ) {
     super(message);
   }
@@ -45,9 +73,13 @@ export const invalidArgument = (message: string, fieldViolations: FieldViolation
 export const invalidField = (field: string, description: string) =>
   invalidArgument(`${field}: ${description}`, [{ field, description }]);
 
-export const unauthenticated = (message: string) => new SignetError(401, GrpcCode.UNAUTHENTICATED, message);
+/** 401. Give `stampFailure` when a stamp was refused, so operators can count why. */
+export const unauthenticated = (message: string, stampFailure?: StampFailureReason) =>
+  new SignetError(401, GrpcCode.UNAUTHENTICATED, message, [], undefined, stampFailure);
 
-export const permissionDenied = (message: string) => new SignetError(403, GrpcCode.PERMISSION_DENIED, message);
+/** 403. Give `stampFailure` when a valid stamp was refused for the organization it names. */
+export const permissionDenied = (message: string, stampFailure?: StampFailureReason) =>
+  new SignetError(403, GrpcCode.PERMISSION_DENIED, message, [], undefined, stampFailure);
 
 export const notFound = (message: string) => new SignetError(404, GrpcCode.NOT_FOUND, message);
 

@@ -1,4 +1,4 @@
-// Composes a running Signet: store (migrated), engine, outbox worker and HTTP app, and takes them
+// Composes a running Signet: store (migrated), engine, metrics, outbox worker and HTTP app, and takes them
 // down in order (stop accepting, finish in-flight requests, flush the worker, close the store).
 import path from 'node:path';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
@@ -12,6 +12,7 @@ import { createEmailTransport } from './delivery/emailTransport.ts';
 import { OutboxWorker } from './delivery/outboxWorker.ts';
 import { createSmsProvider } from './delivery/sms/smsProvider.ts';
 import { buildApp } from './http/app.ts';
+import { Metrics } from './http/metrics.ts';
 import { openDatabase, type Database } from './store/db.ts';
 import { migrate } from './store/migrate.ts';
 
@@ -51,7 +52,11 @@ export async function startServer(config: Config, options: StartOptions = {}): P
 
     let worker: OutboxWorker | undefined;
     const engine = new ActivityEngine({ db, config, secret, onCommitted: () => worker?.wake() });
-    const app = buildApp({ config, db, engine, handlers: options.handlers ?? activityHandlers, adminToken, logger: options.logger ?? false });
+    const handlers = options.handlers ?? activityHandlers;
+    const metrics = new Metrics(db, handlers.map((handler) => handler.activityType), (error) =>
+      app.log.warn({ err: error }, 'metrics: cannot read the outbox depth; reported as NaN'),
+    );
+    const app = buildApp({ config, db, engine, handlers, adminToken, metrics, logger: options.logger ?? false });
     worker = new OutboxWorker({
       db,
       secret,
@@ -62,6 +67,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       maxAttempts: config.outboxMaxAttempts,
       defaultFrom: config.emailFrom,
       logo: { allowHttp: config.allowHttpLogos, allowPrivate: config.logoAllowPrivate },
+      onOutcome: (outcome) => metrics.delivery(outcome),
     });
     const started = worker;
 

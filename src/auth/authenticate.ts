@@ -73,6 +73,7 @@ async function authenticateApiKey(
     throw unauthenticated(
       `unknown API key: no API key with public key ${publicKey} is registered; stamp with a key created ` +
         'by "signet org create" or "signet apikey create"',
+      'unknown_credential',
     );
   }
   const key = rows.find((row) => row.organization_id === organizationId.toLowerCase());
@@ -80,11 +81,13 @@ async function authenticateApiKey(
   if (key.revoked_at !== null) {
     throw unauthenticated(
       `API key revoked: the API key ${publicKey} was revoked at ${key.revoked_at.toISOString()}; create a new API key`,
+      'revoked',
     );
   }
   if (key.expires_at !== null && key.expires_at.getTime() <= now.getTime()) {
     throw unauthenticated(
       `API key expired: the API key ${publicKey} expired at ${key.expires_at.toISOString()}; create a new API key`,
+      'expired',
     );
   }
   return {
@@ -126,12 +129,14 @@ async function authenticateWebAuthn(
     throw unauthenticated(
       `unknown WebAuthn credential: no authenticator with credentialId ${stamp.credentialId} is registered; ` +
         'register the passkey with the admin API first',
+      'unknown_credential',
     );
   }
   if (row.revoked_at !== null) {
     throw unauthenticated(
       `WebAuthn credential revoked: the authenticator ${stamp.credentialId} was revoked at ` +
         `${row.revoked_at.toISOString()}; register a new passkey`,
+      'revoked',
     );
   }
   const publicKey = new Uint8Array(row.public_key);
@@ -156,6 +161,7 @@ async function authenticateWebAuthn(
     throw unauthenticated(
       `replayed assertion: the authenticator's counter ${newSignCount} was already used by another request; ` +
         'stamp the request again',
+      'replayed',
     );
   }
   return {
@@ -174,5 +180,6 @@ function notOfOrganization(organizationId: string, credential: string) {
   return permissionDenied(
     `this credential does not belong to organization ${shown}: the ${credential} is registered to a user ` +
       'of another organization; set organizationId to that organization or stamp with one of its credentials',
+    'wrong_organization',
   );
 }

@@ -29,6 +29,9 @@ const WEBAUTHN_HEADER = 'X-Stamp-WebAuthn';
 const API_KEY_SCHEME = 'SIGNATURE_SCHEME_TK_API_P256';
 const MAX_HEADER_BYTES = 8 * 1024;
 
+/** Every refusal here but a missing stamp is about the stamp's shape (reason "malformed"). */
+const malformed = (message: string) => unauthenticated(message, 'malformed');
+
 const API_KEY_FIELDS = ['publicKey', 'scheme', 'signature'] as const;
 const WEBAUTHN_FIELDS = ['credentialId', 'authenticatorData', 'clientDataJson', 'signature'] as const;
 // Fields only a WebAuthn stamp has: their presence in X-Stamp selects the WebAuthn shape.
@@ -48,10 +51,10 @@ export function parseStamp(headers: Headers): Stamp {
   const apiKeyValue = headerValue(headers, API_KEY_HEADER);
   const webauthnValue = headerValue(headers, WEBAUTHN_HEADER);
   if (apiKeyValue === undefined && webauthnValue === undefined) {
-    throw unauthenticated(`missing stamp: send ${API_KEY_HEADER} or ${WEBAUTHN_HEADER}`);
+    throw unauthenticated(`missing stamp: send ${API_KEY_HEADER} or ${WEBAUTHN_HEADER}`, 'missing');
   }
   if (apiKeyValue !== undefined && webauthnValue !== undefined) {
-    throw unauthenticated(
+    throw malformed(
       `two stamps: both ${API_KEY_HEADER} and ${WEBAUTHN_HEADER} were sent; stamp the request with exactly one credential`,
     );
   }
@@ -73,7 +76,7 @@ function headerValue(headers: Headers, name: string): string | undefined {
     values.push(...(Array.isArray(value) ? value : [value]));
   }
   if (values.length === 0) return undefined;
-  if (values.length > 1) throw unauthenticated(`${name} was sent ${values.length} times; send it once`);
+  if (values.length > 1) throw malformed(`${name} was sent ${values.length} times; send it once`);
   return values[0];
 }
 
@@ -81,9 +84,9 @@ function headerValue(headers: Headers, name: string): string | undefined {
 function decodeHeader(value: string, header: string): Record<string, unknown> {
   const size = Buffer.byteLength(value, 'utf8');
   if (size > MAX_HEADER_BYTES) {
-    throw unauthenticated(`${header} is ${size} bytes; a stamp header is at most ${MAX_HEADER_BYTES} bytes`);
+    throw malformed(`${header} is ${size} bytes; a stamp header is at most ${MAX_HEADER_BYTES} bytes`);
   }
-  if (value.length === 0) throw unauthenticated(`${header} is empty; send the stamp JSON, plain or base64url-encoded`);
+  if (value.length === 0) throw malformed(`${header} is empty; send the stamp JSON, plain or base64url-encoded`);
 
   let text: string;
   if (value.startsWith('{')) {
@@ -91,7 +94,7 @@ function decodeHeader(value: string, header: string): Record<string, unknown> {
   } else {
     const bytes = decodeBase64url(value);
     if (!bytes) {
-      throw unauthenticated(
+      throw malformed(
         `${header} is neither a JSON object (starting with "{") nor base64url-encoded JSON; ` +
           'send the stamp JSON as is, or base64url-encode it (alphabet A-Z a-z 0-9 - _, padding optional)',
       );
@@ -99,7 +102,7 @@ function decodeHeader(value: string, header: string): Record<string, unknown> {
     try {
       text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
     } catch {
-      throw unauthenticated(`${header} decodes from base64url to bytes that are not UTF-8; encode the stamp JSON as UTF-8`);
+      throw malformed(`${header} decodes from base64url to bytes that are not UTF-8; encode the stamp JSON as UTF-8`);
     }
   }
 
@@ -107,10 +110,10 @@ function decodeHeader(value: string, header: string): Record<string, unknown> {
   try {
     document = JSON.parse(text);
   } catch {
-    throw unauthenticated(`${header} is not valid JSON${text === value ? '' : ' after base64url decoding'}`);
+    throw malformed(`${header} is not valid JSON${text === value ? '' : ' after base64url decoding'}`);
   }
   if (typeof document !== 'object' || document === null || Array.isArray(document)) {
-    throw unauthenticated(`${header} must hold a JSON object`);
+    throw malformed(`${header} must hold a JSON object`);
   }
   return document as Record<string, unknown>;
 }
@@ -119,16 +122,16 @@ function apiKeyStamp(document: Record<string, unknown>): ApiKeyStamp {
   const fields = stringFields(document, API_KEY_HEADER, API_KEY_FIELDS, 'an API key stamp');
   const publicKey = fields.publicKey;
   if (!/^[0-9a-fA-F]*$/.test(publicKey)) {
-    throw unauthenticated(`${API_KEY_HEADER} publicKey must be hex (0-9, a-f)`);
+    throw malformed(`${API_KEY_HEADER} publicKey must be hex (0-9, a-f)`);
   }
   if (!/^(0[23][0-9a-fA-F]{64}|04[0-9a-fA-F]{128})$/.test(publicKey)) {
-    throw unauthenticated(
+    throw malformed(
       `${API_KEY_HEADER} publicKey must be a P-256 public key in hex: 66 characters starting with 02 or 03 ` +
         `(compressed) or 130 characters starting with 04 (uncompressed); got ${publicKey.length} characters`,
     );
   }
   if (fields.scheme !== API_KEY_SCHEME) {
-    throw unauthenticated(
+    throw malformed(
       `${API_KEY_HEADER} scheme must be "${API_KEY_SCHEME}", got ${quote(fields.scheme)}; ` +
         `WebAuthn stamps go in ${WEBAUTHN_HEADER}`,
     );
@@ -136,7 +139,7 @@ function apiKeyStamp(document: Record<string, unknown>): ApiKeyStamp {
   const signature = fields.signature;
   // 8 to 72 bytes: the shortest and longest DER encodings of a P-256 ECDSA signature.
   if (!/^(?:[0-9a-fA-F]{2}){8,72}$/.test(signature)) {
-    throw unauthenticated(
+    throw malformed(
       `${API_KEY_HEADER} signature must be a DER-encoded ECDSA signature in hex: an even number of hex ` +
         `characters, 16 to 144 of them; got ${signature.length} characters`,
     );
@@ -155,14 +158,14 @@ function webAuthnStamp(document: Record<string, unknown>, header: string): WebAu
   for (const field of WEBAUTHN_FIELDS) {
     const bytes = decodeBase64url(fields[field]);
     if (!bytes) {
-      throw unauthenticated(
+      throw malformed(
         `${header} ${field} must be base64url (alphabet A-Z a-z 0-9 - _, padding optional), as ` +
           'PublicKeyCredential.toJSON() gives it',
       );
     }
     const { min, max } = WEBAUTHN_BYTES[field];
     if (bytes.length < min || bytes.length > max) {
-      throw unauthenticated(`${header} ${field} decodes to ${bytes.length} bytes; it must be ${min} to ${max} bytes`);
+      throw malformed(`${header} ${field} decodes to ${bytes.length} bytes; it must be ${min} to ${max} bytes`);
     }
     stamp[field] = bytes.toString('base64url'); // canonical: unpadded
   }
@@ -180,15 +183,15 @@ function stringFields<const F extends readonly string[]>(
   const unknown = Object.keys(document).filter((key) => !expected.includes(key));
   if (unknown.length > 0) {
     const names = unknown.slice(0, 5).map(quote).join(', ') + (unknown.length > 5 ? ', …' : '');
-    throw unauthenticated(`${header} has unknown field${unknown.length > 1 ? 's' : ''} ${names}; ${what} has exactly ${list}`);
+    throw malformed(`${header} has unknown field${unknown.length > 1 ? 's' : ''} ${names}; ${what} has exactly ${list}`);
   }
   const missing = expected.filter((key) => !Object.hasOwn(document, key));
   if (missing.length > 0) {
-    throw unauthenticated(`${header} is missing ${missing.join(', ')}; ${what} has exactly ${list}`);
+    throw malformed(`${header} is missing ${missing.join(', ')}; ${what} has exactly ${list}`);
   }
   for (const key of expected) {
     if (typeof document[key] !== 'string') {
-      throw unauthenticated(`${header} ${key} must be a string, got ${describe(document[key])}`);
+      throw malformed(`${header} ${key} must be a string, got ${describe(document[key])}`);
     }
   }
   return document as Record<F[number], string>;

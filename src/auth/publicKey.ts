@@ -28,6 +28,7 @@ export function parseP256PublicKey(hex: string): P256PublicKey {
     throw unauthenticated(
       'stamp publicKey must be a P-256 public key in hex: 66 characters starting with 02 or 03 (compressed) ' +
         'or 130 characters starting with 04 (uncompressed)',
+      'malformed',
     );
   }
   let uncompressed: Buffer;
@@ -37,7 +38,7 @@ export function parseP256PublicKey(hex: string): P256PublicKey {
     uncompressed = ECDH.convertKey(Buffer.from(normalized, 'hex'), 'prime256v1', undefined, undefined, 'uncompressed') as Buffer;
     compressed = ECDH.convertKey(normalized, 'prime256v1', 'hex', 'hex', 'compressed') as string;
   } catch {
-    throw unauthenticated('stamp publicKey is not a point on the P-256 curve; send the public key of your API key pair');
+    throw unauthenticated('stamp publicKey is not a point on the P-256 curve; send the public key of your API key pair', 'malformed');
   }
   const key = createPublicKey({
     key: {

@@ -12,7 +12,7 @@ const P256_ORDER = 0xffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc6
 export function verifyApiKeyStamp(body: Buffer, stamp: ApiKeyStamp): { publicKey: string } {
   const { compressed, key } = parseP256PublicKey(stamp.publicKey);
   if (!/^(?:[0-9a-fA-F]{2})+$/.test(stamp.signature)) {
-    throw unauthenticated('stamp signature must be hex with an even number of characters');
+    throw unauthenticated('stamp signature must be hex with an even number of characters', 'malformed');
   }
   const signature = Buffer.from(stamp.signature, 'hex');
   const malformed = strictDerProblem(signature);
@@ -20,6 +20,7 @@ export function verifyApiKeyStamp(body: Buffer, stamp: ApiKeyStamp): { publicKey
     throw unauthenticated(
       `stamp signature is not a strict DER ECDSA signature (${malformed}); send the DER encoding ` +
         'SEQUENCE { INTEGER r, INTEGER s } in hex, as @turnkey/api-key-stamper does',
+      'malformed',
     );
   }
   let valid: boolean;
@@ -32,6 +33,7 @@ export function verifyApiKeyStamp(body: Buffer, stamp: ApiKeyStamp): { publicKey
     throw unauthenticated(
       `stamp signature does not verify with publicKey ${compressed} over the request body; sign the exact ` +
         'bytes you send (ECDSA P-256, SHA-256) with the private key of this public key',
+      'bad_signature',
     );
   }
   return { publicKey: compressed };

@@ -32,7 +32,7 @@ export async function verifyWebAuthnStamp(
   options: WebAuthnOptions,
 ): Promise<{ newSignCount: number }> {
   if (stamp.credentialId !== authenticator.credentialId) {
-    throw unauthenticated('WebAuthn stamp credentialId is not the credential it is being verified against');
+    throw unauthenticated('WebAuthn stamp credentialId is not the credential it is being verified against', 'unknown_credential');
   }
   const clientData = decodeClientData(stamp.clientDataJson);
   // The challenge @turnkey/webauthn-stamper signs: the UTF-8 bytes of the body's lowercase hex SHA-256.
@@ -76,6 +76,7 @@ export async function verifyWebAuthnStamp(
     throw unauthenticated(
       `counter went backwards: the authenticator's signature counter is ${newSignCount} but ${stored} was ` +
         'already seen; this assertion was replayed or the authenticator was cloned. Stamp a new request',
+      'replayed',
     );
   }
   return { newSignCount };
@@ -92,10 +93,13 @@ function decodeClientData(clientDataJson: string): ClientData {
   try {
     value = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(Buffer.from(clientDataJson, 'base64url')));
   } catch {
-    throw unauthenticated('WebAuthn clientDataJson does not decode to UTF-8 JSON; send PublicKeyCredential.response.clientDataJSON as base64url');
+    throw unauthenticated(
+      'WebAuthn clientDataJson does not decode to UTF-8 JSON; send PublicKeyCredential.response.clientDataJSON as base64url',
+      'malformed',
+    );
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw unauthenticated('WebAuthn clientDataJson must be a JSON object');
+    throw unauthenticated('WebAuthn clientDataJson must be a JSON object', 'malformed');
   }
   return value as ClientData;
 }
@@ -112,46 +116,52 @@ function rejection(
     return unauthenticated(
       `wrong type: clientDataJSON.type is ${show(clientData.type)}, expected "webauthn.get"; ` +
         'stamp with navigator.credentials.get(), not create()',
+      'webauthn_type',
     );
   }
   if (message.startsWith('Unexpected authentication response challenge')) {
     return unauthenticated(
       'wrong challenge: the WebAuthn challenge must be the UTF-8 bytes of the lowercase hex SHA-256 of the ' +
         `request body (${bodyHash}); stamp the exact bytes you send`,
+      'webauthn_challenge',
     );
   }
   if (message.startsWith('Unexpected authentication response origin')) {
     return unauthenticated(
       `wrong origin: clientDataJSON.origin ${show(clientData.origin)} is not an accepted origin ` +
         `(${options.origins.join(', ') || 'none configured'}); stamp from the site SIGNET_WEBAUTHN_ORIGINS lists`,
+      'webauthn_origin',
     );
   }
   if (message === 'Unexpected RP ID hash') {
     return unauthenticated(
       `wrong RP ID: authenticatorData is not for relying party "${options.rpId}"; use rpId "${options.rpId}" ` +
         'in the WebAuthn stamper and a passkey registered for it',
+      'webauthn_rp_id',
     );
   }
   if (message.startsWith('User not present')) {
     return unauthenticated(
       'user not present: authenticatorData lacks the user-present (UP) flag; the authenticator must get a user gesture',
+      'webauthn_user_not_present',
     );
   }
   if (/cross-origin|top origin/i.test(message)) {
-    return unauthenticated(`cross-origin assertion rejected: ${message}`);
+    return unauthenticated(`cross-origin assertion rejected: ${message}`, 'webauthn_cross_origin');
   }
   if (/authenticator data|CBOR/i.test(message)) {
-    return unauthenticated(`malformed authenticatorData: ${message}`);
+    return unauthenticated(`malformed authenticatorData: ${message}`, 'malformed');
   }
   // A signature that is not DER fails the library's ASN.1 parsing before it can be checked.
   if (/ASN1|ASN\.1|signature/i.test(message)) return badSignature();
-  return unauthenticated(`WebAuthn assertion rejected: ${message}`);
+  return unauthenticated(`WebAuthn assertion rejected: ${message}`, 'webauthn_rejected');
 }
 
 function badSignature(): Error {
   return unauthenticated(
     'bad signature: the WebAuthn signature does not verify with the registered credential key over ' +
       'authenticatorData and the SHA-256 of clientDataJSON',
+    'bad_signature',
   );
 }
 

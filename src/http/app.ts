@@ -1,5 +1,5 @@
 // The Fastify application: keeps every JSON body as raw bytes (stamps are verified over them),
-// maps every failure to the error shape of DESIGN §2.5, and mounts the route modules.
+// maps every failure to the error shape of DESIGN §2.5, and mounts the route modules, metrics and request ids.
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { ActivityEngine } from '../activities/engine.ts';
 import type { ActivityHandler } from '../activities/handler.ts';
@@ -17,9 +17,11 @@ import { DatabaseUnavailable, type Database } from '../store/db.ts';
 import { registerAdminRoutes } from './adminRoutes.ts';
 import { registerHealthRoutes } from './healthRoutes.ts';
 import { registerJwksRoutes } from './jwksRoutes.ts';
+import { registerMetrics, type Metrics } from './metrics.ts';
 import { queryHandlers } from '../queries/registry.ts';
 import { registerOpenApiRoutes } from './openapiRoutes.ts';
 import { registerQueryRoutes } from './queryRoutes.ts';
+import { loggerOptions, registerRequestIds, requestId } from './requestLog.ts';
 import { registerSubmitRoutes } from './submitRoutes.ts';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -30,6 +32,7 @@ export interface AppDependencies {
   engine: ActivityEngine;
   handlers: readonly ActivityHandler[];
   adminToken: string;
+  metrics: Metrics;
   logger?: FastifyServerOptions['logger'];
 }
 
@@ -59,7 +62,8 @@ export function routesOf(app: FastifyInstance): Array<{ method: string; url: str
 
 export function buildApp(deps: AppDependencies): FastifyInstance {
   const app = Fastify({
-    logger: deps.logger ?? false,
+    logger: loggerOptions(deps.logger),
+    genReqId: requestId,
     bodyLimit: BODY_LIMIT_BYTES,
     // Stamps and fingerprints are over exact bytes; nothing may rewrite the body.
     onProtoPoisoning: 'error',
@@ -73,6 +77,10 @@ export function buildApp(deps: AppDependencies): FastifyInstance {
     for (const method of [route.method].flat()) if (method !== 'HEAD') routes.push({ method, url: route.url });
   });
 
+  registerRequestIds(app);
+  registerMetrics(app, deps.metrics, deps.config.metricsHosts);
+  drainOnClose(app);
+
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
 
@@ -81,6 +89,11 @@ export function buildApp(deps: AppDependencies): FastifyInstance {
     if (!signetError) {
       request.log.error({ err: error }, 'request failed');
       signetError = internal();
+    }
+    if (signetError.stampFailure) {
+      deps.metrics.stampFailure(signetError.stampFailure);
+      // The reason is what an operator needs; the message is the client's to read.
+      request.log.info({ stampFailure: signetError.stampFailure, statusCode: signetError.status }, 'stamp refused');
     }
     if (signetError.retryAfterSeconds !== undefined) reply.header('Retry-After', String(signetError.retryAfterSeconds));
     reply.status(signetError.status).send(signetError.toJSON());
@@ -93,11 +106,31 @@ export function buildApp(deps: AppDependencies): FastifyInstance {
 
   registerHealthRoutes(app, deps.db);
   registerJwksRoutes(app, deps.db);
-  registerSubmitRoutes(app, deps.engine, deps.handlers);
+  registerSubmitRoutes(app, deps.engine, deps.handlers, deps.metrics);
   registerQueryRoutes(app, deps, queryHandlers);
   registerOpenApiRoutes(app, deps.handlers, queryHandlers);
   registerAdminRoutes(app, deps);
   return app;
+}
+
+/**
+ * At close, Node stops accepting and drops idle keep-alive connections, but a connection whose
+ * request is in flight would stay open after its answer for keepAliveTimeout (72 s in Fastify),
+ * holding the shutdown up. Answers sent while closing say `Connection: close`, and a connection
+ * that goes idle while closing is dropped at once.
+ */
+function drainOnClose(app: FastifyInstance): void {
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onSend', async (_request, reply, payload) => {
+    if (closing) reply.header('connection', 'close');
+    return payload;
+  });
+  app.addHook('onResponse', async () => {
+    if (closing) setImmediate(() => app.server.closeIdleConnections());
+  });
 }
 
 /** The raw JSON body of a request, or the right error when there is none. */

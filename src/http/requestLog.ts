@@ -1,0 +1,46 @@
+// What the request log carries and what it never may: a request id on every line (taken from a
+// load balancer's X-Request-Id when well-formed, echoed in the answer), and no credential.
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+
+export const REQUEST_ID_HEADER = 'x-request-id';
+
+// Ids a load balancer or proxy makes (UUIDs, hex, base64, "Root=1-…") fit; anything else — too
+// long, control characters, several values — is replaced, so a client cannot forge log lines.
+const WELL_FORMED_ID = /^[A-Za-z0-9._~:=+/-]{1,128}$/;
+
+/** The request's id: the caller's X-Request-Id when well-formed, else a new UUID (unique across processes). */
+export function requestId(request: IncomingMessage): string {
+  const given = request.headers[REQUEST_ID_HEADER];
+  return typeof given === 'string' && WELL_FORMED_ID.test(given) ? given : randomUUID();
+}
+
+// Request headers are not logged (Fastify's serializer leaves them out); should a line ever carry
+// them or a body, these paths are blanked: stamps, the admin token, cookies.
+const REDACTED = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'req.headers["x-stamp"]',
+  'req.headers["x-stamp-webauthn"]',
+  'req.body',
+  'headers.authorization',
+  'headers.cookie',
+  'headers["x-stamp"]',
+  'headers["x-stamp-webauthn"]',
+  'body',
+];
+
+/** The app's logger options: the caller's (level, stream), with redaction added. */
+export function loggerOptions(logger: FastifyServerOptions['logger']): FastifyServerOptions['logger'] {
+  if (!logger) return false;
+  const given = typeof logger === 'object' ? logger : {};
+  return { ...given, redact: { paths: REDACTED, censor: '[redacted]' } };
+}
+
+/** Sends the request id back, so a client or the load balancer can quote it. */
+export function registerRequestIds(app: FastifyInstance): void {
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header(REQUEST_ID_HEADER, request.id);
+  });
+}

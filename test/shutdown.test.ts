@@ -1,0 +1,248 @@
+// SIGTERM to the real `signet serve`: a submission whose body is still arriving completes with 200,
+// new connections are refused, the email being sent is finished and recorded, the process exits 0,
+// and nothing queued is lost (a restart delivers it, once).
+import assert from 'node:assert/strict';
+import { randomBytes, randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { after, afterEach, before, describe, test } from 'node:test';
+import { ApiKeyStamper } from '@turnkey/api-key-stamper';
+import { TurnkeyClient } from '@turnkey/http';
+import pg from 'pg';
+import { SMTPServer } from 'smtp-server';
+import { openDatabase, type Database } from '../src/store/db.ts';
+import { testDatabases } from './support/databases.ts';
+import { freePort, serve, type Served } from './support/processes.ts';
+
+const ADMIN_TOKEN = 'shutdown-test-admin-token-0123456789';
+
+async function until(what: string, check: () => boolean, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    assert.ok(Date.now() < deadline, `timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+function exitOf(served: Served): Promise<number | null> {
+  const { child } = served;
+  if (child.exitCode !== null) return Promise.resolve(child.exitCode);
+  return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+}
+
+/** A fresh connection (no pooled keep-alive socket): resolves with the status or the connection error code. */
+function freshGet(url: string): Promise<number | string> {
+  return new Promise((resolve) => {
+    const request = http.get(url, { agent: false }, (response) => {
+      response.resume();
+      resolve(response.statusCode!);
+    });
+    request.on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
+  });
+}
+
+function otpBody(organizationId: string, contact: string) {
+  return {
+    type: 'ACTIVITY_TYPE_INIT_OTP_AUTH_V3',
+    timestampMs: String(Date.now()),
+    organizationId,
+    parameters: { otpType: 'OTP_TYPE_EMAIL', contact, appName: 'Shutdown Wallet' },
+  };
+}
+
+function emlFor(dataDir: string, contact: string): string[] {
+  const mailDir = path.join(dataDir, 'mail');
+  if (!fs.existsSync(mailDir)) return [];
+  return fs.readdirSync(mailDir).filter((file) => fs.readFileSync(path.join(mailDir, file), 'utf8').includes(`To: ${contact}`));
+}
+
+for (const tdb of testDatabases) {
+  describe(`graceful shutdown of signet serve (${tdb.name})`, () => {
+    let dataDir: string;
+    let baseUrl: string;
+    let env: Record<string, string>;
+    let schema: string | undefined;
+    let served: Served | undefined;
+
+    before(async () => {
+      dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-shutdown-'));
+      const port = await freePort();
+      baseUrl = `http://127.0.0.1:${port}`;
+      env = { SIGNET_DATA_DIR: dataDir, SIGNET_PORT: String(port), SIGNET_LOG_LEVEL: 'info', SIGNET_ADMIN_TOKEN: ADMIN_TOKEN, SIGNET_DATABASE_URL: '' };
+      if (tdb.url) {
+        // The server's own schema, chosen through the connection's search_path.
+        schema = `signet_shutdown_${randomBytes(6).toString('hex')}`;
+        const client = new pg.Client({ connectionString: tdb.url });
+        await client.connect();
+        await client.query(`CREATE SCHEMA ${schema}`);
+        await client.end();
+        const url = new URL(tdb.url);
+        url.searchParams.set('options', `-c search_path=${schema}`);
+        env.SIGNET_DATABASE_URL = url.toString();
+      }
+    });
+    afterEach(async () => {
+      if (served && served.child.exitCode === null) {
+        served.child.kill('SIGKILL');
+        await exitOf(served);
+      }
+      served = undefined;
+    });
+    after(async () => {
+      if (schema) {
+        const client = new pg.Client({ connectionString: tdb.url });
+        await client.connect();
+        await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+        await client.end();
+      }
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    });
+
+    /** The store the server used, opened once the server is gone (PGlite allows one process at a time). */
+    function openStore(): Promise<Database> {
+      return tdb.url ? openDatabase({ url: tdb.url, schema: schema! }) : openDatabase({ dataDir: path.join(dataDir, 'pglite') });
+    }
+
+    async function organization(): Promise<TurnkeyClient & { organizationId: string }> {
+      const response = await fetch(`${baseUrl}/admin/v1/organizations`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: `Shutdown ${randomUUID().slice(0, 8)}` }),
+      });
+      assert.equal(response.status, 200);
+      const org = await response.json();
+      const client = new TurnkeyClient({ baseUrl }, new ApiKeyStamper({ apiPublicKey: org.apiPublicKey, apiPrivateKey: org.apiPrivateKey }));
+      return Object.assign(client, { organizationId: org.organizationId as string });
+    }
+
+    test('a submission in flight at SIGTERM completes; new connections are refused; exit 0; its email is not lost', async () => {
+      served = await serve(env, baseUrl);
+      const client = await organization();
+      const contact = `inflight-${randomUUID().slice(0, 8)}@example.com`;
+      const signed = await client.stampInitOtpAuth(otpBody(client.organizationId, contact) as any);
+      const bytes = Buffer.from(signed.body, 'utf8');
+
+      // The body arrives in two parts, with SIGTERM in between: the request is in flight.
+      let sendRest!: () => void;
+      const rest = new Promise<void>((resolve) => (sendRest = resolve));
+      const body = new ReadableStream<Uint8Array>({
+        async start(controller) {
+          controller.enqueue(bytes.subarray(0, 40));
+          await rest;
+          controller.enqueue(bytes.subarray(40));
+          controller.close();
+        },
+      });
+      const answer = fetch(signed.url, {
+        method: 'POST',
+        body,
+        duplex: 'half',
+        headers: {
+          'content-type': 'application/json',
+          'content-length': String(bytes.length),
+          'x-request-id': 'in-flight-1',
+          [signed.stamp.stampHeaderName]: signed.stamp.stampHeaderValue,
+        },
+      } as RequestInit);
+      await until('the request to reach the server', () => served!.output().includes('"reqId":"in-flight-1"'));
+
+      const signalled = Date.now();
+      served.child.kill('SIGTERM');
+      await until('the shutdown to start', () => served!.output().includes('shutting down'));
+      // The listener closes while the request is still in flight (the rest of its body not yet sent).
+      const deadline = Date.now() + 5000;
+      let fresh: number | string;
+      while ((fresh = await freshGet(`${baseUrl}/healthz`)) !== 'ECONNREFUSED') {
+        assert.ok(Date.now() < deadline, `a new connection was still answered (${fresh}) 5 s after SIGTERM`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      sendRest();
+
+      const response = await answer;
+      const json = await response.json();
+      assert.equal(response.status, 200, JSON.stringify(json));
+      assert.equal(json.activity.status, 'ACTIVITY_STATUS_COMPLETED');
+      const otpId = json.activity.result.initOtpAuthResultV2.otpId;
+      assert.equal(await exitOf(served), 0, served.output());
+      // The client keeps its connection alive; the server must not wait out keepAliveTimeout (72 s).
+      assert.ok(Date.now() - signalled < 10_000, `exit took ${Date.now() - signalled} ms after SIGTERM`);
+      assert.match(served.output(), /"msg":"Signet stopped"/);
+
+      // Committed, so durable: sent before the exit, or still queued for the next process.
+      const store = await openStore();
+      let status: string;
+      try {
+        const rows = await store.query<{ status: string }>('SELECT status FROM outbox WHERE otp_id = $1', [otpId]);
+        assert.equal(rows.length, 1);
+        status = rows[0]!.status;
+      } finally {
+        await store.close();
+      }
+      assert.ok(status === 'sent' || status === 'queued', `outbox status ${status}`);
+      assert.equal(emlFor(dataDir, contact).length, status === 'sent' ? 1 : 0);
+
+      served = await serve(env, baseUrl);
+      await until('the email in the dev mailbox', () => emlFor(dataDir, contact).length > 0);
+      await new Promise((r) => setTimeout(r, 500));
+      assert.equal(emlFor(dataDir, contact).length, 1, 'delivered exactly once');
+      assert.equal(await served.stop(), 0);
+    });
+
+    test('an email being sent at SIGTERM is finished and recorded before the process exits', async () => {
+      // An SMTP server that holds its answer to DATA until told: the worker is mid-send.
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      let dataStarted = false;
+      const received: string[] = [];
+      const smtp = new SMTPServer({
+        authOptional: true,
+        disabledCommands: ['STARTTLS'],
+        logger: false,
+        onData(stream, session, callback) {
+          dataStarted = true;
+          stream.resume();
+          stream.on('end', () => {
+            received.push(session.envelope.rcptTo.map((r) => r.address).join(','));
+            released.then(() => callback());
+          });
+        },
+      });
+      await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
+      const smtpPort = (smtp.server.address() as { port: number }).port;
+      try {
+        served = await serve({ ...env, SIGNET_SMTP_URL: `smtp://127.0.0.1:${smtpPort}` }, baseUrl);
+        const client = await organization();
+        const contact = `midsend-${randomUUID().slice(0, 8)}@example.com`;
+        const { activity } = (await client.initOtpAuth(otpBody(client.organizationId, contact) as any)) as any;
+        const otpId = activity.result.initOtpAuthResultV2.otpId;
+        await until('the worker to be sending', () => dataStarted);
+
+        served.child.kill('SIGTERM');
+        await until('the shutdown to start', () => served!.output().includes('shutting down'));
+        await new Promise((r) => setTimeout(r, 300));
+        assert.equal(served.child.exitCode, null, 'the process waits for the send in hand');
+        release();
+
+        assert.equal(await exitOf(served), 0, served.output());
+        assert.deepEqual(received, [contact]);
+        const store = await openStore();
+        try {
+          const [row] = await store.query<{ status: string; attempts: number; payload: Record<string, unknown> }>(
+            'SELECT status, attempts, payload FROM outbox WHERE otp_id = $1',
+            [otpId],
+          );
+          assert.equal(row!.status, 'sent', 'the outcome was recorded before the store closed');
+          assert.equal(row!.attempts, 1);
+          assert.equal(row!.payload.encryptedCode, undefined, 'and the code erased');
+        } finally {
+          await store.close();
+        }
+      } finally {
+        release();
+        await new Promise<void>((resolve) => smtp.close(() => resolve()));
+      }
+    });
+  });
+}
