@@ -6,7 +6,7 @@ import { before, describe, test } from 'node:test';
 import { parseStamp, type WebAuthnStamp } from '../src/auth/parseStamp.ts';
 import { verifyAuthenticatorRegistration } from '../src/auth/verifyAuthenticatorRegistration.ts';
 import { verifyWebAuthnStamp, type RegisteredAuthenticator } from '../src/auth/verifyWebAuthnStamp.ts';
-import { SignetError } from '../src/errors.ts';
+import { SignetError, type StampFailureReason } from '../src/errors.ts';
 import {
   createSoftwareAuthenticator,
   webauthnStamperFor,
@@ -27,11 +27,13 @@ function stampOf(assertion: Omit<WebAuthnStamp, 'kind'>): WebAuthnStamp {
   return { kind: 'webauthn', ...assertion };
 }
 
-function rejected(status: number, pattern: RegExp) {
+/** The refusal expected; `reason` is what signet_stamp_failures_total counts it as. */
+function rejected(status: number, pattern: RegExp, reason?: StampFailureReason) {
   return (error: unknown) => {
     assert.ok(error instanceof SignetError, `not a SignetError: ${String(error)}`);
     assert.equal(error.status, status);
     assert.match(error.message, pattern);
+    if (reason !== undefined) assert.equal(error.stampFailure, reason);
     return true;
   };
 }
@@ -81,43 +83,43 @@ describe('verifyWebAuthnStamp', () => {
     const expected = createHash('sha256').update(body).digest('hex');
     await assert.rejects(
       verifyWebAuthnStamp(body, stamp, stored, options),
-      rejected(401, new RegExp(`^wrong challenge: .*lowercase hex SHA-256 of the request body \\(${expected}\\)`)),
+      rejected(401, new RegExp(`^wrong challenge: .*lowercase hex SHA-256 of the request body \\(${expected}\\)`), 'webauthn_challenge'),
     );
   });
 
   test('wrong challenge: the raw digest bytes instead of their hex text', async () => {
     const stamp = stampOf(authenticator.assert(createHash('sha256').update(body).digest()));
-    await assert.rejects(verifyWebAuthnStamp(body, stamp, stored, options), rejected(401, /^wrong challenge/));
+    await assert.rejects(verifyWebAuthnStamp(body, stamp, stored, options), rejected(401, /^wrong challenge/, 'webauthn_challenge'));
   });
 
   test('wrong origin', async () => {
     const stamp = stampOf(authenticator.assert(challengeOf(body), { origin: 'https://evil.example' }));
     await assert.rejects(
       verifyWebAuthnStamp(body, stamp, stored, options),
-      rejected(401, /^wrong origin: clientDataJSON.origin "https:\/\/evil.example" is not an accepted origin \(https:\/\/other.example, https:\/\/signet.example\)/),
+      rejected(401, /^wrong origin: clientDataJSON.origin "https:\/\/evil.example" is not an accepted origin \(https:\/\/other.example, https:\/\/signet.example\)/, 'webauthn_origin'),
     );
   });
 
   test('wrong RP ID, from the software authenticator and from a WebauthnStamper configured for another RP', async () => {
     const stamp = stampOf(authenticator.assert(challengeOf(body), { rpId: 'evil.example' }));
-    await assert.rejects(verifyWebAuthnStamp(body, stamp, stored, options), rejected(401, /^wrong RP ID: .*"signet.example"/));
+    await assert.rejects(verifyWebAuthnStamp(body, stamp, stored, options), rejected(401, /^wrong RP ID: .*"signet.example"/, 'webauthn_rp_id'));
 
     const { stampHeaderValue } = await webauthnStamperFor(authenticator, 'evil.example').stamp(body.toString('utf8'));
     const fromStamper = parseStamp({ 'x-stamp-webauthn': stampHeaderValue }) as WebAuthnStamp;
-    await assert.rejects(verifyWebAuthnStamp(body, fromStamper, stored, options), rejected(401, /^wrong RP ID/));
+    await assert.rejects(verifyWebAuthnStamp(body, fromStamper, stored, options), rejected(401, /^wrong RP ID/, 'webauthn_rp_id'));
   });
 
   test('wrong type: a registration-type clientDataJSON', async () => {
     const stamp = stampOf(authenticator.assert(challengeOf(body), { type: 'webauthn.create' }));
     await assert.rejects(
       verifyWebAuthnStamp(body, stamp, stored, options),
-      rejected(401, /^wrong type: clientDataJSON.type is "webauthn.create", expected "webauthn.get"/),
+      rejected(401, /^wrong type: clientDataJSON.type is "webauthn.create", expected "webauthn.get"/, 'webauthn_type'),
     );
   });
 
   test('user not present: the UP flag is missing', async () => {
     const stamp = stampOf(authenticator.assert(challengeOf(body), { userPresent: false }));
-    await assert.rejects(verifyWebAuthnStamp(body, stamp, stored, options), rejected(401, /^user not present/));
+    await assert.rejects(verifyWebAuthnStamp(body, stamp, stored, options), rejected(401, /^user not present/, 'webauthn_user_not_present'));
   });
 
   test('counter went backwards, or did not move', async () => {
@@ -126,11 +128,11 @@ describe('verifyWebAuthnStamp', () => {
       const stamp = stampOf(authenticator.assert(challengeOf(body), { counter }));
       await assert.rejects(
         verifyWebAuthnStamp(body, stamp, seen, options),
-        rejected(401, new RegExp(`^counter went backwards: the authenticator's signature counter is ${counter} but 7`)),
+        rejected(401, new RegExp(`^counter went backwards: the authenticator's signature counter is ${counter} but 7`), 'replayed'),
       );
     }
     const zero = stampOf(authenticator.assert(challengeOf(body), { counter: 0 }));
-    await assert.rejects(verifyWebAuthnStamp(body, zero, seen, options), rejected(401, /^counter went backwards/));
+    await assert.rejects(verifyWebAuthnStamp(body, zero, seen, options), rejected(401, /^counter went backwards/, 'replayed'));
     const next = stampOf(authenticator.assert(challengeOf(body), { counter: 8 }));
     assert.deepEqual(await verifyWebAuthnStamp(body, next, seen, options), { newSignCount: 8 });
   });
@@ -146,29 +148,29 @@ describe('verifyWebAuthnStamp', () => {
     const forged = stampOf({ ...other.assert(challengeOf(body), { counter: 1 }), credentialId: stored.credentialId });
     await assert.rejects(
       verifyWebAuthnStamp(body, forged, { ...stored, signCount: 5 }, options),
-      rejected(401, /^bad signature/),
+      rejected(401, /^bad signature/, 'bad_signature'),
     );
   });
 
   test('bad signature: another key, a flipped bit, not DER, signed data altered', async () => {
     const other = createSoftwareAuthenticator({ rpId, origin });
     const otherKey = stampOf({ ...other.assert(challengeOf(body)), credentialId: stored.credentialId });
-    await assert.rejects(verifyWebAuthnStamp(body, otherKey, stored, options), rejected(401, /^bad signature: the WebAuthn signature does not verify/));
+    await assert.rejects(verifyWebAuthnStamp(body, otherKey, stored, options), rejected(401, /^bad signature: the WebAuthn signature does not verify/, 'bad_signature'));
 
     const good = stampOf(authenticator.assert(challengeOf(body)));
     const signature = Buffer.from(good.signature, 'base64url');
     signature[10]! ^= 0x01;
     const flipped = { ...good, signature: signature.toString('base64url') };
-    await assert.rejects(verifyWebAuthnStamp(body, flipped, stored, options), rejected(401, /^bad signature/));
+    await assert.rejects(verifyWebAuthnStamp(body, flipped, stored, options), rejected(401, /^bad signature/, 'bad_signature'));
 
     const notDer = { ...good, signature: Buffer.alloc(64, 7).toString('base64url') };
-    await assert.rejects(verifyWebAuthnStamp(body, notDer, stored, options), rejected(401, /^bad signature/));
+    await assert.rejects(verifyWebAuthnStamp(body, notDer, stored, options), rejected(401, /^bad signature/, 'bad_signature'));
 
     // A higher counter written into authenticatorData after signing: the signature covers it.
     const authData = Buffer.from(good.authenticatorData, 'base64url');
     authData.writeUInt32BE(authData.readUInt32BE(33) + 100, 33);
     const altered = { ...good, authenticatorData: authData.toString('base64url') };
-    await assert.rejects(verifyWebAuthnStamp(body, altered, stored, options), rejected(401, /^bad signature/));
+    await assert.rejects(verifyWebAuthnStamp(body, altered, stored, options), rejected(401, /^bad signature/, 'bad_signature'));
   });
 
   test('a stamp for another credential, or with clientDataJson that is not JSON', async () => {
