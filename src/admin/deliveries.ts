@@ -1,19 +1,17 @@
 // The delivery state of an organization's OTP messages, read from the outbox for operators:
 // queued, sending, retrying, sent or failed, with attempts, the provider's message id and the
 // last error. Failed messages stay listed; nothing is dropped silently.
+import type { Channel, OutboxStatus } from '../delivery/outbox.ts';
 import type { Queryable } from '../store/db.ts';
 import { requireOrganization } from './organizations.ts';
-
-export const DELIVERY_STATUSES = ['queued', 'sending', 'retrying', 'sent', 'failed'] as const;
-export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
 export interface Delivery {
   outboxId: string;
   otpId: string | null;
-  channel: 'email' | 'sms';
+  channel: Channel;
   /** The recipient: an email address or an E.164 phone number. */
   to: string;
-  status: DeliveryStatus;
+  status: OutboxStatus;
   attempts: number;
   providerMessageId: string | null;
   lastError: string | null;
@@ -27,7 +25,7 @@ export interface Delivery {
 }
 
 export interface DeliveryFilter {
-  status?: DeliveryStatus;
+  status?: OutboxStatus;
   otpId?: string;
   /** At most this many, newest first. */
   limit: number;
@@ -36,9 +34,9 @@ export interface DeliveryFilter {
 interface DeliveryRow {
   id: string;
   otp_id: string | null;
-  channel: 'email' | 'sms';
+  channel: Channel;
   to: string;
-  status: DeliveryStatus;
+  status: OutboxStatus;
   attempts: number;
   provider_message_id: string | null;
   last_error: string | null;

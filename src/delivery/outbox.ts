@@ -4,6 +4,18 @@ import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../store/db.ts';
 import { seal, unseal } from '../store/sealed.ts';
 
+/** How a message travels. */
+export const CHANNELS = ['email', 'sms'] as const;
+export type Channel = (typeof CHANNELS)[number];
+
+/** A message's state: queued, claimed by a worker (sending), waiting to retry, or finished (sent, failed). */
+export const OUTBOX_STATUSES = ['queued', 'sending', 'retrying', 'sent', 'failed'] as const;
+export type OutboxStatus = (typeof OUTBOX_STATUSES)[number];
+
+/** The states a worker records after an attempt. */
+export const ATTEMPT_OUTCOMES = ['sent', 'retrying', 'failed'] as const satisfies readonly OutboxStatus[];
+export type AttemptOutcome = (typeof ATTEMPT_OUTCOMES)[number];
+
 /** What an OTP email needs at delivery time (rendering happens in the worker). */
 export interface OtpEmail {
   channel: 'email';

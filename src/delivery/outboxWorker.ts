@@ -5,7 +5,7 @@ import type { Database } from '../store/db.ts';
 import { DeliveryError } from './deliveryError.ts';
 import { isPermanentEmailError, type EmailTransport } from './emailTransport.ts';
 import type { DeliveryLogger } from './logger.ts';
-import { decryptCode, type StoredPayload } from './outbox.ts';
+import { decryptCode, type AttemptOutcome, type Channel, type StoredPayload } from './outbox.ts';
 import { composeOtpEmail } from './composeOtpEmail.ts';
 import type { LogoOptions } from './logo.ts';
 import { renderOtpSms } from './otpMessages.ts';
@@ -36,15 +36,15 @@ export interface OutboxWorkerOptions {
 
 /** What became of one delivery attempt. */
 export interface DeliveryOutcome {
-  channel: 'email' | 'sms';
-  status: 'sent' | 'retrying' | 'failed';
+  channel: Channel;
+  status: AttemptOutcome;
 }
 
 interface ClaimedRow {
   id: string;
   organization_id: string;
   otp_id: string | null;
-  channel: 'email' | 'sms';
+  channel: Channel;
   payload: StoredPayload;
   attempts: number;
 }
@@ -235,7 +235,7 @@ export class OutboxWorker {
    */
   private async finish(
     row: ClaimedRow,
-    status: 'sent' | 'retrying' | 'failed',
+    status: AttemptOutcome,
     detail: { providerMessageId?: string; error?: string; retryInMs?: number },
   ): Promise<boolean> {
     const erase = status !== 'retrying';

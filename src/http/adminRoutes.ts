@@ -1,5 +1,6 @@
 // /admin/v1: operator endpoints for organizations, users, API keys, WebAuthn authenticators,
-// sender domains, email templates and the delivery state of OTP messages. Bearer token compared in constant time; only from allowed client addresses.
+// sender domains, email templates and the delivery state of OTP messages. Bearer token compared
+// in constant time; only from allowed client addresses.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
@@ -13,9 +14,10 @@ import {
   requireOrganization,
   revokeApiKey,
 } from '../admin/organizations.ts';
-import { DELIVERY_STATUSES, listDeliveries } from '../admin/deliveries.ts';
+import { listDeliveries } from '../admin/deliveries.ts';
 import { addEmailTemplate, listEmailTemplates, removeEmailTemplate } from '../admin/emailTemplates.ts';
 import { schemaError } from '../activities/violations.ts';
+import { OUTBOX_STATUSES } from '../delivery/outbox.ts';
 import { TEMPLATE_LIMITS } from '../otp/emailTemplates.ts';
 import { verifyAuthenticatorRegistration } from '../auth/verifyAuthenticatorRegistration.ts';
 import { invalidArgument, notFound, permissionDenied, unauthenticated } from '../errors.ts';
@@ -46,7 +48,7 @@ export const adminSchemas = {
     text: z.string().max(TEMPLATE_LIMITS.text),
   }),
   deliveries: z.strictObject({
-    status: z.enum(DELIVERY_STATUSES, { error: `must be one of ${DELIVERY_STATUSES.join(', ')}` }).optional(),
+    status: z.enum(OUTBOX_STATUSES, { error: `must be one of ${OUTBOX_STATUSES.join(', ')}` }).optional(),
     otpId: uuid.optional(),
     limit: z
       .string()

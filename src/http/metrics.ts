@@ -2,6 +2,7 @@
 // outbox depth, delivery outcomes and stamp failures. Each app counts in a registry of its own.
 import type { FastifyInstance } from 'fastify';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { ATTEMPT_OUTCOMES, CHANNELS } from '../delivery/outbox.ts';
 import { outboxDepth, type DeliveryOutcome } from '../delivery/outboxWorker.ts';
 import { permissionDenied, STAMP_FAILURE_REASONS, type StampFailureReason } from '../errors.ts';
 import type { Database } from '../store/db.ts';
@@ -10,8 +11,6 @@ import type { Database } from '../store/db.ts';
 export type ActivityOutcome = 'created' | 'resubmitted' | 'refused' | 'failed';
 
 const ACTIVITY_OUTCOMES: readonly ActivityOutcome[] = ['created', 'resubmitted', 'refused', 'failed'];
-const DELIVERY_STATUSES: readonly DeliveryOutcome['status'][] = ['sent', 'retrying', 'failed'];
-const CHANNELS: readonly DeliveryOutcome['channel'][] = ['email', 'sms'];
 
 /** The route label of a request no route matched: one value, whatever the URL was. */
 export const UNMATCHED_ROUTE = 'unmatched';
@@ -100,7 +99,7 @@ export class Metrics {
         this.activityDuration.zero({ type, outcome });
       }
     }
-    for (const channel of CHANNELS) for (const status of DELIVERY_STATUSES) this.deliveries.inc({ channel, status }, 0);
+    for (const channel of CHANNELS) for (const status of ATTEMPT_OUTCOMES) this.deliveries.inc({ channel, status }, 0);
     for (const reason of STAMP_FAILURE_REASONS) this.stampFailures.inc({ reason }, 0);
   }
 
