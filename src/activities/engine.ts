@@ -35,8 +35,6 @@ export interface SubmissionOutcome {
   /** The rendered response body. */
   response: ReturnType<typeof renderActivity>;
   activityId: string;
-  /** The organization the activity belongs to (for the log line). */
-  organizationId: string;
   /** False when the body had been submitted before and the stored activity was returned. */
   created: boolean;
 }
@@ -80,7 +78,7 @@ export class ActivityEngine {
     // The same body again is how clients poll: answer with the stored activity, whatever its age.
     const fingerprint = `sha256:${createHash('sha256').update(submission.body).digest('hex')}`;
     const existing = await findActivity(db, { organizationId, fingerprint });
-    if (existing) return { response: renderActivity(handler, existing), activityId: existing.id, organizationId: existing.organizationId, created: false };
+    if (existing) return { response: renderActivity(handler, existing), activityId: existing.id, created: false };
 
     const skew = Math.abs(now.getTime() - Number(timestampMs));
     if (skew > config.timestampToleranceMs) {
@@ -109,10 +107,10 @@ export class ActivityEngine {
       // Lost the race to a concurrent submission of the same body; it committed first.
       const winner = await findActivity(db, { organizationId, fingerprint });
       if (!winner) throw new Error('activity vanished after a fingerprint conflict');
-      return { response: renderActivity(handler, winner), activityId: winner.id, organizationId: winner.organizationId, created: false };
+      return { response: renderActivity(handler, winner), activityId: winner.id, created: false };
     }
     this.deps.onCommitted?.();
-    return { response: renderActivity(handler, record), activityId: record.id, organizationId: record.organizationId, created: true };
+    return { response: renderActivity(handler, record), activityId: record.id, created: true };
   }
 
   /** Runs the handler with its activity and vote in one transaction; undefined on a fingerprint race. */

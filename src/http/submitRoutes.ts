@@ -31,7 +31,7 @@ export function registerSubmitRoutes(
         {
           activityId: outcome.activityId,
           activityType: handler.activityType,
-          organizationId: outcome.organizationId,
+          organizationId: outcome.response.activity.organizationId,
           created: outcome.created,
           latencyMs: Math.round(latency * 1000 * 10) / 10,
         },
