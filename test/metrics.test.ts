@@ -6,8 +6,6 @@ import { createECDH, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { ApiKeyStamper } from '@turnkey/api-key-stamper';
-import { TurnkeyClient } from '@turnkey/http';
 import { STAMP_FAILURE_REASONS } from '../src/errors.ts';
 import type { Database } from '../src/store/db.ts';
 import { testDatabases, type TestDatabase } from './support/databases.ts';
@@ -92,10 +90,6 @@ const INVALID_ARGUMENT = 3; // 400
 const PERMISSION_DENIED = 7; // 403
 const UNAUTHENTICATED = 16; // 401
 
-function clientWith(server: TestServer, apiPublicKey: string, apiPrivateKey: string): TurnkeyClient {
-  return new TurnkeyClient({ baseUrl: server.baseUrl }, new ApiKeyStamper({ apiPublicKey, apiPrivateKey }));
-}
-
 for (const tdb of testDatabases) {
   describe(`metrics (${tdb.name})`, () => {
     let server: TestServer;
@@ -156,22 +150,22 @@ for (const tdb of testDatabases) {
       const body = () => contractBody(acme.organizationId) as any;
 
       // A signature by another key than the one named: bad_signature.
-      assert.equal(await codeOf(clientWith(server, acme.apiPublicKey, other.apiPrivateKey).createSmartContractInterface(body())), UNAUTHENTICATED);
+      assert.equal(await codeOf(server.client({ apiPublicKey: acme.apiPublicKey, apiPrivateKey: other.apiPrivateKey }).createSmartContractInterface(body())), UNAUTHENTICATED);
       // A valid key of another organization: wrong_organization (403).
       assert.equal(await codeOf(server.client(other).createSmartContractInterface(body())), PERMISSION_DENIED);
       // A key pair never registered: unknown_credential.
       const ecdh = createECDH('prime256v1');
       ecdh.generateKeys();
-      const stranger = clientWith(server, ecdh.getPublicKey('hex', 'compressed'), ecdh.getPrivateKey('hex').padStart(64, '0'));
+      const stranger = server.client({ apiPublicKey: ecdh.getPublicKey('hex', 'compressed'), apiPrivateKey: ecdh.getPrivateKey('hex').padStart(64, '0') });
       assert.equal(await codeOf(stranger.createSmartContractInterface(body())), UNAUTHENTICATED);
       // A revoked key: revoked.
       const key = await server.admin('POST', `/organizations/${acme.organizationId}/api-keys`, { userId: acme.userId, name: 'soon revoked' });
       await server.admin('DELETE', `/organizations/${acme.organizationId}/api-keys/${key.apiKeyId}`);
-      assert.equal(await codeOf(clientWith(server, key.apiPublicKey, key.apiPrivateKey).createSmartContractInterface(body())), UNAUTHENTICATED);
+      assert.equal(await codeOf(server.client(key).createSmartContractInterface(body())), UNAUTHENTICATED);
       // A key past its expiry: expired.
       const shortLived = await server.admin('POST', `/organizations/${acme.organizationId}/api-keys`, { userId: acme.userId, name: 'short-lived', expiresInSeconds: 1 });
       await new Promise((r) => setTimeout(r, 1100));
-      assert.equal(await codeOf(clientWith(server, shortLived.apiPublicKey, shortLived.apiPrivateKey).createSmartContractInterface(body())), UNAUTHENTICATED);
+      assert.equal(await codeOf(server.client(shortLived).createSmartContractInterface(body())), UNAUTHENTICATED);
       // A stamp header that is not a stamp: malformed.
       const garbled = await fetch(`${server.baseUrl}${CONTRACT_ROUTE}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-stamp': 'not a stamp' }, body: JSON.stringify(body()) });
       assert.equal(garbled.status, 401);
