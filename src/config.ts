@@ -86,6 +86,9 @@ export class ConfigError extends Error {
 
 type Env = Record<string, string | undefined>;
 
+/** The client addresses of this host, the default audience of the admin API and of /metrics. */
+const LOOPBACK = ['127.0.0.1', '::1', '::ffff:127.0.0.1'];
+
 function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
@@ -181,8 +184,8 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl: url(env, 'SIGNET_DATABASE_URL', ['postgres:', 'postgresql:']),
     dataDir: path.resolve(env.SIGNET_DATA_DIR || '.signet'),
     adminToken: env.SIGNET_ADMIN_TOKEN || undefined,
-    adminHosts: list(env.SIGNET_ADMIN_HOST, ['127.0.0.1', '::1', '::ffff:127.0.0.1']),
-    metricsHosts: list(env.SIGNET_METRICS_HOST, ['127.0.0.1', '::1', '::ffff:127.0.0.1']),
+    adminHosts: list(env.SIGNET_ADMIN_HOST, LOOPBACK),
+    metricsHosts: list(env.SIGNET_METRICS_HOST, LOOPBACK),
     timestampToleranceMs: integer(env, 'SIGNET_TIMESTAMP_TOLERANCE_MS', 5 * 60_000, 0, 24 * 3600_000),
     webauthnOrigins: list(env.SIGNET_WEBAUTHN_ORIGINS, [`http://localhost:${port}`]),
     webauthnRpId: rpId,

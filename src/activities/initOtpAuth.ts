@@ -26,6 +26,8 @@ const MAX_USER_IDENTIFIER_LENGTH = 256;
 const MAX_URL_LENGTH = 2048;
 const MAX_TEMPLATE_VARIABLES_LENGTH = 16_384;
 const MAX_SMS_TEMPLATE_LENGTH = 320;
+/** The text sent, app name and code filled in; each {{.AppName}} may add up to 100 characters. */
+const MAX_SMS_LENGTH = 320;
 const SMS_TAGS = ['{{.OtpCode}}', '{{.AppName}}'];
 
 /**
@@ -211,15 +213,15 @@ export const initOtpAuthParameters = fields
       const contact = contactProblem(p.otpType, p.contact);
       if (contact) ctx.addIssue({ code: 'custom', path: ['contact'], message: contact });
       const template = p.smsCustomization?.template;
-      if (p.otpType === 'OTP_TYPE_SMS' && template !== undefined && !ctx.issues.some((i) => ['smsCustomization', 'appName', 'otpLength'].includes(String(i.path?.[0])))) {
-        // The template is bounded, but each {{.AppName}} adds up to 100 characters: bound the text sent.
-        const sms = renderOtpSms({ channel: 'sms', to: p.contact, appName: p.appName, template, expirationSeconds: 0 }, '0'.repeat(p.otpLength));
-        const length = [...sms].length;
-        if (length > MAX_SMS_TEMPLATE_LENGTH) {
+      const inputsValid = !ctx.issues.some((i) => ['smsCustomization', 'appName', 'otpLength'].includes(String(i.path?.[0])));
+      if (p.otpType === 'OTP_TYPE_SMS' && template !== undefined && inputsValid) {
+        const sms = { channel: 'sms' as const, to: p.contact, appName: p.appName, template, expirationSeconds: 0 };
+        const length = [...renderOtpSms(sms, '0'.repeat(p.otpLength))].length;
+        if (length > MAX_SMS_LENGTH) {
           ctx.addIssue({
             code: 'custom',
             path: ['smsCustomization', 'template'],
-            message: `makes an SMS of ${length} characters with this appName and code; at most ${MAX_SMS_TEMPLATE_LENGTH}`,
+            message: `makes an SMS of ${length} characters with this appName and code; at most ${MAX_SMS_LENGTH}`,
           });
         }
       }
