@@ -13,12 +13,13 @@ import { createEmailTransport, type EmailTransport } from '../src/delivery/email
 import { decryptCode, encryptCode, enqueue, type OutboxMessage } from '../src/delivery/outbox.ts';
 import { OutboxWorker, outboxDepth } from '../src/delivery/outboxWorker.ts';
 import { renderOtpEmail, renderOtpSms } from '../src/delivery/otpMessages.ts';
+import type { DeliveryLogger } from '../src/delivery/logger.ts';
 import { createSmsProvider } from '../src/delivery/sms/smsProvider.ts';
 import { openDatabase, type Database } from '../src/store/db.ts';
 import { testDatabases } from './support/databases.ts';
 import { startSmtpSink, type SmtpSink } from './support/smtpSink.ts';
 
-const silent = { info() {}, warn() {}, error() {} };
+const silent: DeliveryLogger = { info() {}, warn() {}, error() {} };
 const secret = randomBytes(32);
 
 describe('outbox encryption', () => {
@@ -68,14 +69,14 @@ for (const tdb of testDatabases) {
     let organizationId: string;
     let activityId: string;
 
-    function worker(on: Database = db, options: { maxAttempts?: number; batchSize?: number; email?: EmailTransport } = {}) {
+    function worker(on: Database = db, options: { maxAttempts?: number; batchSize?: number; email?: EmailTransport; logger?: DeliveryLogger } = {}) {
       const config = loadConfig({ SIGNET_SMTP_URL: smtp.url, SIGNET_DATA_DIR: dataDir });
       return new OutboxWorker({
         db: on,
         secret,
         email: options.email ?? createEmailTransport(config, silent),
         sms: createSmsProvider(config, silent),
-        logger: silent,
+        logger: options.logger ?? silent,
         pollMs: 20,
         maxAttempts: options.maxAttempts ?? 5,
         batchSize: options.batchSize ?? 20,
@@ -172,9 +173,12 @@ for (const tdb of testDatabases) {
       const { outboxId, code } = await queue('+14155552671', {
         channel: 'sms', template: '{{.AppName}} code: {{.OtpCode}}',
       } as Partial<OutboxMessage>);
-      const w = worker();
+      const logged: object[] = [];
+      const w = worker(db, { logger: { ...silent, info: (o: object) => void logged.push(o) } });
       assert.equal(await w.runOnce(), 1);
       await w.stop();
+      assert.ok(logged.some((o) => (o as { provider?: string }).provider === 'development'), 'the log line names the SMS provider');
+      assert.ok(!JSON.stringify(logged).includes(code), 'and not the code');
       const lines = fs.readFileSync(path.join(dataDir, 'sms.log'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
       const line = lines.find((l) => l.text === `Acme code: ${code}`);
       assert.ok(line, 'the SMS log holds the message');

@@ -148,7 +148,13 @@ export class OutboxWorker {
 
   private async process(row: ClaimedRow): Promise<void> {
     const { logger, maxAttempts } = this.options;
-    const context = { outboxId: row.id, otpId: row.otp_id, channel: row.channel, attempt: row.attempts };
+    const context = {
+      outboxId: row.id,
+      otpId: row.otp_id,
+      channel: row.channel,
+      ...(row.channel === 'sms' ? { provider: this.options.sms.name } : {}),
+      attempt: row.attempts,
+    };
     let sent: { messageId: string } | undefined;
     let failure: unknown;
     try {
