@@ -1,8 +1,10 @@
 // Configuration is read in one place and a bad value stops the start with the variable named.
 import assert from 'node:assert/strict';
+import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { ConfigError, loadConfig } from '../src/config.ts';
+import { signet } from './support/processes.ts';
 
 test('defaults match the README', () => {
   const config = loadConfig({});
@@ -47,8 +49,56 @@ test('a bad value names its variable', () => {
     [{ SIGNET_RATE_LIMIT_SMS_PER_USER: '5' }, /SIGNET_RATE_LIMIT_SMS_PER_USER must be COUNT\/SECONDS/],
     [{ SIGNET_OUTBOX_WORKER: 'maybe' }, /SIGNET_OUTBOX_WORKER/],
     [{ SIGNET_SMS_PROVIDER: 'nexmo' }, /SIGNET_SMS_PROVIDER must be one of twilio/],
+    [{ SIGNET_LOG_LEVEL: 'bogus' }, /SIGNET_LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "bogus"/],
+    [{ SIGNET_HOST: 'not a host!' }, /SIGNET_HOST must be an IP address/],
+    [{ SIGNET_ADMIN_HOST: '127.0.0.1, example.com' }, /SIGNET_ADMIN_HOST "example.com" is not an IP address/],
+    [{ SIGNET_METRICS_HOST: '10.0.0.0/33' }, /SIGNET_METRICS_HOST "10.0.0.0\/33" has a prefix length/],
+    [{ SIGNET_TRUSTED_PROXIES: '*' }, /SIGNET_TRUSTED_PROXIES "\*" is not allowed/],
+    [{ SIGNET_WEBAUTHN_ORIGINS: 'https://app.example/login' }, /SIGNET_WEBAUTHN_ORIGINS .* is not an origin/],
+    [{ SIGNET_WEBAUTHN_RP_ID: 'https://example.com' }, /SIGNET_WEBAUTHN_RP_ID must be a domain name/],
+    [{ SIGNET_EMAIL_FROM: 'nobody' }, /SIGNET_EMAIL_FROM must be an email address/],
+    [{ SIGNET_REQUEST_TIMEOUT_MS: '10' }, /SIGNET_REQUEST_TIMEOUT_MS must be a whole number from 1000 to 600000 ms/],
+    [{ SIGNET_AUTH_FAILURE_LIMIT: '0/60' }, /SIGNET_AUTH_FAILURE_LIMIT must be COUNT\/SECONDS/],
   ];
   for (const [env, message] of cases) {
     assert.throws(() => loadConfig(env), (error: unknown) => error instanceof ConfigError && message.test(error.message));
+  }
+});
+
+test('weak secrets are refused with the rule stated', () => {
+  for (const name of ['SIGNET_OTP_SECRET', 'SIGNET_ADMIN_TOKEN']) {
+    for (const weak of ['x', 'a', 'correct-horse', 'a'.repeat(64), '0123'.repeat(8), 'abcdefgh'.repeat(3)]) {
+      assert.throws(
+        () => loadConfig({ [name]: weak }),
+        (error: unknown) =>
+          error instanceof ConfigError &&
+          error.message.startsWith(`${name} is too weak`) &&
+          error.message.includes('at least 32 characters with at least 10 different characters'),
+        `${name}=${weak}`,
+      );
+    }
+  }
+  const strong = 'f3b1c9e07a5d42688e1b0c7d9a3f5e21b4c6d8e0f2a4b6c8d0e2f4a6b8c0d2e4';
+  assert.equal(loadConfig({ SIGNET_OTP_SECRET: strong }).otpSecret, strong);
+  assert.equal(loadConfig({ SIGNET_ADMIN_TOKEN: 'K2n8Qw4XzT7pL0mV5rY9bC3dF6gH1jA-' }).adminToken, 'K2n8Qw4XzT7pL0mV5rY9bC3dF6gH1jA-');
+});
+
+test('every bad variable is named in one message', () => {
+  assert.throws(
+    () => loadConfig({ SIGNET_PORT: 'x', SIGNET_LOG_LEVEL: 'loud', SIGNET_OTP_SECRET: 'short' }),
+    (error: unknown) =>
+      error instanceof ConfigError && ['SIGNET_PORT', 'SIGNET_LOG_LEVEL', 'SIGNET_OTP_SECRET'].every((name) => error.message.includes(name)),
+  );
+});
+
+test('a bad setting stops `signet serve` with exit code 2 and the variable named', async () => {
+  for (const [env, name] of [
+    [{ SIGNET_OTP_SECRET: 'x' }, 'SIGNET_OTP_SECRET'],
+    [{ SIGNET_ADMIN_TOKEN: 'a' }, 'SIGNET_ADMIN_TOKEN'],
+    [{ SIGNET_LOG_LEVEL: 'bogus' }, 'SIGNET_LOG_LEVEL'],
+  ] as const) {
+    const finished = await signet(['serve'], { ...env, SIGNET_PORT: '0', SIGNET_DATA_DIR: path.join(os.tmpdir(), 'signet-config-never-used') });
+    assert.equal(finished.code, 2, finished.stderr);
+    assert.match(finished.stderr, new RegExp(`configuration error: ${name} `));
   }
 });

@@ -16,7 +16,7 @@ import { openDatabase, type Database } from '../src/store/db.ts';
 import { testDatabases } from './support/databases.ts';
 import { freePort, serve, type Served } from './support/processes.ts';
 
-const ADMIN_TOKEN = 'shutdown-test-admin-token-0123456789';
+const ADMIN_TOKEN = 'shutdown-test-admin-token-0123456789-xyz';
 
 async function until(what: string, check: () => boolean, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

@@ -20,7 +20,7 @@ interface WycheproofFile {
 }
 
 const vectors = JSON.parse(
-  fs.readFileSync(new URL('../../shared/vectors/wycheproof/ecdsa_secp256r1_sha256_test.json', import.meta.url), 'utf8'),
+  fs.readFileSync(new URL('./vectors/wycheproof/ecdsa_secp256r1_sha256_test.json', import.meta.url), 'utf8'),
 ) as WycheproofFile;
 
 const N = 0xffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551n;

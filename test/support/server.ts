@@ -10,7 +10,7 @@ import { startServer, type RunningServer, type StartOptions } from '../../src/se
 import type { Database } from '../../src/store/db.ts';
 import type { TestDatabase } from './databases.ts';
 
-export const ADMIN_TOKEN = 'test-admin-token-0123456789';
+export const ADMIN_TOKEN = 'test-admin-token-0123456789-abcdefghij';
 
 export interface Credentials {
   organizationId: string;

@@ -1,0 +1,29 @@
+// The repository is self-contained: no test, script or source reads a path outside it, so `npm test`
+// passes in a fresh clone in any folder (not only beside the workplace's shared folder).
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import { ROOT } from './support/processes.ts';
+
+function files(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) return entry.name === 'node_modules' || entry.name === 'vectors' ? [] : files(full);
+    return /\.(ts|js|mjs|cjs|json|sh)$/.test(entry.name) ? [full] : [];
+  });
+}
+
+test('no relative path in the sources, tests, scripts or CI leads outside the repository', () => {
+  const roots = ['src', 'test', 'bench', 'examples', 'bin', '.ci'].map((d) => path.join(ROOT, d)).filter((d) => fs.existsSync(d));
+  const escapes: string[] = [];
+  for (const file of [...roots.flatMap(files), path.join(ROOT, 'package.json')]) {
+    const source = fs.readFileSync(file, 'utf8');
+    // Every quoted relative path, resolved from the file's folder (import specifiers and file reads alike).
+    for (const match of source.matchAll(/['"`]((?:\.\.?\/)+[^'"`\s$]*)['"`]/g)) {
+      const target = path.resolve(path.dirname(file), match[1]!);
+      if (path.relative(ROOT, target).startsWith('..')) escapes.push(`${path.relative(ROOT, file)}: ${match[1]}`);
+    }
+  }
+  assert.deepEqual(escapes, []);
+});
