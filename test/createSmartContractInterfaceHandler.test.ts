@@ -198,7 +198,14 @@ describe('create_smart_contract_interface parameters', () => {
       '"TYPE"',
       '{"vec":'.repeat(50_000) + '"u8"' + '}'.repeat(50_000),
     );
-    assert.match(issues(solanaParameters({ smartContractInterface: deepIdl }))[0]!, /types may be nested at most 32 levels deep/);
+    // Past the interface's nesting bound the rules do not run at all; below it they name their own limit.
+    assert.match(issues(solanaParameters({ smartContractInterface: deepIdl }))[0]!, /nests objects and arrays more than 128 levels deep/);
+    const idlNested = (levels: number) =>
+      JSON.stringify({ ...idl, instructions: [{ ...idl.instructions[0], args: [{ name: 'x', type: 'TYPE' }] }] }).replace(
+        '"TYPE"',
+        '{"vec":'.repeat(levels) + '"u8"' + '}'.repeat(levels),
+      );
+    assert.match(issues(solanaParameters({ smartContractInterface: idlNested(40) }))[0]!, /types may be nested at most 32 levels deep/);
   });
 
   test('the address must fit the type', () => {

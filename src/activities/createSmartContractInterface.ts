@@ -4,13 +4,20 @@ import { createHash, randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { ethereumAddressProblem, solanaAddressProblem } from '../contracts/address.ts';
 import { ethereumAbiProblems } from '../contracts/ethereumAbi.ts';
+import { quoteJson } from '../contracts/schemaMessages.ts';
 import { solanaIdlProblems } from '../contracts/solanaIdl.ts';
 import type { ActivityHandler } from './handler.ts';
+import { jsonDocumentProblem } from './jsonDocument.ts';
 
 /** 400 KiB of UTF-8, the seed's limit; bytes, not characters, so multi-byte text counts fully. */
 export const MAX_INTERFACE_BYTES = 409_600;
 export const MAX_LABEL_LENGTH = 256;
 export const MAX_NOTES_LENGTH = 4096;
+/**
+ * Nesting of the interface's own JSON: 32 nested tuples of an ABI take about 70 levels, 32 nested IDL
+ * types about 40; past 128 the rules (and any message quoting a value) are not run at all.
+ */
+export const MAX_INTERFACE_DEPTH = 128;
 /** An ABI with a systematic mistake has one problem per entry; the first few are enough to act on. */
 const MAX_REPORTED_PROBLEMS = 10;
 
@@ -70,7 +77,7 @@ const parameters = z
       error: (issue) =>
         issue.input === undefined
           ? `is required: ${SMART_CONTRACT_INTERFACE_TYPES.join(' or ')}`
-          : `must be ${SMART_CONTRACT_INTERFACE_TYPES.join(' or ')}, got ${JSON.stringify(issue.input)}`,
+          : `must be ${SMART_CONTRACT_INTERFACE_TYPES.join(' or ')}, got ${quoteJson(issue.input)}`,
     }),
     label: storableText()
       .max(MAX_LABEL_LENGTH, { error: `must be at most ${MAX_LABEL_LENGTH} characters` })
@@ -112,6 +119,12 @@ const parameters = z
         value = JSON.parse(text);
       } catch (error) {
         issue('smartContractInterface', `must be JSON text (the ABI or IDL serialized as a string): ${(error as Error).message}`);
+        return;
+      }
+      const structure = jsonDocumentProblem(value, MAX_INTERFACE_DEPTH);
+      if (structure) {
+        const at = structure.field === '(body)' ? '' : ` at ${structure.field}`;
+        issue('smartContractInterface', `is not usable JSON${at}: ${structure.description}`);
         return;
       }
       if (!type) return; // which rules apply is unknown; `type` has its own issue

@@ -9,6 +9,7 @@ import { invalidArgument, invalidField, unauthenticated } from '../errors.ts';
 import type { Database, Queryable } from '../store/db.ts';
 import { createAppProof } from './appProofs.ts';
 import { envelopeSchema } from './envelope.ts';
+import { parseJsonDocument } from './jsonDocument.ts';
 import { CommittedRejection, type ActivityHandler } from './handler.ts';
 import { findActivity } from '../store/activities.ts';
 import { renderActivity, type ActivityRecord, type VoteRecord } from './render.ts';
@@ -39,8 +40,6 @@ export interface SubmissionOutcome {
   created: boolean;
 }
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
-
 /** Thrown inside the transaction when another submission of the same body won the race. */
 class AlreadySubmitted extends Error {}
 
@@ -55,11 +54,6 @@ export class ActivityEngine {
     const { db, config } = this.deps;
     const document = parseBody(submission.body);
     const stamp = parseStamp(submission.headers);
-
-    const unstorable = unstorableString(document, '');
-    if (unstorable !== undefined) {
-      throw invalidField(unstorable, 'contains a NUL character or an unpaired UTF-16 surrogate; remove it');
-    }
 
     const envelope = envelopeSchema.safeParse(document, { reportInput: true });
     if (!envelope.success) throw schemaError(envelope.error, '', 'invalid activity envelope');
@@ -219,46 +213,12 @@ export class ActivityEngine {
 }
 
 /** The body as a JSON object, or a 400 saying what is wrong with it. */
-export function parseBody(body: Buffer): unknown {
-  let text: string;
-  try {
-    text = utf8.decode(body);
-  } catch {
-    throw invalidArgument('request body is not valid UTF-8');
-  }
-  let document: unknown;
-  try {
-    document = JSON.parse(text);
-  } catch (error) {
-    throw invalidArgument(`request body is not valid JSON: ${(error as Error).message}`);
-  }
+export function parseBody(body: Buffer): Record<string, unknown> {
+  const document = parseJsonDocument(body);
   if (typeof document !== 'object' || document === null || Array.isArray(document)) {
     throw invalidArgument('request body must be a JSON object with type, timestampMs, organizationId and parameters');
   }
-  return document;
-}
-
-/**
- * The path of the first string (or key) the database cannot hold: PostgreSQL text and jsonb refuse
- * NUL and unpaired surrogates, and a 400 naming the field beats a failed insert.
- */
-function unstorableString(value: unknown, path: string): string | undefined {
-  if (typeof value === 'string') return value.includes('\u0000') || !value.isWellFormed() ? path || '(body)' : undefined;
-  if (typeof value !== 'object' || value === null) return undefined;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const found = unstorableString(value[i], `${path}[${i}]`);
-      if (found !== undefined) return found;
-    }
-    return undefined;
-  }
-  for (const [key, entry] of Object.entries(value)) {
-    const child = path ? `${path}.${key}` : key;
-    if (key.includes('\u0000') || !key.isWellFormed()) return child;
-    const found = unstorableString(entry, child);
-    if (found !== undefined) return found;
-  }
-  return undefined;
+  return document as Record<string, unknown>;
 }
 
 function stampHeaderOf(headers: Submission['headers']): string {

@@ -4,7 +4,7 @@
 // Not abitype's `Abi` zod schema: under zod 4 it reports every bad entry as a bare "Invalid input"
 // at the entry's index, and it rejects fixed<M>x<N> while accepting uint256[0].
 import { z } from 'zod';
-import { describeJsonType, required } from './schemaMessages.ts';
+import { describeJsonType, quoteJson, required } from './schemaMessages.ts';
 
 export const ABI_ENTRY_TYPES = ['function', 'constructor', 'event', 'error', 'fallback', 'receive'] as const;
 
@@ -31,7 +31,7 @@ export function ethereumAbiProblems(value: unknown): string[] {
  * undefined. `tuple` is accepted here; whether it has components is the parameter's rule.
  */
 export function solidityTypeProblem(type: string): string | undefined {
-  const quoted = JSON.stringify(type);
+  const quoted = quoteJson(type);
   const bracket = type.indexOf('[');
   const base = bracket === -1 ? type : type.slice(0, bracket);
   const suffix = bracket === -1 ? '' : type.slice(bracket);
@@ -119,7 +119,7 @@ function parameterSchema(depth: number, indexedAllowed: boolean): z.ZodType {
     )
     .superRefine((parameter, ctx) => {
       if (parameter.name !== undefined && parameter.name !== '' && !IDENTIFIER.test(parameter.name)) {
-        ctx.addIssue({ code: 'custom', path: ['name'], message: `${JSON.stringify(parameter.name)} is not a valid parameter name (${NAME_RULE})` });
+        ctx.addIssue({ code: 'custom', path: ['name'], message: `${quoteJson(parameter.name)} is not a valid parameter name (${NAME_RULE})` });
       }
       const problem = solidityTypeProblem(parameter.type);
       if (problem) {
@@ -140,10 +140,10 @@ const parameterList = (indexedAllowed = false) =>
 const entryName = (entry: string) =>
   z
     .string({ error: required(`the ${entry}'s name`, 'a string') })
-    .regex(IDENTIFIER, { error: (issue) => `${JSON.stringify(issue.input)} is not a valid ${entry} name (${NAME_RULE})` });
+    .regex(IDENTIFIER, { error: (issue) => `${quoteJson(issue.input)} is not a valid ${entry} name (${NAME_RULE})` });
 
 const stateMutability = <const T extends readonly [string, ...string[]]>(allowed: T, why = '') =>
-  z.enum(allowed, { error: (issue) => `must be ${allowed.join(', ').replace(/, ([^,]*)$/, ' or $1')}${why}, got ${JSON.stringify(issue.input)}` }).optional();
+  z.enum(allowed, { error: (issue) => `must be ${allowed.join(', ').replace(/, ([^,]*)$/, ' or $1')}${why}, got ${quoteJson(issue.input)}` }).optional();
 
 // Entries may carry keys beyond these (Vyper's gas, tooling metadata): they are kept, not judged.
 // inputs/outputs may be absent (older tooling omits empty lists); `constant` and `payable` are
@@ -216,7 +216,7 @@ const abiEntry = z.discriminatedUnion(
       const type = (input as { type?: unknown }).type;
       return type === undefined
         ? `is required: one of ${entryTypes}`
-        : `must be one of ${entryTypes}, got ${JSON.stringify(type)}`;
+        : `must be one of ${entryTypes}, got ${quoteJson(type)}`;
     },
   },
 );

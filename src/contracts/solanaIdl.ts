@@ -3,7 +3,7 @@
 // name the JSON path they are about.
 import { z } from 'zod';
 import { solanaAddressProblem } from './address.ts';
-import { describeJsonType, required } from './schemaMessages.ts';
+import { describeJsonType, quoteJson, required } from './schemaMessages.ts';
 
 /** Type names of both formats (`publicKey` before Anchor 0.30, `pubkey` after). */
 export const IDL_PRIMITIVE_TYPES = [
@@ -40,7 +40,7 @@ export function idlTypeProblem(type: unknown, depth = 0): TypeProblem | undefine
     if ((IDL_PRIMITIVE_TYPES as readonly string[]).includes(type)) return undefined;
     return {
       path: [],
-      message: `${JSON.stringify(type)} is not an IDL type; use one of ${IDL_PRIMITIVE_TYPES.join(', ')}, or ${TYPE_FORMS} for other types`,
+      message: `${quoteJson(type)} is not an IDL type; use one of ${IDL_PRIMITIVE_TYPES.join(', ')}, or ${TYPE_FORMS} for other types`,
     };
   }
   if (!isObject(type)) return { path: [], message: `must be a type name or a type object such as ${TYPE_FORMS}, got ${describeJsonType(type)}` };
@@ -83,7 +83,7 @@ export function idlTypeProblem(type: unknown, depth = 0): TypeProblem | undefine
       if (typeof inner === 'string' && inner !== '') return undefined;
       return { path: [form], message: 'must be the name of a generic parameter' };
     default:
-      return { path: [], message: `${JSON.stringify(form)} is not an IDL type form; use ${TYPE_FORMS}` };
+      return { path: [], message: `${quoteJson(form)} is not an IDL type form; use ${TYPE_FORMS}` };
   }
 }
 

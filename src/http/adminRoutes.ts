@@ -16,11 +16,12 @@ import {
 } from '../admin/organizations.ts';
 import { listDeliveries } from '../admin/deliveries.ts';
 import { addEmailTemplate, listEmailTemplates, removeEmailTemplate } from '../admin/emailTemplates.ts';
+import { parseJsonDocument } from '../activities/jsonDocument.ts';
 import { schemaError } from '../activities/violations.ts';
 import { OUTBOX_STATUSES } from '../delivery/outbox.ts';
 import { TEMPLATE_LIMITS } from '../otp/emailTemplates.ts';
 import { verifyAuthenticatorRegistration } from '../auth/verifyAuthenticatorRegistration.ts';
-import { invalidArgument, notFound, permissionDenied, unauthenticated } from '../errors.ts';
+import { notFound, permissionDenied, unauthenticated } from '../errors.ts';
 import { rawBody, type AppDependencies } from './app.ts';
 
 const name = z.string().trim().min(1).max(256);
@@ -79,12 +80,7 @@ function parse<S extends z.ZodType>(schema: S, value: unknown, what: string): z.
 }
 
 function jsonBody(request: FastifyRequest): unknown {
-  const body = rawBody(request);
-  try {
-    return JSON.parse(body.toString('utf8'));
-  } catch (error) {
-    throw invalidArgument(`request body is not valid JSON: ${(error as Error).message}`);
-  }
+  return parseJsonDocument(rawBody(request));
 }
 
 function digest(value: string): Buffer {
