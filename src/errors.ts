@@ -8,6 +8,7 @@ export interface FieldViolation {
 
 export const GrpcCode = {
   INVALID_ARGUMENT: 3,
+  DEADLINE_EXCEEDED: 4,
   NOT_FOUND: 5,
   PERMISSION_DENIED: 7,
   RESOURCE_EXHAUSTED: 8,

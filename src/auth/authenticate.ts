@@ -3,6 +3,7 @@
 import { permissionDenied, unauthenticated } from '../errors.ts';
 import type { Queryable } from '../store/db.ts';
 import type { ApiKeyStamp, Stamp, WebAuthnStamp } from './parseStamp.ts';
+import { rememberP256PublicKey } from './publicKey.ts';
 import { verifyApiKeyStamp } from './verifyApiKeyStamp.ts';
 import { verifyWebAuthnStamp } from './verifyWebAuthnStamp.ts';
 
@@ -90,6 +91,7 @@ async function authenticateApiKey(
       'expired',
     );
   }
+  rememberP256PublicKey(stamp.publicKey);
   return {
     organizationId: key.organization_id,
     userId: key.user_id,

@@ -67,6 +67,19 @@ export function parseStamp(headers: Headers): Stamp {
     : apiKeyStamp(document);
 }
 
+/**
+ * Which credential a request's stamp names (an API key's public key, a passkey's credential id), or
+ * undefined when there is no well-formed stamp. Says nothing about whether the stamp is valid.
+ */
+export function stampCredential(headers: Headers): string | undefined {
+  try {
+    const stamp = parseStamp(headers);
+    return stamp.kind === 'apiKey' ? stamp.publicKey : stamp.credentialId;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The header's single value, whatever the case of its name (Node lowercases, other callers may not). */
 function headerValue(headers: Headers, name: string): string | undefined {
   const wanted = name.toLowerCase();

@@ -13,10 +13,24 @@ export interface P256PublicKey {
 const SEC1_HEX = /^(0[23][0-9a-f]{64}|04[0-9a-f]{128})$/;
 
 // Parsing a key (point decompression, on-curve check, KeyObject) costs more than the signature
-// check itself, and a client stamps every request with the same key. Only parsing is cached: what
-// the key may do is looked up in the database on every request.
+// check itself, and a client stamps every request with the same key. Only keys that authenticated
+// are kept (rememberP256PublicKey), so forged stamps with ever new keys cannot push them out. Only
+// parsing is cached: what the key may do is looked up on every request.
 const CACHE_LIMIT = 10_000;
 const cache = new Map<string, P256PublicKey>();
+
+/** Keeps the parsed form of a key that has just authenticated. */
+export function rememberP256PublicKey(hex: string): void {
+  const normalized = hex.toLowerCase();
+  if (cache.has(normalized)) return;
+  const parsed = parseP256PublicKey(normalized);
+  if (cache.size >= CACHE_LIMIT) {
+    // A Map iterates in insertion order, so the first key is the oldest entry.
+    const oldest = cache.keys().next();
+    if (!oldest.done) cache.delete(oldest.value);
+  }
+  cache.set(normalized, parsed);
+}
 
 /** Parses a P-256 public key in hex; throws 401 when it is malformed or not a point on the curve. */
 export function parseP256PublicKey(hex: string): P256PublicKey {
@@ -49,13 +63,5 @@ export function parseP256PublicKey(hex: string): P256PublicKey {
     },
     format: 'jwk',
   });
-
-  const parsed = { compressed, key };
-  if (cache.size >= CACHE_LIMIT) {
-    // A Map iterates in insertion order, so the first key is the oldest entry.
-    const oldest = cache.keys().next();
-    if (!oldest.done) cache.delete(oldest.value);
-  }
-  cache.set(normalized, parsed);
-  return parsed;
+  return { compressed, key };
 }

@@ -23,6 +23,7 @@ import { TEMPLATE_LIMITS } from '../otp/emailTemplates.ts';
 import { verifyAuthenticatorRegistration } from '../auth/verifyAuthenticatorRegistration.ts';
 import { notFound, permissionDenied, unauthenticated } from '../errors.ts';
 import { rawBody, type AppDependencies } from './app.ts';
+import { addressMatcher } from './clientAddress.ts';
 
 const name = z.string().trim().min(1).max(256);
 const uuid = z.uuid({ message: 'must be a UUID' });
@@ -90,12 +91,12 @@ function digest(value: string): Buffer {
 export function registerAdminRoutes(app: FastifyInstance, deps: AppDependencies) {
   const { db, config } = deps;
   const expected = digest(deps.adminToken);
-  const anyHost = config.adminHosts.includes('*');
+  const allowed = addressMatcher(config.adminHosts);
 
   app.register(
     async (admin) => {
       admin.addHook('onRequest', async (request) => {
-        if (!anyHost && !config.adminHosts.includes(request.socket.remoteAddress ?? '')) {
+        if (!allowed(request.ip)) {
           throw permissionDenied('the admin API only answers allowed client addresses (SIGNET_ADMIN_HOST)');
         }
         const header = request.headers.authorization ?? '';

@@ -1,10 +1,15 @@
 // The Fastify application: keeps every JSON body as raw bytes (stamps are verified over them),
-// maps every failure to the error shape of DESIGN §2.5, and mounts the route modules, metrics and request ids.
+// bounds how long a client may take, maps every failure (the HTTP parser's included) to the error
+// shape of DESIGN §2.5, and mounts the route modules, metrics, request ids and the failure throttle.
+import { randomUUID } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { ActivityEngine } from '../activities/engine.ts';
 import type { ActivityHandler } from '../activities/handler.ts';
 import type { Config } from '../config.ts';
 import {
+  GrpcCode,
   internal,
   invalidArgument,
   notFound,
@@ -15,13 +20,14 @@ import {
 } from '../errors.ts';
 import { DatabaseUnavailable, type Database } from '../store/db.ts';
 import { registerAdminRoutes } from './adminRoutes.ts';
+import { AuthFailureThrottle, registerAuthFailureThrottle } from './authFailureThrottle.ts';
 import { registerHealthRoutes } from './healthRoutes.ts';
 import { registerJwksRoutes } from './jwksRoutes.ts';
 import { registerMetrics, type Metrics } from './metrics.ts';
 import { queryHandlers } from '../queries/registry.ts';
 import { registerOpenApiRoutes } from './openapiRoutes.ts';
 import { registerQueryRoutes } from './queryRoutes.ts';
-import { loggerOptions, registerRequestIds, requestId } from './requestLog.ts';
+import { loggerOptions, REQUEST_ID_HEADER, registerRequestIds, requestId } from './requestLog.ts';
 import { registerSubmitRoutes } from './submitRoutes.ts';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -36,13 +42,13 @@ export interface AppDependencies {
   logger?: FastifyServerOptions['logger'];
 }
 
-function toSignetError(error: FastifyError & { code?: string }): SignetError | undefined {
+function toSignetError(error: FastifyError & { code?: string }, contentType: string | undefined): SignetError | undefined {
   if (error instanceof SignetError) return error;
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return payloadTooLarge(BODY_LIMIT_BYTES);
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return unsupportedMediaType(undefined);
+      return unsupportedMediaType(contentType?.slice(0, 100));
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return invalidArgument('request body is empty; send the activity as a JSON object');
   }
@@ -61,6 +67,7 @@ export function routesOf(app: FastifyInstance): Array<{ method: string; url: str
 }
 
 export function buildApp(deps: AppDependencies): FastifyInstance {
+  const { config } = deps;
   const app = Fastify({
     logger: loggerOptions(deps.logger),
     genReqId: requestId,
@@ -69,6 +76,19 @@ export function buildApp(deps: AppDependencies): FastifyInstance {
     onProtoPoisoning: 'error',
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    // A client has requestTimeoutMs for the whole request, headers and body (slow-body clients are cut
+    // off with a 408), and an idle kept-alive connection is closed after keepAliveTimeoutMs.
+    requestTimeout: config.requestTimeoutMs,
+    keepAliveTimeout: config.keepAliveTimeoutMs,
+    http: {
+      headersTimeout: config.requestTimeoutMs,
+      // Node enforces the two timeouts above at this interval (30 s by default): check often enough
+      // that a slow client is cut off close to its deadline.
+      connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(config.requestTimeoutMs / 4))),
+    },
+    clientErrorHandler: answerClientError,
+    // Only the proxies an operator names may say who the client is (X-Forwarded-For → request.ip).
+    trustProxy: config.trustedProxies.length > 0 ? config.trustedProxies : false,
   });
 
   const routes: Array<{ method: string; url: string }> = [];
@@ -78,14 +98,15 @@ export function buildApp(deps: AppDependencies): FastifyInstance {
   });
 
   registerRequestIds(app);
-  registerMetrics(app, deps.metrics, deps.config.metricsHosts);
+  registerMetrics(app, deps.metrics, config.metricsHosts);
+  registerAuthFailureThrottle(app, new AuthFailureThrottle(config.authFailureLimit));
   drainOnClose(app);
 
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    let signetError = toSignetError(error);
+    let signetError = toSignetError(error, request.headers['content-type']);
     if (!signetError) {
       request.log.error({ err: error }, 'request failed');
       signetError = internal();
@@ -111,6 +132,49 @@ export function buildApp(deps: AppDependencies): FastifyInstance {
   registerOpenApiRoutes(app, deps.handlers, queryHandlers);
   registerAdminRoutes(app, deps);
   return app;
+}
+
+const CLIENT_ERRORS: Record<string, { status: number; code: number; message: string }> = {
+  HPE_HEADER_OVERFLOW: {
+    status: 431,
+    code: GrpcCode.INVALID_ARGUMENT,
+    message: 'request headers are larger than the limit of 16 KiB; send fewer or smaller headers',
+  },
+  ERR_HTTP_REQUEST_TIMEOUT: {
+    status: 408,
+    code: GrpcCode.DEADLINE_EXCEEDED,
+    message: 'the request was not received in time (SIGNET_REQUEST_TIMEOUT_MS); send the whole request at once',
+  },
+  ERR_HTTP_HEADERS_TIMEOUT: {
+    status: 408,
+    code: GrpcCode.DEADLINE_EXCEEDED,
+    message: 'the request headers were not received in time (SIGNET_REQUEST_TIMEOUT_MS); send the whole request at once',
+  },
+};
+
+/**
+ * Answers what Node's HTTP parser refuses before any route sees it (oversized headers, a request not
+ * received in time, malformed HTTP) in the error shape of every other answer, with a request id, and
+ * says `Connection: close` because the connection is closed after it.
+ */
+function answerClientError(this: FastifyInstance, error: NodeJS.ErrnoException, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const known = CLIENT_ERRORS[error.code ?? ''];
+  const status = known?.status ?? 400;
+  const body = JSON.stringify(
+    new SignetError(status, known?.code ?? GrpcCode.INVALID_ARGUMENT, known?.message ?? 'malformed HTTP request; send a valid HTTP/1.1 request').toJSON(),
+  );
+  const id = randomUUID();
+  this.log.debug({ reqId: id, code: error.code, statusCode: status }, 'client error');
+  // A response already under way on this connection cannot be followed by another one.
+  const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (socket.writable && !inFlight?.headersSent) {
+    socket.end(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\n${REQUEST_ID_HEADER}: ${id}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroySoon();
 }
 
 /**

@@ -6,6 +6,7 @@ import { ATTEMPT_OUTCOMES, CHANNELS } from '../delivery/outbox.ts';
 import { outboxDepth, type DeliveryOutcome } from '../delivery/outboxWorker.ts';
 import { permissionDenied, STAMP_FAILURE_REASONS, type StampFailureReason } from '../errors.ts';
 import type { Database } from '../store/db.ts';
+import { addressMatcher } from './clientAddress.ts';
 
 /** What became of one submission: a new activity, a resubmitted one, refused (4xx) or failed (5xx). */
 export type ActivityOutcome = 'created' | 'resubmitted' | 'refused' | 'failed';
@@ -132,7 +133,7 @@ export class Metrics {
  * (SIGNET_METRICS_HOST; `*` for any). Scrape each process directly, not through the load balancer.
  */
 export function registerMetrics(app: FastifyInstance, metrics: Metrics, allowedHosts: readonly string[]): void {
-  const anyHost = allowedHosts.includes('*');
+  const allowed = addressMatcher(allowedHosts);
 
   app.addHook('onResponse', async (request, reply) => {
     // The route pattern, never the URL: a URL per request would grow the series without bound.
@@ -141,9 +142,9 @@ export function registerMetrics(app: FastifyInstance, metrics: Metrics, allowedH
   });
 
   app.get('/metrics', async (request, reply) => {
-    if (!anyHost && !allowedHosts.includes(request.socket.remoteAddress ?? '')) {
+    if (!allowed(request.ip)) {
       throw permissionDenied(
-        `metrics are only served to the client addresses in SIGNET_METRICS_HOST; ${request.socket.remoteAddress ?? 'this address'} ` +
+        `metrics are only served to the client addresses in SIGNET_METRICS_HOST; ${request.ip} ` +
           'is not one of them: scrape from an allowed address or add it',
       );
     }

@@ -1,0 +1,145 @@
+// What the HTTP layer bounds and how it answers before any route runs: a slow client is cut off
+// with a 408, an idle kept-alive connection is closed, and every answer of the HTTP parser (431,
+// 400, 408) has the error shape of DESIGN §2.5, a request id and `Connection: close`.
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import net from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import { testDatabases } from './support/databases.ts';
+import { startTestServer, type TestServer } from './support/server.ts';
+
+interface RawAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+  /** Milliseconds from connecting until the server closed the connection. */
+  closedAfterMs: number;
+}
+
+function parseRaw(text: string): Omit<RawAnswer, 'closedAfterMs'> {
+  const [head = '', body = ''] = text.split('\r\n\r\n');
+  const [statusLine = '', ...lines] = head.split('\r\n');
+  const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
+  return { status: Number(statusLine.split(' ')[1]), headers, body };
+}
+
+/** Opens a raw connection, lets `drive` write to it, and resolves when the server closes it. */
+function rawExchange(port: number, drive: (socket: net.Socket) => void, giveUpMs = 10_000): Promise<RawAnswer> {
+  return new Promise((resolve, reject) => {
+    const started = Date.now();
+    const socket = net.connect(port, '127.0.0.1', () => drive(socket));
+    let text = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk) => (text += chunk));
+    socket.on('error', () => {});
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`the server kept the connection open for ${giveUpMs} ms; received: ${text.slice(0, 200)}`));
+    }, giveUpMs);
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve({ ...parseRaw(text), closedAfterMs: Date.now() - started });
+    });
+  });
+}
+
+function assertErrorShape(answer: Omit<RawAnswer, 'closedAfterMs'>, status: number, code: number, message: RegExp) {
+  assert.equal(answer.status, status, answer.body);
+  const json = JSON.parse(answer.body);
+  assert.deepEqual(Object.keys(json).sort(), ['code', 'details', 'message']);
+  assert.equal(json.code, code);
+  assert.match(json.message, message);
+  assert.match(answer.headers['x-request-id'] ?? '', /^[0-9a-f-]{36}$/);
+  assert.equal(answer.headers['connection'], 'close');
+  assert.equal(answer.headers['content-type'], 'application/json; charset=utf-8');
+}
+
+const postHead = (contentLength: number) =>
+  `POST /public/v1/submit/init_otp_auth HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${contentLength}\r\n\r\n`;
+
+for (const tdb of testDatabases.slice(0, 1)) {
+  describe('HTTP limits', () => {
+    let server: TestServer;
+    let port: number;
+
+    before(async () => {
+      server = await startTestServer(tdb, { SIGNET_REQUEST_TIMEOUT_MS: '1000', SIGNET_KEEP_ALIVE_TIMEOUT_MS: '300' });
+      port = Number(new URL(server.baseUrl).port);
+    });
+    after(() => server.close());
+
+    test('slow-body clients get a 408 and are disconnected at the request timeout, while others are served', async () => {
+      const slow = Array.from({ length: 200 }, () =>
+        rawExchange(port, (socket) => {
+          socket.write(postHead(100_000));
+          // One body byte every 200 ms: alive, but never done.
+          const drip = setInterval(() => socket.writable && socket.write('{'), 200);
+          socket.on('close', () => clearInterval(drip));
+        }),
+      );
+      // Meanwhile an ordinary client is answered at once.
+      const healthy = await fetch(`${server.baseUrl}/healthz`);
+      assert.equal(healthy.status, 200);
+      const answers = await Promise.all(slow);
+      for (const answer of answers) {
+        assertErrorShape(answer, 408, 4, /not received in time \(SIGNET_REQUEST_TIMEOUT_MS\)/);
+        assert.ok(answer.closedAfterMs >= 900 && answer.closedAfterMs < 3000, `closed after ${answer.closedAfterMs} ms`);
+      }
+    });
+
+    test('a client that sends part of its headers and stops is cut off too', async () => {
+      const answer = await rawExchange(port, (socket) => socket.write('POST /public/v1/submit/init_otp_auth HTTP/1.1\r\nHost: x\r\n'));
+      assertErrorShape(answer, 408, 4, /not received in time/);
+      assert.ok(answer.closedAfterMs < 3000, `closed after ${answer.closedAfterMs} ms`);
+    });
+
+    test('an idle kept-alive connection is closed after SIGNET_KEEP_ALIVE_TIMEOUT_MS', async () => {
+      const answer = await rawExchange(port, (socket) => socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n'));
+      assert.equal(answer.status, 200);
+      assert.ok(answer.closedAfterMs >= 250 && answer.closedAfterMs < 2000, `closed after ${answer.closedAfterMs} ms`);
+    });
+
+    test('a 17 KB header gets 431 in the error shape with Connection: close, and the next request works', async () => {
+      const answer = await rawExchange(port, (socket) =>
+        socket.write(`GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(17_000)}\r\n\r\n`),
+      );
+      assertErrorShape(answer, 431, 3, /request headers are larger than the limit/);
+
+      // A keep-alive client with one connection: it must not reuse the closed one (that was a reset).
+      const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+      const get = (headers: Record<string, string>) =>
+        new Promise<number>((resolve, reject) => {
+          http.get(`${server.baseUrl}/healthz`, { agent, headers }, (response) => {
+            response.resume();
+            response.on('end', () => resolve(response.statusCode!));
+          }).on('error', reject);
+        });
+      assert.equal(await get({ 'x-big': 'a'.repeat(17_000) }), 431);
+      assert.equal(await get({}), 200);
+      agent.destroy();
+    });
+
+    test('malformed HTTP gets 400 in the error shape', async () => {
+      const answer = await rawExchange(port, (socket) => socket.write('GARBAGE\r\n\r\n'));
+      assertErrorShape(answer, 400, 3, /malformed HTTP request/);
+    });
+
+    test('a body over 1 MiB gets 413 in the error shape and the connection is closed', async () => {
+      const answer = await rawExchange(port, (socket) => socket.write(postHead(2_000_000) + '{"a":'));
+      assert.equal(answer.status, 413);
+      assert.equal(JSON.parse(answer.body).code, 3);
+      assert.match(answer.headers['x-request-id'] ?? '', /.+/);
+      assert.equal(answer.headers['connection'], 'close');
+    });
+
+    test('a wrong content type is named in the 415', async () => {
+      const response = await fetch(`${server.baseUrl}/public/v1/submit/init_otp_auth`, {
+        method: 'POST',
+        headers: { 'content-type': 'text/plain' },
+        body: '{}',
+      });
+      assert.equal(response.status, 415);
+      assert.match((await response.json()).message, /Content-Type must be application\/json, got "text\/plain"/);
+    });
+  });
+}
