@@ -6,6 +6,7 @@ import { ethereumAddressProblem, solanaAddressProblem } from '../contracts/addre
 import { ethereumAbiProblems } from '../contracts/ethereumAbi.ts';
 import { quoteJson } from '../contracts/schemaMessages.ts';
 import { solanaIdlProblems } from '../contracts/solanaIdl.ts';
+import { insertSmartContractInterface } from '../store/smartContractInterfaces.ts';
 import type { ActivityHandler } from './handler.ts';
 import { jsonDocumentProblem } from './jsonDocument.ts';
 
@@ -171,24 +172,18 @@ export const createSmartContractInterface: ActivityHandler<typeof parameters, Cr
     const id = randomUUID();
     // The digest is over the text as submitted, so a client can check what it stored byte for byte.
     const digest = `sha256:${createHash('sha256').update(intent.smartContractInterface, 'utf8').digest('hex')}`;
-    await tx.query(
-      `INSERT INTO smart_contract_interfaces
-         (id, organization_id, activity_id, smart_contract_address, smart_contract_interface, type, label, notes,
-          digest, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)`,
-      [
-        id,
-        context.organizationId,
-        context.activityId,
-        intent.smartContractAddress,
-        intent.smartContractInterface,
-        intent.type,
-        intent.label,
-        intent.notes ?? '',
-        digest,
-        context.now,
-      ],
-    );
+    await insertSmartContractInterface(tx, {
+      id,
+      organizationId: context.organizationId,
+      activityId: context.activityId,
+      smartContractAddress: intent.smartContractAddress,
+      smartContractInterface: intent.smartContractInterface,
+      type: intent.type,
+      label: intent.label,
+      notes: intent.notes ?? '',
+      digest,
+      createdAt: context.now,
+    });
     return { smartContractInterfaceId: id };
   },
 };

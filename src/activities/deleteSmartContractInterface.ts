@@ -3,6 +3,7 @@
 // remain, so the history stays auditable.
 import { z } from 'zod';
 import { notFound } from '../errors.ts';
+import { removeSmartContractInterface } from '../store/smartContractInterfaces.ts';
 import type { ActivityHandler } from './handler.ts';
 
 const parameters = z.strictObject({
@@ -18,12 +19,8 @@ export const deleteSmartContractInterface: ActivityHandler<typeof parameters, { 
   example: { smartContractInterfaceId: '5b0c2f4e-8d7a-4c3b-9e1f-2a6d8c4b7e90' },
 
   async execute(tx, context, intent) {
-    const deleted = await tx.query(
-      'DELETE FROM smart_contract_interfaces WHERE id = $1 AND organization_id = $2 RETURNING id',
-      [intent.smartContractInterfaceId, context.organizationId],
-    );
     // Another organization's interface is not found: whether it exists is not told.
-    if (deleted.length === 0) {
+    if (!(await removeSmartContractInterface(tx, context.organizationId, intent.smartContractInterfaceId))) {
       throw notFound(`no smart contract interface ${intent.smartContractInterfaceId} in organization ${context.organizationId}`);
     }
     return { smartContractInterfaceId: intent.smartContractInterfaceId };

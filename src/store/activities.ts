@@ -3,6 +3,7 @@
 import type { AppProof } from '../activities/appProofs.ts';
 import type { ActivityRecord } from '../activities/render.ts';
 import type { Queryable } from './db.ts';
+import { positionOf, selectPage, type PageRequest, type Position } from './pages.ts';
 
 interface ActivityRow {
   id: string;
@@ -83,52 +84,37 @@ export async function findActivity(
   return (await withVotes(db, rows))[0];
 }
 
-export interface ActivityPage {
+export interface ActivityPage extends PageRequest {
   organizationId: string;
   statuses?: string[];
   types?: string[];
-  limit: number;
-  /** Only activities newer than this one (it comes before them in the list). */
-  before?: { createdAt: Date; id: string };
-  /** Only activities older than this one. */
-  after?: { createdAt: Date; id: string };
 }
 
-/** Newest first; (created_at, id) orders activities created in the same instant. */
+/**
+ * Newest first; (created_at, id) orders activities created in the same instant. An activity's size
+ * in the answer is estimated from its raw body: the body is echoed twice as the votes' message and
+ * the intent (which the parameters make) twice more.
+ */
 export async function listActivities(db: Queryable, page: ActivityPage): Promise<ActivityRecord[]> {
-  const conditions = ['organization_id = $1'];
+  const where = ['organization_id = $1'];
   const params: unknown[] = [page.organizationId];
-  const add = (sql: (n: number) => string, value: unknown) => {
-    params.push(value);
-    conditions.push(sql(params.length));
-  };
-  if (page.statuses?.length) add((n) => `status = ANY($${n}::text[])`, page.statuses);
-  if (page.types?.length) add((n) => `type = ANY($${n}::text[])`, page.types);
-  if (page.after) {
-    add((n) => `created_at <= $${n}`, page.after.createdAt);
-    add((n) => `(created_at, id) < ($${n - 1}, $${n}::uuid)`, page.after.id);
+  if (page.statuses?.length) {
+    params.push(page.statuses);
+    where.push(`status = ANY($${params.length}::text[])`);
   }
-  if (page.before) {
-    add((n) => `created_at >= $${n}`, page.before.createdAt);
-    add((n) => `(created_at, id) > ($${n - 1}, $${n}::uuid)`, page.before.id);
+  if (page.types?.length) {
+    params.push(page.types);
+    where.push(`type = ANY($${params.length}::text[])`);
   }
-  // Walking backwards from a `before` cursor takes the nearest ones first, then restores the order.
-  const direction = page.before && !page.after ? 'ASC' : 'DESC';
-  params.push(page.limit);
-  const rows = await db.query<ActivityRow>(
-    `SELECT ${COLUMNS} FROM activities WHERE ${conditions.join(' AND ')}
-      ORDER BY created_at ${direction}, id ${direction} LIMIT $${params.length}`,
-    params,
+  const rows = await selectPage<ActivityRow>(
+    db,
+    { table: 'activities', columns: COLUMNS, where, params, size: '4 * octet_length(raw_body) + 2048' },
+    page,
   );
-  if (direction === 'ASC') rows.reverse();
   return withVotes(db, rows);
 }
 
 /** A cursor's position, when the activity is the organization's. */
-export async function activityPosition(db: Queryable, organizationId: string, id: string) {
-  const [row] = await db.query<{ created_at: Date; id: string }>(
-    'SELECT created_at, id FROM activities WHERE organization_id = $1 AND id = $2',
-    [organizationId, id],
-  );
-  return row ? { createdAt: row.created_at, id: row.id } : undefined;
+export function activityPosition(db: Queryable, organizationId: string, id: string): Promise<Position | undefined> {
+  return positionOf(db, 'activities', organizationId, id);
 }
