@@ -5,13 +5,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 // Why this design (Node has no flock): the lock is the folder `<store>.lock` holding one record file
-// named uniquely per holder. It is taken by renaming a prepared folder onto that name, which is
-// atomic, replaces an empty folder and fails on one holding a record, so two starting processes
-// never both win. A
-// stale record is removed by its own unique name, never the folder, so two processes clearing the
-// same stale lock cannot remove each other's new one. A holder is live if its pid runs with the
-// start time it recorded (/proc/<pid>/stat on Linux; a reused pid has another start time), so a
-// SIGKILLed holder is seen as gone at once, with no timeout.
+// named uniquely per holder. It is taken by renaming a prepared folder onto that name: atomic, it
+// replaces an empty folder and fails on one holding a record, so two starting processes never both
+// win. A stale record is removed by its own unique name, never the folder, so two processes
+// clearing the same stale lock cannot remove each other's new one. A holder is live if its pid runs
+// with the start time it recorded (/proc/<pid>/stat on Linux; a reused pid has another start time),
+// so a SIGKILLed holder is seen as gone at once, with no timeout.
 
 interface Holder {
   pid: number;
