@@ -7,6 +7,7 @@ import { appProofProblems } from './activities/appProofs.ts';
 import { adminTokenPath } from './admin/localSecrets.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { openConfiguredDatabase, startServer } from './server.ts';
+import { EmbeddedStoreInUse } from './store/embeddedLock.ts';
 import { migrate } from './store/migrate.ts';
 
 const USAGE = `Usage: signet <command> [options]
@@ -245,7 +246,7 @@ async function run(argv: string[]): Promise<number> {
       return serve(config);
     case 'migrate': {
       flags(argv.slice(1), {});
-      const db = await openConfiguredDatabase(config);
+      const db = await openConfiguredDatabase(config, 'signet migrate');
       try {
         const applied = await migrate(db);
         process.stdout.write(applied.length ? `applied ${applied.join(', ')}\n` : 'schema is up to date\n');
@@ -308,6 +309,10 @@ export async function main(argv: string[]): Promise<number> {
     }
     if (error instanceof ConfigError) {
       process.stderr.write(`signet: configuration error: ${error.message}\n`);
+      return 2;
+    }
+    if (error instanceof EmbeddedStoreInUse) {
+      process.stderr.write(`signet: ${error.message}\n`);
       return 2;
     }
     process.stderr.write(`signet: ${(error as Error).message}\n`);

@@ -36,15 +36,20 @@ export interface StartOptions {
   handlers?: readonly ActivityHandler[];
 }
 
-export function openConfiguredDatabase(config: Config): Promise<Database> {
+/** Opens PostgreSQL, or the embedded store for this process only; `holder` names it to a refused second one. */
+export function openConfiguredDatabase(config: Config, holder: string): Promise<Database> {
   return config.databaseUrl
     ? openDatabase({ url: config.databaseUrl, maxConnections: config.database.poolSize })
-    : openDatabase({ dataDir: path.join(config.dataDir, 'pglite') });
+    : openDatabase({ dataDir: path.join(config.dataDir, 'pglite'), holder });
+}
+
+function listeningUrl(host: string, port: number): string {
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
 
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   const ownsDb = options.db === undefined;
-  const db = options.db ?? (await openConfiguredDatabase(config));
+  const db = options.db ?? (await openConfiguredDatabase(config, `signet serve on ${listeningUrl(config.host, config.port)}`));
   try {
     if (ownsDb) await migrate(db);
     const secret = loadDeploymentSecret(config);
@@ -74,7 +79,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     await app.listen({ host: config.host, port: config.port });
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
-    const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+    const url = listeningUrl(config.host, port);
     if (config.outboxWorker) started.start();
     const devCredentials = ownsDb ? await bootstrapDevelopment(db, config, url) : undefined;
 

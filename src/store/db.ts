@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import pg from 'pg';
 import { PGlite } from '@electric-sql/pglite';
+import { lockEmbeddedStore, type EmbeddedStoreLock } from './embeddedLock.ts';
 
 export type Row = Record<string, unknown>;
 
@@ -22,8 +23,10 @@ export interface Database extends Queryable {
 export interface DatabaseOptions {
   /** postgres:// URL; without it an embedded PGlite store is opened. */
   url?: string;
-  /** PGlite folder; without it (and without url) the store lives in memory (tests). */
+  /** PGlite folder, held by this process only; without it (and without url) the store lives in memory (tests). */
   dataDir?: string;
+  /** What opens the PGlite folder, named to a process refused because this one holds it. */
+  holder?: string;
   /** PostgreSQL schema to use (tests isolate themselves this way); created when missing. */
   schema?: string;
   /** Pool size for PostgreSQL. */
@@ -114,7 +117,10 @@ class PostgresDatabase implements Database {
 
 class PgliteDatabase implements Database {
   readonly kind = 'pglite';
-  constructor(private readonly db: PGlite) {}
+  constructor(
+    private readonly db: PGlite,
+    private readonly lock?: EmbeddedStoreLock,
+  ) {}
 
   async query<T>(sql: string, params: unknown[] = []): Promise<T[]> {
     return (await this.db.query<T>(sql, params)).rows;
@@ -135,7 +141,11 @@ class PgliteDatabase implements Database {
   }
 
   async close(): Promise<void> {
-    await this.db.close();
+    try {
+      await this.db.close();
+    } finally {
+      this.lock?.release();
+    }
   }
 }
 
@@ -165,8 +175,20 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     await database.query('SELECT 1');
     return database;
   }
-  if (options.dataDir) fs.mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
-  const pglite = options.dataDir ? new PGlite(options.dataDir) : new PGlite();
-  await pglite.waitReady;
-  return new PgliteDatabase(pglite);
+  if (!options.dataDir) {
+    const pglite = new PGlite();
+    await pglite.waitReady;
+    return new PgliteDatabase(pglite);
+  }
+  // Before PGlite reads the folder: a second process on it would lose its own or the first's writes.
+  const lock = lockEmbeddedStore(options.dataDir, options.holder ?? process.argv.slice(1).join(' '));
+  try {
+    fs.mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
+    const pglite = new PGlite(options.dataDir);
+    await pglite.waitReady;
+    return new PgliteDatabase(pglite, lock);
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
 }
