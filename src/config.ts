@@ -293,7 +293,7 @@ export const SETTINGS = {
   }),
   SIGNET_LOGO_ALLOW_PRIVATE: bool({
     default: false,
-    description: 'Fetch logos from private, loopback and link-local addresses. For tests only: it opens server-side request forgery.',
+    description: 'Fetch logos from any address, not only public unicast ones (private, loopback, link-local, reserved). For tests only: it opens server-side request forgery.',
   }),
   SIGNET_SMS_PROVIDER: optionalText({
     type: SMS_PROVIDERS.join(' | '),
@@ -459,7 +459,7 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** Accept http:// logo URLs besides https (SIGNET_ALLOW_HTTP_LOGOS; tests, closed networks). */
   allowHttpLogos: boolean;
-  /** Fetch logos from private, loopback and link-local addresses (SIGNET_LOGO_ALLOW_PRIVATE; tests). */
+  /** Fetch logos from any address, not only public unicast ones (SIGNET_LOGO_ALLOW_PRIVATE; tests). */
   logoAllowPrivate: boolean;
   /** pino log level (SIGNET_LOG_LEVEL). */
   logLevel: (typeof LOG_LEVELS)[number];

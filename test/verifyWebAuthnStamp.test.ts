@@ -7,6 +7,7 @@ import { parseStamp, type WebAuthnStamp } from '../src/auth/parseStamp.ts';
 import { verifyAuthenticatorRegistration } from '../src/auth/verifyAuthenticatorRegistration.ts';
 import { verifyWebAuthnStamp, type RegisteredAuthenticator } from '../src/auth/verifyWebAuthnStamp.ts';
 import { SignetError, type StampFailureReason } from '../src/errors.ts';
+import { hasEveryShape, nonCanonicalEncodings } from './support/derEncodings.ts';
 import {
   createSoftwareAuthenticator,
   webauthnStamperFor,
@@ -36,6 +37,20 @@ function rejected(status: number, pattern: RegExp, reason?: StampFailureReason) 
     if (reason !== undefined) assert.equal(error.stampFailure, reason);
     return true;
   };
+}
+
+/** A pattern matching `text` as it is. */
+function literal(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** An assertion over `body` whose DER signature has the shape the test needs (ECDSA signatures vary). */
+function assertionWhere(authenticator: SoftwareAuthenticator, shape: (der: Buffer) => boolean): WebAuthnStamp {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const stamp = stampOf(authenticator.assert(challengeOf(body)));
+    if (shape(Buffer.from(stamp.signature, 'base64url'))) return stamp;
+  }
+  throw new Error('no assertion of the wanted shape in 200 attempts');
 }
 
 async function registered(authenticator: SoftwareAuthenticator): Promise<RegisteredAuthenticator> {
@@ -152,7 +167,7 @@ describe('verifyWebAuthnStamp', () => {
     );
   });
 
-  test('bad signature: another key, a flipped bit, not DER, signed data altered', async () => {
+  test('bad signature: another key, a flipped bit, signed data altered', async () => {
     const other = createSoftwareAuthenticator({ rpId, origin });
     const otherKey = stampOf({ ...other.assert(challengeOf(body)), credentialId: stored.credentialId });
     await assert.rejects(verifyWebAuthnStamp(body, otherKey, stored, options), rejected(401, /^bad signature: the WebAuthn signature does not verify/, 'bad_signature'));
@@ -163,14 +178,51 @@ describe('verifyWebAuthnStamp', () => {
     const flipped = { ...good, signature: signature.toString('base64url') };
     await assert.rejects(verifyWebAuthnStamp(body, flipped, stored, options), rejected(401, /^bad signature/, 'bad_signature'));
 
-    const notDer = { ...good, signature: Buffer.alloc(64, 7).toString('base64url') };
-    await assert.rejects(verifyWebAuthnStamp(body, notDer, stored, options), rejected(401, /^bad signature/, 'bad_signature'));
 
     // A higher counter written into authenticatorData after signing: the signature covers it.
     const authData = Buffer.from(good.authenticatorData, 'base64url');
     authData.writeUInt32BE(authData.readUInt32BE(33) + 100, 33);
     const altered = { ...good, authenticatorData: authData.toString('base64url') };
     await assert.rejects(verifyWebAuthnStamp(body, altered, stored, options), rejected(401, /^bad signature/, 'bad_signature'));
+  });
+
+  test('an ECDSA signature in any encoding but strict DER is malformed, though it carries a valid (r, s)', async () => {
+    const good = assertionWhere(authenticator, hasEveryShape);
+    const encodings = nonCanonicalEncodings(Buffer.from(good.signature, 'base64url'));
+    encodings.push({ name: 'not DER at all', signature: Buffer.alloc(64, 7), problem: 'it must start with a SEQUENCE' });
+    for (const { name, signature, problem } of encodings) {
+      await assert.rejects(
+        verifyWebAuthnStamp(body, { ...good, signature: signature.toString('base64url') }, stored, options),
+        rejected(401, new RegExp(`^WebAuthn signature is not a strict DER ECDSA signature \\(${literal(problem)}\\);`), 'malformed'),
+        name,
+      );
+    }
+    assert.ok((await verifyWebAuthnStamp(body, good, stored, options)).newSignCount > 0, 'the unaltered assertion verifies');
+  });
+
+  test('ES384 and ES512 passkeys: strict DER by their own curve; an EdDSA signature is not DER and is left alone', async () => {
+    for (const algorithm of ['ES384', 'ES512', 'EdDSA'] as const) {
+      const passkey = createSoftwareAuthenticator({ rpId, origin, algorithm });
+      const key: RegisteredAuthenticator = { credentialId: passkey.credentialId, publicKey: passkey.cosePublicKey, signCount: 0 };
+      const good = stampOf(passkey.assert(challengeOf(body)));
+      assert.deepEqual(await verifyWebAuthnStamp(body, good, key, options), { newSignCount: 1 }, algorithm);
+      if (algorithm === 'EdDSA') {
+        assert.equal(Buffer.from(good.signature, 'base64url').length, 64);
+        continue;
+      }
+      const signature = Buffer.from(good.signature, 'base64url');
+      signature[0] = 0xb0;
+      await assert.rejects(
+        verifyWebAuthnStamp(body, { ...good, signature: signature.toString('base64url') }, key, options),
+        rejected(401, /^WebAuthn signature is not a strict DER ECDSA signature \(it must start with a SEQUENCE\)/, 'malformed'),
+        algorithm,
+      );
+    }
+    // P-521 signatures are long enough to need the long-form SEQUENCE length, and get it.
+    const es512 = createSoftwareAuthenticator({ rpId, origin, algorithm: 'ES512' });
+    const long = assertionWhere(es512, (der) => der[1] === 0x81);
+    const key = { credentialId: es512.credentialId, publicKey: es512.cosePublicKey, signCount: 0 };
+    assert.ok((await verifyWebAuthnStamp(body, long, key, options)).newSignCount > 0);
   });
 
   test('a stamp for another credential, or with clientDataJson that is not JSON', async () => {

@@ -1,10 +1,11 @@
 // Passkey stamps end to end: an authenticator registered through the admin API from a real
 // registration response, then activities stamped by the real @turnkey/webauthn-stamper.
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { TurnkeyClient } from '@turnkey/http';
 import { testDatabases } from './support/databases.ts';
+import { hasEveryShape, nonCanonicalEncodings } from './support/derEncodings.ts';
 import { ADMIN_TOKEN, startTestServer, type Credentials, type TestServer } from './support/server.ts';
 import { createSoftwareAuthenticator, webauthnStamperFor, type SoftwareAuthenticator } from './support/softwareAuthenticator.ts';
 
@@ -68,6 +69,35 @@ for (const tdb of testDatabases) {
       const replay = await send();
       assert.equal(replay.status, 401);
       assert.match(((await replay.json()) as any).message, /counter|replay/i);
+    });
+
+    test('a signature re-encoded in anything but strict DER is refused with 401, and nothing is created', async () => {
+      const raw = JSON.stringify(body(org.organizationId, 'malleated'));
+      const stamper = webauthnStamperFor(authenticator);
+      let stamp: Record<string, string> | undefined;
+      // About one signature in four has the shape every re-encoding needs.
+      for (let attempt = 0; attempt < 200 && !stamp; attempt++) {
+        const candidate = JSON.parse((await stamper.stamp(raw)).stampHeaderValue) as Record<string, string>;
+        if (hasEveryShape(Buffer.from(candidate.signature!, 'base64url'))) stamp = candidate;
+      }
+      assert.ok(stamp, 'no signature of the wanted shape in 200 attempts');
+      const send = (signature: string) =>
+        fetch(`${server.baseUrl}/public/v1/submit/create_smart_contract_interface`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'X-Stamp-Webauthn': JSON.stringify({ ...stamp, signature }) },
+          body: raw,
+        });
+      for (const { name, signature, problem } of nonCanonicalEncodings(Buffer.from(stamp.signature!, 'base64url'))) {
+        const response = await send(signature.toString('base64url'));
+        assert.equal(response.status, 401, name);
+        const { code, message } = (await response.json()) as { code: number; message: string };
+        assert.equal(code, 16, name); // UNAUTHENTICATED
+        assert.ok(message.startsWith(`WebAuthn signature is not a strict DER ECDSA signature (${problem})`), `${name}: ${message}`);
+      }
+      const fingerprint = `sha256:${createHash('sha256').update(raw).digest('hex')}`;
+      const [stored] = await server.db.query<{ count: number }>('SELECT count(*)::int AS count FROM activities WHERE fingerprint = $1', [fingerprint]);
+      assert.equal(stored!.count, 0, 'no refused encoding created the activity');
+      assert.equal((await send(stamp.signature!)).status, 200, 'the signature as the authenticator made it is accepted');
     });
 
     test('a registration made for another challenge is refused', async () => {

@@ -2,8 +2,10 @@
 // (DESIGN §2.2), and turns each failed check into a 401 that names it.
 import { createHash } from 'node:crypto';
 import { verifyAuthenticationResponse } from '@simplewebauthn/server';
+import { cose, decodeCredentialPublicKey } from '@simplewebauthn/server/helpers';
 import { unauthenticated } from '../errors.ts';
 import type { WebAuthnStamp } from './parseStamp.ts';
+import { strictDerProblem, type EcdsaCurve } from './strictDer.ts';
 
 export interface RegisteredAuthenticator {
   /** base64url credential ID, as stored in authenticators.credential_id. */
@@ -35,6 +37,7 @@ export async function verifyWebAuthnStamp(
     throw unauthenticated('WebAuthn stamp credentialId is not the credential it is being verified against', 'unknown_credential');
   }
   const clientData = decodeClientData(stamp.clientDataJson);
+  requireStrictDer(stamp.signature, authenticator.publicKey);
   // The challenge @turnkey/webauthn-stamper signs: the UTF-8 bytes of the body's lowercase hex SHA-256.
   const bodyHash = createHash('sha256').update(body).digest('hex');
   const expectedChallenge = Buffer.from(bodyHash, 'utf8').toString('base64url');
@@ -80,6 +83,33 @@ export async function verifyWebAuthnStamp(
     );
   }
   return { newSignCount };
+}
+
+// The curves of the EC2 keys the library verifies (ES256, ES384, ES512).
+const EC2_CURVES = new Map<number, EcdsaCurve>([
+  [cose.COSECRV.P256, 'P-256'],
+  [cose.COSECRV.P384, 'P-384'],
+  [cose.COSECRV.P521, 'P-521'],
+]);
+
+/**
+ * An ECDSA (COSE EC2) credential's signature must be strict DER: the library's ASN.1 parser takes
+ * other encodings of the same (r, s), which would make a stamp malleable. EdDSA and RSA signatures
+ * are not DER and are left to the library, as are curves it cannot verify.
+ */
+function requireStrictDer(signature: string, credentialPublicKey: Uint8Array): void {
+  const key = decodeCredentialPublicKey(new Uint8Array(credentialPublicKey));
+  if (!cose.isCOSEPublicKeyEC2(key)) return;
+  const curve = EC2_CURVES.get(key.get(cose.COSEKEYS.crv) ?? 0);
+  if (!curve) return;
+  const problem = strictDerProblem(Buffer.from(signature, 'base64url'), curve);
+  if (problem) {
+    throw unauthenticated(
+      `WebAuthn signature is not a strict DER ECDSA signature (${problem}); send ` +
+        'PublicKeyCredential.response.signature exactly as the authenticator returned it, base64url-encoded',
+      'malformed',
+    );
+  }
 }
 
 interface ClientData {
@@ -152,7 +182,7 @@ function rejection(
   if (/authenticator data|CBOR/i.test(message)) {
     return unauthenticated(`malformed authenticatorData: ${message}`, 'malformed');
   }
-  // A signature that is not DER fails the library's ASN.1 parsing before it can be checked.
+  // A signature the library cannot parse (ECDSA ones were already held to strict DER above).
   if (/ASN1|ASN\.1|signature/i.test(message)) return badSignature();
   return unauthenticated(`WebAuthn assertion rejected: ${message}`, 'webauthn_rejected');
 }

@@ -1,10 +1,11 @@
-// Fetches an email logo (emailCustomization.logoUrl) at delivery: https only unless allowed, never
-// from private, loopback or link-local addresses (checked after DNS, and the connection goes to
-// the checked address), bounded in time and size, a PNG, resized to fit 340×124 without enlarging.
+// Fetches an email logo (emailCustomization.logoUrl) at delivery: https only unless allowed, only
+// from public unicast addresses (checked after DNS, and the connection goes to the checked
+// address), bounded in time and size, a PNG, resized to fit 340×124 without enlarging.
 import dns from 'node:dns/promises';
 import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
+import ipaddr from 'ipaddr.js';
 import sharp from 'sharp';
 
 export const LOGO_BOX = { width: 340, height: 124 } as const;
@@ -12,7 +13,7 @@ export const LOGO_BOX = { width: 340, height: 124 } as const;
 export interface LogoOptions {
   /** Accept http:// URLs (SIGNET_ALLOW_HTTP_LOGOS; for tests and closed networks). */
   allowHttp: boolean;
-  /** Accept private, loopback and link-local addresses (SIGNET_LOGO_ALLOW_PRIVATE; for tests). */
+  /** Accept any address, not only public unicast ones (SIGNET_LOGO_ALLOW_PRIVATE; for tests). */
   allowPrivate: boolean;
   timeoutMs?: number;
   maxBytes?: number;
@@ -31,23 +32,28 @@ export class LogoError extends Error {
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
-// Ranges that reach this host, its network or cloud metadata services rather than the internet.
-const blocked = new net.BlockList();
-for (const [prefix, bits] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16],
-  ['172.16.0.0', 12], ['192.0.0.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) blocked.addSubnet(prefix, bits, 'ipv4');
-for (const [prefix, bits] of [
-  ['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8], ['64:ff9b::', 96], ['2001:db8::', 32],
-] as const) blocked.addSubnet(prefix, bits, 'ipv6');
+// IPv6 global unicast (RFC 4291 §2.4). Outside it lie the forms that carry an IPv4 address
+// (::a.b.c.d, 64:ff9b::/96 NAT64) and the local scopes (ULA, link-local, multicast).
+const GLOBAL_UNICAST = ipaddr.IPv6.parseCIDR('2000::/3');
 
-export function isPrivateAddress(address: string): boolean {
-  const family = net.isIP(address);
-  if (family === 4) return blocked.check(address, 'ipv4');
-  if (family !== 6) return true;
-  // An IPv4-mapped IPv6 address (::ffff:10.0.0.1) is judged as the IPv4 address it carries.
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  return mapped ? blocked.check(mapped[1]!, 'ipv4') : blocked.check(address, 'ipv6');
+/**
+ * Whether a logo may be fetched from `address`: public unicast only, as ipaddr.js classifies it.
+ * Inside 2000::/3 it refuses 6to4 (2002::/16) and Teredo, which embed an IPv4 address, and the
+ * documentation and other special ranges. IPv4-mapped (::ffff:a.b.c.d) is judged as its IPv4 address.
+ */
+export function isPublicUnicast(address: string): boolean {
+  // net.isIP first: ipaddr.js also reads forms such as 0x7f.1 that are not what a socket connects to.
+  if (net.isIP(address) === 0) return false;
+  let parsed: ipaddr.IPv4 | ipaddr.IPv6;
+  try {
+    parsed = ipaddr.parse(address);
+  } catch {
+    return false;
+  }
+  if (parsed.kind() === 'ipv4') return parsed.range() === 'unicast';
+  const v6 = parsed as ipaddr.IPv6;
+  if (v6.isIPv4MappedAddress()) return v6.toIPv4Address().range() === 'unicast';
+  return v6.match(GLOBAL_UNICAST) && v6.range() === 'unicast';
 }
 
 async function resolvePublicAddress(hostname: string, allowPrivate: boolean): Promise<{ address: string; family: number }> {
@@ -59,8 +65,11 @@ async function resolvePublicAddress(hostname: string, allowPrivate: boolean): Pr
     throw new LogoError(`cannot resolve ${host}: ${(error as NodeJS.ErrnoException).code ?? 'lookup failed'}`);
   }
   // Every answer must be public: otherwise a name with one public and one private record could pick either.
-  if (!allowPrivate && addresses.some((a) => isPrivateAddress(a.address))) {
-    throw new LogoError(`${host} resolves to a private, loopback or link-local address; logos are fetched from public addresses only`);
+  if (!allowPrivate && !addresses.every((a) => isPublicUnicast(a.address))) {
+    throw new LogoError(
+      `${host} resolves to an address that is not public unicast (private, loopback, link-local, reserved, or ` +
+        'carrying an IPv4 address); logos are fetched from public addresses only',
+    );
   }
   if (addresses.length === 0) throw new LogoError(`cannot resolve ${host}`);
   return addresses[0]!;

@@ -1,5 +1,5 @@
-// A software WebAuthn authenticator for tests: a P-256 passkey that registers (attestation "none")
-// and signs assertions byte for byte like a platform authenticator, and can drive the real
+// A software WebAuthn authenticator for tests: a passkey (ES256 by default; ES384, ES512 or EdDSA
+// on request) that registers (attestation "none") and signs assertions byte for byte like a platform authenticator, and can drive the real
 // @turnkey/webauthn-stamper through a stand-in for navigator.credentials.get.
 import { createHash, generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:crypto';
 import type { RegistrationResponseJSON } from '@simplewebauthn/server';
@@ -18,7 +18,7 @@ export interface AssertionOverrides {
   counter?: number;
 }
 
-/** The four fields of a WebAuthn stamp, base64url; signature is DER. */
+/** The four fields of a WebAuthn stamp, base64url; an ECDSA signature is DER. */
 export interface Assertion {
   credentialId: string;
   authenticatorData: string;
@@ -29,6 +29,8 @@ export interface Assertion {
 export interface SoftwareAuthenticator {
   /** base64url credential ID. */
   credentialId: string;
+  /** The COSE_Key registration reports, as a server stores it. */
+  cosePublicKey: Uint8Array;
   rpId: string;
   origin: string;
   /** The counter the last assertion reported (it counts up by one per assertion, from 0). */
@@ -39,18 +41,38 @@ export interface SoftwareAuthenticator {
   assert(challenge: Uint8Array, overrides?: AssertionOverrides): Assertion;
 }
 
+/** The COSE algorithms a software authenticator can use, with the key and hash of each. */
+export type SoftwareAlgorithm = 'ES256' | 'ES384' | 'ES512' | 'EdDSA';
+
+const ALGORITHMS = {
+  ES256: { cose: -7, curve: 'prime256v1', coseCurve: 1, hash: 'sha256' },
+  ES384: { cose: -35, curve: 'secp384r1', coseCurve: 2, hash: 'sha384' },
+  ES512: { cose: -36, curve: 'secp521r1', coseCurve: 3, hash: 'sha512' },
+  EdDSA: { cose: -8, curve: 'ed25519', coseCurve: 6, hash: null },
+} as const;
+
 const FLAG_UP = 0x01;
 const FLAG_UV = 0x04;
 const FLAG_AT = 0x40;
 
-export function createSoftwareAuthenticator(options: { rpId: string; origin: string }): SoftwareAuthenticator {
-  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+export function createSoftwareAuthenticator(options: {
+  rpId: string;
+  origin: string;
+  algorithm?: SoftwareAlgorithm;
+}): SoftwareAuthenticator {
+  const algorithm = ALGORITHMS[options.algorithm ?? 'ES256'];
+  const { privateKey, publicKey } =
+    algorithm.curve === 'ed25519'
+      ? generateKeyPairSync('ed25519')
+      : generateKeyPairSync('ec', { namedCurve: algorithm.curve });
   const credentialIdBytes = randomBytes(32);
   const credentialId = credentialIdBytes.toString('base64url');
+  const cosePublicKey = coseKey(publicKey, algorithm);
   let counter = 0;
 
   const authenticator: SoftwareAuthenticator = {
     credentialId,
+    cosePublicKey: new Uint8Array(cosePublicKey),
     rpId: options.rpId,
     origin: options.origin,
     get counter() {
@@ -66,7 +88,7 @@ export function createSoftwareAuthenticator(options: { rpId: string; origin: str
         Buffer.alloc(16), // AAGUID: all zero, as authenticators without attestation report it
         uint16(credentialIdBytes.length),
         credentialIdBytes,
-        coseKey(publicKey),
+        cosePublicKey,
       ]);
       const attestationObject = cbor(
         new Map<CborValue, CborValue>([
@@ -102,7 +124,8 @@ export function createSoftwareAuthenticator(options: { rpId: string; origin: str
         Buffer.from(challenge).toString('base64url'),
         overrides.origin ?? options.origin,
       );
-      const signature = sign('sha256', Buffer.concat([authenticatorData, sha256(clientDataJSON)]), privateKey);
+      // ECDSA signatures come out DER-encoded (Node's default), as authenticators send them.
+      const signature = sign(algorithm.hash, Buffer.concat([authenticatorData, sha256(clientDataJSON)]), privateKey);
       return {
         credentialId,
         authenticatorData: authenticatorData.toString('base64url'),
@@ -211,14 +234,27 @@ function uint32(value: number): Buffer {
   return buffer;
 }
 
-/** The COSE_Key of an ES256 (P-256) public key: {1: 2 (EC2), 3: -7 (ES256), -1: 1 (P-256), -2: x, -3: y}. */
-function coseKey(publicKey: KeyObject): Buffer {
+/**
+ * The COSE_Key of the public key: for ES256 {1: 2 (EC2), 3: -7 (ES256), -1: 1 (P-256), -2: x, -3: y};
+ * for EdDSA {1: 1 (OKP), 3: -8 (EdDSA), -1: 6 (Ed25519), -2: x}.
+ */
+function coseKey(publicKey: KeyObject, algorithm: (typeof ALGORITHMS)[SoftwareAlgorithm]): Buffer {
   const jwk = publicKey.export({ format: 'jwk' });
+  if (algorithm.hash === null) {
+    return cbor(
+      new Map<CborValue, CborValue>([
+        [1, 1],
+        [3, algorithm.cose],
+        [-1, algorithm.coseCurve],
+        [-2, Buffer.from(jwk.x!, 'base64url')],
+      ]),
+    );
+  }
   return cbor(
     new Map<CborValue, CborValue>([
       [1, 2],
-      [3, -7],
-      [-1, 1],
+      [3, algorithm.cose],
+      [-1, algorithm.coseCurve],
       [-2, Buffer.from(jwk.x!, 'base64url')],
       [-3, Buffer.from(jwk.y!, 'base64url')],
     ]),
