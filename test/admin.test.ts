@@ -94,6 +94,25 @@ for (const tdb of testDatabases) {
       const domains = await call(server, 'GET', `/organizations/${org.organizationId}/sender-domains`);
       assert.deepEqual(domains.json.senderDomains.map((d: any) => d.domain), ['mail.example.com']);
     });
+
+    test('admin lists are paged: newest first, ?limit= (1–500, default 50), ?after= and ?before= ids', async () => {
+      const org = (await call(server, 'POST', '/organizations', { name: 'Paged' })).json;
+      const added: string[] = [];
+      for (const domain of ['a.example.com', 'b.example.com', 'c.example.com', 'd.example.com']) {
+        added.push((await call(server, 'POST', `/organizations/${org.organizationId}/sender-domains`, { domain })).json.senderDomainId);
+      }
+      const list = async (query: string) =>
+        (await call(server, 'GET', `/organizations/${org.organizationId}/sender-domains${query}`)).json.senderDomains.map((d: any) => d.domain);
+      assert.deepEqual(await list(''), ['d.example.com', 'c.example.com', 'b.example.com', 'a.example.com']);
+      assert.deepEqual(await list('?limit=2'), ['d.example.com', 'c.example.com']);
+      assert.deepEqual(await list(`?limit=2&after=${added[2]}`), ['b.example.com', 'a.example.com']);
+      assert.deepEqual(await list(`?before=${added[1]}`), ['d.example.com', 'c.example.com']);
+      const tooMany = await call(server, 'GET', `/organizations/${org.organizationId}/sender-domains?limit=501`);
+      assert.equal(tooMany.status, 400);
+      assert.match(tooMany.json.message, /limit: must be a whole number from 1 to 500/);
+      const templates = await call(server, 'GET', `/organizations/${org.organizationId}/email-templates?limit=0`);
+      assert.equal(templates.status, 400);
+    });
   });
 
   describe(`admin API from a client address that is not allowed (${tdb.name})`, () => {

@@ -2,7 +2,7 @@
 // DESIGN §3.1) and its effect, one hashed OTP row plus one outbox message in the engine's transaction.
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { findEmailTemplate } from '../admin/emailTemplates.ts';
+import { findEmailTemplate } from '../store/emailTemplates.ts';
 import { enqueue, type OtpEmail, type OtpSms } from '../delivery/outbox.ts';
 import { renderOtpSms } from '../delivery/otpMessages.ts';
 import { invalidField } from '../errors.ts';

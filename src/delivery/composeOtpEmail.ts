@@ -1,7 +1,7 @@
 // Builds the OTP email at delivery: the organization's chosen template (rendered by Handlebars) or
 // the built-in email, with the logo fetched, resized and embedded inline by CID. A logo that cannot
 // be had leaves the email without it, and says why.
-import { findEmailTemplate } from '../admin/emailTemplates.ts';
+import { findEmailTemplate } from '../store/emailTemplates.ts';
 import { renderEmailTemplate } from '../otp/emailTemplates.ts';
 import type { Queryable } from '../store/db.ts';
 import type { OutgoingEmail } from './emailTransport.ts';

@@ -11,11 +11,12 @@ import {
   createUser,
   insertAuthenticator,
   listSenderDomains,
-  requireOrganization,
+  senderDomainCursor,
   revokeApiKey,
 } from '../admin/organizations.ts';
 import { listDeliveries } from '../admin/deliveries.ts';
-import { addEmailTemplate, listEmailTemplates, removeEmailTemplate } from '../admin/emailTemplates.ts';
+import { addEmailTemplate, emailTemplateCursor, listEmailTemplates, removeEmailTemplate } from '../admin/emailTemplates.ts';
+import { pageRequest } from '../queries/pagination.ts';
 import { parseJsonDocument } from '../activities/jsonDocument.ts';
 import { schemaError } from '../activities/violations.ts';
 import { OUTBOX_STATUSES } from '../delivery/outbox.ts';
@@ -66,6 +67,18 @@ export const adminSchemas = {
     attestation: z.record(z.string(), z.unknown()),
   }),
 };
+
+/** ?limit=&before=&after= of the admin lists: newest first, id cursors, like the public lists' paginationOptions. */
+const ADMIN_PAGE_DEFAULT = 50;
+const adminPage = z.strictObject({
+  limit: z
+    .string()
+    .regex(/^[1-9][0-9]{0,2}$/, 'must be a whole number from 1 to 500')
+    .refine((n) => Number(n) <= 500, 'must be a whole number from 1 to 500')
+    .optional(),
+  before: uuid.optional(),
+  after: uuid.optional(),
+});
 
 const params = {
   org: z.object({ organizationId: uuid }),
@@ -148,7 +161,9 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AppDependencies)
 
       admin.get('/organizations/:organizationId/sender-domains', async (request) => {
         const { organizationId } = parse(params.org, request.params, 'invalid path');
-        return { senderDomains: await listSenderDomains(db, organizationId) };
+        const query = parse(adminPage, request.query, 'invalid query');
+        const page = await pageRequest(query, (id) => senderDomainCursor(db, organizationId, id), ADMIN_PAGE_DEFAULT);
+        return { senderDomains: await listSenderDomains(db, organizationId, page) };
       });
 
       admin.post('/organizations/:organizationId/email-templates', async (request) => {
@@ -164,8 +179,9 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AppDependencies)
 
       admin.get('/organizations/:organizationId/email-templates', async (request) => {
         const { organizationId } = parse(params.org, request.params, 'invalid path');
-        await requireOrganization(db, organizationId);
-        return { emailTemplates: await listEmailTemplates(db, organizationId) };
+        const query = parse(adminPage, request.query, 'invalid query');
+        const page = await pageRequest(query, (id) => emailTemplateCursor(db, organizationId, id), ADMIN_PAGE_DEFAULT);
+        return { emailTemplates: await listEmailTemplates(db, organizationId, page) };
       });
 
       admin.delete('/organizations/:organizationId/email-templates/:templateId', async (request) => {

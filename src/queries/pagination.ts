@@ -31,10 +31,11 @@ export type PaginationOptions = z.output<ReturnType<typeof paginationOptions>>;
  * (a 400 naming the field when the id is not one of the organization's).
  */
 export async function pageRequest(
-  options: PaginationOptions,
+  options: { limit?: string; before?: string; after?: string } | undefined,
   locate: (id: string) => Promise<Position | undefined>,
+  defaultLimit = DEFAULT_PAGE_LIMIT,
 ): Promise<PageRequest> {
-  const page: PageRequest = { limit: Number(options?.limit ?? DEFAULT_PAGE_LIMIT), maxBytes: PAGE_BYTE_BUDGET };
+  const page: PageRequest = { limit: Number(options?.limit ?? defaultLimit), maxBytes: PAGE_BYTE_BUDGET };
   for (const field of ['before', 'after'] as const) {
     const id = options?.[field];
     if (id === undefined) continue;
