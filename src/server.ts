@@ -38,7 +38,7 @@ export interface StartOptions {
 
 export function openConfiguredDatabase(config: Config): Promise<Database> {
   return config.databaseUrl
-    ? openDatabase({ url: config.databaseUrl, maxConnections: config.database.poolSize })
+    ? openDatabase({ url: config.databaseUrl, maxConnections: config.database.poolSize, timeoutMs: config.database.timeoutMs })
     : openDatabase({ dataDir: path.join(config.dataDir, 'pglite') });
 }
 
