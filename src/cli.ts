@@ -106,12 +106,24 @@ async function serve(config: Config): Promise<number> {
       process.off('SIGTERM', shutdown);
       const started = Date.now();
       server.app.log.info({ signal }, 'shutting down: no new connections; finishing the requests in flight and the outbox round in hand');
+      // The graceful close is bounded: past SIGNET_SHUTDOWN_TIMEOUT_MS the process exits anyway,
+      // which closes every socket left (clients see the connection drop; PostgreSQL ends those
+      // sessions, rolling back their transactions). Nothing committed is lost.
+      const deadline = setTimeout(() => {
+        server.app.log.error(
+          { signal, shutdownMs: Date.now() - started },
+          `shutdown did not finish within ${config.shutdownTimeoutMs} ms (SIGNET_SHUTDOWN_TIMEOUT_MS); exiting with the requests or delivery in hand cut off`,
+        );
+        process.exit(1);
+      }, config.shutdownTimeoutMs);
       server.close().then(
         () => {
+          clearTimeout(deadline);
           server.app.log.info({ signal, shutdownMs: Date.now() - started }, 'Signet stopped');
           resolve(0);
         },
         (error) => {
+          clearTimeout(deadline);
           server.app.log.error({ err: error }, 'shutdown failed');
           resolve(1);
         },

@@ -39,7 +39,7 @@ export interface StartOptions {
 /** Opens PostgreSQL, or the embedded store for this process only; `holder` names it to a refused second one. */
 export function openConfiguredDatabase(config: Config, holder: string): Promise<Database> {
   return config.databaseUrl
-    ? openDatabase({ url: config.databaseUrl, maxConnections: config.database.poolSize })
+    ? openDatabase({ url: config.databaseUrl, maxConnections: config.database.poolSize, timeoutMs: config.database.timeoutMs })
     : openDatabase({ dataDir: path.join(config.dataDir, 'pglite'), holder });
 }
 

@@ -52,7 +52,9 @@ function toSignetError(error: FastifyError & { code?: string }, contentType: str
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return invalidArgument('request body is empty; send the activity as a JSON object');
   }
-  if (error instanceof DatabaseUnavailable) return unavailable();
+  if (error instanceof DatabaseUnavailable) {
+    return error.timedOut ? unavailable('the database did not answer in time; nothing was stored, retry later') : unavailable();
+  }
   if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
     return new SignetError(error.statusCode, 3, error.message);
   }
@@ -125,7 +127,7 @@ export function buildApp(deps: AppDependencies): FastifyInstance {
     reply.status(404).send(error.toJSON());
   });
 
-  registerHealthRoutes(app, deps.db);
+  registerHealthRoutes(app, deps.db, deps.config.database.timeoutMs);
   registerJwksRoutes(app, deps.db);
   registerSubmitRoutes(app, deps.engine, deps.handlers, deps.metrics);
   registerQueryRoutes(app, deps, queryHandlers);

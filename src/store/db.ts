@@ -16,8 +16,14 @@ export interface Queryable {
 export interface Database extends Queryable {
   readonly kind: 'postgres' | 'pglite';
   /** Runs fn in one transaction: committed when fn resolves, rolled back when it throws. */
-  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  transaction<T>(fn: (tx: Queryable) => Promise<T>, options?: TransactionOptions): Promise<T>;
+  /** Ends the store; a connection not given back within the database timeout is dropped. */
   close(): Promise<void>;
+}
+
+export interface TransactionOptions {
+  /** No statement or read timeout: schema migrations may legitimately run long. */
+  unbounded?: boolean;
 }
 
 export interface DatabaseOptions {
@@ -31,37 +37,106 @@ export interface DatabaseOptions {
   schema?: string;
   /** Pool size for PostgreSQL. */
   maxConnections?: number;
+  /** PostgreSQL: bound in ms of connecting, of waiting for a pooled connection and of each statement. */
+  timeoutMs?: number;
 }
 
-/** The database could not be reached or dropped the connection: worth a retry, not a bug report. */
+/** The database could not be reached, dropped the connection or did not answer in time: worth a retry, not a bug report. */
 export class DatabaseUnavailable extends Error {
   override name = 'DatabaseUnavailable';
+  constructor(
+    message: string,
+    /** A bound ran out (the database was silent or slow), rather than a refused or lost connection. */
+    readonly timedOut: boolean,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+  }
 }
 
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'EAI_AGAIN']);
 
-// From the server: SQLSTATE classes of a lost or refused connection (08), shutdown (57P0x), too
-// many connections (53300). From the driver: a socket error, or pg's "Connection terminated…".
-function isConnectionFailure(error: unknown): boolean {
-  const code = (error as { code?: unknown }).code;
-  if (typeof (error as { severity?: unknown }).severity === 'string') {
-    return typeof code === 'string' && (code.startsWith('08') || code.startsWith('57P0') || code === '53300');
-  }
-  if (typeof code === 'string' && NETWORK_CODES.has(code)) return true;
-  return /connection (terminated|ended|error)|timeout exceeded when trying to connect/i.test((error as Error).message ?? '');
-}
+// From the server, a bound that ran out: statement_timeout (57014 query_canceled), lock_timeout
+// (55P03), idle_in_transaction_session_timeout (25P03, which also ends the session).
+const SERVER_TIMEOUTS = new Set(['57014', '55P03', '25P03']);
+// From pg and pg-pool: the client-side read timeout, and the bound of connecting or of waiting for a pooled connection.
+const DRIVER_TIMEOUT = /query read timeout|timeout exceeded when trying to connect|connection terminated due to connection timeout/i;
+// From pg: a socket closed under a query, a client that already lost its connection, a pool
+// closing at shutdown.
+const DRIVER_LOST = /connection (terminated|ended|error)|not queryable|cannot use a pool after calling end/i;
 
 function classify(error: unknown): unknown {
-  return isConnectionFailure(error) ? new DatabaseUnavailable((error as Error).message, { cause: error }) : error;
+  const { code, severity, message = '' } = error as { code?: unknown; severity?: unknown; message?: string };
+  const unavailable = (timedOut: boolean) => new DatabaseUnavailable(message, timedOut, { cause: error });
+  if (typeof severity === 'string') {
+    // From the server: SQLSTATE classes of a lost or refused connection (08), shutdown (57P0x),
+    // too many connections (53300).
+    if (typeof code !== 'string') return error;
+    if (SERVER_TIMEOUTS.has(code)) return unavailable(true);
+    return code.startsWith('08') || code.startsWith('57P0') || code === '53300' ? unavailable(false) : error;
+  }
+  if (DRIVER_TIMEOUT.test(message)) return unavailable(true);
+  if ((typeof code === 'string' && NETWORK_CODES.has(code)) || DRIVER_LOST.test(message)) return unavailable(false);
+  return error;
 }
 
 // int8 (counts, counters) as JS numbers, as PGlite returns them; values stay far below 2^53.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 
+// The client-side read timeout fires this much after the server's statement_timeout would, so a
+// slow statement on a healthy server is cancelled by the server first; the read timeout is what
+// ends a wait on a silent network.
+const READ_TIMEOUT_MARGIN_MS = 500;
+// TCP keepalive probes an idle connection after this long. Linux then waits its own interval
+// (75 s × 9 by default) before giving up, so it keeps firewall state alive and reaps dead sockets
+// eventually; the read timeout is the bound a request relies on.
+const KEEPALIVE_DELAY_MS = 10_000;
+
+/**
+ * Every wait is bounded: connecting and waiting for a pooled connection (connectionTimeoutMillis),
+ * each statement on the server (statement_timeout, which also bounds lock waits, so no separate
+ * lock_timeout) and on the client (query_timeout), and a transaction left idle by a client that
+ * went silent (idle_in_transaction_session_timeout, which frees its locks).
+ */
+function connectionConfig(url: string, timeoutMs: number, schema: string | undefined, bounded: boolean): pg.ClientConfig {
+  return {
+    connectionString: url,
+    connectionTimeoutMillis: timeoutMs,
+    idle_in_transaction_session_timeout: timeoutMs,
+    ...(bounded ? { statement_timeout: timeoutMs, query_timeout: timeoutMs + READ_TIMEOUT_MARGIN_MS } : {}),
+    keepAlive: true,
+    keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
+    ...(schema ? { options: `-c search_path=${schema}` } : {}),
+  };
+}
+
+/** A connection a transaction runs on, and how to give it back (dropping it when it failed). */
+interface Session {
+  client: pg.ClientBase;
+  release(failure?: Error): void;
+}
+
 class PostgresDatabase implements Database {
   readonly kind = 'postgres';
-  constructor(private readonly pool: pg.Pool) {}
+  private readonly pool: pg.Pool;
+  /** Open pool connections, so close() can drop those not given back. */
+  private readonly clients = new Set<pg.Client>();
 
+  constructor(
+    private readonly url: string,
+    private readonly timeoutMs: number,
+    private readonly schema: string | undefined,
+    maxConnections: number,
+  ) {
+    this.pool = new pg.Pool({ ...connectionConfig(url, timeoutMs, schema, true), max: maxConnections });
+    // An idle client that loses its server emits 'error'; the pool drops it and the next query reconnects.
+    this.pool.on('error', () => {});
+    this.pool.on('connect', (client) => this.clients.add(client));
+    this.pool.on('remove', (client) => this.clients.delete(client));
+  }
+
+  // pool.query gives the client back with the error of a failed query, and pg-pool then drops it:
+  // a connection that timed out or broke never serves another query.
   async query<T>(sql: string, params: unknown[] = []): Promise<T[]> {
     try {
       return (await this.pool.query(sql, params)).rows as T[];
@@ -74,19 +149,54 @@ class PostgresDatabase implements Database {
     await this.query(sql);
   }
 
-  async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
-    let client: pg.PoolClient;
+  private async session(unbounded: boolean): Promise<Session> {
+    if (!unbounded) {
+      const client = await this.pool.connect();
+      return { client, release: (failure) => client.release(failure ?? false) };
+    }
+    // pg cannot lift the pool's read timeout for one query: an unbounded transaction has its own connection.
+    const client = new pg.Client(connectionConfig(this.url, this.timeoutMs, this.schema, false));
+    client.on('error', () => {}); // reported to the query in flight
     try {
-      client = await this.pool.connect();
+      await client.connect();
+    } catch (error) {
+      void client.end().catch(() => {});
+      throw error;
+    }
+    return {
+      client,
+      // A connection that failed may be silent: its goodbye would never be answered.
+      release: (failure) => (failure ? client.connection.stream.destroy() : void client.end().catch(() => {})),
+    };
+  }
+
+  async transaction<T>(fn: (tx: Queryable) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
+    let session: Session;
+    try {
+      session = await this.session(options.unbounded === true);
     } catch (error) {
       throw classify(error);
     }
-    let broken = false;
+    const { client } = session;
+    // Set once the connection timed out or broke: it is not asked anything more (not even
+    // ROLLBACK, which would wait out another timeout) and is dropped, which ends the transaction.
+    let lost: DatabaseUnavailable | undefined;
+    const connectionLost = (error: unknown): DatabaseUnavailable => {
+      const classified = classify(error);
+      return classified instanceof DatabaseUnavailable ? classified : new DatabaseUnavailable((error as Error).message, false, { cause: error });
+    };
+    // Between statements, a lost connection (the server ending an idle transaction, a dropped
+    // socket) is reported as an 'error' event, which would crash the process unheard.
+    const onError = (error: Error) => void (lost ??= connectionLost(error));
+    client.on('error', onError);
     const run = async <R>(sql: string, params?: unknown[]): Promise<R[]> => {
+      if (lost) throw lost;
       try {
         return (await client.query(sql, params)).rows as R[];
       } catch (error) {
-        throw classify(error);
+        const classified = classify(error);
+        if (classified instanceof DatabaseUnavailable) lost ??= classified;
+        throw classified;
       }
     };
     try {
@@ -99,19 +209,36 @@ class PostgresDatabase implements Database {
       await run('COMMIT');
       return value;
     } catch (error) {
-      try {
-        await client.query('ROLLBACK');
-      } catch {
-        broken = true; // the connection is gone; do not return it to the pool
+      if (!lost) {
+        try {
+          await run('ROLLBACK');
+        } catch (rollbackError) {
+          lost ??= connectionLost(rollbackError);
+        }
       }
       throw error;
     } finally {
-      client.release(broken);
+      client.off('error', onError);
+      session.release(lost);
     }
   }
 
   async close(): Promise<void> {
-    await this.pool.end();
+    // pool.end() waits until every connection given out comes back; one held by a caller that never
+    // finishes would hold it forever, so past the timeout the sockets left are dropped (their
+    // queries fail).
+    let timer: NodeJS.Timeout | undefined;
+    const dropped = new Promise<void>((resolve) => {
+      timer = setTimeout(() => {
+        for (const client of this.clients) client.connection.stream.destroy();
+        resolve();
+      }, this.timeoutMs);
+    });
+    try {
+      await Promise.race([this.pool.end(), dropped]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 }
 
@@ -130,6 +257,7 @@ class PgliteDatabase implements Database {
     await this.db.exec(sql);
   }
 
+  // In-process: no network to go silent, so no bounds (options.unbounded is moot).
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
     // PGlite has one connection; its transaction() queues other work until this one ends.
     return this.db.transaction((inner) =>
@@ -152,27 +280,27 @@ class PgliteDatabase implements Database {
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   if (options.url) {
     const schema = options.schema;
+    const timeoutMs = options.timeoutMs ?? 5000;
     if (schema !== undefined && !/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`bad schema name ${schema}`);
     if (schema) {
-      const admin = new pg.Client({ connectionString: options.url });
-      await admin.connect();
+      const admin = new pg.Client(connectionConfig(options.url, timeoutMs, undefined, true));
+      admin.on('error', () => {}); // reported to the query in flight
       try {
+        await admin.connect();
         await admin.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+      } catch (error) {
+        throw classify(error);
       } finally {
         await admin.end();
       }
     }
-    const pool = new pg.Pool({
-      connectionString: options.url,
-      max: options.maxConnections ?? 10,
-      // A database host that does not answer must fail requests (503), not hang them.
-      connectionTimeoutMillis: 5000,
-      ...(schema ? { options: `-c search_path=${schema}` } : {}),
-    });
-    // An idle client that loses its server emits 'error'; the next query reconnects.
-    pool.on('error', () => {});
-    const database = new PostgresDatabase(pool);
-    await database.query('SELECT 1');
+    const database = new PostgresDatabase(options.url, timeoutMs, schema, options.maxConnections ?? 10);
+    try {
+      await database.query('SELECT 1');
+    } catch (error) {
+      await database.close();
+      throw error;
+    }
     return database;
   }
   if (!options.dataDir) {
