@@ -104,7 +104,7 @@ async function serve(config: Config): Promise<number> {
       process.off('SIGINT', shutdown);
       process.off('SIGTERM', shutdown);
       const started = Date.now();
-      server.app.log.info({ signal }, 'shutting down: no new connections; finishing the requests in flight and the outbox round in hand');
+      server.app.log.info({ signal }, 'shutting down: no new connections; finishing the requests in flight and the sends under way');
       server.close().then(
         () => {
           server.app.log.info({ signal, shutdownMs: Date.now() - started }, 'Signet stopped');
