@@ -1,7 +1,6 @@
-// Drains the outbox: claims a due message with a lease (FOR UPDATE SKIP LOCKED, so any number of
-// workers in any number of processes never take the same message) only when it can be handed to its
-// transport at once, sends it outside any transaction, and records the outcome as soon as the send
-// ends: sent, retrying with backoff, or failed for good.
+// Drains the outbox: claims a due message under a lease (FOR UPDATE SKIP LOCKED: no two workers in
+// any processes take one message) only when its transport can send it at once, sends it outside any
+// transaction, and records the outcome as the send ends: sent, retrying with backoff, or failed.
 import type { Database } from '../store/db.ts';
 import {
   claimDueMessages, recordAttempt, recordLogoProblem, releaseClaims, renewLeases,
