@@ -105,7 +105,7 @@ async function serve(config: Config): Promise<number> {
       process.off('SIGINT', shutdown);
       process.off('SIGTERM', shutdown);
       const started = Date.now();
-      server.app.log.info({ signal }, 'shutting down: no new connections; finishing the requests in flight and the outbox round in hand');
+      server.app.log.info({ signal }, 'shutting down: no new connections; finishing the requests in flight and the sends under way');
       // The graceful close is bounded: past SIGNET_SHUTDOWN_TIMEOUT_MS the process exits anyway,
       // which closes every socket left (clients see the connection drop; PostgreSQL ends those
       // sessions, rolling back their transactions). Nothing committed is lost.

@@ -366,7 +366,7 @@ export const SETTINGS = {
     min: 100,
     max: 600_000,
     unit: 'ms',
-    description: 'On SIGTERM/SIGINT, how long requests in flight and the delivery round in hand may take before the process exits anyway (exit code 1).',
+    description: 'On SIGTERM/SIGINT, how long requests in flight and the email or SMS sends under way may take before the process exits anyway (exit code 1).',
   }),
   SIGNET_DATABASE_POOL_SIZE: integer({ default: 10, min: 1, max: 1000, description: 'PostgreSQL connections per process.' }),
   SIGNET_DATABASE_TIMEOUT_MS: integer({

@@ -87,7 +87,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     const close = () =>
       (closing ??= (async () => {
         await app.close(); // stops accepting, lets in-flight requests finish
-        await started.stop(); // finishes the batch in hand
+        await started.stop(); // finishes the sends under way, gives back the messages not begun
         if (ownsDb) await db.close();
       })());
     return { app, db, worker: started, url, adminToken, ...(devCredentials ? { devCredentials } : {}), close };

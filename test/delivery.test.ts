@@ -1,19 +1,23 @@
 // The outbox and its worker against a real SMTP server on loopback: encrypted codes, delivery,
 // retry after a refusal, permanent failure kept visible, reclaimed leases, two workers never
-// sending one message twice; and the development mailbox and SMS log.
+// sending one message twice, claims bounded by what the transport sends at once, leases renewed
+// and given back, a Message-ID stable per OTP; and the development mailbox and SMS log.
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { simpleParser } from 'mailparser';
 import { loadConfig } from '../src/config.ts';
-import { createEmailTransport, type EmailTransport } from '../src/delivery/emailTransport.ts';
+import { createEmailTransport, SMTP_POOL_SIZE, type EmailTransport } from '../src/delivery/emailTransport.ts';
 import { decryptCode, encryptCode, enqueue, type OutboxMessage } from '../src/delivery/outbox.ts';
 import { OutboxWorker, outboxDepth } from '../src/delivery/outboxWorker.ts';
 import { renderOtpEmail, renderOtpSms } from '../src/delivery/otpMessages.ts';
 import type { DeliveryLogger } from '../src/delivery/logger.ts';
+import type { LogoOptions } from '../src/delivery/logo.ts';
 import { createSmsProvider } from '../src/delivery/sms/smsProvider.ts';
 import { openDatabase, type Database } from '../src/store/db.ts';
 import { testDatabases } from './support/databases.ts';
@@ -69,7 +73,10 @@ for (const tdb of testDatabases) {
     let organizationId: string;
     let activityId: string;
 
-    function worker(on: Database = db, options: { maxAttempts?: number; batchSize?: number; email?: EmailTransport; logger?: DeliveryLogger } = {}) {
+    function worker(
+      on: Database = db,
+      options: { maxAttempts?: number; batchSize?: number; email?: EmailTransport; logger?: DeliveryLogger; leaseMs?: number; logo?: LogoOptions } = {},
+    ) {
       const config = loadConfig({ SIGNET_SMTP_URL: smtp.url, SIGNET_DATA_DIR: dataDir });
       return new OutboxWorker({
         db: on,
@@ -80,8 +87,9 @@ for (const tdb of testDatabases) {
         pollMs: 20,
         maxAttempts: options.maxAttempts ?? 5,
         batchSize: options.batchSize ?? 20,
+        ...(options.leaseMs ? { leaseMs: options.leaseMs } : {}),
         defaultFrom: 'otp@signet.test',
-        logo: { allowHttp: false, allowPrivate: false },
+        logo: options.logo ?? { allowHttp: false, allowPrivate: false },
       });
     }
 
@@ -314,6 +322,177 @@ for (const tdb of testDatabases) {
         "SELECT count(*) FILTER (WHERE status = 'sent')::int AS sent, count(*) FILTER (WHERE attempts = 1)::int AS once FROM outbox",
       );
       assert.deepEqual(counts, { sent: 50, once: 50 });
+    });
+
+    test('an OTP email carries the Message-ID <otp-{otpId}@domain of its From>, the same when it is sent again', async () => {
+      const { outboxId } = await queue('lena@example.com');
+      const { outboxId: otherId } = await queue('moe@example.com', { fromAddress: 'codes@Mail.Acme.example' } as Partial<OutboxMessage>);
+      const otpId = (await row(outboxId)).otp_id;
+      const config = loadConfig({ SIGNET_SMTP_URL: smtp.url, SIGNET_DATA_DIR: dataDir });
+      const real = createEmailTransport(config, silent);
+      // The first answer is lost after the server took the message (a connection cut, a crash):
+      // the attempt counts as failed and the message goes out again.
+      let answersLost = 1;
+      const lossy: EmailTransport = {
+        async send(email) {
+          const info = await real.send(email);
+          if (email.to === 'lena@example.com' && answersLost-- > 0) throw new Error('connection closed before the answer');
+          return info;
+        },
+        close: () => real.close(),
+      };
+      const w = worker(db, { email: lossy });
+      assert.equal(await w.runOnce(), 2);
+      assert.equal((await row(outboxId)).status, 'retrying');
+      await db.query('UPDATE outbox SET next_attempt_at = now() WHERE id = $1', [outboxId]);
+      assert.equal(await w.runOnce(), 1);
+      await w.stop();
+
+      await smtp.waitFor(3);
+      const copies = smtp.messages.filter((m) => !Array.isArray(m.to) && m.to!.value[0]!.address === 'lena@example.com');
+      assert.equal(copies.length, 2, 'sent twice');
+      assert.deepEqual(copies.map((m) => m.messageId), [`<otp-${otpId}@signet.test>`, `<otp-${otpId}@signet.test>`]);
+      const sent = await row(outboxId);
+      assert.equal(sent.status, 'sent');
+      assert.equal(sent.provider_message_id, `<otp-${otpId}@signet.test>`);
+      const other = smtp.messages.find((m) => !Array.isArray(m.to) && m.to!.value[0]!.address === 'moe@example.com');
+      assert.equal(other!.messageId, `<otp-${(await row(otherId)).otp_id}@mail.acme.example>`);
+    });
+
+    test('the development mailbox writes the OTP Message-ID into the .eml', async () => {
+      const mailbox = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-mailbox-'));
+      try {
+        const { outboxId } = await queue('nia@example.com');
+        const w = worker(db, { email: createEmailTransport(loadConfig({ SIGNET_DATA_DIR: mailbox }), silent) });
+        assert.equal(await w.runOnce(), 1);
+        await w.stop();
+        const [file] = fs.readdirSync(path.join(mailbox, 'mail'));
+        const mail = await simpleParser(fs.readFileSync(path.join(mailbox, 'mail', file!)));
+        assert.equal(mail.messageId, `<otp-${(await row(outboxId)).otp_id}@signet.test>`);
+      } finally {
+        fs.rmSync(mailbox, { recursive: true, force: true });
+      }
+    });
+
+    test('a worker claims no more messages than its transport sends at once; the rest stay due for others', async () => {
+      const count = SMTP_POOL_SIZE + 3;
+      for (let i = 0; i < count; i++) await queue(`pool${i}@example.com`);
+      smtp.holdNext(SMTP_POOL_SIZE); // those sends stay mid-DATA until released
+      const first = worker(db, { batchSize: 20 });
+      const firstRound = first.runOnce();
+      for (const deadline = Date.now() + 5000; smtp.held() < SMTP_POOL_SIZE; await new Promise((r) => setTimeout(r, 10))) {
+        assert.ok(Date.now() < deadline, `only ${smtp.held()} sends reached the server`);
+      }
+      const [states] = await db.query<{ sending: number; queued: number }>(
+        "SELECT count(*) FILTER (WHERE status = 'sending')::int AS sending, count(*) FILTER (WHERE status = 'queued')::int AS queued FROM outbox",
+      );
+      assert.deepEqual(states, { sending: SMTP_POOL_SIZE, queued: 3 }, 'only what is being transmitted is claimed');
+
+      const second = worker();
+      assert.equal(await second.runOnce(), 3, 'another worker sends the rest meanwhile');
+      await second.stop();
+      assert.equal(smtp.messages.length, 3);
+      smtp.releaseHeld();
+      assert.equal(await firstRound, SMTP_POOL_SIZE);
+      await first.stop();
+      const delivered = smtp.messages.map((m) => (Array.isArray(m.to) ? '' : m.to!.value[0]!.address));
+      assert.equal(new Set(delivered).size, count);
+      assert.equal(delivered.length, count, 'nothing sent twice');
+    });
+
+    test('messages sent but not yet recorded never outnumber the sends in hand, however slow recording is', async () => {
+      for (let i = 0; i < 12; i++) await queue(`slowrec${i}@example.com`);
+      // The store takes 300 ms to record an outcome: a crash meanwhile leaves those messages
+      // unrecorded, to be sent again.
+      const slowRecording: Database = {
+        kind: db.kind,
+        query: async (sql, params) => {
+          if (/provider_message_id = COALESCE/.test(sql)) await new Promise((r) => setTimeout(r, 300));
+          return db.query(sql, params);
+        },
+        exec: (sql) => db.exec(sql),
+        transaction: (fn) => db.transaction(fn),
+        close: async () => {},
+      };
+      const w = worker(slowRecording);
+      w.start();
+      let most = 0;
+      for (const deadline = Date.now() + 15_000; ; await new Promise((r) => setTimeout(r, 10))) {
+        const [counted] = await db.query<{ recorded: number }>("SELECT count(*)::int AS recorded FROM outbox WHERE status = 'sent'");
+        const recorded = counted!.recorded;
+        most = Math.max(most, smtp.messages.length - recorded);
+        if (recorded === 12) break;
+        assert.ok(Date.now() < deadline, `only ${recorded} of 12 recorded`);
+      }
+      await w.stop();
+      assert.ok(most <= SMTP_POOL_SIZE, `${most} messages were accepted by the server and not recorded at one moment`);
+      assert.equal(smtp.messages.length, 12);
+    });
+
+    test('a send slower than the lease keeps its message: the lease is renewed and no other worker takes it', async () => {
+      const { outboxId } = await queue('olaf@example.com');
+      smtp.holdNext(1);
+      const slow = worker(db, { leaseMs: 600 });
+      const slowRound = slow.runOnce();
+      for (const deadline = Date.now() + 5000; smtp.held() < 1; await new Promise((r) => setTimeout(r, 10))) {
+        assert.ok(Date.now() < deadline, 'the send did not reach the server');
+      }
+      const other = worker();
+      for (const until = Date.now() + 1500; Date.now() < until; await new Promise((r) => setTimeout(r, 50))) {
+        assert.equal(await other.runOnce(), 0, 'the message is still its first worker\'s');
+      }
+      await other.stop();
+      smtp.releaseHeld();
+      assert.equal(await slowRound, 1);
+      await slow.stop();
+      const sent = await row(outboxId);
+      assert.equal(sent.status, 'sent');
+      assert.equal(sent.attempts, 1);
+      assert.equal(smtp.messages.length, 1);
+    });
+
+    test('a worker stopped with a message claimed but not yet handed to its transport gives it back at once', async () => {
+      // The logo server holds the first request: the message is claimed, its email still being composed.
+      let logoRequested!: () => void;
+      const requested = new Promise<void>((resolve) => (logoRequested = resolve));
+      const stalled: http.ServerResponse[] = [];
+      const logos = http.createServer((_req, res) => {
+        stalled.push(res);
+        logoRequested();
+      });
+      await new Promise<void>((resolve) => logos.listen(0, '127.0.0.1', resolve));
+      try {
+        const logoUrl = `http://127.0.0.1:${(logos.address() as AddressInfo).port}/logo.png`;
+        const { outboxId } = await queue('pam@example.com', { logoUrl } as Partial<OutboxMessage>);
+        const stopping = worker(db, { logo: { allowHttp: true, allowPrivate: true, timeoutMs: 10_000 } });
+        const round = stopping.runOnce();
+        await requested;
+        assert.equal((await row(outboxId)).status, 'sending');
+        const stopped = stopping.stop();
+
+        // Another worker sends it now, not when the lease ends (its logo is refused: http).
+        const other = worker();
+        const started = Date.now();
+        for (let got = 0; got === 0; got = await other.runOnce()) {
+          assert.ok(Date.now() - started < 3000, 'the message was not given back');
+          await new Promise((r) => setTimeout(r, 20));
+        }
+        await other.stop();
+        await smtp.waitFor(1);
+        const sent = await row(outboxId);
+        assert.equal(sent.status, 'sent');
+        assert.equal(sent.attempts, 1, 'the given-back claim did not count as an attempt');
+
+        for (const res of stalled) res.writeHead(404).end();
+        assert.equal(await round, 1);
+        await stopped;
+        await new Promise((r) => setTimeout(r, 100));
+        assert.equal(smtp.messages.length, 1, 'the stopped worker did not send it too');
+        assert.equal((await row(outboxId)).attempts, 1);
+      } finally {
+        logos.closeAllConnections();
+        logos.close();
+      }
     });
 
     test('started, it delivers on its own and stop() finishes the message in hand', async () => {

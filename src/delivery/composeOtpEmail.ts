@@ -1,6 +1,7 @@
 // Builds the OTP email at delivery: the organization's chosen template (rendered by Handlebars) or
-// the built-in email, with the logo fetched, resized and embedded inline by CID. A logo that cannot
-// be had leaves the email without it, and says why.
+// the built-in email, with the logo fetched, resized and embedded inline by CID, and a Message-ID
+// derived from the OTP. A logo that cannot be had leaves the email without it, and says why.
+import { domainToASCII } from 'node:url';
 import { findEmailTemplate } from '../store/emailTemplates.ts';
 import { renderEmailTemplate } from '../otp/emailTemplates.ts';
 import type { Queryable } from '../store/db.ts';
@@ -19,9 +20,18 @@ export interface ComposedEmail {
   templateMissing?: boolean;
 }
 
+/**
+ * The Message-ID of an OTP's email, `<otp-{otpId}@{domain of the From address}>`: every attempt
+ * of one OTP carries the same, so a receiver can collapse a copy sent again after a crash.
+ */
+export function otpMessageId(otpId: string, fromAddress: string): string {
+  const domain = domainToASCII(fromAddress.slice(fromAddress.lastIndexOf('@') + 1)) || 'signet.invalid';
+  return `<otp-${otpId}@${domain}>`;
+}
+
 export async function composeOtpEmail(
   db: Queryable,
-  input: { organizationId: string; message: OtpEmail; code: string; defaultFrom: string; logo: LogoOptions },
+  input: { organizationId: string; otpId: string; message: OtpEmail; code: string; defaultFrom: string; logo: LogoOptions },
 ): Promise<ComposedEmail> {
   const { message, code } = input;
   let logo: Logo | undefined;
@@ -48,9 +58,11 @@ export async function composeOtpEmail(
       })
     : renderOtpEmail(message, code, logo ? { cid: LOGO_CID, width: logo.width, height: logo.height } : undefined);
 
+  const fromAddress = message.fromAddress ?? input.defaultFrom;
   return {
     email: {
-      from: { name: message.fromName, address: message.fromAddress ?? input.defaultFrom },
+      messageId: otpMessageId(input.otpId, fromAddress),
+      from: { name: message.fromName, address: fromAddress },
       to: message.to,
       ...(message.replyTo ? { replyTo: message.replyTo } : {}),
       ...rendered,

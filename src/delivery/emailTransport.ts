@@ -7,7 +7,15 @@ import nodemailer from 'nodemailer';
 import type { Config } from '../config.ts';
 import type { DeliveryLogger } from './logger.ts';
 
+/**
+ * SMTP connections kept open, so messages transmitted at once. The worker hands the transport no
+ * more than this: a message waiting in nodemailer's queue would look in flight while it is not.
+ */
+export const SMTP_POOL_SIZE = 5;
+
 export interface OutgoingEmail {
+  /** The Message-ID header, `<…@domain>`: the same on every attempt, so a resend can be recognised. */
+  messageId?: string;
   from: { name: string; address: string };
   to: string;
   replyTo?: string;
@@ -19,7 +27,9 @@ export interface OutgoingEmail {
 }
 
 export interface EmailTransport {
-  /** Resolves with the message id the transport assigned; rejects with the transport's error. */
+  /** Messages it transmits at once; more would wait in its queue (default SMTP_POOL_SIZE). */
+  readonly concurrency?: number;
+  /** Resolves with the message's Message-ID; rejects with the transport's error. */
   send(email: OutgoingEmail): Promise<{ messageId: string }>;
   close(): void;
 }
@@ -40,6 +50,7 @@ export function isPermanentEmailError(error: unknown): boolean {
 function mailOptions(email: OutgoingEmail) {
   // Address objects, never concatenated strings: nodemailer quotes and encodes names itself.
   return {
+    ...(email.messageId ? { messageId: email.messageId } : {}),
     from: { name: email.from.name, address: email.from.address },
     to: email.to,
     ...(email.replyTo ? { replyTo: email.replyTo } : {}),
@@ -55,11 +66,13 @@ export function createEmailTransport(config: Config, logger: DeliveryLogger): Em
     const transport = nodemailer.createTransport({
       url: config.smtpUrl,
       pool: true,
+      maxConnections: SMTP_POOL_SIZE,
       connectionTimeout: 10_000,
       greetingTimeout: 10_000,
       socketTimeout: 30_000,
     });
     return {
+      concurrency: SMTP_POOL_SIZE,
       async send(email) {
         const info = await transport.sendMail(mailOptions(email));
         return { messageId: String(info.messageId) };
@@ -71,6 +84,7 @@ export function createEmailTransport(config: Config, logger: DeliveryLogger): Em
   const mailDir = path.join(config.dataDir, 'mail');
   const composer = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
   return {
+    concurrency: SMTP_POOL_SIZE, // as with a server, so development delivers as production does
     async send(email) {
       const info = await composer.sendMail(mailOptions(email));
       fs.mkdirSync(mailDir, { recursive: true, mode: 0o700 });

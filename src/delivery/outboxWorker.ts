@@ -1,9 +1,13 @@
-// Drains the outbox: claims due messages with a lease (FOR UPDATE SKIP LOCKED, so any number of
-// workers in any number of processes never take the same message), sends them outside any
-// transaction, and records the outcome: sent, retrying with backoff, or failed for good.
+// Drains the outbox: claims a due message under a lease (FOR UPDATE SKIP LOCKED: no two workers in
+// any processes take one message) only when its transport can send it at once, sends it outside any
+// transaction, and records the outcome as the send ends: sent, retrying with backoff, or failed.
 import type { Database } from '../store/db.ts';
+import {
+  claimDueMessages, recordAttempt, recordLogoProblem, releaseClaims, renewLeases,
+  type AttemptRecord, type ClaimedMessage,
+} from '../store/outbox.ts';
 import { DeliveryError } from './deliveryError.ts';
-import { isPermanentEmailError, type EmailTransport } from './emailTransport.ts';
+import { isPermanentEmailError, SMTP_POOL_SIZE, type EmailTransport } from './emailTransport.ts';
 import type { DeliveryLogger } from './logger.ts';
 import { decryptCode, type AttemptOutcome, type Channel, type StoredPayload } from './outbox.ts';
 import { composeOtpEmail } from './composeOtpEmail.ts';
@@ -22,9 +26,12 @@ export interface OutboxWorkerOptions {
   pollMs: number;
   /** Attempts before a message is marked failed. */
   maxAttempts: number;
-  /** How long a claimed message stays this worker's; after that another worker may take it. */
+  /**
+   * How long a claimed message stays this worker's without news; after that another worker may take
+   * it. Renewed every third of it while the message is in hand, so only a dead worker's lease ends.
+   */
   leaseMs?: number;
-  /** Messages claimed per round. */
+  /** Messages in hand at once (claimed, being sent); at most, and by default, what the email transport sends at once. */
   batchSize?: number;
   /** From address when the message names none (SIGNET_EMAIL_FROM). */
   defaultFrom: string;
@@ -40,13 +47,15 @@ export interface DeliveryOutcome {
   status: AttemptOutcome;
 }
 
-interface ClaimedRow {
-  id: string;
-  organization_id: string;
-  otp_id: string | null;
-  channel: Channel;
-  payload: StoredPayload;
-  attempts: number;
+type Claimed = ClaimedMessage<StoredPayload> & { channel: Channel };
+
+/** A message this worker holds, from its claim until its outcome is recorded or it is given back. */
+interface InHand {
+  message: Claimed;
+  /** Handed to its transport (or failed before): from then on it is recorded, never given back. */
+  begun: boolean;
+  /** Given back untried because the worker is stopping: it must not be sent. */
+  released: boolean;
 }
 
 const MAX_BACKOFF_MS = 5 * 60_000;
@@ -67,7 +76,9 @@ export async function outboxDepth(db: Database): Promise<number> {
 
 export class OutboxWorker {
   private readonly leaseMs: number;
-  private readonly batchSize: number;
+  private readonly concurrency: number;
+  private readonly inHand = new Set<InHand>();
+  private renewal: NodeJS.Timeout | undefined;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private wokenWhileRunning = false;
@@ -75,8 +86,12 @@ export class OutboxWorker {
   private stopped = false;
 
   constructor(private readonly options: OutboxWorkerOptions) {
+    // Well above any single wait of a send (SMTP connection and greeting 10 s, socket 30 s; Twilio
+    // 10 s; logo 5 s), and renewed while the send goes on.
     this.leaseMs = options.leaseMs ?? 60_000;
-    this.batchSize = options.batchSize ?? 20;
+    // A message claimed beyond what the transport transmits at once would wait in its queue, leased
+    // and looking in flight while nobody sends it; so claims follow free transmission slots.
+    this.concurrency = Math.max(1, Math.min(options.batchSize ?? Infinity, options.email.concurrency ?? SMTP_POOL_SIZE));
   }
 
   start(): void {
@@ -95,10 +110,14 @@ export class OutboxWorker {
     this.schedule(0);
   }
 
-  /** Stops polling and waits for the messages in hand to be finished. */
+  /**
+   * Stops claiming, gives back at once the messages claimed but not yet handed to their transport
+   * (another worker may send them now), and waits for the sends under way to be recorded.
+   */
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
+    await this.release([...this.inHand].filter((held) => !held.begun));
     await this.running;
     this.options.email.close();
   }
@@ -117,60 +136,135 @@ export class OutboxWorker {
     this.timer.unref();
   }
 
+  /** Keeps every slot sending while messages are due; returns once none is due and none is in hand. */
   private async drain(): Promise<void> {
+    const sending = new Set<Promise<void>>();
+    let mayBeMore = true;
     try {
-      // Full batches mean more may be due: keep going until a round comes back short.
-      while (!this.stopped && (await this.runOnce()) === this.batchSize);
+      while (!this.stopped) {
+        const free = this.concurrency - this.inHand.size;
+        if (mayBeMore && free > 0) {
+          this.wokenWhileRunning = false;
+          const claimed = await this.claim(free);
+          // Fewer than asked for: nothing else is due now, unless an activity wakes the worker.
+          mayBeMore = claimed.length === free;
+          for (const held of claimed) {
+            const done: Promise<void> = this.process(held).finally(() => sending.delete(done));
+            sending.add(done);
+          }
+        }
+        if (sending.size === 0) break;
+        await Promise.race(sending);
+        mayBeMore ||= this.wokenWhileRunning;
+      }
     } catch (error) {
       this.options.logger.error({ err: error }, 'outbox worker round failed; will retry at the next poll');
     }
+    await Promise.allSettled(sending);
   }
 
-  /** Claims and processes one batch; returns how many messages it handled. */
+  /** Claims as many due messages as there are free slots, sends them, and once every outcome is recorded returns how many. */
   async runOnce(): Promise<number> {
-    const claimed = await this.options.db.query<ClaimedRow>(
-      `UPDATE outbox
-          SET status = 'sending', attempts = attempts + 1, updated_at = now(),
-              lease_expires_at = now() + make_interval(secs => $2::double precision)
-        WHERE id IN (
-          SELECT id FROM outbox
-           WHERE (status IN ('queued', 'retrying') AND next_attempt_at <= now())
-              OR (status = 'sending' AND lease_expires_at < now())
-           ORDER BY next_attempt_at
-           LIMIT $1
-           FOR UPDATE SKIP LOCKED)
-        RETURNING id, organization_id, otp_id, channel, payload, attempts`,
-      [this.batchSize, this.leaseMs / 1000],
-    );
-    await Promise.all(claimed.map((row) => this.process(row)));
+    const claimed = await this.claim(this.concurrency - this.inHand.size);
+    await Promise.all(claimed.map((held) => this.process(held)));
     return claimed.length;
   }
 
-  private async process(row: ClaimedRow): Promise<void> {
-    const { logger, maxAttempts } = this.options;
-    const context = {
-      outboxId: row.id,
-      otpId: row.otp_id,
-      channel: row.channel,
-      ...(row.channel === 'sms' ? { provider: this.options.sms.name } : {}),
-      attempt: row.attempts,
-    };
-    let sent: { messageId: string } | undefined;
-    let failure: unknown;
-    try {
-      // A reclaimed lease past the last attempt: its worker stopped without recording an outcome.
-      if (row.attempts > maxAttempts) {
-        throw new DeliveryError("the last attempt's worker stopped before recording its outcome", { permanent: false });
-      }
-      sent = await this.send(row);
-    } catch (error) {
-      failure = error;
+  private async claim(limit: number): Promise<InHand[]> {
+    if (limit <= 0) return [];
+    const claimed = await claimDueMessages<StoredPayload>(this.options.db, limit, this.leaseMs);
+    const held = claimed.map((message): InHand => ({ message: message as Claimed, begun: false, released: false }));
+    for (const h of held) this.inHand.add(h);
+    if (this.stopped) {
+      // stop() came while the claim was on its way: nothing new is started.
+      await this.release(held);
+      return [];
     }
+    if (held.length > 0 && !this.renewal) {
+      this.renewal = setInterval(() => void this.renewLeases(), this.leaseMs / 3);
+      this.renewal.unref();
+    }
+    return held;
+  }
+
+  private letGo(held: InHand): void {
+    this.inHand.delete(held);
+    if (this.inHand.size === 0) {
+      clearInterval(this.renewal);
+      this.renewal = undefined;
+    }
+  }
+
+  /** A slow send keeps its message: the lease ends only when its worker is gone. */
+  private async renewLeases(): Promise<void> {
+    const held = [...this.inHand].map((h) => h.message);
+    if (held.length === 0) return;
+    try {
+      await renewLeases(this.options.db, held, this.leaseMs);
+    } catch (error) {
+      this.options.logger.warn({ error: describe(error), messages: held.length }, 'could not renew the leases of OTP messages in hand');
+    }
+  }
+
+  /** Gives messages back untried (attempt not counted), so another worker sends them without waiting for the lease. */
+  private async release(held: InHand[]): Promise<void> {
+    if (held.length === 0) return;
+    for (const h of held) {
+      h.released = true;
+      this.letGo(h);
+    }
+    const outboxIds = held.map((h) => h.message.id);
+    try {
+      await releaseClaims(this.options.db, held.map((h) => h.message));
+      this.options.logger.info({ outboxIds }, 'OTP messages not yet sent were given back for another worker');
+    } catch (error) {
+      this.options.logger.warn(
+        { outboxIds, error: describe(error) },
+        'could not give back OTP messages not yet sent; they are taken over when their lease ends',
+      );
+    }
+  }
+
+  private async process(held: InHand): Promise<void> {
+    const { message } = held;
+    const context = {
+      outboxId: message.id,
+      otpId: message.otpId,
+      channel: message.channel,
+      ...(message.channel === 'sms' ? { provider: this.options.sms.name } : {}),
+      attempt: message.attempts,
+    };
+    try {
+      let sent: { messageId: string } | undefined;
+      let failure: unknown;
+      try {
+        // A reclaimed lease past the last attempt: its worker stopped without recording an outcome.
+        if (message.attempts > this.options.maxAttempts) {
+          throw new DeliveryError("the last attempt's worker stopped before recording its outcome", { permanent: false });
+        }
+        const transmit = await this.prepare(message);
+        if (held.released) return; // stop() gave it back before it reached its transport
+        held.begun = true;
+        sent = await transmit();
+      } catch (error) {
+        if (held.released) return;
+        held.begun = true;
+        failure = error;
+      }
+      await this.record(message, context, sent, failure);
+    } finally {
+      this.letGo(held);
+    }
+  }
+
+  /** Records an attempt as soon as it ends, so a crash leaves unrecorded only the sends in hand. */
+  private async record(message: Claimed, context: object, sent: { messageId: string } | undefined, failure: unknown): Promise<void> {
+    const { logger, maxAttempts } = this.options;
     // Recording is apart from sending, so a store error after a good send is not taken for a
     // failed send; the message then stays 'sending' and is tried again once its lease ends.
     try {
       if (sent) {
-        if (await this.finish(row, 'sent', { providerMessageId: sent.messageId })) {
+        if (await this.finish(message, { status: 'sent', providerMessageId: sent.messageId })) {
           logger.info({ ...context, providerMessageId: sent.messageId }, 'OTP message sent');
         } else {
           // Its lease ran out mid-send and another worker took the message: it may arrive twice.
@@ -179,19 +273,19 @@ export class OutboxWorker {
         return;
       }
       const permanent = failure instanceof DeliveryError ? failure.permanent : isPermanentEmailError(failure);
-      if (permanent || row.attempts >= maxAttempts) {
+      if (permanent || message.attempts >= maxAttempts) {
         // Say which: a refusal of this message, or retries used up on a temporary fault.
         const reason = permanent
           ? `${describe(failure)} (permanent: retrying cannot help)`
-          : `${describe(failure)} (gave up after ${row.attempts} attempts)`;
-        if (await this.finish(row, 'failed', { error: reason })) {
+          : `${describe(failure)} (gave up after ${message.attempts} attempts)`;
+        if (await this.finish(message, { status: 'failed', error: reason })) {
           logger.error({ ...context, error: reason }, 'OTP message failed for good');
         }
       } else {
         const reason = describe(failure);
         // Never sooner than the provider asked (Retry-After).
-        const delay = Math.max(backoffMs(row.attempts), failure instanceof DeliveryError ? (failure.retryAfterMs ?? 0) : 0);
-        if (await this.finish(row, 'retrying', { error: reason, retryInMs: delay })) {
+        const delay = Math.max(backoffMs(message.attempts), failure instanceof DeliveryError ? (failure.retryAfterMs ?? 0) : 0);
+        if (await this.finish(message, { status: 'retrying', error: reason, retryInMs: delay })) {
           logger.warn({ ...context, error: reason, retryInMs: delay }, 'OTP message not sent; will retry');
         }
       }
@@ -203,65 +297,45 @@ export class OutboxWorker {
     }
   }
 
-  private async send(row: ClaimedRow): Promise<{ messageId: string }> {
-    const payload = row.payload;
+  /** Everything before the transport (code decrypted, message rendered, email composed); returns the send itself. */
+  private async prepare(message: Claimed): Promise<() => Promise<{ messageId: string }>> {
+    const payload = message.payload;
     if (!payload.encryptedCode) throw new DeliveryError('the message has no code to send', { permanent: true });
     let code: string;
     try {
-      code = decryptCode(this.options.secret, row.id, payload.encryptedCode);
+      code = decryptCode(this.options.secret, message.id, payload.encryptedCode);
     } catch {
       throw new DeliveryError('the code cannot be decrypted: SIGNET_OTP_SECRET differs from the one it was queued with', { permanent: true });
     }
     if (payload.channel === 'sms') {
-      return this.options.sms.send({ to: payload.to, text: renderOtpSms(payload, code) });
+      const text = renderOtpSms(payload, code);
+      return () => this.options.sms.send({ to: payload.to, text });
     }
     const composed = await composeOtpEmail(this.options.db, {
-      organizationId: row.organization_id,
+      organizationId: message.organizationId,
+      // Every OTP message has its OTP; the row's id would keep the Message-ID stable all the same.
+      otpId: message.otpId ?? message.id,
       message: payload,
       code,
       defaultFrom: this.options.defaultFrom,
       logo: this.options.logo,
     });
-    const context = { outboxId: row.id, otpId: row.otp_id };
+    const context = { outboxId: message.id, otpId: message.otpId };
     if (composed.logoProblem) {
       // Recorded on the row, so the sender can see why the email went out without its logo.
-      await this.options.db.query('UPDATE outbox SET logo_error = $2 WHERE id = $1', [row.id, composed.logoProblem]);
+      await recordLogoProblem(this.options.db, message.id, composed.logoProblem);
       this.options.logger.warn({ ...context, reason: composed.logoProblem }, 'OTP email goes out without its logo');
     }
     if (composed.templateMissing) {
       this.options.logger.warn({ ...context, templateId: payload.templateId }, 'email template was removed; using the built-in email');
     }
-    return this.options.email.send(composed.email);
+    return () => this.options.email.send(composed.email);
   }
 
-  /**
-   * Records the outcome, guarded by the attempt number it claimed: a worker whose lease ran out
-   * and was overtaken cannot overwrite the newer attempt's outcome. Finished messages lose their
-   * ciphertext, so the code lives in the store no longer than it must. False when overtaken.
-   */
-  private async finish(
-    row: ClaimedRow,
-    status: AttemptOutcome,
-    detail: { providerMessageId?: string; error?: string; retryInMs?: number },
-  ): Promise<boolean> {
-    const erase = status !== 'retrying';
-    const updated = await this.options.db.query(
-      `UPDATE outbox
-          SET status = $3,
-              payload = CASE WHEN $4 THEN payload - 'encryptedCode' ELSE payload END,
-              provider_message_id = COALESCE($5, provider_message_id),
-              last_error = $6,
-              next_attempt_at = now() + make_interval(secs => $7::double precision),
-              sent_at = CASE WHEN $3 = 'sent' THEN now() ELSE sent_at END,
-              lease_expires_at = NULL,
-              updated_at = now()
-        WHERE id = $1 AND status = 'sending' AND attempts = $2
-        RETURNING id`,
-      [row.id, row.attempts, status, erase, detail.providerMessageId ?? null, detail.error ?? null,
-        (detail.retryInMs ?? 0) / 1000],
-    );
-    if (updated.length !== 1) return false;
-    this.options.onOutcome?.({ channel: row.channel, status });
+  /** Records the outcome (see recordAttempt: guarded by the attempt number) and tells onOutcome. False when overtaken. */
+  private async finish(message: Claimed, record: AttemptRecord & { status: AttemptOutcome }): Promise<boolean> {
+    if (!(await recordAttempt(this.options.db, message, record))) return false;
+    this.options.onOutcome?.({ channel: message.channel, status: record.status });
     return true;
   }
 }

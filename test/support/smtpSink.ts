@@ -8,6 +8,12 @@ export interface SmtpSink {
   messages: ParsedMail[];
   /** The next `count` recipients are refused with this SMTP reply code (451: try later, 550: no such user). */
   refuseNext(count: number, responseCode: number): void;
+  /** The next `count` messages are received in full but answered only at releaseHeld(): their senders wait mid-send. */
+  holdNext(count: number): void;
+  /** How many messages are held unanswered now. */
+  held(): number;
+  /** Answers (accepts) the held messages. */
+  releaseHeld(): void;
   /** Resolves once at least `count` messages arrived; rejects after `timeoutMs`. */
   waitFor(count: number, timeoutMs?: number): Promise<ParsedMail[]>;
   close(): Promise<void>;
@@ -17,6 +23,8 @@ export async function startSmtpSink(): Promise<SmtpSink> {
   const messages: ParsedMail[] = [];
   let refusals = 0;
   let refusalCode = 451;
+  let holds = 0;
+  const held: Array<() => void> = [];
   const server = new SMTPServer({
     onRcptTo(_address, _session, callback) {
       if (refusals > 0) {
@@ -34,8 +42,14 @@ export async function startSmtpSink(): Promise<SmtpSink> {
     onData(stream, _session, callback) {
       simpleParser(stream).then(
         (mail) => {
-          messages.push(mail);
-          callback();
+          const accept = () => {
+            messages.push(mail);
+            callback();
+          };
+          if (holds > 0) {
+            holds--;
+            held.push(accept);
+          } else accept();
         },
         (error) => callback(error),
       );
@@ -51,6 +65,13 @@ export async function startSmtpSink(): Promise<SmtpSink> {
       refusals = count;
       refusalCode = responseCode;
     },
+    holdNext(count) {
+      holds = count;
+    },
+    held: () => held.length,
+    releaseHeld() {
+      for (const accept of held.splice(0)) accept();
+    },
     async waitFor(count, timeoutMs = 5000) {
       const deadline = Date.now() + timeoutMs;
       while (messages.length < count) {
@@ -59,6 +80,9 @@ export async function startSmtpSink(): Promise<SmtpSink> {
       }
       return messages;
     },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () => {
+      for (const accept of held.splice(0)) accept();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
   };
 }

@@ -1,0 +1,134 @@
+// The delivery worker's statements on the outbox: claiming due messages under a lease (FOR UPDATE
+// SKIP LOCKED), renewing and giving back leases, and recording an attempt's outcome.
+import type { Queryable } from './db.ts';
+
+/** A message a worker holds: the row as claimed, its attempt number, and the state it came from. */
+export interface ClaimedMessage<Payload = unknown> {
+  id: string;
+  organizationId: string;
+  otpId: string | null;
+  channel: string;
+  payload: Payload;
+  /** This attempt's number; every later statement about the claim is guarded by it. */
+  attempts: number;
+  /** 'queued', 'retrying', or 'sending' when a dead worker's lease was taken over. */
+  previousStatus: string;
+}
+
+interface ClaimedRow {
+  id: string;
+  organization_id: string;
+  otp_id: string | null;
+  channel: string;
+  payload: unknown;
+  attempts: number;
+  previous_status: string;
+}
+
+/**
+ * Claims up to `limit` due messages for `leaseMs`: queued or retrying ones whose time has come,
+ * and ones whose worker let its lease end. Rows other workers are claiming are skipped, so no two
+ * workers hold one message. Each claim counts as an attempt.
+ */
+export async function claimDueMessages<Payload>(db: Queryable, limit: number, leaseMs: number): Promise<ClaimedMessage<Payload>[]> {
+  const rows = await db.query<ClaimedRow>(
+    `WITH due AS (
+       SELECT id, status FROM outbox
+        WHERE (status IN ('queued', 'retrying') AND next_attempt_at <= now())
+           OR (status = 'sending' AND lease_expires_at < now())
+        ORDER BY next_attempt_at
+        LIMIT $1
+        FOR UPDATE SKIP LOCKED)
+     UPDATE outbox o
+        SET status = 'sending', attempts = o.attempts + 1, updated_at = now(),
+            lease_expires_at = now() + make_interval(secs => $2::double precision)
+       FROM due
+      WHERE o.id = due.id
+     RETURNING o.id, o.organization_id, o.otp_id, o.channel, o.payload, o.attempts, due.status AS previous_status`,
+    [limit, leaseMs / 1000],
+  );
+  return rows.map((row) => ({
+    id: row.id,
+    organizationId: row.organization_id,
+    otpId: row.otp_id,
+    channel: row.channel,
+    payload: row.payload as Payload,
+    attempts: row.attempts,
+    previousStatus: row.previous_status,
+  }));
+}
+
+type Claim = Pick<ClaimedMessage, 'id' | 'attempts'>;
+
+/** Extends the leases of claims still held (not overtaken); returns how many were extended. */
+export async function renewLeases(db: Queryable, claims: readonly Claim[], leaseMs: number): Promise<number> {
+  if (claims.length === 0) return 0;
+  const renewed = await db.query(
+    `UPDATE outbox o
+        SET lease_expires_at = now() + make_interval(secs => $3::double precision)
+       FROM unnest($1::uuid[], $2::int[]) AS held (id, attempts)
+      WHERE o.id = held.id AND o.status = 'sending' AND o.attempts = held.attempts
+     RETURNING o.id`,
+    [claims.map((c) => c.id), claims.map((c) => c.attempts), leaseMs / 1000],
+  );
+  return renewed.length;
+}
+
+/**
+ * Gives claims back untried: each message returns to the state it was claimed from, its attempt
+ * not counted, due at once for any worker. Returns how many were given back (not overtaken).
+ */
+export async function releaseClaims(db: Queryable, claims: ReadonlyArray<Claim & Pick<ClaimedMessage, 'previousStatus'>>): Promise<number> {
+  if (claims.length === 0) return 0;
+  const released = await db.query(
+    `UPDATE outbox o
+        SET status = held.previous_status,
+            attempts = o.attempts - 1,
+            -- A taken-over lease goes back ended, so the message stays due.
+            lease_expires_at = CASE WHEN held.previous_status = 'sending' THEN now() END,
+            updated_at = now()
+       FROM unnest($1::uuid[], $2::int[], $3::text[]) AS held (id, attempts, previous_status)
+      WHERE o.id = held.id AND o.status = 'sending' AND o.attempts = held.attempts
+     RETURNING o.id`,
+    [claims.map((c) => c.id), claims.map((c) => c.attempts), claims.map((c) => c.previousStatus)],
+  );
+  return released.length;
+}
+
+/** What an attempt came to, as recorded. */
+export interface AttemptRecord {
+  status: 'sent' | 'retrying' | 'failed';
+  providerMessageId?: string;
+  error?: string;
+  /** With 'retrying': when the next attempt is due. */
+  retryInMs?: number;
+}
+
+/**
+ * Records the outcome, guarded by the attempt number claimed: a worker whose lease ran out and
+ * was overtaken cannot overwrite the newer attempt's outcome. A finished message loses its
+ * ciphertext, so the code lives in the store no longer than it must. False when overtaken.
+ */
+export async function recordAttempt(db: Queryable, claim: Claim, record: AttemptRecord): Promise<boolean> {
+  const updated = await db.query(
+    `UPDATE outbox
+        SET status = $3,
+            payload = CASE WHEN $4 THEN payload - 'encryptedCode' ELSE payload END,
+            provider_message_id = COALESCE($5, provider_message_id),
+            last_error = $6,
+            next_attempt_at = now() + make_interval(secs => $7::double precision),
+            sent_at = CASE WHEN $3 = 'sent' THEN now() ELSE sent_at END,
+            lease_expires_at = NULL,
+            updated_at = now()
+      WHERE id = $1 AND status = 'sending' AND attempts = $2
+      RETURNING id`,
+    [claim.id, claim.attempts, record.status, record.status !== 'retrying', record.providerMessageId ?? null,
+      record.error ?? null, (record.retryInMs ?? 0) / 1000],
+  );
+  return updated.length === 1;
+}
+
+/** Why an email went out without the logo it asked for. */
+export async function recordLogoProblem(db: Queryable, outboxId: string, problem: string): Promise<void> {
+  await db.query('UPDATE outbox SET logo_error = $2 WHERE id = $1', [outboxId, problem]);
+}
