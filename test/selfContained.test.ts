@@ -19,8 +19,13 @@ test('no relative path in the sources, tests, scripts or CI leads outside the re
   const escapes: string[] = [];
   for (const file of [...roots.flatMap(files), path.join(ROOT, 'package.json')]) {
     const source = fs.readFileSync(file, 'utf8');
-    // Every quoted relative path, resolved from the file's folder (import specifiers and file reads alike).
+    // Every quoted relative path used as one — an import, a URL or path built from it, a file read —
+    // resolved from the file's folder. (A path-like string that is only data, such as a fuzzer's
+    // payload, is not followed.)
+    const use = /\bfrom\b|import\(|require\(|URL\(|join\(|resolve\(|readFileSync\(|readdirSync\(|existsSync\(|\bcd\b/;
     for (const match of source.matchAll(/['"`]((?:\.\.?\/)+[^'"`\s$]*)['"`]/g)) {
+      const line = source.slice(source.lastIndexOf('\n', match.index) + 1, match.index);
+      if (!use.test(line)) continue;
       const target = path.resolve(path.dirname(file), match[1]!);
       if (path.relative(ROOT, target).startsWith('..')) escapes.push(`${path.relative(ROOT, file)}: ${match[1]}`);
     }

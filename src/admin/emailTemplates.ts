@@ -6,12 +6,11 @@ import { emailTemplateProblems, type EmailTemplateParts } from '../otp/emailTemp
 import type { Queryable } from '../store/db.ts';
 import {
   deleteEmailTemplate,
-  emailTemplatePosition,
   insertEmailTemplate,
   listEmailTemplates as listStored,
   type EmailTemplateRecord,
 } from '../store/emailTemplates.ts';
-import type { PageRequest, Position } from '../store/pages.ts';
+import type { Page, PageRequest } from '../store/pages.ts';
 import { requireOrganization } from './organizations.ts';
 
 export interface EmailTemplate extends EmailTemplateParts {
@@ -48,13 +47,10 @@ export async function addEmailTemplate(
 }
 
 /** Newest first: the first one is what init_otp_auth uses when no templateId is given. */
-export async function listEmailTemplates(db: Queryable, organizationId: string, page: PageRequest): Promise<EmailTemplate[]> {
+export async function listEmailTemplates(db: Queryable, organizationId: string, page: PageRequest): Promise<Page<EmailTemplate>> {
   await requireOrganization(db, organizationId);
-  return (await listStored(db, organizationId, page)).map(rendered);
-}
-
-export function emailTemplateCursor(db: Queryable, organizationId: string, templateId: string): Promise<Position | undefined> {
-  return emailTemplatePosition(db, organizationId, templateId);
+  const found = await listStored(db, organizationId, page);
+  return { ...found, rows: found.rows.map(rendered) };
 }
 
 export async function removeEmailTemplate(db: Queryable, organizationId: string, templateId: string): Promise<{ templateId: string }> {

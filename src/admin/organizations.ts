@@ -3,7 +3,7 @@
 import { createPublicKey, ECDH, generateKeyPairSync, randomUUID } from 'node:crypto';
 import { invalidField, notFound } from '../errors.ts';
 import type { Database, Queryable } from '../store/db.ts';
-import { positionOf, selectPage, type PageRequest, type Position } from '../store/pages.ts';
+import { selectPage, type PageRequest } from '../store/pages.ts';
 
 export interface ApiKeyPair {
   /** Compressed SEC1 P-256 public key, lowercase hex (66 chars), as @turnkey/api-key-stamper expects. */
@@ -161,16 +161,15 @@ export async function addSenderDomain(
 /** Newest first, in pages. */
 export async function listSenderDomains(db: Queryable, organizationId: string, page: PageRequest) {
   await requireOrganization(db, organizationId);
-  const rows = await selectPage<{ id: string; domain: string; created_at: Date }>(
+  const found = await selectPage<{ id: string; domain: string; created_at: Date }>(
     db,
-    { table: 'sender_domains', columns: 'id, domain, created_at', where: ['organization_id = $1'], params: [organizationId], size: '512' },
+    { table: 'sender_domains', columns: 'id, domain, created_at', organizationId, size: '512' },
     page,
   );
-  return rows.map((r) => ({ senderDomainId: r.id, domain: r.domain, createdAt: r.created_at.toISOString() }));
-}
-
-export function senderDomainCursor(db: Queryable, organizationId: string, id: string): Promise<Position | undefined> {
-  return positionOf(db, 'sender_domains', organizationId, id);
+  return {
+    ...found,
+    rows: found.rows.map((r) => ({ senderDomainId: r.id, domain: r.domain, createdAt: r.created_at.toISOString() })),
+  };
 }
 
 export async function insertAuthenticator(

@@ -11,12 +11,11 @@ import {
   createUser,
   insertAuthenticator,
   listSenderDomains,
-  senderDomainCursor,
   revokeApiKey,
 } from '../admin/organizations.ts';
 import { listDeliveries } from '../admin/deliveries.ts';
-import { addEmailTemplate, emailTemplateCursor, listEmailTemplates, removeEmailTemplate } from '../admin/emailTemplates.ts';
-import { pageRequest } from '../queries/pagination.ts';
+import { addEmailTemplate, listEmailTemplates, removeEmailTemplate } from '../admin/emailTemplates.ts';
+import { pageRequest, pageRows } from '../queries/pagination.ts';
 import { parseJsonDocument } from '../activities/jsonDocument.ts';
 import { schemaError } from '../activities/violations.ts';
 import { OUTBOX_STATUSES } from '../delivery/outbox.ts';
@@ -162,8 +161,8 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AppDependencies)
       admin.get('/organizations/:organizationId/sender-domains', async (request) => {
         const { organizationId } = parse(params.org, request.params, 'invalid path');
         const query = parse(adminPage, request.query, 'invalid query');
-        const page = await pageRequest(query, (id) => senderDomainCursor(db, organizationId, id), ADMIN_PAGE_DEFAULT);
-        return { senderDomains: await listSenderDomains(db, organizationId, page) };
+        const page = await listSenderDomains(db, organizationId, pageRequest(query, ADMIN_PAGE_DEFAULT));
+        return { senderDomains: pageRows(page, query, 'query') };
       });
 
       admin.post('/organizations/:organizationId/email-templates', async (request) => {
@@ -180,8 +179,8 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AppDependencies)
       admin.get('/organizations/:organizationId/email-templates', async (request) => {
         const { organizationId } = parse(params.org, request.params, 'invalid path');
         const query = parse(adminPage, request.query, 'invalid query');
-        const page = await pageRequest(query, (id) => emailTemplateCursor(db, organizationId, id), ADMIN_PAGE_DEFAULT);
-        return { emailTemplates: await listEmailTemplates(db, organizationId, page) };
+        const page = await listEmailTemplates(db, organizationId, pageRequest(query, ADMIN_PAGE_DEFAULT));
+        return { emailTemplates: pageRows(page, query, 'query') };
       });
 
       admin.delete('/organizations/:organizationId/email-templates/:templateId', async (request) => {

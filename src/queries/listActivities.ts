@@ -3,9 +3,9 @@
 import { z } from 'zod';
 import { activityHandlers } from '../activities/registry.ts';
 import { renderActivity } from '../activities/render.ts';
-import { activityPosition, listActivities as listStored } from '../store/activities.ts';
+import { listActivities as listStored } from '../store/activities.ts';
 import { handlerOf } from './getActivity.ts';
-import { pageRequest, paginationOptions } from './pagination.ts';
+import { pageRequest, pageRows, paginationOptions } from './pagination.ts';
 import type { QueryHandler } from './query.ts';
 
 const STATUSES = ['ACTIVITY_STATUS_CREATED', 'ACTIVITY_STATUS_PENDING', 'ACTIVITY_STATUS_COMPLETED', 'ACTIVITY_STATUS_FAILED',
@@ -27,13 +27,15 @@ export const listActivities: QueryHandler = {
   request,
   async run(db, query: z.output<typeof request>) {
     const { organizationId } = query;
-    const page = await pageRequest(query.paginationOptions, (id) => activityPosition(db, organizationId, id));
-    const records = await listStored(db, {
+    const records = pageRows(
+      await listStored(db, {
       organizationId,
-      ...page,
-      ...(query.filterByStatus ? { statuses: query.filterByStatus } : {}),
-      ...(query.filterByType ? { types: query.filterByType } : {}),
-    });
+        ...pageRequest(query.paginationOptions),
+        ...(query.filterByStatus ? { statuses: query.filterByStatus } : {}),
+        ...(query.filterByType ? { types: query.filterByType } : {}),
+      }),
+      query.paginationOptions,
+    );
     return { activities: records.map((record) => renderActivity(handlerOf(record.type), record).activity) };
   },
 };

@@ -3,7 +3,7 @@
 // the byte budget that ends a page early, so no answer grows with the stored data.
 import { z } from 'zod';
 import { invalidField } from '../errors.ts';
-import type { PageRequest, Position } from '../store/pages.ts';
+import type { Page, PageRequest } from '../store/pages.ts';
 
 /** Rows of a page, by their estimated size in the answer: a page ends before it passes this. */
 export const PAGE_BYTE_BUDGET = 8 * 1024 * 1024;
@@ -26,22 +26,23 @@ export function paginationOptions(what: string) {
 
 export type PaginationOptions = z.output<ReturnType<typeof paginationOptions>>;
 
-/**
- * The page to read: the limit, the budget, and each cursor resolved to its position by `locate`
- * (a 400 naming the field when the id is not one of the organization's).
- */
-export async function pageRequest(
+/** The page to read: the limit, the cursors and the budget. */
+export function pageRequest(
   options: { limit?: string; before?: string; after?: string } | undefined,
-  locate: (id: string) => Promise<Position | undefined>,
   defaultLimit = DEFAULT_PAGE_LIMIT,
-): Promise<PageRequest> {
-  const page: PageRequest = { limit: Number(options?.limit ?? defaultLimit), maxBytes: PAGE_BYTE_BUDGET };
-  for (const field of ['before', 'after'] as const) {
-    const id = options?.[field];
-    if (id === undefined) continue;
-    const position = await locate(id);
-    if (!position) throw invalidField(`paginationOptions.${field}`, `no item ${id} in this organization to page from`);
-    page[field] = position;
+): PageRequest {
+  return {
+    limit: Number(options?.limit ?? defaultLimit),
+    maxBytes: PAGE_BYTE_BUDGET,
+    ...(options?.before ? { before: options.before } : {}),
+    ...(options?.after ? { after: options.after } : {}),
+  };
+}
+
+/** The rows of a page, or a 400 naming the cursor that is not one of the organization's items. */
+export function pageRows<T>(page: Page<T>, options: { before?: string; after?: string } | undefined, field = 'paginationOptions'): T[] {
+  if (page.unknownCursor) {
+    throw invalidField(`${field}.${page.unknownCursor}`, `no item ${options?.[page.unknownCursor]} in this organization to page from`);
   }
-  return page;
+  return page.rows;
 }

@@ -6,10 +6,9 @@ import type { Queryable } from '../store/db.ts';
 import {
   findSmartContractInterface,
   listSmartContractInterfaces as listStored,
-  smartContractInterfacePosition,
   type SmartContractInterfaceRecord,
 } from '../store/smartContractInterfaces.ts';
-import { pageRequest, paginationOptions, type PaginationOptions } from './pagination.ts';
+import { pageRequest, pageRows, paginationOptions, type PaginationOptions } from './pagination.ts';
 import type { QueryHandler } from './query.ts';
 
 function render(record: SmartContractInterfaceRecord) {
@@ -47,7 +46,7 @@ export const listSmartContractInterfaces: QueryHandler = {
   example: { organizationId: '9f5e7c2a-3b1d-4e6f-8a9b-0c1d2e3f4a5b', paginationOptions: { limit: '10' } },
   request: z.strictObject({ organizationId, paginationOptions: paginationOptions('a smart contract interface') }),
   async run(db: Queryable, query: { organizationId: string; paginationOptions?: PaginationOptions }) {
-    const page = await pageRequest(query.paginationOptions, (id) => smartContractInterfacePosition(db, query.organizationId, id));
-    return { smartContractInterfaces: (await listStored(db, query.organizationId, page)).map(render) };
+    const page = await listStored(db, query.organizationId, pageRequest(query.paginationOptions));
+    return { smartContractInterfaces: pageRows(page, query.paginationOptions).map(render) };
   },
 };

@@ -3,7 +3,7 @@
 import type { AppProof } from '../activities/appProofs.ts';
 import type { ActivityRecord } from '../activities/render.ts';
 import type { Queryable } from './db.ts';
-import { positionOf, selectPage, type PageRequest, type Position } from './pages.ts';
+import { selectPage, type Page, type PageRequest } from './pages.ts';
 
 interface ActivityRow {
   id: string;
@@ -95,26 +95,21 @@ export interface ActivityPage extends PageRequest {
  * in the answer is estimated from its raw body: the body is echoed twice as the votes' message and
  * the intent (which the parameters make) twice more.
  */
-export async function listActivities(db: Queryable, page: ActivityPage): Promise<ActivityRecord[]> {
-  const where = ['organization_id = $1'];
-  const params: unknown[] = [page.organizationId];
+export async function listActivities(db: Queryable, page: ActivityPage): Promise<Page<ActivityRecord>> {
+  const where: string[] = [];
+  const params: unknown[] = [];
   if (page.statuses?.length) {
     params.push(page.statuses);
-    where.push(`status = ANY($${params.length}::text[])`);
+    where.push(`status = ANY($${params.length + 1}::text[])`);
   }
   if (page.types?.length) {
     params.push(page.types);
-    where.push(`type = ANY($${params.length}::text[])`);
+    where.push(`type = ANY($${params.length + 1}::text[])`);
   }
-  const rows = await selectPage<ActivityRow>(
+  const found = await selectPage<ActivityRow>(
     db,
-    { table: 'activities', columns: COLUMNS, where, params, size: '4 * octet_length(raw_body) + 2048' },
+    { table: 'activities', columns: COLUMNS, organizationId: page.organizationId, where, params, size: '4 * octet_length(raw_body) + 2048' },
     page,
   );
-  return withVotes(db, rows);
-}
-
-/** A cursor's position, when the activity is the organization's. */
-export function activityPosition(db: Queryable, organizationId: string, id: string): Promise<Position | undefined> {
-  return positionOf(db, 'activities', organizationId, id);
+  return { ...found, rows: await withVotes(db, found.rows) };
 }

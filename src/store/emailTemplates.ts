@@ -1,7 +1,7 @@
 // Email templates of an organization (table email_templates): added, paged, removed, and found for
 // init_otp_auth by id or as the most recent one.
 import type { Queryable } from './db.ts';
-import { positionOf, selectPage, type PageRequest, type Position } from './pages.ts';
+import { selectPage, type Page, type PageRequest } from './pages.ts';
 
 export interface EmailTemplateRecord {
   templateId: string;
@@ -50,23 +50,18 @@ export async function insertEmailTemplate(
 }
 
 /** Newest first: the first one is what init_otp_auth uses when no templateId is given. */
-export async function listEmailTemplates(db: Queryable, organizationId: string, page: PageRequest): Promise<EmailTemplateRecord[]> {
-  const rows = await selectPage<TemplateRow>(
+export async function listEmailTemplates(db: Queryable, organizationId: string, page: PageRequest): Promise<Page<EmailTemplateRecord>> {
+  const found = await selectPage<TemplateRow>(
     db,
     {
       table: 'email_templates',
       columns: COLUMNS,
-      where: ['organization_id = $1'],
-      params: [organizationId],
+      organizationId,
       size: 'octet_length(html) + octet_length(text) + octet_length(subject) + 1024',
     },
     page,
   );
-  return rows.map(fromRow);
-}
-
-export function emailTemplatePosition(db: Queryable, organizationId: string, id: string): Promise<Position | undefined> {
-  return positionOf(db, 'email_templates', organizationId, id);
+  return { ...found, rows: found.rows.map(fromRow) };
 }
 
 /** True when the organization had the template and it is now gone. */

@@ -1,6 +1,6 @@
 // Stored ABIs and IDLs (table smart_contract_interfaces), kept exactly as submitted with a digest.
 import type { Queryable } from './db.ts';
-import { positionOf, selectPage, type PageRequest, type Position } from './pages.ts';
+import { selectPage, type Page, type PageRequest } from './pages.ts';
 
 export interface SmartContractInterfaceRecord {
   id: string;
@@ -82,22 +82,17 @@ export async function listSmartContractInterfaces(
   db: Queryable,
   organizationId: string,
   page: PageRequest,
-): Promise<SmartContractInterfaceRecord[]> {
-  const rows = await selectPage<InterfaceRow>(
+): Promise<Page<SmartContractInterfaceRecord>> {
+  const found = await selectPage<InterfaceRow>(
     db,
     {
       table: 'smart_contract_interfaces',
       columns: COLUMNS,
-      where: ['organization_id = $1'],
-      params: [organizationId],
+      organizationId,
       // JSON escaping of the text in the answer adds a share; the fields around it about 1 KiB.
       size: '(octet_length(smart_contract_interface) * 5) / 4 + 1024',
     },
     page,
   );
-  return rows.map(fromRow);
-}
-
-export function smartContractInterfacePosition(db: Queryable, organizationId: string, id: string): Promise<Position | undefined> {
-  return positionOf(db, 'smart_contract_interfaces', organizationId, id);
+  return { ...found, rows: found.rows.map(fromRow) };
 }
