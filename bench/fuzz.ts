@@ -280,6 +280,7 @@ async function main() {
   const serverErrors: string[] = [];
   const sentBodies: Array<{ route: string; body: Buffer }> = [];
   let issued = 0;
+  let completed = 0;
   const started = performance.now();
 
   async function one(): Promise<void> {
@@ -334,7 +335,9 @@ async function main() {
       while (issued < REQUESTS) {
         issued++;
         await one();
-        if (issued % 10_000 === 0) process.stderr.write(`  ${issued} requests, ${Math.round(issued / ((performance.now() - started) / 1000))}/s\n`);
+        if (++completed % 10_000 === 0) {
+          process.stderr.write(`  ${completed} requests, ${Math.round(completed / ((performance.now() - started) / 1000))}/s\n`);
+        }
       }
     }),
   );
