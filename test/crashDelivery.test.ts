@@ -3,18 +3,12 @@
 // was in a worker's hands at a kill (at most the transport's concurrency per kill), and every copy
 // carries the Message-ID derived from its OTP.
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { ApiKeyStamper } from '@turnkey/api-key-stamper';
 import { TurnkeyClient } from '@turnkey/http';
-import pg from 'pg';
 import { SMTPServer } from 'smtp-server';
 import { SMTP_POOL_SIZE } from '../src/delivery/emailTransport.ts';
-import { openDatabase, type Database } from '../src/store/db.ts';
-import { testDatabases } from './support/databases.ts';
+import { serverStore, testDatabases, type ServerStore } from './support/databases.ts';
 import { freePort, serve, type Served } from './support/processes.ts';
 
 const ADMIN_TOKEN = 'crash-test-admin-token-0123456789-abcdef';
@@ -78,21 +72,13 @@ function exited(served: Served): Promise<unknown> {
 
 for (const tdb of testDatabases) {
   describe(`kill -9 during email delivery (${tdb.name})`, () => {
-    let dataDir: string;
-    let schema: string | undefined;
+    let store: ServerStore;
     let smtp: Awaited<ReturnType<typeof startSlowSmtp>>;
     let served: Served | undefined;
 
     before(async () => {
-      dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-crash-'));
+      store = await serverStore(tdb, 'signet_crash');
       smtp = await startSlowSmtp();
-      if (tdb.url) {
-        schema = `signet_crash_${randomBytes(6).toString('hex')}`;
-        const client = new pg.Client({ connectionString: tdb.url });
-        await client.connect();
-        await client.query(`CREATE SCHEMA ${schema}`);
-        await client.end();
-      }
     });
     after(async () => {
       if (served && served.child.exitCode === null) {
@@ -100,38 +86,21 @@ for (const tdb of testDatabases) {
         await exited(served);
       }
       await smtp.close();
-      if (schema) {
-        const client = new pg.Client({ connectionString: tdb.url });
-        await client.connect();
-        await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-        await client.end();
-      }
-      fs.rmSync(dataDir, { recursive: true, force: true });
+      await store.dispose();
     });
-
-    /** The server's store, opened while no server runs (PGlite admits one process at a time). */
-    function openStore(): Promise<Database> {
-      return tdb.url ? openDatabase({ url: tdb.url, schema: schema! }) : openDatabase({ dataDir: path.join(dataDir, 'pglite') });
-    }
 
     test(`${MESSAGES} email OTPs, ${KILLS} kills: none lost, duplicates only of messages in hand at a kill, same Message-ID`, async () => {
       const port = await freePort();
       const baseUrl = `http://127.0.0.1:${port}`;
       const env: Record<string, string> = {
-        SIGNET_DATA_DIR: dataDir,
+        ...store.env,
         SIGNET_PORT: String(port),
         SIGNET_ADMIN_TOKEN: ADMIN_TOKEN,
         SIGNET_SMTP_URL: smtp.url,
         SIGNET_EMAIL_FROM: 'codes@crash.signet.test',
         SIGNET_OUTBOX_POLL_MS: '50',
         SIGNET_LOG_LEVEL: 'warn',
-        SIGNET_DATABASE_URL: '',
       };
-      if (tdb.url) {
-        const url = new URL(tdb.url);
-        url.searchParams.set('options', `-c search_path=${schema}`);
-        env.SIGNET_DATABASE_URL = url.toString();
-      }
       served = await serve(env, baseUrl);
 
       const response = await fetch(`${baseUrl}/admin/v1/organizations`, {
@@ -175,13 +144,13 @@ for (const tdb of testDatabases) {
         served.child.kill('SIGKILL');
         const answering = smtp.answering();
         await exited(served);
-        const store = await openStore();
+        const db = await store.open();
         try {
-          const rows = await store.query<{ otp_id: string }>("SELECT otp_id FROM outbox WHERE status = 'sending'");
+          const rows = await db.query<{ otp_id: string }>("SELECT otp_id FROM outbox WHERE status = 'sending'");
           inHandAtKills.push({ sending: new Set(rows.map((r) => r.otp_id)), answering });
-          await store.query("UPDATE outbox SET lease_expires_at = now() - interval '1 second' WHERE status = 'sending'");
+          await db.query("UPDATE outbox SET lease_expires_at = now() - interval '1 second' WHERE status = 'sending'");
         } finally {
-          await store.close();
+          await db.close();
         }
         served = await serve(env, baseUrl);
       }

@@ -2,18 +2,15 @@
 // new connections are refused, the email being sent is finished and recorded, the process exits 0,
 // and nothing queued is lost (a restart delivers it, once).
 import assert from 'node:assert/strict';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
-import os from 'node:os';
 import path from 'node:path';
 import { after, afterEach, before, describe, test } from 'node:test';
 import { ApiKeyStamper } from '@turnkey/api-key-stamper';
 import { TurnkeyClient } from '@turnkey/http';
-import pg from 'pg';
 import { SMTPServer } from 'smtp-server';
-import { openDatabase, type Database } from '../src/store/db.ts';
-import { testDatabases } from './support/databases.ts';
+import { serverStore, testDatabases, type ServerStore } from './support/databases.ts';
 import { freePort, serve, type Served } from './support/processes.ts';
 
 const ADMIN_TOKEN = 'shutdown-test-admin-token-0123456789-xyz';
@@ -60,28 +57,16 @@ function emlFor(dataDir: string, contact: string): string[] {
 
 for (const tdb of testDatabases) {
   describe(`graceful shutdown of signet serve (${tdb.name})`, () => {
-    let dataDir: string;
+    let store: ServerStore;
     let baseUrl: string;
     let env: Record<string, string>;
-    let schema: string | undefined;
     let served: Served | undefined;
 
     before(async () => {
-      dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-shutdown-'));
+      store = await serverStore(tdb, 'signet_shutdown');
       const port = await freePort();
       baseUrl = `http://127.0.0.1:${port}`;
-      env = { SIGNET_DATA_DIR: dataDir, SIGNET_PORT: String(port), SIGNET_LOG_LEVEL: 'info', SIGNET_ADMIN_TOKEN: ADMIN_TOKEN, SIGNET_DATABASE_URL: '' };
-      if (tdb.url) {
-        // The server's own schema, chosen through the connection's search_path.
-        schema = `signet_shutdown_${randomBytes(6).toString('hex')}`;
-        const client = new pg.Client({ connectionString: tdb.url });
-        await client.connect();
-        await client.query(`CREATE SCHEMA ${schema}`);
-        await client.end();
-        const url = new URL(tdb.url);
-        url.searchParams.set('options', `-c search_path=${schema}`);
-        env.SIGNET_DATABASE_URL = url.toString();
-      }
+      env = { ...store.env, SIGNET_PORT: String(port), SIGNET_LOG_LEVEL: 'info', SIGNET_ADMIN_TOKEN: ADMIN_TOKEN };
     });
     afterEach(async () => {
       if (served && served.child.exitCode === null) {
@@ -90,20 +75,7 @@ for (const tdb of testDatabases) {
       }
       served = undefined;
     });
-    after(async () => {
-      if (schema) {
-        const client = new pg.Client({ connectionString: tdb.url });
-        await client.connect();
-        await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-        await client.end();
-      }
-      fs.rmSync(dataDir, { recursive: true, force: true });
-    });
-
-    /** The store the server used, opened once the server is gone (PGlite allows one process at a time). */
-    function openStore(): Promise<Database> {
-      return tdb.url ? openDatabase({ url: tdb.url, schema: schema! }) : openDatabase({ dataDir: path.join(dataDir, 'pglite') });
-    }
+    after(() => store.dispose());
 
     async function organization(): Promise<TurnkeyClient & { organizationId: string }> {
       const response = await fetch(`${baseUrl}/admin/v1/organizations`, {
@@ -171,22 +143,22 @@ for (const tdb of testDatabases) {
       assert.match(served.output(), /"msg":"Signet stopped"/);
 
       // Committed, so durable: sent before the exit, or still queued for the next process.
-      const store = await openStore();
+      const db = await store.open();
       let status: string;
       try {
-        const rows = await store.query<{ status: string }>('SELECT status FROM outbox WHERE otp_id = $1', [otpId]);
+        const rows = await db.query<{ status: string }>('SELECT status FROM outbox WHERE otp_id = $1', [otpId]);
         assert.equal(rows.length, 1);
         status = rows[0]!.status;
       } finally {
-        await store.close();
+        await db.close();
       }
       assert.ok(status === 'sent' || status === 'queued', `outbox status ${status}`);
-      assert.equal(emlFor(dataDir, contact).length, status === 'sent' ? 1 : 0);
+      assert.equal(emlFor(store.dataDir, contact).length, status === 'sent' ? 1 : 0);
 
       served = await serve(env, baseUrl);
-      await until('the email in the dev mailbox', () => emlFor(dataDir, contact).length > 0);
+      await until('the email in the dev mailbox', () => emlFor(store.dataDir, contact).length > 0);
       await new Promise((r) => setTimeout(r, 500));
-      assert.equal(emlFor(dataDir, contact).length, 1, 'delivered exactly once');
+      assert.equal(emlFor(store.dataDir, contact).length, 1, 'delivered exactly once');
       assert.equal(await served.stop(), 0);
     });
 
@@ -227,9 +199,9 @@ for (const tdb of testDatabases) {
 
         assert.equal(await exitOf(served), 0, served.output());
         assert.deepEqual(received, [contact]);
-        const store = await openStore();
+        const db = await store.open();
         try {
-          const [row] = await store.query<{ status: string; attempts: number; payload: Record<string, unknown> }>(
+          const [row] = await db.query<{ status: string; attempts: number; payload: Record<string, unknown> }>(
             'SELECT status, attempts, payload FROM outbox WHERE otp_id = $1',
             [otpId],
           );
@@ -237,7 +209,7 @@ for (const tdb of testDatabases) {
           assert.equal(row!.attempts, 1);
           assert.equal(row!.payload.encryptedCode, undefined, 'and the code erased');
         } finally {
-          await store.close();
+          await db.close();
         }
       } finally {
         release();

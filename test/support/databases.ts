@@ -2,6 +2,9 @@
 // PostgreSQL server when SIGNET_TEST_DATABASE_URL is set (CI sets it). Each store is fresh and
 // migrated; PostgreSQL ones live in their own schema, dropped by close().
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import pg from 'pg';
 import { openDatabase, type Database } from '../../src/store/db.ts';
 import { migrate } from '../../src/store/migrate.ts';
@@ -36,10 +39,7 @@ function postgres(databaseUrl: string): TestDatabase {
         schema,
         async close() {
           await close();
-          const client = new pg.Client({ connectionString: databaseUrl });
-          await client.connect();
-          await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-          await client.end();
+          await dropSchema(databaseUrl, schema);
         },
       });
     },
@@ -49,4 +49,57 @@ function postgres(databaseUrl: string): TestDatabase {
 async function migrated(db: Database): Promise<Database> {
   await migrate(db);
   return db;
+}
+
+/** A fresh empty schema on the PostgreSQL server at `url`, for a `signet serve` child process to migrate. */
+export async function createSchema(url: string, prefix: string): Promise<string> {
+  const schema = `${prefix}_${randomBytes(6).toString('hex')}`;
+  await runSql(url, `CREATE SCHEMA ${schema}`);
+  return schema;
+}
+
+export async function dropSchema(url: string, schema: string): Promise<void> {
+  await runSql(url, `DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+}
+
+async function runSql(url: string, sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+/** A database URL whose connections use `schema` (PostgreSQL's `options=-c search_path=…`). */
+export function urlWithSchema(url: string, schema: string): string {
+  const withSchema = new URL(url);
+  withSchema.searchParams.set('options', `-c search_path=${schema}`);
+  return withSchema.toString();
+}
+
+/** The store of a `signet serve` child process: its data folder, and on PostgreSQL a schema of its own. */
+export interface ServerStore {
+  dataDir: string;
+  /** SIGNET_DATA_DIR and SIGNET_DATABASE_URL for the child process ('' selects the embedded store). */
+  env: { SIGNET_DATA_DIR: string; SIGNET_DATABASE_URL: string };
+  /** Opens the store the server used; on the embedded store, only while no server holds it. */
+  open(): Promise<Database>;
+  /** Drops the schema and removes the folder. */
+  dispose(): Promise<void>;
+}
+
+export async function serverStore(tdb: TestDatabase, prefix: string): Promise<ServerStore> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `${prefix.replace(/_/g, '-')}-`));
+  const schema = tdb.url ? await createSchema(tdb.url, prefix) : undefined;
+  return {
+    dataDir,
+    env: { SIGNET_DATA_DIR: dataDir, SIGNET_DATABASE_URL: tdb.url && schema ? urlWithSchema(tdb.url, schema) : '' },
+    open: () => (tdb.url ? openDatabase({ url: tdb.url, schema: schema! }) : openDatabase({ dataDir: path.join(dataDir, 'pglite') })),
+    async dispose() {
+      if (tdb.url && schema) await dropSchema(tdb.url, schema);
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
 }
