@@ -102,3 +102,33 @@ export const internal = () =>
 
 export const unavailable = (message = 'the database is unavailable; nothing was stored, retry later') =>
   new SignetError(503, GrpcCode.UNAVAILABLE, message);
+
+// Refusals of a credential that verified but may not be used: one wording, whether the lookup before
+// the statement or the statement itself found it.
+
+export const apiKeyRevoked = (publicKey: string, revokedAt: Date) =>
+  unauthenticated(`API key revoked: the API key ${publicKey} was revoked at ${revokedAt.toISOString()}; create a new API key`, 'revoked');
+
+export const apiKeyExpired = (publicKey: string, expiresAt: Date) =>
+  unauthenticated(`API key expired: the API key ${publicKey} expired at ${expiresAt.toISOString()}; create a new API key`, 'expired');
+
+export const authenticatorRevoked = (credentialId: string, revokedAt: Date) =>
+  unauthenticated(
+    `WebAuthn credential revoked: the authenticator ${credentialId} was revoked at ${revokedAt.toISOString()}; register a new passkey`,
+    'revoked',
+  );
+
+/** Why a statement refused a credential that verified: revoked, expired, or gone since it was looked up. */
+export function credentialRefused(
+  credential: { scheme: string; publicKey: string; credentialId?: string },
+  state: { revokedAt: Date | null; expiresAt?: Date | null },
+  now: Date,
+): SignetError {
+  const webauthn = credential.scheme === 'SIGNATURE_SCHEME_WEBAUTHN';
+  if (state.revokedAt) return webauthn ? authenticatorRevoked(credential.credentialId ?? '', state.revokedAt) : apiKeyRevoked(credential.publicKey, state.revokedAt);
+  if (state.expiresAt && state.expiresAt.getTime() <= now.getTime()) return apiKeyExpired(credential.publicKey, state.expiresAt);
+  return unauthenticated(
+    `unknown ${webauthn ? 'WebAuthn credential' : 'API key'}: it is no longer registered; stamp with a registered credential`,
+    'unknown_credential',
+  );
+}

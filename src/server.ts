@@ -5,8 +5,10 @@ import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { ActivityEngine } from './activities/engine.ts';
 import type { ActivityHandler } from './activities/handler.ts';
 import { activityHandlers } from './activities/registry.ts';
+import { ServiceKeys } from './activities/serviceKeys.ts';
 import { bootstrapDevelopment, type DevCredentials } from './admin/devBootstrap.ts';
 import { loadAdminToken, loadDeploymentSecret } from './admin/localSecrets.ts';
+import { CredentialCache } from './auth/credentialCache.ts';
 import type { Config } from './config.ts';
 import { createEmailTransport } from './delivery/emailTransport.ts';
 import { OutboxWorker } from './delivery/outboxWorker.ts';
@@ -56,12 +58,12 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     const adminToken = loadAdminToken(config);
 
     let worker: OutboxWorker | undefined;
-    const engine = new ActivityEngine({ db, config, secret, onCommitted: () => worker?.wake() });
+    const engine = new ActivityEngine({ db, config, secret, keys: new ServiceKeys(db, secret), onQueued: () => worker?.wake() });
     const handlers = options.handlers ?? activityHandlers;
     const metrics = new Metrics(db, handlers.map((handler) => handler.activityType), (error) =>
       app.log.warn({ err: error }, 'metrics: cannot read the outbox depth; reported as NaN'),
     );
-    const app = buildApp({ config, db, engine, handlers, adminToken, metrics, logger: options.logger ?? false });
+    const app = buildApp({ config, db, engine, credentials: new CredentialCache(), handlers, adminToken, metrics, logger: options.logger ?? false });
     worker = new OutboxWorker({
       db,
       secret,

@@ -62,11 +62,14 @@ for (const tdb of testDatabases) {
     let passkeyB: SoftwareAuthenticator;
     let revokedPasskey: SoftwareAuthenticator;
 
+    const apiKeyIds = new Map<ApiKeyPair, string>();
     async function insertApiKey(organizationId: string, userId: string, pair: ApiKeyPair, extra: { expiresAt?: Date; revokedAt?: Date } = {}) {
+      const id = randomUUID();
+      apiKeyIds.set(pair, id);
       await db.query(
         `INSERT INTO api_keys (id, organization_id, user_id, name, public_key, expires_at, revoked_at)
          VALUES ($1, $2, $3, 'test key', $4, $5, $6)`,
-        [randomUUID(), organizationId, userId, pair.apiPublicKey, extra.expiresAt ?? null, extra.revokedAt ?? null],
+        [id, organizationId, userId, pair.apiPublicKey, extra.expiresAt ?? null, extra.revokedAt ?? null],
       );
     }
 
@@ -125,6 +128,7 @@ for (const tdb of testDatabases) {
           scheme: 'SIGNATURE_SCHEME_TK_API_P256',
           publicKey: active.apiPublicKey,
           signature: stamp.kind === 'apiKey' ? stamp.signature : '',
+          credential: { kind: 'apiKey', apiKeyId: apiKeyIds.get(active)!, now },
         } satisfies Principal);
       });
 
@@ -197,7 +201,7 @@ for (const tdb of testDatabases) {
         const before = await signCount(passkey);
         const stamp = webauthnStamp(passkey, body);
         const principal = await authenticate(db, body, stamp, orgA, options);
-        const [row] = await db.query<{ public_key: Uint8Array }>('SELECT public_key FROM authenticators WHERE credential_id = $1', [
+        const [row] = await db.query<{ id: string; public_key: Uint8Array }>('SELECT id, public_key FROM authenticators WHERE credential_id = $1', [
           passkey.credentialId,
         ]);
         assert.deepEqual(principal, {
@@ -208,6 +212,7 @@ for (const tdb of testDatabases) {
           publicKey: Buffer.from(row!.public_key).toString('hex'),
           signature: stamp.signature,
           credentialId: passkey.credentialId,
+          credential: { kind: 'authenticator', authenticatorId: row!.id },
         } satisfies Principal);
         assert.equal(await signCount(passkey), passkey.counter);
         assert.ok(passkey.counter > before);

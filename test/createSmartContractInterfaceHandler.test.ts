@@ -1,5 +1,5 @@
 // The create_smart_contract_interface handler: its parameter schema (required fields, unknown keys,
-// the 400 KiB byte limit, interface and address rules per type) and the row execute() stores.
+// the 400 KiB byte limit, interface and address rules per type) and the row the engine stores.
 import assert from 'node:assert/strict';
 import { createHash, randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
@@ -9,6 +9,7 @@ import {
 } from '../src/activities/createSmartContractInterface.ts';
 import { loadConfig } from '../src/config.ts';
 import type { Database } from '../src/store/db.ts';
+import { runActivity } from './support/activities.ts';
 import { testDatabases } from './support/databases.ts';
 
 const ETHEREUM = 'SMART_CONTRACT_INTERFACE_TYPE_ETHEREUM';
@@ -243,7 +244,7 @@ describe('create_smart_contract_interface parameters', () => {
   });
 });
 
-/** Parameters as the engine hands them to execute(): parsed by the handler's schema. */
+/** Parameters parsed by the handler's schema (the engine parses them again: the same values). */
 function parse(parameters: unknown) {
   return handler.parameters.parse(parameters);
 }
@@ -264,20 +265,10 @@ for (const tdb of testDatabases) {
       await db.close();
     });
 
-    /** Runs execute() the way the engine does: in a transaction, after inserting its activity. */
+    /** Runs the handler through the engine: the activity and its row written in one statement. */
     async function run(intent: ReturnType<typeof parse>, now = new Date('2026-11-22T10:00:00.123Z')) {
-      const activityId = randomUUID();
-      const result = await db.transaction(async (tx) => {
-        await tx.query(
-          `INSERT INTO activities (id, organization_id, type, status, fingerprint, timestamp_ms, raw_body, stamp_header,
-                                   intent, created_at, updated_at)
-           VALUES ($1, $2, $3, 'ACTIVITY_STATUS_COMPLETED', $4, $5, $6, $7, $8, $9, $9)`,
-          [activityId, organizationId, handler.activityType, `sha256:${randomUUID()}`, String(now.getTime()), '{}', '{}',
-            JSON.stringify(intent), now],
-        );
-        return handler.execute(tx, { activityId, organizationId, userId, now, config, secret: Buffer.alloc(32) }, intent);
-      });
-      return { activityId, result, now };
+      const activity = await runActivity(db, handler, { organizationId, parameters: intent, config, secret: Buffer.alloc(32), now });
+      return { activityId: activity.id, result: activity.result as { smartContractInterfaceId: string }, now };
     }
 
     test('stores one row with the interface as submitted and its digest', async () => {

@@ -1,5 +1,5 @@
 // The init_otp_auth handler on its own: every parameter rule with the field it names on the wire,
-// the echoed intent with defaults, and execute() against real stores (PGlite, and PostgreSQL when
+// the echoed intent with defaults, and the planned effect written by the engine on real stores (PGlite, and PostgreSQL when
 // configured): the hashed OTP row, its expiry, the outbox message, sender domains.
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -7,10 +7,11 @@ import { after, before, describe, test } from 'node:test';
 import { initOtpAuth, initOtpAuthParameters } from '../src/activities/initOtpAuth.ts';
 import { fieldViolations } from '../src/activities/violations.ts';
 import { loadConfig } from '../src/config.ts';
-import { decryptCode, type StoredPayload } from '../src/delivery/outbox.ts';
+import { decryptCode, type StoredPayload } from '../src/store/outbox.ts';
 import { SignetError } from '../src/errors.ts';
 import { hashOtpCode } from '../src/otp/code.ts';
 import type { Database } from '../src/store/db.ts';
+import { runActivity } from './support/activities.ts';
 import { testDatabases } from './support/databases.ts';
 
 const EMAIL = { otpType: 'OTP_TYPE_EMAIL', contact: 'alice@example.com', appName: 'Acme Wallet' };
@@ -273,21 +274,10 @@ for (const tdb of testDatabases) {
       await db.close();
     });
 
-    /** Runs the handler as the engine does: activity row and effect in one transaction. */
-    async function run(parameters: Record<string, unknown>, now = new Date('2026-11-22T10:00:00.123Z')) {
-      const intent = initOtpAuthParameters.parse(parameters);
-      const activityId = randomUUID();
-      const result = await db.transaction(async (tx) => {
-        await tx.query(
-          `INSERT INTO activities (id, organization_id, type, status, fingerprint, timestamp_ms, raw_body,
-                                   stamp_header, intent, created_at, updated_at)
-           VALUES ($1, $2, 'ACTIVITY_TYPE_INIT_OTP_AUTH_V3', 'ACTIVITY_STATUS_COMPLETED', $3, $4, '{}', 'test', $5, $6, $6)`,
-          [activityId, organizationId, `sha256:${randomBytes(32).toString('hex')}`, String(now.getTime()),
-            JSON.stringify(intent), now],
-        );
-        return initOtpAuth.execute(tx, { activityId, organizationId, userId: randomUUID(), now, config, secret }, intent);
-      });
-      return { activityId, otpId: result.otpId, now };
+    /** Runs the handler through the engine: the activity, its OTP row and outbox message in one statement. */
+    async function run(parameters: Record<string, unknown>, now = new Date('2026-11-22T10:00:00.123Z'), withConfig = config) {
+      const activity = await runActivity(db, initOtpAuth, { organizationId, parameters, config: withConfig, secret, now });
+      return { activityId: activity.id, otpId: activity.result.otpId as string, now };
     }
 
     async function otpRow(otpId: string) {
@@ -304,17 +294,7 @@ for (const tdb of testDatabases) {
       const parameters = { ...EMAIL, emailCustomization: { logoUrl: 'http://cdn.acme.example/logo.png' } };
       await assert.rejects(run(parameters), (e: any) => e.fieldViolations?.[0]?.field === 'parameters.emailCustomization.logoUrl');
       const allowed = { ...config, allowHttpLogos: true };
-      const intent = initOtpAuthParameters.parse(parameters);
-      const activityId = randomUUID();
-      const now = new Date();
-      await db.transaction(async (tx) => {
-        await tx.query(
-          `INSERT INTO activities (id, organization_id, type, status, fingerprint, timestamp_ms, raw_body, stamp_header, intent, created_at, updated_at)
-           VALUES ($1, $2, 'ACTIVITY_TYPE_INIT_OTP_AUTH_V3', 'ACTIVITY_STATUS_COMPLETED', $3, '0', '{}', 'test', '{}', $4, $4)`,
-          [activityId, organizationId, `sha256:${randomBytes(32).toString('hex')}`, now],
-        );
-        await initOtpAuth.execute(tx, { activityId, organizationId, userId: randomUUID(), now, config: allowed, secret }, intent);
-      });
+      await run(parameters, new Date(), allowed);
     });
 
     test('an email OTP: one row with the keyed hash and the expiry, one queued outbox message', async () => {

@@ -8,6 +8,8 @@ import { z } from 'zod';
 import { ApiKeyStamper } from '@turnkey/api-key-stamper';
 import type { ActivityHandler } from '../src/activities/handler.ts';
 import { activityHandlers } from '../src/activities/registry.ts';
+import { NEW_ACTIVITY } from '../src/store/activities.ts';
+import { sql } from '../src/store/sql.ts';
 import { testDatabases } from './support/databases.ts';
 import { startTestServer, type Credentials, type TestServer } from './support/server.ts';
 
@@ -289,13 +291,18 @@ for (const tdb of testDatabases) {
   });
 
   describe(`a failing activity leaves nothing behind (${tdb.name})`, () => {
-    // A handler that writes, then fails: the engine's transaction must take everything back.
+    // A handler whose rows fail part-way when written: the engine's one statement must take everything back.
     const failing: ActivityHandler = {
       ...activityHandlers.find((h) => h.path === 'create_smart_contract_interface')!,
       parameters: z.strictObject({ label: z.string() }),
-      async execute(tx, context) {
-        await tx.query("INSERT INTO sender_domains (id, organization_id, domain) VALUES (gen_random_uuid(), $1, 'half.example')", [context.organizationId]);
-        throw new Error('disk on fire');
+      async plan(context) {
+        return {
+          result: {},
+          rows: [
+            sql`INSERT INTO sender_domains (id, organization_id, domain) SELECT gen_random_uuid(), ${context.organizationId}::uuid, 'half.example' FROM ${NEW_ACTIVITY}`,
+            sql`INSERT INTO sender_domains (id, organization_id, domain) SELECT gen_random_uuid(), ${context.organizationId}::uuid, (1 / 0)::text FROM ${NEW_ACTIVITY}`,
+          ],
+        };
       },
     };
     let server: TestServer;
@@ -310,7 +317,7 @@ for (const tdb of testDatabases) {
       const body = JSON.stringify({ ...contractBody(org.organizationId), parameters: { label: 'x' } });
       const sent = await post(server, SUBMIT_CONTRACT, body, await stamped(org, body));
       assertError(sent, 500, 13, /nothing was stored/);
-      assert.doesNotMatch(JSON.stringify(sent.json), /disk on fire/);
+      assert.doesNotMatch(JSON.stringify(sent.json), /division by zero/);
       assert.equal(await count(server, 'activities'), 0);
       assert.equal(await count(server, 'votes'), 0);
       assert.equal(await count(server, 'sender_domains'), 0);

@@ -202,7 +202,7 @@ for (const tdb of testDatabases) {
       assert.ok(!JSON.stringify(first.json).includes(code), 'the error does not reveal the code');
       assert.equal(await failedAttempts(otpId), 1);
       // The refused request left no activity behind.
-      const activities = await server.db.query("SELECT id FROM activities WHERE type = 'ACTIVITY_TYPE_VERIFY_OTP' AND intent->>'otpId' = $1", [otpId]);
+      const activities = await server.db.query("SELECT id FROM activities WHERE type = 'ACTIVITY_TYPE_VERIFY_OTP' AND intent::jsonb->>'otpId' = $1", [otpId]);
       assert.equal(activities.length, 0);
 
       // A code of the wrong length cannot be the code: pointed out without spending an attempt.

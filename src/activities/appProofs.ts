@@ -2,8 +2,8 @@
 // type, organization, fingerprint, timestampMs and result, signed with the service's P-256 proof
 // key, so anyone holding the activity can check offline that this service produced that result.
 import { createHash, createPublicKey, sign, verify } from 'node:crypto';
-import type { Queryable } from '../store/db.ts';
-import { activeSigningKey, listSigningKeys, type PublicKeyJwk } from '../store/signingKeys.ts';
+import type { PublicKeyJwk } from '../store/signingKeys.ts';
+import type { ServiceKeys } from './serviceKeys.ts';
 
 export const APP_PROOF_SCHEME = 'SIGNATURE_SCHEME_EPHEMERAL_KEY_P256';
 const PURPOSE = 'app-proof';
@@ -55,17 +55,19 @@ function compressed(jwk: PublicKeyJwk): string {
   return Buffer.concat([Buffer.from([y[y.length - 1]! & 1 ? 3 : 2]), x]).toString('hex');
 }
 
-/** Signs the activity's proof with the active proof key (created on first use) in the caller's transaction. */
-export async function createAppProof(tx: Queryable, secret: Buffer, activity: ProvenActivity): Promise<AppProof> {
-  const key = await activeSigningKey(tx, secret, { purpose: PURPOSE, algorithm: 'ES256' });
+/** Signs the activity's proof with the service's proof key (created on first use). */
+export async function createAppProof(keys: ServiceKeys, activity: ProvenActivity): Promise<AppProof> {
+  const key = await keys.get(PURPOSE);
   const proofPayload = proofPayloadFor(activity);
   const signature = sign('sha256', Buffer.from(proofPayload, 'utf8'), { key: key.privateKey, dsaEncoding: 'der' });
   return { scheme: APP_PROOF_SCHEME, publicKey: compressed(key.publicJwk), proofPayload, signature: signature.toString('hex') };
 }
 
-/** The proof keys this service signs with or signed with, newest first. */
-export async function appProofKeys(db: Queryable) {
-  const keys = await listSigningKeys(db, PURPOSE);
+/** signing_keys.purpose of the proof keys. */
+export const APP_PROOF_KEY = PURPOSE;
+
+/** The proof keys this service signs with or signed with, as get_app_proof_keys lists them. */
+export function appProofKeyList(keys: ReadonlyArray<{ publicJwk: PublicKeyJwk; createdAt: Date }>) {
   return keys.map((k) => ({ publicKey: compressed(k.publicJwk), scheme: APP_PROOF_SCHEME, createdAt: k.createdAt.toISOString() }));
 }
 

@@ -6,6 +6,7 @@ import { ethereumAddressProblem, solanaAddressProblem } from '../contracts/addre
 import { ethereumAbiProblems } from '../contracts/ethereumAbi.ts';
 import { quoteJson } from '../contracts/schemaMessages.ts';
 import { solanaIdlProblems } from '../contracts/solanaIdl.ts';
+import { NEW_ACTIVITY } from '../store/activities.ts';
 import { insertSmartContractInterface } from '../store/smartContractInterfaces.ts';
 import type { ActivityHandler } from './handler.ts';
 import { jsonDocumentProblem } from './jsonDocument.ts';
@@ -168,22 +169,25 @@ export const createSmartContractInterface: ActivityHandler<typeof parameters, Cr
     label: 'Tether USD (balanceOf)',
   },
 
-  async execute(tx, context, intent) {
+  async plan(context, intent) {
     const id = randomUUID();
     // The digest is over the text as submitted, so a client can check what it stored byte for byte.
     const digest = `sha256:${createHash('sha256').update(intent.smartContractInterface, 'utf8').digest('hex')}`;
-    await insertSmartContractInterface(tx, {
-      id,
-      organizationId: context.organizationId,
-      activityId: context.activityId,
-      smartContractAddress: intent.smartContractAddress,
-      smartContractInterface: intent.smartContractInterface,
-      type: intent.type,
-      label: intent.label,
-      notes: intent.notes ?? '',
-      digest,
-      createdAt: context.now,
-    });
-    return { smartContractInterfaceId: id };
+    return {
+      result: { smartContractInterfaceId: id },
+      rows: [
+        insertSmartContractInterface(NEW_ACTIVITY, {
+          id,
+          organizationId: context.organizationId,
+          smartContractAddress: intent.smartContractAddress,
+          smartContractInterface: intent.smartContractInterface,
+          type: intent.type,
+          label: intent.label,
+          notes: intent.notes ?? '',
+          digest,
+          createdAt: context.now,
+        }),
+      ],
+    };
   },
 };

@@ -18,11 +18,18 @@ export const deleteSmartContractInterface: ActivityHandler<typeof parameters, { 
   parameters,
   example: { smartContractInterfaceId: '5b0c2f4e-8d7a-4c3b-9e1f-2a6d8c4b7e90' },
 
-  async execute(tx, context, intent) {
-    // Another organization's interface is not found: whether it exists is not told.
-    if (!(await removeSmartContractInterface(tx, context.organizationId, intent.smartContractInterfaceId))) {
-      throw notFound(`no smart contract interface ${intent.smartContractInterfaceId} in organization ${context.organizationId}`);
-    }
-    return { smartContractInterfaceId: intent.smartContractInterfaceId };
+  async plan(context, intent) {
+    const { organizationId } = context;
+    const id = intent.smartContractInterfaceId;
+    return {
+      result: { smartContractInterfaceId: id },
+      gates: [
+        {
+          gate: { statement: removeSmartContractInterface(organizationId, id) },
+          // Another organization's interface is not found: whether it exists is not told.
+          error: () => notFound(`no smart contract interface ${id} in organization ${organizationId}`),
+        },
+      ],
+    };
   },
 };

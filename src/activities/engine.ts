@@ -1,18 +1,17 @@
-// The activity engine: everything every activity shares. Parses the envelope, authenticates the
-// stamp over the raw bytes, enforces liveness and idempotency, runs the handler in one transaction
-// with the activity row and its vote, and renders the stored activity.
+// The activity engine: everything every activity shares. Reads the envelope, enforces liveness and
+// idempotency, has the handler plan its effect, and writes the activity, its rows, its vote and the
+// checks they depend on (the credential among them) in one statement; renders the stored activity.
+// The stamp is verified before (auth/), over the raw bytes.
 import { createHash, randomUUID } from 'node:crypto';
 import type { Config } from '../config.ts';
-import { authenticate, type Principal } from '../auth/authenticate.ts';
-import { parseStamp } from '../auth/parseStamp.ts';
-import { invalidArgument, invalidField, unauthenticated } from '../errors.ts';
-import type { Database, Queryable } from '../store/db.ts';
+import { credentialRefused, invalidField, SignetError, unauthenticated } from '../errors.ts';
+import { findActivity, writeActivity, type ActivityRecord, type WriteOutcome } from '../store/activities.ts';
+import type { Database } from '../store/db.ts';
 import { createAppProof } from './appProofs.ts';
-import { envelopeSchema } from './envelope.ts';
-import { parseJsonDocument } from './jsonDocument.ts';
-import { CommittedRejection, type ActivityHandler } from './handler.ts';
-import { findActivity } from '../store/activities.ts';
-import { renderActivity, type ActivityRecord, type VoteRecord } from './render.ts';
+import { envelopeSchema, type Envelope } from './envelope.ts';
+import type { ActivityHandler, ActivityPlan, ExecutionContext, Principal } from './handler.ts';
+import { activityResponseJson } from './render.ts';
+import type { ServiceKeys } from './serviceKeys.ts';
 import { schemaError } from './violations.ts';
 
 export interface EngineDependencies {
@@ -20,28 +19,23 @@ export interface EngineDependencies {
   config: Config;
   /** The deployment's 32-byte secret (OTP hashes, outbox encryption). */
   secret: Buffer;
-  /** Called after an activity commits (the outbox worker delivers at once instead of at its next poll). */
-  onCommitted?: () => void;
+  keys: ServiceKeys;
+  /** Called after an activity that queued a message commits (the worker delivers at once). */
+  onQueued?: () => void;
+  /** Called when a statement refused a credential the caller still held as good (to forget it). */
+  onCredentialRefused?: (principal: Principal) => void;
   /** Clock, replaceable in tests. */
   now?: () => Date;
 }
 
-export interface Submission {
-  /** The request body exactly as received: the stamp and the fingerprint are over these bytes. */
-  body: Buffer;
-  headers: Record<string, string | string[] | undefined>;
-}
-
 export interface SubmissionOutcome {
-  /** The rendered response body. */
-  response: ReturnType<typeof renderActivity>;
+  /** The response body, JSON text. */
+  json: string;
   activityId: string;
+  organizationId: string;
   /** False when the body had been submitted before and the stored activity was returned. */
   created: boolean;
 }
-
-/** Thrown inside the transaction when another submission of the same body won the race. */
-class AlreadySubmitted extends Error {}
 
 export class ActivityEngine {
   private readonly now: () => Date;
@@ -50,187 +44,149 @@ export class ActivityEngine {
     this.now = deps.now ?? (() => new Date());
   }
 
-  async submit(handler: ActivityHandler, submission: Submission): Promise<SubmissionOutcome> {
-    const { db, config } = this.deps;
-    const document = parseBody(submission.body);
-    const stamp = parseStamp(submission.headers);
-
+  /** The envelope of a parsed body for `handler`'s endpoint, or a 400 naming what is wrong. */
+  envelope(handler: ActivityHandler, document: Record<string, unknown>): Envelope {
     const envelope = envelopeSchema.safeParse(document, { reportInput: true });
     if (!envelope.success) throw schemaError(envelope.error, '', 'invalid activity envelope');
-    const { type, timestampMs, organizationId, parameters, generateAppProofs } = envelope.data;
-    if (type !== handler.activityType) {
-      throw invalidField('type', `this endpoint accepts "${handler.activityType}", got "${type}"`);
+    if (envelope.data.type !== handler.activityType) {
+      throw invalidField('type', `this endpoint accepts "${handler.activityType}", got "${envelope.data.type}"`);
     }
+    return envelope.data;
+  }
 
+  /**
+   * Creates the activity of an authenticated submission, or answers with the stored one when the same
+   * body was submitted before (how clients poll, whatever its age).
+   */
+  async submit(
+    handler: ActivityHandler,
+    submission: { body: Buffer; envelope: Envelope; principal: Principal; stampHeader: string },
+  ): Promise<SubmissionOutcome> {
+    const { db, config } = this.deps;
+    const { envelope, principal } = submission;
+    const { organizationId, timestampMs } = envelope;
     const now = this.now();
-    const principal = await authenticate(db, submission.body, stamp, organizationId, {
-      origins: config.webauthnOrigins,
-      rpId: config.webauthnRpId,
-      now,
-    });
-
-    // The same body again is how clients poll: answer with the stored activity, whatever its age.
     const fingerprint = `sha256:${createHash('sha256').update(submission.body).digest('hex')}`;
-    const existing = await findActivity(db, { organizationId, fingerprint });
-    if (existing) return { response: renderActivity(handler, existing), activityId: existing.id, created: false };
+    const stored = (activity: ActivityRecord) => this.answer(handler, activity, false);
+    const storedOr = async (error: unknown): Promise<SubmissionOutcome> => {
+      // A refusal of a body submitted before is not the answer: its stored activity is.
+      const activity = await findActivity(db, { organizationId, fingerprint });
+      if (activity) return stored(activity);
+      throw error;
+    };
 
     const skew = Math.abs(now.getTime() - Number(timestampMs));
     if (skew > config.timestampToleranceMs) {
-      throw unauthenticated(
-        `timestampMs is ${skew} ms away from the server clock (${now.getTime()}); requests must be stamped ` +
-          `within ±${config.timestampToleranceMs} ms: check the client's clock and stamp a fresh request`,
-        'stale_timestamp',
+      return storedOr(
+        unauthenticated(
+          `timestampMs is ${skew} ms away from the server clock (${now.getTime()}); requests must be stamped ` +
+            `within ±${config.timestampToleranceMs} ms: check the client's clock and stamp a fresh request`,
+          'stale_timestamp',
+        ),
       );
     }
 
-    const parsed = handler.parameters.safeParse(parameters, { reportInput: true });
+    const parsed = handler.parameters.safeParse(envelope.parameters, { reportInput: true });
     if (!parsed.success) throw schemaError(parsed.error, 'parameters', 'invalid parameters');
 
-    const record = await this.execute(handler, {
+    const activityId = randomUUID();
+    const context: ExecutionContext = {
+      activityId,
       organizationId,
-      timestampMs,
-      fingerprint,
-      body: submission.body,
-      stampHeader: stampHeaderOf(submission.headers),
       principal,
-      intent: parsed.data as object,
       now,
-      generateAppProofs: generateAppProofs === true,
-    });
-    if (record === undefined) {
-      // Lost the race to a concurrent submission of the same body; it committed first.
-      const winner = await findActivity(db, { organizationId, fingerprint });
-      if (!winner) throw new Error('activity vanished after a fingerprint conflict');
-      return { response: renderActivity(handler, winner), activityId: winner.id, created: false };
-    }
-    this.deps.onCommitted?.();
-    return { response: renderActivity(handler, record), activityId: record.id, created: true };
-  }
-
-  /** Runs the handler with its activity and vote in one transaction; undefined on a fingerprint race. */
-  private async execute(
-    handler: ActivityHandler,
-    input: {
-      organizationId: string;
-      timestampMs: string;
-      fingerprint: string;
-      body: Buffer;
-      stampHeader: string;
-      principal: Principal;
-      intent: object;
-      now: Date;
-      generateAppProofs: boolean;
-    },
-  ): Promise<ActivityRecord | undefined> {
-    const { principal, now } = input;
-    const id = randomUUID();
-    const message = input.body.toString('utf8');
+      config,
+      secret: this.deps.secret,
+      db,
+      keys: this.deps.keys,
+    };
+    let plan: ActivityPlan;
     try {
-      const outcome = await this.deps.db.transaction(async (tx): Promise<ActivityRecord | CommittedRejection> => {
-        // Claim the fingerprint first: a concurrent twin waits here on the unique index, then finds it taken.
-        const claimed = await tx.query(
-          `INSERT INTO activities (id, organization_id, type, status, fingerprint, timestamp_ms, raw_body,
-                                   stamp_header, intent, created_at, updated_at)
-           VALUES ($1, $2, $3, 'ACTIVITY_STATUS_COMPLETED', $4, $5, $6, $7, $8, $9, $9)
-           ON CONFLICT (organization_id, fingerprint) DO NOTHING
-           RETURNING id`,
-          [id, input.organizationId, handler.activityType, input.fingerprint, input.timestampMs, message,
-            input.stampHeader, JSON.stringify(input.intent), now],
-        );
-        if (claimed.length === 0) throw new AlreadySubmitted();
+      plan = await handler.plan(context, parsed.data);
+    } catch (error) {
+      if (error instanceof SignetError && error.status < 500) return storedOr(error);
+      throw error;
+    }
 
-        let result: object;
-        try {
-          result = await handler.execute(
-            tx,
-            {
-              activityId: id,
-              organizationId: input.organizationId,
-              userId: principal.userId,
-              now,
-              config: this.deps.config,
-              secret: this.deps.secret,
-            },
-            input.intent,
-          );
-        } catch (error) {
-          if (!(error instanceof CommittedRejection)) throw error;
-          // The handler's writes stand; the activity does not, so nothing records a success and
-          // the same body submitted again runs again.
-          await tx.query('DELETE FROM activities WHERE id = $1', [id]);
-          return error;
-        }
-        const appProofs = input.generateAppProofs
-          ? [await createAppProof(tx, this.deps.secret, {
-              id,
+    const appProofs =
+      envelope.generateAppProofs === true
+        ? [
+            await createAppProof(this.deps.keys, {
+              id: activityId,
               type: handler.activityType,
-              organizationId: input.organizationId,
-              fingerprint: input.fingerprint,
-              timestampMs: input.timestampMs,
-              result,
-            })]
-          : undefined;
-        await tx.query('UPDATE activities SET result = $2, app_proofs = $3 WHERE id = $1', [
-          id,
-          JSON.stringify(result),
-          appProofs ? JSON.stringify(appProofs) : null,
-        ]);
-        const vote: VoteRecord = {
+              organizationId,
+              fingerprint,
+              timestampMs,
+              result: plan.result,
+            }),
+          ]
+        : undefined;
+    const record: ActivityRecord = {
+      id: activityId,
+      organizationId,
+      type: handler.activityType,
+      status: 'ACTIVITY_STATUS_COMPLETED',
+      fingerprint,
+      timestampMs,
+      rawBody: submission.body.toString('utf8'),
+      intentJson: JSON.stringify(parsed.data),
+      result: plan.result,
+      createdAt: now,
+      updatedAt: now,
+      votes: [
+        {
           id: randomUUID(),
           userId: principal.userId,
           userName: principal.userName,
-          activityId: id,
           selection: 'VOTE_SELECTION_APPROVED',
-          message,
           publicKey: principal.publicKey,
           signature: principal.signature,
           scheme: principal.scheme,
           createdAt: now,
-        };
-        await insertVote(tx, vote);
-        return {
-          id,
-          organizationId: input.organizationId,
-          type: handler.activityType,
-          status: 'ACTIVITY_STATUS_COMPLETED',
-          fingerprint: input.fingerprint,
-          timestampMs: input.timestampMs,
-          intent: input.intent,
-          result,
-          votes: [vote],
-          createdAt: now,
-          updatedAt: now,
-          ...(appProofs ? { appProofs } : {}),
-        };
-      });
-      if (outcome instanceof CommittedRejection) throw outcome.error;
-      return outcome;
-    } catch (error) {
-      if (error instanceof AlreadySubmitted) return undefined;
-      throw error;
+        },
+      ],
+      ...(appProofs ? { appProofs } : {}),
+    };
+    const vote = record.votes[0]!;
+    const outcome = await writeActivity(db, {
+      activity: { ...record, stampHeader: submission.stampHeader },
+      vote: { id: vote.id, userId: vote.userId, selection: vote.selection, publicKey: vote.publicKey, signature: vote.signature, scheme: vote.scheme },
+      credential: principal.credential,
+      guards: (plan.guards ?? []).map((guard) => guard.condition),
+      gates: (plan.gates ?? []).map((gate) => gate.gate),
+      rows: plan.rows ?? [],
+    });
+    return this.settle(handler, plan, principal, record, outcome, storedOr);
+  }
+
+  private async settle(
+    handler: ActivityHandler,
+    plan: ActivityPlan,
+    principal: Principal,
+    record: ActivityRecord,
+    outcome: WriteOutcome,
+    storedOr: (error: unknown) => Promise<SubmissionOutcome>,
+  ): Promise<SubmissionOutcome> {
+    switch (outcome.kind) {
+      case 'created':
+        if (plan.queuesDelivery) this.deps.onQueued?.();
+        return this.answer(handler, record, true);
+      case 'existing':
+        return this.answer(handler, outcome.activity, false);
+      case 'credentialRefused':
+        this.deps.onCredentialRefused?.(principal);
+        throw credentialRefused(principal, outcome.state, record.createdAt);
+      case 'guardFailed':
+        throw plan.guards![outcome.index]!.error;
+      case 'gateFailed':
+        // A gate can also fail because a concurrent submission of the same body passed it first.
+        return storedOr(plan.gates![outcome.index]!.error(outcome.detail));
+      case 'raced':
+        return storedOr(new Error('activity vanished after a fingerprint conflict'));
     }
   }
-}
 
-/** The body as a JSON object, or a 400 saying what is wrong with it. */
-export function parseBody(body: Buffer): Record<string, unknown> {
-  const document = parseJsonDocument(body);
-  if (typeof document !== 'object' || document === null || Array.isArray(document)) {
-    throw invalidArgument('request body must be a JSON object with type, timestampMs, organizationId and parameters');
+  private answer(handler: ActivityHandler, record: ActivityRecord, created: boolean): SubmissionOutcome {
+    return { json: activityResponseJson(handler, record), activityId: record.id, organizationId: record.organizationId, created };
   }
-  return document as Record<string, unknown>;
-}
-
-function stampHeaderOf(headers: Submission['headers']): string {
-  const value = headers['x-stamp-webauthn'] ?? headers['x-stamp'];
-  return Array.isArray(value) ? value.join(',') : (value ?? '');
-}
-
-async function insertVote(tx: Queryable, vote: VoteRecord): Promise<void> {
-  await tx.query(
-    `INSERT INTO votes (id, activity_id, user_id, selection, message, public_key, signature, scheme, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-    [vote.id, vote.activityId, vote.userId, vote.selection, vote.message, vote.publicKey, vote.signature,
-      vote.scheme, vote.createdAt],
-  );
 }

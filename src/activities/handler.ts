@@ -1,22 +1,60 @@
 // The contract between the activity engine and one activity type. A handler declares its wire
-// names and parameter schema and executes inside the engine's transaction; everything common
-// (envelope, stamp, liveness, idempotency, votes, rendering, errors) belongs to the engine.
+// names and parameter schema, and plans its effect: the result, the rows to write and the checks they
+// depend on, which the engine writes with the activity and its vote in one statement. Everything
+// common (envelope, stamp, liveness, idempotency, votes, rendering, errors) belongs to the engine.
 import type { z } from 'zod';
 import type { Config } from '../config.ts';
 import type { SignetError } from '../errors.ts';
+import type { Gate } from '../store/activities.ts';
+import type { CredentialUse } from '../store/credentials.ts';
 import type { Queryable } from '../store/db.ts';
+import type { Sql } from '../store/sql.ts';
+import type { ServiceKeys } from './serviceKeys.ts';
+
+/** Who stamped a request: the user of the organization whose credential verified, and the stamp. */
+export interface Principal {
+  organizationId: string;
+  userId: string;
+  userName: string;
+  scheme: 'SIGNATURE_SCHEME_TK_API_P256' | 'SIGNATURE_SCHEME_WEBAUTHN';
+  /** hex: the compressed P-256 key for API keys; for WebAuthn the hex of the stored COSE key. */
+  publicKey: string;
+  /** As sent in the stamp (hex DER for API keys, base64url for WebAuthn). */
+  signature: string;
+  /** base64url, WebAuthn only. */
+  credentialId?: string;
+  /** How the statements of the request check, at their own moment, that the credential may still be used. */
+  credential: CredentialUse;
+}
 
 export interface ExecutionContext {
-  /** Id of the activity being created (already inserted in this transaction). */
+  /** Id of the activity being created. */
   activityId: string;
   organizationId: string;
-  /** The user whose credential stamped the request. */
-  userId: string;
+  /** Who stamped the request; its credential is checked in any statement a handler runs itself. */
+  principal: Principal;
   /** One clock reading for the whole activity. */
   now: Date;
   config: Config;
   /** Secret of this deployment for OTP hashing and outbox encryption (32 bytes). */
   secret: Buffer;
+  /** The store, for what a plan must read first (an OTP to compare a code with). */
+  db: Queryable;
+  /** The service's signing keys (verification tokens). */
+  keys: ServiceKeys;
+}
+
+/** What an activity does, for the engine to write with the activity in one statement. */
+export interface ActivityPlan<Result extends object = object> {
+  result: Result;
+  /** Conditions read in the statement, each with the refusal when it does not hold. */
+  guards?: Array<{ condition: Sql; error: SignetError }>;
+  /** Checks that write (store's Gate), each with the refusal built from its detail when it fails. */
+  gates?: Array<{ gate: Gate; error: (detail: unknown) => SignetError }>;
+  /** The activity's own rows, each a statement reading store's NEW_ACTIVITY. */
+  rows?: Sql[];
+  /** A message is queued for delivery: the worker is woken once the activity commits. */
+  queuesDelivery?: boolean;
 }
 
 export interface ActivityHandler<Schema extends z.ZodType = z.ZodType, Result extends object = object> {
@@ -36,22 +74,8 @@ export interface ActivityHandler<Schema extends z.ZodType = z.ZodType, Result ex
   /** Valid parameters, shown in the OpenAPI document (a test checks they validate). */
   example: z.input<Schema>;
   /**
-   * Performs the activity's effect with `tx` (the engine's transaction). Throw a SignetError to
-   * reject the request: the whole transaction, activity included, is rolled back. Throw a
-   * CommittedRejection instead when the rejection itself must leave a trace.
+   * Plans the activity's effect. Throw a SignetError to refuse the request before anything is
+   * written; a refusal that must leave a trace (a wrong OTP guess counted) writes it first.
    */
-  execute(tx: Queryable, context: ExecutionContext, intent: z.output<Schema>): Promise<Result>;
-}
-
-/**
- * A rejection whose writes must persist, such as a counted wrong OTP guess: the engine removes the
- * activity row, commits the handler's other writes (row locks are held until then, so concurrent
- * requests see them), and only then answers with `error`. A plain throw would roll the count back.
- * The handler's writes must therefore not reference the activity (context.activityId).
- */
-export class CommittedRejection extends Error {
-  override name = 'CommittedRejection';
-  constructor(readonly error: SignetError) {
-    super(error.message);
-  }
+  plan(context: ExecutionContext, intent: z.output<Schema>): Promise<ActivityPlan<Result>>;
 }

@@ -1,15 +1,19 @@
 // The init_otp_auth activity (ACTIVITY_TYPE_INIT_OTP_AUTH_V3): its parameter rules (seed §2.2,
-// DESIGN §3.1) and its effect, one hashed OTP row plus one outbox message in the engine's transaction.
+// DESIGN §3.1) and its effect: one hashed OTP row and one outbox message, written with the activity
+// in its statement, after the sender domain, template and rate-limit checks it depends on.
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { findEmailTemplate } from '../store/emailTemplates.ts';
-import { enqueue, type OtpEmail, type OtpSms } from '../delivery/outbox.ts';
-import { renderOtpSms } from '../delivery/otpMessages.ts';
-import { invalidField } from '../errors.ts';
+import { invalidField, resourceExhausted } from '../errors.ts';
 import { generateOtpCode, hashOtpCode } from '../otp/code.ts';
-import { enforceOtpRateLimit, type RateLimit, type RateLimitedScope } from '../otp/rateLimit.ts';
 import { emailAddressProblem, headerSafeProblem, MAX_EMAIL_LENGTH, normalizePhoneNumber } from '../otp/contact.ts';
-import type { ActivityHandler } from './handler.ts';
+import { renderOtpSms, type OtpEmail, type OtpSms } from '../otp/messages.ts';
+import { NEW_ACTIVITY } from '../store/activities.ts';
+import { emailTemplateExists } from '../store/emailTemplates.ts';
+import { insertOtp } from '../store/otps.ts';
+import { queueMessage } from '../store/outbox.ts';
+import { takeFromRateWindow, type RateLimit } from '../store/rateWindows.ts';
+import { senderDomainRegistered } from '../store/senderDomains.ts';
+import type { ActivityHandler, ActivityPlan } from './handler.ts';
 
 export const OTP_TYPES = ['OTP_TYPE_EMAIL', 'OTP_TYPE_SMS'] as const;
 export type OtpType = (typeof OTP_TYPES)[number];
@@ -276,67 +280,85 @@ export const initOtpAuth: ActivityHandler<typeof initOtpAuthParameters, InitOtpA
     emailCustomization: { magicLinkTemplate: 'https://wallet.example/login?code=%s' },
   },
 
-  async execute(tx, context, intent) {
+  async plan(context, intent) {
+    const { organizationId } = context;
     const logoUrl = intent.emailCustomization?.logoUrl;
     if (logoUrl?.startsWith('http:') && !context.config.allowHttpLogos) {
       throw invalidField('parameters.emailCustomization.logoUrl', 'must be an https URL');
     }
+    const guards: NonNullable<ActivityPlan['guards']> = [];
     if (intent.sendFromEmailAddress !== undefined) {
       const address = intent.sendFromEmailAddress;
       const domain = address.slice(address.lastIndexOf('@') + 1).toLowerCase();
-      const registered = await tx.query(
-        'SELECT 1 FROM sender_domains WHERE organization_id = $1 AND lower(domain) = $2',
-        [context.organizationId, domain],
-      );
-      if (registered.length === 0) {
-        throw invalidField(
+      guards.push({
+        condition: senderDomainRegistered(organizationId, domain),
+        error: invalidField(
           'parameters.sendFromEmailAddress',
           `domain ${domain} is not registered for this organization; register it with the admin API ` +
             '(POST /admin/v1/organizations/{id}/sender-domains) or omit sendFromEmailAddress',
-        );
-      }
+        ),
+      });
     }
-    // The template is chosen now, so a message queued before a template changes keeps its choice.
-    let templateId: string | undefined;
-    if (intent.otpType === 'OTP_TYPE_EMAIL') {
-      const requested = intent.emailCustomization?.templateId;
-      const template = await findEmailTemplate(tx, context.organizationId, requested);
-      if (requested !== undefined && template === undefined) {
-        throw invalidField(
+    // The template is chosen now (the one asked for, else the newest, picked in the activity's
+    // statement), so a message queued before a template changes keeps its choice.
+    const requested = intent.otpType === 'OTP_TYPE_EMAIL' ? intent.emailCustomization?.templateId : undefined;
+    if (requested !== undefined) {
+      guards.push({
+        condition: emailTemplateExists(organizationId, requested),
+        error: invalidField(
           'parameters.emailCustomization.templateId',
           `no email template with id ${requested} exists for this organization; list them with ` +
             '"signet template list --org ID", or omit templateId to use the most recent one',
-        );
-      }
-      templateId = template?.templateId;
+        ),
+      });
     }
 
     const limits = context.config.otpRateLimits;
-    const limited = (scope: RateLimitedScope, limit: RateLimit) =>
-      enforceOtpRateLimit(tx, { organizationId: context.organizationId, now: context.now, limit, scope });
-    if (intent.otpType === 'OTP_TYPE_SMS') {
-      if (intent.userIdentifier !== undefined) {
-        await limited({ column: 'user_identifier', value: intent.userIdentifier, otpType: intent.otpType, label: 'this userIdentifier' }, limits.smsPerUser);
-      }
-      await limited({ column: 'contact', value: intent.contact, otpType: intent.otpType, label: 'this phone number' }, limits.smsPerContact);
-    } else {
-      await limited({ column: 'contact', value: intent.contact, otpType: intent.otpType, label: 'this email address' }, limits.emailPerContact);
-    }
+    const channel = intent.otpType === 'OTP_TYPE_SMS' ? 'SMS' : 'email';
+    const quota = (scope: 'user_identifier' | 'contact', value: string, limit: RateLimit, label: string) => ({
+      gate: takeFromRateWindow(`${scope}:${intent.otpType}:${organizationId}:${value}`, limit),
+      error: (detail: unknown) => {
+        const retryAfter = Math.max(1, Number(detail) || 1);
+        return resourceExhausted(
+          `too many ${channel} codes for ${label}: at most ${limit.count} every ${limit.windowSeconds} seconds; ` +
+            `retry in ${retryAfter} seconds`,
+          retryAfter,
+        );
+      },
+    });
+    // The user's own budget first: a refusal for the contact then costs only the user's.
+    const gates =
+      intent.otpType === 'OTP_TYPE_SMS'
+        ? [
+            ...(intent.userIdentifier !== undefined ? [quota('user_identifier', intent.userIdentifier, limits.smsPerUser, 'this userIdentifier')] : []),
+            quota('contact', intent.contact, limits.smsPerContact, 'this phone number'),
+          ]
+        : [quota('contact', intent.contact, limits.emailPerContact, 'this email address')];
 
     const otpId = randomUUID();
     const code = generateOtpCode(intent.otpLength, intent.alphanumeric);
     const expirationSeconds = Number(intent.expirationSeconds);
-    const expiresAt = new Date(context.now.getTime() + expirationSeconds * 1000);
-    await tx.query(
-      `INSERT INTO otps (id, organization_id, activity_id, otp_type, contact, code_hash, otp_length,
-                         alphanumeric, user_identifier, expires_at, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-      [otpId, context.organizationId, context.activityId, intent.otpType, intent.contact,
-        hashOtpCode(context.secret, otpId, code), intent.otpLength, intent.alphanumeric,
-        intent.userIdentifier ?? null, expiresAt, context.now],
-    );
-    await enqueue(tx, context.secret, { ...message(intent, expirationSeconds, templateId), organizationId: context.organizationId, otpId, code });
-    return { otpId };
+    return {
+      result: { otpId },
+      guards,
+      gates,
+      rows: [
+        insertOtp(NEW_ACTIVITY, {
+          id: otpId,
+          organizationId,
+          otpType: intent.otpType,
+          contact: intent.contact,
+          codeHash: hashOtpCode(context.secret, otpId, code),
+          otpLength: intent.otpLength,
+          alphanumeric: intent.alphanumeric,
+          userIdentifier: intent.userIdentifier,
+          expiresAt: new Date(context.now.getTime() + expirationSeconds * 1000),
+          createdAt: context.now,
+        }),
+        queueMessage(NEW_ACTIVITY, context.secret, { ...message(intent, expirationSeconds, requested), organizationId, otpId, code }),
+      ],
+      queuesDelivery: true,
+    };
   },
 };
 

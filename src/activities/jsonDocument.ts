@@ -93,3 +93,12 @@ export function jsonDocumentProblem(root: unknown, maxDepth: number, rootPath = 
   }
   return undefined;
 }
+
+/** A request body that must be a JSON object (activities, queries), or a 400 saying what is wrong. */
+export function parseBody(body: Buffer): Record<string, unknown> {
+  const document = parseJsonDocument(body);
+  if (typeof document !== 'object' || document === null || Array.isArray(document)) {
+    throw invalidArgument('request body must be a JSON object with type, timestampMs, organizationId and parameters');
+  }
+  return document as Record<string, unknown>;
+}

@@ -1,80 +1,52 @@
 // The activity object on the wire (DESIGN §2.4): the seed's nested shape plus the flat keys that
-// existing clients read. One stored record renders the same bytes on every read.
-import type { AppProof } from './appProofs.ts';
-import type { ActivityHandler } from './handler.ts';
+// existing clients read, written as JSON text directly. Each large value is serialised once and the
+// same text placed in both copies: the intent as stored (JSON text made at submission), and the
+// signed body escaped once for every vote that signed it. One stored record renders the same bytes on
+// every read.
+import type { ActivityRecord, VoteRecord } from '../store/activities.ts';
 
-export interface VoteRecord {
-  id: string;
-  userId: string;
-  userName: string;
-  activityId: string;
-  selection: string;
-  message: string;
-  publicKey: string;
-  signature: string;
-  scheme: string;
-  createdAt: Date;
+/** What rendering needs of an activity's handler: the keys its intent and result sit under. */
+export interface RenderKeys {
+  intentKey: string;
+  resultKey: string;
 }
 
-export interface ActivityRecord {
-  id: string;
-  organizationId: string;
-  type: string;
-  status: string;
-  fingerprint: string;
-  timestampMs: string;
-  intent: object;
-  result: object;
-  votes: VoteRecord[];
-  createdAt: Date;
-  updatedAt: Date;
-  /** Present when the activity was submitted with generateAppProofs: true. */
-  appProofs?: AppProof[];
+const quote = JSON.stringify;
+
+function voteJson(vote: VoteRecord, activityId: string, escapedBody: string): string {
+  return (
+    `{"id":${quote(vote.id)},"userId":${quote(vote.userId)},` +
+    `"user":{"userId":${quote(vote.userId)},"userName":${quote(vote.userName)}},` +
+    `"activityId":${quote(activityId)},"selection":${quote(vote.selection)},` +
+    `"message":${vote.message === undefined ? escapedBody : quote(vote.message)},` +
+    `"publicKey":${quote(vote.publicKey)},"signature":${quote(vote.signature)},"scheme":${quote(vote.scheme)},` +
+    `"createdAt":${quote(vote.createdAt.toISOString())}}`
+  );
 }
 
-function renderVote(vote: VoteRecord) {
-  return {
-    id: vote.id,
-    userId: vote.userId,
-    user: { userId: vote.userId, userName: vote.userName },
-    activityId: vote.activityId,
-    selection: vote.selection,
-    message: vote.message,
-    publicKey: vote.publicKey,
-    signature: vote.signature,
-    scheme: vote.scheme,
-    createdAt: vote.createdAt.toISOString(),
-  };
-}
-
-export function renderActivity(handler: ActivityHandler, record: ActivityRecord) {
-  const intent = { [handler.intentKey]: record.intent };
-  const result = { [handler.resultKey]: record.result };
-  const votes = record.votes.map(renderVote);
+/** The activity object as JSON text (what `{"activity": …}` and activity lists hold). */
+export function activityJson(keys: RenderKeys, record: ActivityRecord): string {
+  const escapedBody = quote(record.rawBody);
+  const intent = `{${quote(keys.intentKey)}:${record.intentJson}}`;
+  const result = quote(record.result);
+  const votes = `[${record.votes.map((vote) => voteJson(vote, record.id, escapedBody)).join(',')}]`;
   // A completed activity can no longer be approved or rejected.
   const open = record.status !== 'ACTIVITY_STATUS_COMPLETED' && record.status !== 'ACTIVITY_STATUS_FAILED';
-  const common = {
-    id: record.id,
-    organizationId: record.organizationId,
-    status: record.status,
-    type: record.type,
-  };
-  const bookkeeping = {
-    votes,
-    fingerprint: record.fingerprint,
-    canApprove: open,
-    canReject: open,
-    createdAt: record.createdAt.toISOString(),
-    updatedAt: record.updatedAt.toISOString(),
-  };
-  return {
-    activity: {
-      ...common,
-      timestampMs: record.timestampMs,
-      intent,
-      result: { activity: { ...common, intent, result, ...bookkeeping }, ...result },
-      ...bookkeeping,
-      ...(record.appProofs ? { appProofs: record.appProofs } : {}),
-    },
-  };
+  const common =
+    `"id":${quote(record.id)},"organizationId":${quote(record.organizationId)},` +
+    `"status":${quote(record.status)},"type":${quote(record.type)}`;
+  const bookkeeping =
+    `"votes":${votes},"fingerprint":${quote(record.fingerprint)},"canApprove":${open},"canReject":${open},` +
+    `"createdAt":${quote(record.createdAt.toISOString())},"updatedAt":${quote(record.updatedAt.toISOString())}`;
+  const nested = `{${common},"intent":${intent},"result":{${quote(keys.resultKey)}:${result}},${bookkeeping}}`;
+  return (
+    `{${common},"timestampMs":${quote(record.timestampMs)},"intent":${intent},` +
+    `"result":{"activity":${nested},${quote(keys.resultKey)}:${result}},${bookkeeping}` +
+    `${record.appProofs ? `,"appProofs":${quote(record.appProofs)}` : ''}}`
+  );
+}
+
+/** The answer to a submission or get_activity: `{"activity": …}`. */
+export function activityResponseJson(keys: RenderKeys, record: ActivityRecord): string {
+  return `{"activity":${activityJson(keys, record)}}`;
 }

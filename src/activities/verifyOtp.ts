@@ -1,12 +1,14 @@
 // The verify_otp activity (ACTIVITY_TYPE_VERIFY_OTP): checks a code against its OTP row in constant
-// time, at most MAX_FAILED_ATTEMPTS wrong guesses, single use, and answers with a signed token.
+// time, at most MAX_FAILED_ATTEMPTS wrong guesses, single use (the OTP is marked used by the activity's
+// own statement), and answers with a signed token.
 import { timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import { parseP256PublicKey } from '../auth/publicKey.ts';
-import { invalidField, notFound } from '../errors.ts';
+import { credentialRefused, invalidField, notFound, type SignetError } from '../errors.ts';
 import { CROCKFORD_ALPHABET, DIGIT_ALPHABET, hashOtpCode, normalizeOtpCode } from '../otp/code.ts';
-import { issueVerificationToken } from '../otp/verificationToken.ts';
-import { CommittedRejection, type ActivityHandler } from './handler.ts';
+import { signVerificationToken, VERIFICATION_TOKEN_KEY } from '../otp/verificationToken.ts';
+import { claimOtp, countWrongGuess, findOtp, otpState, type OtpRecord } from '../store/otps.ts';
+import type { ActivityHandler } from './handler.ts';
 
 export const MAX_FAILED_ATTEMPTS = 5;
 export const DEFAULT_TOKEN_SECONDS = '3600';
@@ -63,17 +65,6 @@ export interface VerifyOtpResult {
   verificationToken: string;
 }
 
-interface OtpRow {
-  otp_type: string;
-  contact: string;
-  code_hash: string;
-  otp_length: number;
-  alphanumeric: boolean;
-  expires_at: Date;
-  failed_attempts: number;
-  used_at: Date | null;
-}
-
 const CODE_FIELD = 'parameters.otpCode';
 const NEW_CODE = 'request a new code with init_otp_auth';
 
@@ -85,65 +76,81 @@ export const verifyOtp: ActivityHandler<typeof verifyOtpParameters, VerifyOtpRes
   parameters: verifyOtpParameters,
   example: { otpId: '3c9a1e2b-7d4f-4a6b-8c2d-1e0f9a8b7c6d', otpCode: 'K7Q2M9XH4' },
 
-  async execute(tx, context, intent) {
-    // The row lock serialises every verification of this OTP until its transaction ends, so the
-    // attempt count read here is the one all concurrent guesses share.
-    const [otp] = await tx.query<OtpRow>(
-      `SELECT otp_type, contact, code_hash, otp_length, alphanumeric, expires_at, failed_attempts, used_at
-         FROM otps WHERE id = $1 AND organization_id = $2 FOR UPDATE`,
-      [intent.otpId, context.organizationId],
-    );
+  async plan(context, intent) {
+    const { organizationId } = context;
     // Another organization's OTP is answered exactly like one that does not exist.
+    const otp = await findOtp(context.db, organizationId, intent.otpId);
     if (!otp) {
       throw notFound(`no OTP with id ${intent.otpId} exists in this organization; use the otpId that init_otp_auth returned`);
     }
-    if (otp.used_at !== null) throw invalidField(CODE_FIELD, `this OTP was already used; ${NEW_CODE}`);
-    if (otp.expires_at.getTime() <= context.now.getTime()) throw invalidField(CODE_FIELD, `this OTP expired; ${NEW_CODE}`);
-    if (otp.failed_attempts >= MAX_FAILED_ATTEMPTS) {
-      throw invalidField(CODE_FIELD, `too many wrong attempts; ${NEW_CODE}`);
-    }
+    const refusal = otpRefusal(otp, context.now);
+    if (refusal) throw refusal;
 
     // A code of the wrong shape cannot be the code, and its shape is public (the init intent holds
     // it), so a typo of length or alphabet is pointed out without spending an attempt.
     const code = normalizeOtpCode(intent.otpCode, otp.alphanumeric);
     const alphabet = otp.alphanumeric ? CROCKFORD_ALPHABET : DIGIT_ALPHABET;
-    if (code.length !== otp.otp_length || [...code].some((symbol) => !alphabet.includes(symbol))) {
+    if (code.length !== otp.otpLength || [...code].some((symbol) => !alphabet.includes(symbol))) {
       const kind = otp.alphanumeric ? 'letters and digits' : 'digits';
-      throw invalidField(CODE_FIELD, `must be the ${otp.otp_length} ${kind} the user received; check for a typo`);
+      throw invalidField(CODE_FIELD, `must be the ${otp.otpLength} ${kind} the user received; check for a typo`);
     }
 
     const given = Buffer.from(hashOtpCode(context.secret, intent.otpId, code), 'hex');
-    const stored = Buffer.from(otp.code_hash, 'hex');
-    const matches = given.length === stored.length && timingSafeEqual(given, stored);
-
-    if (!matches) {
-      // The count must survive this request's rejection, which a plain throw would roll back. A
-      // CommittedRejection makes the engine commit it (dropping the activity row) while this row lock
-      // is still held, so the next guess waiting on the lock reads the new count and five is a hard
-      // cap even for concurrent guesses. Counting after a rollback, outside the transaction, would let
-      // a waiting guess slip in between and read the old count.
-      await tx.query('UPDATE otps SET failed_attempts = failed_attempts + 1 WHERE id = $1', [intent.otpId]);
-      const left = MAX_FAILED_ATTEMPTS - (otp.failed_attempts + 1);
-      throw new CommittedRejection(
-        invalidField(
-          CODE_FIELD,
-          left > 0
-            ? `is not the code that was sent; ${left} attempt${left === 1 ? '' : 's'} left`
-            : `is not the code that was sent, and that was the last attempt; ${NEW_CODE}`,
-        ),
+    const stored = Buffer.from(otp.codeHash, 'hex');
+    if (!(given.length === stored.length && timingSafeEqual(given, stored))) {
+      // Counted on its own, before the refusal: the request is refused, the count must stay. The
+      // count only moves while under the limit, on the row's latest state, so five is a hard cap
+      // even for concurrent guesses.
+      const counted = await countWrongGuess(context.db, context.principal.credential, organizationId, intent.otpId, MAX_FAILED_ATTEMPTS);
+      if (counted.refused) throw credentialRefused(context.principal, counted.refused, context.now);
+      if (counted.failedAttempts === undefined) throw otpRefusal((await findOtp(context.db, organizationId, intent.otpId))!, context.now) ?? tooManyAttempts();
+      const left = MAX_FAILED_ATTEMPTS - counted.failedAttempts;
+      throw invalidField(
+        CODE_FIELD,
+        left > 0
+          ? `is not the code that was sent; ${left} attempt${left === 1 ? '' : 's'} left`
+          : `is not the code that was sent, and that was the last attempt; ${NEW_CODE}`,
       );
     }
 
-    await tx.query('UPDATE otps SET used_at = $2 WHERE id = $1', [intent.otpId, context.now]);
-    const verificationToken = await issueVerificationToken(tx, context.secret, {
+    const verificationToken = await signVerificationToken(await context.keys.get(VERIFICATION_TOKEN_KEY), {
       otpId: intent.otpId.toLowerCase(),
       contact: otp.contact,
-      otpType: otp.otp_type,
-      organizationId: context.organizationId,
+      otpType: otp.otpType,
+      organizationId,
       ...(intent.publicKey === undefined ? {} : { publicKey: intent.publicKey }),
       issuedAt: context.now,
       expirationSeconds: Number(intent.expirationSeconds),
     });
-    return { verificationToken };
+    return {
+      result: { verificationToken },
+      // The OTP is used by the activity's own statement, and only while still unused, unexpired and
+      // under the limit there: two concurrent right guesses cannot both get a token.
+      gates: [
+        {
+          gate: { statement: claimOtp(organizationId, intent.otpId, context.now, MAX_FAILED_ATTEMPTS), detail: otpState(intent.otpId) },
+          error: (detail) => {
+            const state = (detail ?? {}) as { usedAt?: string | null; expiresAt?: string; failedAttempts?: number };
+            return (
+              otpRefusal(
+                { usedAt: state.usedAt ? new Date(state.usedAt) : null, expiresAt: new Date(state.expiresAt ?? 0), failedAttempts: state.failedAttempts ?? 0 },
+                context.now,
+              ) ?? invalidField(CODE_FIELD, `this OTP was already used; ${NEW_CODE}`)
+            );
+          },
+        },
+      ],
+    };
   },
 };
+
+const tooManyAttempts = () => invalidField(CODE_FIELD, `too many wrong attempts; ${NEW_CODE}`);
+
+/** Why an OTP cannot be verified any more, if it cannot. */
+function otpRefusal(otp: Pick<OtpRecord, 'usedAt' | 'expiresAt' | 'failedAttempts'>, now: Date): SignetError | undefined {
+  if (otp.usedAt !== null) return invalidField(CODE_FIELD, `this OTP was already used; ${NEW_CODE}`);
+  if (otp.expiresAt.getTime() <= now.getTime()) return invalidField(CODE_FIELD, `this OTP expired; ${NEW_CODE}`);
+  if (otp.failedAttempts >= MAX_FAILED_ATTEMPTS) return tooManyAttempts();
+  return undefined;
+}
+

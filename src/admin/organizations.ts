@@ -1,9 +1,15 @@
-// Tenants and their credentials: organizations, users, API keys, WebAuthn authenticators and
-// sender domains. Used by the admin API and the development bootstrap.
+// Tenants and their credentials for operators: organizations, users, API keys, WebAuthn
+// authenticators and sender domains, checked before they reach the store. Used by the admin API and
+// the development bootstrap.
 import { createPublicKey, ECDH, generateKeyPairSync, randomUUID } from 'node:crypto';
 import { invalidField, notFound } from '../errors.ts';
+import { insertApiKey, revokeApiKey as revokeStoredApiKey } from '../store/apiKeys.ts';
+import { insertAuthenticator } from '../store/authenticators.ts';
 import type { Database, Queryable } from '../store/db.ts';
-import { selectPage, type PageRequest } from '../store/pages.ts';
+import { countOrganizations, insertOrganization, organizationExists } from '../store/organizations.ts';
+import type { PageRequest } from '../store/pages.ts';
+import { insertSenderDomain, listSenderDomains as listStoredSenderDomains } from '../store/senderDomains.ts';
+import { insertUser, userExists } from '../store/users.ts';
 
 export interface ApiKeyPair {
   /** Compressed SEC1 P-256 public key, lowercase hex (66 chars), as @turnkey/api-key-stamper expects. */
@@ -61,13 +67,9 @@ export async function createOrganization(
   const organizationId = randomUUID();
   const userId = randomUUID();
   return db.transaction(async (tx) => {
-    await tx.query('INSERT INTO organizations (id, name) VALUES ($1, $2)', [organizationId, input.name]);
-    await tx.query('INSERT INTO users (id, organization_id, user_name) VALUES ($1, $2, $3)', [
-      userId,
-      organizationId,
-      input.userName ?? 'root',
-    ]);
-    const key = await insertApiKey(tx, {
+    await insertOrganization(tx, { id: organizationId, name: input.name });
+    await insertUser(tx, { id: userId, organizationId, userName: input.userName ?? 'root' });
+    const key = await addApiKey(tx, {
       organizationId,
       userId,
       name: input.apiKeyName ?? 'root key',
@@ -80,11 +82,7 @@ export async function createOrganization(
 export async function createUser(db: Queryable, organizationId: string, userName: string): Promise<{ userId: string }> {
   await requireOrganization(db, organizationId);
   const userId = randomUUID();
-  await db.query('INSERT INTO users (id, organization_id, user_name) VALUES ($1, $2, $3)', [
-    userId,
-    organizationId,
-    userName,
-  ]);
+  await insertUser(db, { id: userId, organizationId, userName });
   return { userId };
 }
 
@@ -100,24 +98,26 @@ export async function createApiKey(
   input: { organizationId: string; userId: string; name?: string; expiresInSeconds?: number; publicKey?: string },
 ): Promise<CreatedApiKey> {
   await requireUser(db, input.organizationId, input.userId);
-  return insertApiKey(db, { ...input, name: input.name ?? 'api key' });
+  return addApiKey(db, { ...input, name: input.name ?? 'api key' });
 }
 
-async function insertApiKey(
+async function addApiKey(
   db: Queryable,
   input: { organizationId: string; userId: string; name: string; expiresInSeconds?: number; publicKey?: string },
 ): Promise<CreatedApiKey> {
   const pair = input.publicKey === undefined ? generateApiKeyPair() : undefined;
   const apiPublicKey = pair ? pair.apiPublicKey : compressPublicKey(input.publicKey!);
   const apiKeyId = randomUUID();
-  const expiresAt =
-    input.expiresInSeconds !== undefined ? new Date(Date.now() + input.expiresInSeconds * 1000) : undefined;
-  const inserted = await db.query(
-    `INSERT INTO api_keys (id, organization_id, user_id, name, public_key, expires_at)
-     VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (organization_id, public_key) DO NOTHING RETURNING id`,
-    [apiKeyId, input.organizationId, input.userId, input.name, apiPublicKey, expiresAt ?? null],
-  );
-  if (inserted.length === 0) throw invalidField('publicKey', 'this public key is already registered in the organization');
+  const expiresAt = input.expiresInSeconds !== undefined ? new Date(Date.now() + input.expiresInSeconds * 1000) : undefined;
+  const inserted = await insertApiKey(db, {
+    id: apiKeyId,
+    organizationId: input.organizationId,
+    userId: input.userId,
+    name: input.name,
+    publicKey: apiPublicKey,
+    expiresAt: expiresAt ?? null,
+  });
+  if (!inserted) throw invalidField('publicKey', 'this public key is already registered in the organization');
   return {
     apiKeyId,
     apiPublicKey,
@@ -131,13 +131,9 @@ export async function revokeApiKey(
   organizationId: string,
   apiKeyId: string,
 ): Promise<{ apiKeyId: string; revokedAt: string }> {
-  const [row] = await db.query<{ revoked_at: Date }>(
-    `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now())
-      WHERE id = $1 AND organization_id = $2 RETURNING revoked_at`,
-    [apiKeyId, organizationId],
-  );
-  if (!row) throw notFound(`no API key ${apiKeyId} in organization ${organizationId}`);
-  return { apiKeyId, revokedAt: row.revoked_at.toISOString() };
+  const revokedAt = await revokeStoredApiKey(db, organizationId, apiKeyId);
+  if (!revokedAt) throw notFound(`no API key ${apiKeyId} in organization ${organizationId}`);
+  return { apiKeyId, revokedAt: revokedAt.toISOString() };
 }
 
 const DOMAIN = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
@@ -150,29 +146,21 @@ export async function addSenderDomain(
   const normalized = domain.trim().toLowerCase();
   if (!DOMAIN.test(normalized)) throw invalidField('domain', 'must be a domain name such as "mail.example.com"');
   await requireOrganization(db, organizationId);
-  const [row] = await db.query<{ id: string }>(
-    `INSERT INTO sender_domains (id, organization_id, domain) VALUES ($1, $2, $3)
-     ON CONFLICT (organization_id, domain) DO UPDATE SET domain = EXCLUDED.domain RETURNING id`,
-    [randomUUID(), organizationId, normalized],
-  );
-  return { senderDomainId: row!.id, domain: normalized };
+  const senderDomainId = await insertSenderDomain(db, { id: randomUUID(), organizationId, domain: normalized });
+  return { senderDomainId, domain: normalized };
 }
 
 /** Newest first, in pages. */
 export async function listSenderDomains(db: Queryable, organizationId: string, page: PageRequest) {
   await requireOrganization(db, organizationId);
-  const found = await selectPage<{ id: string; domain: string; created_at: Date }>(
-    db,
-    { table: 'sender_domains', columns: 'id, domain, created_at', organizationId, size: '512' },
-    page,
-  );
+  const found = await listStoredSenderDomains(db, organizationId, page);
   return {
     ...found,
-    rows: found.rows.map((r) => ({ senderDomainId: r.id, domain: r.domain, createdAt: r.created_at.toISOString() })),
+    rows: found.rows.map((r) => ({ senderDomainId: r.id, domain: r.domain, createdAt: r.createdAt.toISOString() })),
   };
 }
 
-export async function insertAuthenticator(
+export async function registerAuthenticator(
   db: Queryable,
   input: {
     organizationId: string;
@@ -187,27 +175,18 @@ export async function insertAuthenticator(
 ): Promise<{ authenticatorId: string; credentialId: string }> {
   await requireUser(db, input.organizationId, input.userId);
   const authenticatorId = randomUUID();
-  const inserted = await db.query(
-    `INSERT INTO authenticators (id, organization_id, user_id, name, credential_id, public_key, sign_count, transports, aaguid)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (credential_id) DO NOTHING RETURNING id`,
-    [authenticatorId, input.organizationId, input.userId, input.name, input.credentialId,
-      Buffer.from(input.publicKey), input.signCount, input.transports, input.aaguid],
-  );
-  if (inserted.length === 0) throw invalidField('attestation', 'this credential is already registered');
+  if (!(await insertAuthenticator(db, { id: authenticatorId, ...input }))) {
+    throw invalidField('attestation', 'this credential is already registered');
+  }
   return { authenticatorId, credentialId: input.credentialId };
 }
 
-export async function countOrganizations(db: Queryable): Promise<number> {
-  const [row] = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM organizations');
-  return row!.n;
-}
+export { countOrganizations };
 
 export async function requireOrganization(db: Queryable, organizationId: string): Promise<void> {
-  const rows = await db.query('SELECT 1 FROM organizations WHERE id = $1', [organizationId]);
-  if (rows.length === 0) throw notFound(`no organization ${organizationId}`);
+  if (!(await organizationExists(db, organizationId))) throw notFound(`no organization ${organizationId}`);
 }
 
 async function requireUser(db: Queryable, organizationId: string, userId: string): Promise<void> {
-  const rows = await db.query('SELECT 1 FROM users WHERE id = $1 AND organization_id = $2', [userId, organizationId]);
-  if (rows.length === 0) throw notFound(`no user ${userId} in organization ${organizationId}`);
+  if (!(await userExists(db, organizationId, userId))) throw notFound(`no user ${userId} in organization ${organizationId}`);
 }

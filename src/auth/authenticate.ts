@@ -1,24 +1,19 @@
 // Turns a request's stamp into the Principal that signed it: verifies the signature, then checks that
-// the credential is known, live and of the request's organization (DESIGN §2.2).
-import { permissionDenied, unauthenticated } from '../errors.ts';
+// the credential is known, live and of the request's organization (DESIGN §2.2). API keys come from
+// the credential cache when given one; the statements of the request check them again.
+import type { Principal } from '../activities/handler.ts';
+import { apiKeyExpired, apiKeyRevoked, authenticatorRevoked, permissionDenied, unauthenticated } from '../errors.ts';
+import { advanceSignCount, authenticatorStateOf, findAuthenticator } from '../store/authenticators.ts';
 import type { Queryable } from '../store/db.ts';
+import { run } from '../store/sql.ts';
+import { findApiKeysByPublicKey } from '../store/apiKeys.ts';
+import type { CredentialCache } from './credentialCache.ts';
 import type { ApiKeyStamp, Stamp, WebAuthnStamp } from './parseStamp.ts';
 import { rememberP256PublicKey } from './publicKey.ts';
 import { verifyApiKeyStamp } from './verifyApiKeyStamp.ts';
 import { verifyWebAuthnStamp } from './verifyWebAuthnStamp.ts';
 
-export interface Principal {
-  organizationId: string;
-  userId: string;
-  userName: string;
-  scheme: 'SIGNATURE_SCHEME_TK_API_P256' | 'SIGNATURE_SCHEME_WEBAUTHN';
-  /** hex: the compressed P-256 key for API keys; for WebAuthn the hex of the stored COSE key. */
-  publicKey: string;
-  /** As sent in the stamp (hex DER for API keys, base64url for WebAuthn). */
-  signature: string;
-  /** base64url, WebAuthn only. */
-  credentialId?: string;
-}
+export type { Principal } from '../activities/handler.ts';
 
 export interface AuthenticateOptions {
   /** Origins a WebAuthn assertion may come from (SIGNET_WEBAUTHN_ORIGINS). */
@@ -27,6 +22,8 @@ export interface AuthenticateOptions {
   rpId: string;
   /** The request's clock, for API key expiry. */
   now: Date;
+  /** Where known credentials are kept between requests; without it every request looks them up. */
+  cache?: CredentialCache;
 }
 
 /**
@@ -41,16 +38,8 @@ export async function authenticate(
   options: AuthenticateOptions,
 ): Promise<Principal> {
   return stamp.kind === 'apiKey'
-    ? authenticateApiKey(db, body, stamp, organizationId, options.now)
+    ? authenticateApiKey(db, body, stamp, organizationId, options)
     : authenticateWebAuthn(db, body, stamp, organizationId, options);
-}
-
-interface ApiKeyRow {
-  organization_id: string;
-  user_id: string;
-  user_name: string;
-  expires_at: Date | null;
-  revoked_at: Date | null;
 }
 
 async function authenticateApiKey(
@@ -58,59 +47,34 @@ async function authenticateApiKey(
   body: Buffer,
   stamp: ApiKeyStamp,
   organizationId: string,
-  now: Date,
+  options: AuthenticateOptions,
 ): Promise<Principal> {
   // The signature first: it needs no database, so forged stamps cost no query.
   const { publicKey } = verifyApiKeyStamp(body, stamp);
+  const requested = organizationId.toLowerCase();
   // The organization is compared here, not in SQL, so a malformed id cannot become a database error.
-  const rows = await db.query<ApiKeyRow>(
-    `SELECT k.organization_id::text AS organization_id, k.user_id::text AS user_id, u.user_name,
-            k.expires_at, k.revoked_at
-       FROM api_keys k JOIN users u ON u.id = k.user_id
-      WHERE k.public_key = $1`,
-    [publicKey],
-  );
-  if (rows.length === 0) {
+  const keys = options.cache ? await options.cache.apiKeysFor(db, publicKey, requested) : await findApiKeysByPublicKey(db, publicKey);
+  if (keys.length === 0) {
     throw unauthenticated(
       `unknown API key: no API key with public key ${publicKey} is registered; stamp with a key created ` +
         'by "signet org create" or "signet apikey create"',
       'unknown_credential',
     );
   }
-  const key = rows.find((row) => row.organization_id === organizationId.toLowerCase());
+  const key = keys.find((row) => row.organizationId === requested);
   if (!key) throw notOfOrganization(organizationId, 'API key');
-  if (key.revoked_at !== null) {
-    throw unauthenticated(
-      `API key revoked: the API key ${publicKey} was revoked at ${key.revoked_at.toISOString()}; create a new API key`,
-      'revoked',
-    );
-  }
-  if (key.expires_at !== null && key.expires_at.getTime() <= now.getTime()) {
-    throw unauthenticated(
-      `API key expired: the API key ${publicKey} expired at ${key.expires_at.toISOString()}; create a new API key`,
-      'expired',
-    );
-  }
+  if (key.revokedAt !== null) throw apiKeyRevoked(publicKey, key.revokedAt);
+  if (key.expiresAt !== null && key.expiresAt.getTime() <= options.now.getTime()) throw apiKeyExpired(publicKey, key.expiresAt);
   rememberP256PublicKey(stamp.publicKey);
   return {
-    organizationId: key.organization_id,
-    userId: key.user_id,
-    userName: key.user_name,
+    organizationId: key.organizationId,
+    userId: key.userId,
+    userName: key.userName,
     scheme: 'SIGNATURE_SCHEME_TK_API_P256',
     publicKey,
     signature: stamp.signature,
+    credential: { kind: 'apiKey', apiKeyId: key.id, now: options.now },
   };
-}
-
-interface AuthenticatorRow {
-  id: string;
-  organization_id: string;
-  user_id: string;
-  user_name: string;
-  /** Buffer from pg, Uint8Array from PGlite. */
-  public_key: Uint8Array;
-  sign_count: number | string;
-  revoked_at: Date | null;
 }
 
 async function authenticateWebAuthn(
@@ -120,46 +84,41 @@ async function authenticateWebAuthn(
   organizationId: string,
   options: AuthenticateOptions,
 ): Promise<Principal> {
-  const [row] = await db.query<AuthenticatorRow>(
-    `SELECT a.id::text AS id, a.organization_id::text AS organization_id, a.user_id::text AS user_id,
-            u.user_name, a.public_key, a.sign_count, a.revoked_at
-       FROM authenticators a JOIN users u ON u.id = a.user_id
-      WHERE a.credential_id = $1`,
-    [stamp.credentialId],
-  );
-  if (!row) {
+  const registration = options.cache ? await options.cache.authenticatorFor(db, stamp.credentialId) : await findAuthenticator(db, stamp.credentialId);
+  if (!registration) {
     throw unauthenticated(
       `unknown WebAuthn credential: no authenticator with credentialId ${stamp.credentialId} is registered; ` +
         'register the passkey with the admin API first',
       'unknown_credential',
     );
   }
-  if (row.revoked_at !== null) {
-    throw unauthenticated(
-      `WebAuthn credential revoked: the authenticator ${stamp.credentialId} was revoked at ` +
-        `${row.revoked_at.toISOString()}; register a new passkey`,
-      'revoked',
-    );
-  }
-  const publicKey = new Uint8Array(row.public_key);
-  const signCount = Number(row.sign_count);
+  if (registration.revokedAt !== null) throw authenticatorRevoked(stamp.credentialId, registration.revokedAt);
+  // The counter is judged where it is advanced, below: the library's own check is given 0.
   const { newSignCount } = await verifyWebAuthnStamp(
     body,
     stamp,
-    { credentialId: stamp.credentialId, publicKey, signCount },
+    { credentialId: stamp.credentialId, publicKey: registration.publicKey, signCount: 0 },
     options,
   );
   // Checked before the counter moves: a stamp for another organization must change nothing.
-  if (row.organization_id !== organizationId.toLowerCase()) throw notOfOrganization(organizationId, 'passkey');
+  if (registration.organizationId !== organizationId.toLowerCase()) throw notOfOrganization(organizationId, 'passkey');
 
   // Compare-and-set, so two requests carrying the same assertion cannot both pass, on any process.
-  const advanced = await db.query(
-    `UPDATE authenticators SET sign_count = $1
-      WHERE id = $2 AND (sign_count < $1 OR ($1 = 0 AND sign_count = 0))
-      RETURNING id`,
-    [newSignCount, row.id],
-  );
+  const advanced = await run(db, advanceSignCount(registration.id, newSignCount));
   if (advanced.length === 0) {
+    const state = await authenticatorStateOf(db, registration.id);
+    options.cache?.forget({ credentialId: stamp.credentialId });
+    if (state?.revokedAt) throw authenticatorRevoked(stamp.credentialId, state.revokedAt);
+    const seen = state?.signCount ?? 0;
+    // Valid when it was looked up, refused when set: another request used it in between.
+    const raced = 'signCount' in registration && newSignCount > (registration as { signCount: number }).signCount;
+    if (!raced && newSignCount <= seen && seen > 0) {
+      throw unauthenticated(
+        `counter went backwards: the authenticator's signature counter is ${newSignCount} but ${seen} was ` +
+          'already seen; this assertion was replayed or the authenticator was cloned. Stamp a new request',
+        'replayed',
+      );
+    }
     throw unauthenticated(
       `replayed assertion: the authenticator's counter ${newSignCount} was already used by another request; ` +
         'stamp the request again',
@@ -167,13 +126,14 @@ async function authenticateWebAuthn(
     );
   }
   return {
-    organizationId: row.organization_id,
-    userId: row.user_id,
-    userName: row.user_name,
+    organizationId: registration.organizationId,
+    userId: registration.userId,
+    userName: registration.userName,
     scheme: 'SIGNATURE_SCHEME_WEBAUTHN',
-    publicKey: Buffer.from(publicKey).toString('hex'),
+    publicKey: Buffer.from(registration.publicKey).toString('hex'),
     signature: stamp.signature,
     credentialId: stamp.credentialId,
+    credential: { kind: 'authenticator', authenticatorId: registration.id },
   };
 }
 

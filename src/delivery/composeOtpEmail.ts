@@ -7,8 +7,7 @@ import { renderEmailTemplate } from '../otp/emailTemplates.ts';
 import type { Queryable } from '../store/db.ts';
 import type { OutgoingEmail } from './emailTransport.ts';
 import { fetchLogo, LogoError, type Logo, type LogoOptions } from './logo.ts';
-import { magicLink, renderOtpEmail } from './otpMessages.ts';
-import type { OtpEmail } from './outbox.ts';
+import { magicLink, renderOtpEmail, type OtpEmail } from '../otp/messages.ts';
 
 export const LOGO_CID = 'logo@signet';
 

@@ -9,10 +9,10 @@ import {
 import { DeliveryError } from './deliveryError.ts';
 import { isPermanentEmailError, SMTP_POOL_SIZE, type EmailTransport } from './emailTransport.ts';
 import type { DeliveryLogger } from './logger.ts';
-import { decryptCode, type AttemptOutcome, type Channel, type StoredPayload } from './outbox.ts';
+import { decryptCode, type AttemptOutcome, type Channel, type StoredPayload } from '../store/outbox.ts';
 import { composeOtpEmail } from './composeOtpEmail.ts';
 import type { LogoOptions } from './logo.ts';
-import { renderOtpSms } from './otpMessages.ts';
+import { renderOtpSms } from '../otp/messages.ts';
 import type { SmsProvider } from './sms/smsProvider.ts';
 
 export interface OutboxWorkerOptions {
@@ -64,14 +64,6 @@ const MAX_BACKOFF_MS = 5 * 60_000;
 export function backoffMs(attempts: number): number {
   const base = Math.min(MAX_BACKOFF_MS, 1000 * 2 ** Math.max(0, attempts - 1));
   return Math.round(base * (0.5 + Math.random() / 2));
-}
-
-/** Messages not finished yet: queued, retrying, or being sent. */
-export async function outboxDepth(db: Database): Promise<number> {
-  const [row] = await db.query<{ n: number }>(
-    "SELECT count(*)::int AS n FROM outbox WHERE status IN ('queued', 'retrying', 'sending')",
-  );
-  return row!.n;
 }
 
 export class OutboxWorker {

@@ -9,7 +9,7 @@ import {
   createApiKey,
   createOrganization,
   createUser,
-  insertAuthenticator,
+  registerAuthenticator,
   listSenderDomains,
   revokeApiKey,
 } from '../admin/organizations.ts';
@@ -18,7 +18,7 @@ import { addEmailTemplate, listEmailTemplates, removeEmailTemplate } from '../ad
 import { pageRequest, pageRows } from '../queries/pagination.ts';
 import { parseJsonDocument } from '../activities/jsonDocument.ts';
 import { schemaError } from '../activities/violations.ts';
-import { OUTBOX_STATUSES } from '../delivery/outbox.ts';
+import { OUTBOX_STATUSES } from '../store/outbox.ts';
 import { TEMPLATE_LIMITS } from '../otp/emailTemplates.ts';
 import { verifyAuthenticatorRegistration } from '../auth/verifyAuthenticatorRegistration.ts';
 import { notFound, permissionDenied, unauthenticated } from '../errors.ts';
@@ -202,7 +202,7 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AppDependencies)
           origins: config.webauthnOrigins,
           rpId: config.webauthnRpId,
         });
-        return insertAuthenticator(db, { organizationId, userId, name: input.name, ...verified });
+        return registerAuthenticator(db, { organizationId, userId, name: input.name, ...verified });
       });
 
       admin.setNotFoundHandler((request) => {

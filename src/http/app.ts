@@ -6,6 +6,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { ActivityEngine } from '../activities/engine.ts';
+import type { CredentialCache } from '../auth/credentialCache.ts';
 import type { ActivityHandler } from '../activities/handler.ts';
 import type { Config } from '../config.ts';
 import {
@@ -28,6 +29,7 @@ import { queryHandlers } from '../queries/registry.ts';
 import { registerOpenApiRoutes } from './openapiRoutes.ts';
 import { registerQueryRoutes } from './queryRoutes.ts';
 import { loggerOptions, REQUEST_ID_HEADER, registerRequestIds, requestId } from './requestLog.ts';
+import { StampChecker } from './stampChecker.ts';
 import { registerSubmitRoutes } from './submitRoutes.ts';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -36,6 +38,8 @@ export interface AppDependencies {
   config: Config;
   db: Database;
   engine: ActivityEngine;
+  /** Credentials known from earlier requests (checked again by every statement). */
+  credentials: CredentialCache;
   handlers: readonly ActivityHandler[];
   adminToken: string;
   metrics: Metrics;
@@ -129,8 +133,9 @@ export function buildApp(deps: AppDependencies): FastifyInstance {
 
   registerHealthRoutes(app, deps.db, deps.config.database.timeoutMs);
   registerJwksRoutes(app, deps.db);
-  registerSubmitRoutes(app, deps.engine, deps.handlers, deps.metrics);
-  registerQueryRoutes(app, deps, queryHandlers);
+  const stamps = new StampChecker({ db: deps.db, config, credentials: deps.credentials });
+  registerSubmitRoutes(app, deps.engine, stamps, deps.handlers, deps.metrics);
+  registerQueryRoutes(app, deps.db, stamps, queryHandlers);
   registerOpenApiRoutes(app, deps.handlers, queryHandlers);
   registerAdminRoutes(app, deps);
   return app;

@@ -2,6 +2,7 @@
 // SIGNET_DATABASE_TIMEOUT_MS).
 import type { FastifyInstance } from 'fastify';
 import type { Database } from '../store/db.ts';
+import { ping } from '../store/health.ts';
 
 export function registerHealthRoutes(app: FastifyInstance, db: Database, timeoutMs: number) {
   app.get('/healthz', async () => ({ status: 'ok' }));
@@ -13,7 +14,7 @@ export function registerHealthRoutes(app: FastifyInstance, db: Database, timeout
       // The store bounds each of its waits; a wait for a pooled connection followed by a query
       // could add up to more, and a health check must answer within one bound.
       await Promise.race([
-        db.query('SELECT 1'),
+        ping(db),
         new Promise((_, reject) => {
           timer = setTimeout(() => reject(new Error('database did not answer in time')), timeoutMs);
         }),

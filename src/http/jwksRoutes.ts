@@ -1,8 +1,9 @@
 // GET /.well-known/jwks.json: the public keys that sign verify_otp's verification tokens, so any
 // JWT library can check a token without calling Signet again.
 import type { FastifyInstance } from 'fastify';
-import { loadPublicJwks, type PublicJwk } from '../otp/verificationToken.ts';
+import { publicJwks, VERIFICATION_TOKEN_KEY, type PublicJwk } from '../otp/verificationToken.ts';
 import type { Queryable } from '../store/db.ts';
+import { listSigningKeys } from '../store/signingKeys.ts';
 
 // Keys change only when the first one is created, so a short in-process cache spares the store;
 // an empty set is never cached, so the key a fresh token names is served at once.
@@ -14,7 +15,7 @@ export function registerJwksRoutes(app: FastifyInstance, db: Queryable) {
   app.get('/.well-known/jwks.json', async (_request, reply) => {
     const now = Date.now();
     if (!cached || cached.until <= now) {
-      const keys = await loadPublicJwks(db);
+      const keys = publicJwks(await listSigningKeys(db, VERIFICATION_TOKEN_KEY));
       cached = keys.length > 0 ? { keys, until: now + CACHE_MS } : undefined;
       if (!cached) return reply.header('cache-control', 'no-store').send({ keys: [] });
     }

@@ -2,8 +2,8 @@
 // outbox depth, delivery outcomes and stamp failures. Each app counts in a registry of its own.
 import type { FastifyInstance } from 'fastify';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { ATTEMPT_OUTCOMES, CHANNELS } from '../delivery/outbox.ts';
-import { outboxDepth, type DeliveryOutcome } from '../delivery/outboxWorker.ts';
+import { ATTEMPT_OUTCOMES, CHANNELS, outboxDepth } from '../store/outbox.ts';
+import type { DeliveryOutcome } from '../delivery/outboxWorker.ts';
 import { permissionDenied, STAMP_FAILURE_REASONS, type StampFailureReason } from '../errors.ts';
 import type { Database } from '../store/db.ts';
 import { addressMatcher } from './clientAddress.ts';

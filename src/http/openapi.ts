@@ -5,7 +5,7 @@ import type { ActivityHandler } from '../activities/handler.ts';
 import { envelopeSchema } from '../activities/envelope.ts';
 import type { QueryHandler } from '../queries/query.ts';
 import { adminSchemas } from './adminRoutes.ts';
-import { escapeHtml } from '../delivery/otpMessages.ts';
+import { escapeHtml } from '../otp/messages.ts';
 
 type JsonSchema = Record<string, unknown>;
 

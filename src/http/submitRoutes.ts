@@ -1,15 +1,20 @@
-// POST /public/v1/submit/<activity>: one route per registered handler, all through the engine;
+// POST /public/v1/submit/<activity>: one route per registered handler. The body is read as exactly
+// the JSON its bytes say, the stamp verified over those bytes, then the engine creates the activity;
 // each submission is timed, counted by outcome and logged with its activity.
 import type { FastifyInstance } from 'fastify';
 import type { ActivityEngine } from '../activities/engine.ts';
 import type { ActivityHandler } from '../activities/handler.ts';
+import { parseBody } from '../activities/jsonDocument.ts';
+import { parseStamp } from '../auth/parseStamp.ts';
 import { SignetError } from '../errors.ts';
 import { rawBody } from './app.ts';
 import type { ActivityOutcome, Metrics } from './metrics.ts';
+import { stampHeaderOf, type StampChecker } from './stampChecker.ts';
 
 export function registerSubmitRoutes(
   app: FastifyInstance,
   engine: ActivityEngine,
+  stamps: StampChecker,
   handlers: readonly ActivityHandler[],
   metrics: Metrics,
 ) {
@@ -19,7 +24,13 @@ export function registerSubmitRoutes(
       const seconds = () => (performance.now() - started) / 1000;
       let outcome;
       try {
-        outcome = await engine.submit(handler, { body: rawBody(request), headers: request.headers });
+        const body = rawBody(request);
+        const document = parseBody(body);
+        const stamp = parseStamp(request.headers);
+        const envelope = engine.envelope(handler, document);
+        outcome = await stamps.checked(body, stamp, envelope.organizationId, (principal) =>
+          engine.submit(handler, { body, envelope, principal, stampHeader: stampHeaderOf(request.headers) }),
+        );
       } catch (error) {
         const failure: ActivityOutcome = error instanceof SignetError && error.status < 500 ? 'refused' : 'failed';
         metrics.activity(handler.activityType, failure, seconds());
@@ -31,13 +42,13 @@ export function registerSubmitRoutes(
         {
           activityId: outcome.activityId,
           activityType: handler.activityType,
-          organizationId: outcome.response.activity.organizationId,
+          organizationId: outcome.organizationId,
           created: outcome.created,
           latencyMs: Math.round(latency * 1000 * 10) / 10,
         },
         outcome.created ? 'activity created' : 'activity resubmitted',
       );
-      return reply.status(200).send(outcome.response);
+      return reply.status(200).type('application/json; charset=utf-8').send(outcome.json);
     });
   }
 }

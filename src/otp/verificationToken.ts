@@ -1,15 +1,13 @@
-// Verification tokens (verify_otp's result): the JWT signed with the service's ES256 key (kept in
-// store/signingKeys.ts) and the JWKS that publishes the key.
-import { randomUUID } from 'node:crypto';
+// Verification tokens (verify_otp's result): the JWT signed with the service's ES256 key, and the
+// JWKS entries that publish the keys. Pure: the keys are given.
+import { randomUUID, type KeyObject } from 'node:crypto';
 import { SignJWT } from 'jose';
-import type { Queryable } from '../store/db.ts';
-import { activeSigningKey, listSigningKeys } from '../store/signingKeys.ts';
 
 /** `iss` of every token; fixed until a deployment needs its own (then it becomes a setting). */
 export const TOKEN_ISSUER = 'signet';
 export const TOKEN_ALGORITHM = 'ES256';
 /** signing_keys.purpose of the key that signs verification tokens. */
-const PURPOSE = 'verification-token';
+export const VERIFICATION_TOKEN_KEY = 'verification-token';
 
 export interface VerificationClaims {
   otpId: string;
@@ -35,13 +33,11 @@ export interface PublicJwk {
 }
 
 /**
- * Signs a verification token with the active key (creating it on first use) in the caller's
- * transaction. `sub` is the OTP id: what was proved is this one OTP flow, and a contact as subject
- * would name the same person identically in every organization; relying parties read `contact`,
- * `otp_type` and `organization_id` together.
+ * Signs a verification token with `key`. `sub` is the OTP id: what was proved is this one OTP flow,
+ * and a contact as subject would name the same person identically in every organization; relying
+ * parties read `contact`, `otp_type` and `organization_id` together.
  */
-export async function issueVerificationToken(tx: Queryable, secret: Buffer, claims: VerificationClaims): Promise<string> {
-  const { kid, privateKey } = await activeSigningKey(tx, secret, { purpose: PURPOSE, algorithm: TOKEN_ALGORITHM });
+export async function signVerificationToken(key: { kid: string; privateKey: KeyObject }, claims: VerificationClaims): Promise<string> {
   const issuedAt = Math.floor(claims.issuedAt.getTime() / 1000);
   return new SignJWT({
     otp_id: claims.otpId,
@@ -50,17 +46,16 @@ export async function issueVerificationToken(tx: Queryable, secret: Buffer, clai
     organization_id: claims.organizationId,
     ...(claims.publicKey === undefined ? {} : { public_key: claims.publicKey }),
   })
-    .setProtectedHeader({ alg: TOKEN_ALGORITHM, kid, typ: 'JWT' })
+    .setProtectedHeader({ alg: TOKEN_ALGORITHM, kid: key.kid, typ: 'JWT' })
     .setIssuer(TOKEN_ISSUER)
     .setSubject(claims.otpId)
     .setIssuedAt(issuedAt)
     .setExpirationTime(issuedAt + claims.expirationSeconds)
     .setJti(randomUUID())
-    .sign(privateKey);
+    .sign(key.privateKey);
 }
 
-/** Public keys of every stored verification-token key, newest first (retired ones still verify old tokens). */
-export async function loadPublicJwks(db: Queryable): Promise<PublicJwk[]> {
-  const keys = await listSigningKeys(db, PURPOSE);
+/** Stored verification-token keys as JWKS entries (retired ones still verify old tokens). */
+export function publicJwks(keys: ReadonlyArray<{ kid: string; algorithm: string; publicJwk: { kty: string; crv: string; x: string; y: string } }>): PublicJwk[] {
   return keys.map(({ kid, algorithm, publicJwk: jwk }) => ({ kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y, kid, alg: algorithm, use: 'sig' }));
 }

@@ -2,14 +2,13 @@
 // organization, as submitted; the list in pages (queries/pagination.ts).
 import { z } from 'zod';
 import { notFound } from '../errors.ts';
-import type { Queryable } from '../store/db.ts';
 import {
-  findSmartContractInterface,
-  listSmartContractInterfaces as listStored,
+  findSmartContractInterfaceFor,
+  listSmartContractInterfacesFor,
   type SmartContractInterfaceRecord,
 } from '../store/smartContractInterfaces.ts';
 import { pageRequest, pageRows, paginationOptions, type PaginationOptions } from './pagination.ts';
-import type { QueryHandler } from './query.ts';
+import { granted, type QueryHandler } from './query.ts';
 
 function render(record: SmartContractInterfaceRecord) {
   return {
@@ -34,8 +33,11 @@ export const getSmartContractInterface: QueryHandler = {
     organizationId,
     smartContractInterfaceId: z.uuid({ message: 'must be a smart contract interface id (a UUID)' }),
   }),
-  async run(db: Queryable, query: { organizationId: string; smartContractInterfaceId: string }) {
-    const record = await findSmartContractInterface(db, query.organizationId, query.smartContractInterfaceId);
+  async run(context, query: { organizationId: string; smartContractInterfaceId: string }) {
+    const { record } = granted(
+      context,
+      await findSmartContractInterfaceFor(context.db, context.principal.credential, query.organizationId, query.smartContractInterfaceId),
+    );
     if (!record) throw notFound(`no smart contract interface ${query.smartContractInterfaceId} in organization ${query.organizationId}`);
     return { smartContractInterface: render(record) };
   },
@@ -45,8 +47,11 @@ export const listSmartContractInterfaces: QueryHandler = {
   path: 'list_smart_contract_interfaces',
   example: { organizationId: '9f5e7c2a-3b1d-4e6f-8a9b-0c1d2e3f4a5b', paginationOptions: { limit: '10' } },
   request: z.strictObject({ organizationId, paginationOptions: paginationOptions('a smart contract interface') }),
-  async run(db: Queryable, query: { organizationId: string; paginationOptions?: PaginationOptions }) {
-    const page = await listStored(db, query.organizationId, pageRequest(query.paginationOptions));
-    return { smartContractInterfaces: pageRows(page, query.paginationOptions).map(render) };
+  async run(context, query: { organizationId: string; paginationOptions?: PaginationOptions }) {
+    const { page } = granted(
+      context,
+      await listSmartContractInterfacesFor(context.db, context.principal.credential, query.organizationId, pageRequest(query.paginationOptions)),
+    );
+    return { smartContractInterfaces: pageRows(page!, query.paginationOptions).map(render) };
   },
 };

@@ -1,9 +1,32 @@
-// Reading stored activities with their votes: one by fingerprint (idempotency) or id (queries), or
-// a page of an organization's activities, newest first, with id cursors.
-import type { AppProof } from '../activities/appProofs.ts';
-import type { ActivityRecord } from '../activities/render.ts';
+// Activities (table activities) with their votes: written by one statement that composes the
+// activity, its domain rows, its vote and the checks it depends on; read one by fingerprint or id,
+// or a page of an organization's activities, each with its votes, in one statement.
+import { credentialState, credentialUsable, parseCredentialState, runWithCredential, type CredentialState, type CredentialUse } from './credentials.ts';
 import type { Queryable } from './db.ts';
-import { selectPage, type Page, type PageRequest } from './pages.ts';
+import { pageOf, pageStatement, type Page, type PageRequest } from './pages.ts';
+import { join, raw, run, sql, type Sql } from './sql.ts';
+import { insertSubmittingVote, VOTES_JSON, votesFromJson, type VoteRecord } from './votes.ts';
+
+export type { VoteRecord } from './votes.ts';
+
+export interface ActivityRecord {
+  id: string;
+  organizationId: string;
+  type: string;
+  status: string;
+  fingerprint: string;
+  timestampMs: string;
+  /** The request body exactly as received and signed. */
+  rawBody: string;
+  /** The intent as JSON text, serialised once at submission. */
+  intentJson: string;
+  result: object;
+  votes: VoteRecord[];
+  createdAt: Date;
+  updatedAt: Date;
+  /** Present when the activity was submitted with generateAppProofs: true. */
+  appProofs?: object[];
+}
 
 interface ActivityRow {
   id: string;
@@ -12,76 +35,58 @@ interface ActivityRow {
   status: string;
   fingerprint: string;
   timestamp_ms: string;
-  intent: object;
+  raw_body: string;
+  intent: string;
   result: object | null;
-  created_at: Date;
-  updated_at: Date;
-  app_proofs: AppProof[] | null;
+  app_proofs: object[] | null;
+  created_at: Date | string;
+  updated_at: Date | string;
+  votes: unknown;
 }
 
-interface VoteRow {
-  id: string;
-  user_id: string;
-  user_name: string;
-  activity_id: string;
-  selection: string;
-  message: string;
-  public_key: string;
-  signature: string;
-  scheme: string;
-  created_at: Date;
-}
+const COLUMNS = sql`a.id, a.organization_id, a.type, a.status, a.fingerprint, a.timestamp_ms, a.raw_body, a.intent, a.result,
+  a.app_proofs, a.created_at, a.updated_at, ${VOTES_JSON} AS votes`;
 
-const COLUMNS = 'id, organization_id, type, status, fingerprint, timestamp_ms, intent, result, created_at, updated_at, app_proofs';
-
-async function withVotes(db: Queryable, rows: ActivityRow[]): Promise<ActivityRecord[]> {
-  if (rows.length === 0) return [];
-  const votes = await db.query<VoteRow>(
-    `SELECT v.id, v.user_id, u.user_name, v.activity_id, v.selection, v.message, v.public_key, v.signature,
-            v.scheme, v.created_at
-       FROM votes v JOIN users u ON u.id = v.user_id
-      WHERE v.activity_id = ANY($1::uuid[]) ORDER BY v.created_at, v.id`,
-    [rows.map((r) => r.id)],
-  );
-  return rows.map((row) => ({
+function fromRow(row: ActivityRow): ActivityRecord {
+  return {
     id: row.id,
     organizationId: row.organization_id,
     type: row.type,
     status: row.status,
     fingerprint: row.fingerprint,
     timestampMs: row.timestamp_ms,
-    intent: row.intent,
+    rawBody: row.raw_body,
+    intentJson: row.intent,
     result: row.result ?? {},
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
+    votes: votesFromJson(row.votes),
+    createdAt: new Date(row.created_at),
+    updatedAt: new Date(row.updated_at),
     ...(row.app_proofs ? { appProofs: row.app_proofs } : {}),
-    votes: votes
-      .filter((v) => v.activity_id === row.id)
-      .map((v) => ({
-        id: v.id,
-        userId: v.user_id,
-        userName: v.user_name,
-        activityId: v.activity_id,
-        selection: v.selection,
-        message: v.message,
-        publicKey: v.public_key,
-        signature: v.signature,
-        scheme: v.scheme,
-        createdAt: v.created_at,
-      })),
-  }));
+  };
 }
 
+/** The activity of the organization with this fingerprint or id. */
 export async function findActivity(
   db: Queryable,
   key: { organizationId: string } & ({ fingerprint: string } | { id: string }),
 ): Promise<ActivityRecord | undefined> {
-  const [column, value] = 'fingerprint' in key ? ['fingerprint', key.fingerprint] : ['id', key.id];
-  const rows = await db.query<ActivityRow>(
-    `SELECT ${COLUMNS} FROM activities WHERE organization_id = $1 AND ${column} = $2`,
-    [key.organizationId, value],
-  );
-  return (await withVotes(db, rows))[0];
+  const [row] = await run<ActivityRow>(db, activitySelect(key));
+  return row ? fromRow(row) : undefined;
+}
+
+function activitySelect(key: { organizationId: string } & ({ fingerprint: string } | { id: string })): Sql {
+  const match = 'fingerprint' in key ? sql`a.fingerprint = ${key.fingerprint}` : sql`a.id = ${key.id}::uuid`;
+  return sql`SELECT ${COLUMNS} FROM activities a WHERE a.organization_id = ${key.organizationId}::uuid AND ${match}`;
+}
+
+/** findActivity on behalf of a credential, checked in the same statement. */
+export async function findActivityFor(
+  db: Queryable,
+  use: CredentialUse,
+  key: { organizationId: string; id: string },
+): Promise<{ refused?: CredentialState; activity?: ActivityRecord }> {
+  const { refused, rows } = await runWithCredential<ActivityRow>(db, use, activitySelect(key));
+  return refused ? { refused } : rows[0] ? { activity: fromRow(rows[0]) } : {};
 }
 
 export interface ActivityPage extends PageRequest {
@@ -91,25 +96,136 @@ export interface ActivityPage extends PageRequest {
 }
 
 /**
- * Newest first; (created_at, id) orders activities created in the same instant. An activity's size
- * in the answer is estimated from its raw body: the body is echoed twice as the votes' message and
- * the intent (which the parameters make) twice more.
+ * A page of the organization's activities, newest first, on behalf of a credential. An activity's
+ * size in the answer is estimated from its raw body: the body is echoed twice as the votes' message
+ * and the intent (which the parameters make) twice more.
  */
-export async function listActivities(db: Queryable, page: ActivityPage): Promise<Page<ActivityRecord>> {
-  const where: string[] = [];
-  const params: unknown[] = [];
-  if (page.statuses?.length) {
-    params.push(page.statuses);
-    where.push(`status = ANY($${params.length + 1}::text[])`);
-  }
-  if (page.types?.length) {
-    params.push(page.types);
-    where.push(`type = ANY($${params.length + 1}::text[])`);
-  }
-  const found = await selectPage<ActivityRow>(
-    db,
-    { table: 'activities', columns: COLUMNS, organizationId: page.organizationId, where, params, size: '4 * octet_length(raw_body) + 2048' },
+export async function listActivitiesFor(
+  db: Queryable,
+  use: CredentialUse,
+  page: ActivityPage,
+): Promise<{ refused?: CredentialState; page?: Page<ActivityRecord> }> {
+  const where: Sql[] = [];
+  if (page.statuses?.length) where.push(sql`a.status = ANY(${page.statuses}::text[])`);
+  if (page.types?.length) where.push(sql`a.type = ANY(${page.types}::text[])`);
+  const statement = pageStatement(
+    { table: 'activities', columns: COLUMNS, organizationId: page.organizationId, where, size: sql`4 * octet_length(a.raw_body) + 2048` },
     page,
   );
-  return { ...found, rows: await withVotes(db, found.rows) };
+  const { refused, rows } = await runWithCredential<Record<string, unknown>>(db, use, statement);
+  if (refused) return { refused };
+  const found = pageOf<ActivityRow>(rows, page);
+  return { page: { ...found, rows: found.rows.map(fromRow) } };
+}
+
+/** The name by which a statement part refers to the activity row being written: it yields the row only when it was written. */
+export const NEW_ACTIVITY = raw('new_activity');
+
+/**
+ * A check that writes: a statement part that runs only when `proceed` (an SQL condition) holds and
+ * yields a row when it succeeded, e.g. taking an OTP send from a rate window, or marking an OTP used.
+ * The activity is written only when every gate succeeded; each runs only after the previous one did.
+ */
+export interface Gate {
+  statement(proceed: Sql): Sql;
+  /** An expression telling more about a refusal (e.g. seconds until a window frees), read when the gate failed. */
+  detail?: Sql;
+}
+
+export interface ActivityWrite {
+  activity: {
+    id: string;
+    organizationId: string;
+    type: string;
+    status: string;
+    fingerprint: string;
+    timestampMs: string;
+    rawBody: string;
+    stampHeader: string;
+    intentJson: string;
+    result: object;
+    appProofs?: object[];
+    createdAt: Date;
+  };
+  vote: { id: string; userId: string; selection: string; publicKey: string; signature: string; scheme: string };
+  /** The credential that stamped the request, checked (and for a passkey, used) in the statement. */
+  credential: CredentialUse;
+  /** Conditions that must hold to write the activity, read in the statement's snapshot. */
+  guards: Sql[];
+  gates: Gate[];
+  /** Statements writing the activity's own rows, each reading NEW_ACTIVITY. */
+  rows: Sql[];
+}
+
+export type WriteOutcome =
+  | { kind: 'created' }
+  /** The same body was submitted before: the stored activity. */
+  | { kind: 'existing'; activity: ActivityRecord }
+  | { kind: 'credentialRefused'; state: CredentialState }
+  /** The first guard that did not hold. */
+  | { kind: 'guardFailed'; index: number }
+  /** The gate that did not succeed, and its detail. */
+  | { kind: 'gateFailed'; index: number; detail: unknown }
+  /** A concurrent submission of the same body committed first; read it with findActivity. */
+  | { kind: 'raced' };
+
+/**
+ * Writes an activity in one statement: the fingerprint decides (a body submitted before is answered
+ * with its stored activity, read in the same statement), then the credential, the guards and the
+ * gates, then the activity with its rows and vote, all or nothing.
+ */
+export async function writeActivity(db: Queryable, write: ActivityWrite): Promise<WriteOutcome> {
+  const { activity, vote } = write;
+  const guards = write.guards.length > 0 ? write.guards : [sql`true`];
+  const guardColumns = join(guards.map((guard, i) => sql`(${guard}) AS ${raw(`g${i}`)}`));
+  const allGuards = join(guards.map((_, i) => raw(`g${i}`)), ' AND ');
+
+  // proceed → gate0 → gate1 … → new_activity: each part runs only when the one before yielded a row.
+  const ctes: Sql[] = [
+    sql`existing AS (SELECT a.id FROM activities a WHERE a.organization_id = ${activity.organizationId}::uuid AND a.fingerprint = ${activity.fingerprint})`,
+    sql`credential AS (${credentialUsable(write.credential)})`,
+    sql`guards AS (SELECT ${guardColumns})`,
+    sql`proceed AS (SELECT 1 AS ok WHERE EXISTS (SELECT 1 FROM credential) AND NOT EXISTS (SELECT 1 FROM existing)
+                      AND (SELECT ${allGuards} FROM guards))`,
+  ];
+  let previous = 'proceed';
+  write.gates.forEach((gate, i) => {
+    ctes.push(sql`${raw(`gate${i}`)} AS (${gate.statement(sql`EXISTS (SELECT 1 FROM ${raw(previous)})`)})`);
+    previous = `gate${i}`;
+  });
+  ctes.push(sql`new_activity AS (
+    INSERT INTO activities (id, organization_id, type, status, fingerprint, timestamp_ms, raw_body, stamp_header, intent,
+                            result, app_proofs, created_at, updated_at)
+    SELECT ${activity.id}::uuid, ${activity.organizationId}::uuid, ${activity.type}, ${activity.status}, ${activity.fingerprint},
+           ${activity.timestampMs}, ${activity.rawBody}, ${activity.stampHeader}, ${activity.intentJson},
+           ${JSON.stringify(activity.result)}::jsonb, ${activity.appProofs ? JSON.stringify(activity.appProofs) : null}::jsonb,
+           ${activity.createdAt}::timestamptz, ${activity.createdAt}::timestamptz
+     WHERE EXISTS (SELECT 1 FROM ${raw(previous)})
+    ON CONFLICT (organization_id, fingerprint) DO NOTHING
+    RETURNING id)`);
+  write.rows.forEach((row, i) => ctes.push(sql`${raw(`row${i}`)} AS (${row})`));
+  ctes.push(sql`vote AS (${insertSubmittingVote(NEW_ACTIVITY, { ...vote, createdAt: activity.createdAt })})`);
+
+  const gateColumns = write.gates.map(
+    (gate, i) => sql`EXISTS (SELECT 1 FROM ${raw(`gate${i}`)}) AS ${raw(`gate${i}_ok`)}, ${gate.detail ?? sql`NULL`} AS ${raw(`gate${i}_detail`)}`,
+  );
+  const [result] = await run<Record<string, unknown>>(
+    db,
+    sql`WITH ${join(ctes, ',\n')}
+        SELECT EXISTS (SELECT 1 FROM new_activity) AS created,
+               EXISTS (SELECT 1 FROM credential) AS credential_ok,
+               CASE WHEN NOT EXISTS (SELECT 1 FROM credential) THEN ${credentialState(write.credential)} END AS credential_state,
+               (SELECT row_to_json(e) FROM (SELECT ${COLUMNS} FROM activities a WHERE a.id = (SELECT id FROM existing)) e) AS existing,
+               guards.*${gateColumns.length > 0 ? sql`, ${join(gateColumns)}` : sql``}
+          FROM guards`,
+  );
+  const outcome = result!;
+  if (outcome.created === true) return { kind: 'created' };
+  if (outcome.credential_ok !== true) return { kind: 'credentialRefused', state: parseCredentialState(outcome.credential_state) };
+  if (outcome.existing) return { kind: 'existing', activity: fromRow(outcome.existing as ActivityRow) };
+  const guard = guards.findIndex((_, i) => outcome[`g${i}`] !== true);
+  if (guard !== -1) return { kind: 'guardFailed', index: guard };
+  const gate = write.gates.findIndex((_, i) => outcome[`gate${i}_ok`] !== true);
+  if (gate !== -1) return { kind: 'gateFailed', index: gate, detail: outcome[`gate${gate}_detail`] };
+  return { kind: 'raced' };
 }

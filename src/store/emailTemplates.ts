@@ -2,6 +2,7 @@
 // init_otp_auth by id or as the most recent one.
 import type { Queryable } from './db.ts';
 import { selectPage, type Page, type PageRequest } from './pages.ts';
+import { sql, type Sql } from './sql.ts';
 
 export interface EmailTemplateRecord {
   templateId: string;
@@ -55,9 +56,9 @@ export async function listEmailTemplates(db: Queryable, organizationId: string, 
     db,
     {
       table: 'email_templates',
-      columns: COLUMNS,
+      columns: sql`a.id, a.organization_id, a.name, a.subject, a.html, a.text, a.created_at`,
       organizationId,
-      size: 'octet_length(html) + octet_length(text) + octet_length(subject) + 1024',
+      size: sql`octet_length(a.html) + octet_length(a.text) + octet_length(a.subject) + 1024`,
     },
     page,
   );
@@ -89,4 +90,14 @@ export async function findEmailTemplate(
         [organizationId],
       );
   return rows[0] ? fromRow(rows[0]) : undefined;
+}
+
+/** An expression: the id (text) of the organization's newest template, NULL when it has none. */
+export function newestEmailTemplateId(organizationId: string): Sql {
+  return sql`(SELECT t.id::text FROM email_templates t WHERE t.organization_id = ${organizationId}::uuid ORDER BY t.created_at DESC, t.id DESC LIMIT 1)`;
+}
+
+/** A condition: the organization has this template. */
+export function emailTemplateExists(organizationId: string, templateId: string): Sql {
+  return sql`EXISTS (SELECT 1 FROM email_templates t WHERE t.id = ${templateId}::uuid AND t.organization_id = ${organizationId}::uuid)`;
 }

@@ -1,6 +1,82 @@
-// The delivery worker's statements on the outbox: claiming due messages under a lease (FOR UPDATE
-// SKIP LOCKED), renewing and giving back leases, and recording an attempt's outcome.
+// The outbox (table outbox): OTP messages committed with the activity that caused them, delivered
+// later by the worker. Here: what a message holds (the code only sealed, erased once delivered), its
+// queueing as a row of the activity's statement, and the worker's statements — claiming due messages
+// under a lease (FOR UPDATE SKIP LOCKED), renewing and giving back leases, recording an outcome.
+import { randomUUID } from 'node:crypto';
 import type { Queryable } from './db.ts';
+import type { OtpEmail, OtpSms } from '../otp/messages.ts';
+import { newestEmailTemplateId } from './emailTemplates.ts';
+import { seal, unseal } from './sealed.ts';
+import { run, sql, type Sql } from './sql.ts';
+
+/** How a message travels. */
+export const CHANNELS = ['email', 'sms'] as const;
+export type Channel = (typeof CHANNELS)[number];
+
+/** A message's state: queued, claimed by a worker (sending), waiting to retry, or finished (sent, failed). */
+export const OUTBOX_STATUSES = ['queued', 'sending', 'retrying', 'sent', 'failed'] as const;
+export type OutboxStatus = (typeof OUTBOX_STATUSES)[number];
+
+/** The states a worker records after an attempt. */
+export const ATTEMPT_OUTCOMES = ['sent', 'retrying', 'failed'] as const satisfies readonly OutboxStatus[];
+export type AttemptOutcome = (typeof ATTEMPT_OUTCOMES)[number];
+
+export type { OtpEmail, OtpSms } from '../otp/messages.ts';
+
+export type OutboxMessage = (OtpEmail | OtpSms) & {
+  organizationId: string;
+  otpId: string;
+  /** The OTP code in clear; it is stored only sealed. */
+  code: string;
+};
+
+/** The payload as stored: the message without its code, plus the code sealed. */
+export type StoredPayload = (OtpEmail | OtpSms) & { encryptedCode?: string };
+
+const SEAL_LABEL = 'signet outbox encryption v1';
+
+/** The code sealed to its outbox row (see sealed.ts). */
+export function encryptCode(secret: Buffer, outboxId: string, code: string): string {
+  return seal(secret, SEAL_LABEL, outboxId, Buffer.from(code, 'utf8'));
+}
+
+/** Throws when the ciphertext was changed, belongs to another row, or was made with another secret. */
+export function decryptCode(secret: Buffer, outboxId: string, encrypted: string): string {
+  return unseal(secret, SEAL_LABEL, outboxId, encrypted).toString('utf8');
+}
+
+/**
+ * Queues a message as a row of the activity's statement (`activity` yields its row). An email that
+ * names no template gets the organization's newest one, chosen in the same statement, so a message
+ * keeps the choice made when it was queued.
+ */
+export function queueMessage(activity: Sql, secret: Buffer, message: OutboxMessage): Sql {
+  const { organizationId, otpId, code, ...content } = message;
+  const id = randomUUID();
+  const payload = JSON.stringify({ ...content, encryptedCode: encryptCode(secret, id, code) } satisfies StoredPayload);
+  const chosen =
+    content.channel === 'email' && content.templateId === undefined
+      ? sql`${payload}::jsonb || jsonb_strip_nulls(jsonb_build_object('templateId', ${newestEmailTemplateId(organizationId)}))`
+      : sql`${payload}::jsonb`;
+  return sql`INSERT INTO outbox (id, organization_id, otp_id, channel, payload, status, next_attempt_at)
+             SELECT ${id}::uuid, ${organizationId}::uuid, ${otpId}::uuid, ${content.channel}, ${chosen}, 'queued', now()
+               FROM ${activity}`;
+}
+
+/** Queues a message on its own (as the activity's statement would); returns its id. */
+export async function enqueue(db: Queryable, secret: Buffer, message: OutboxMessage): Promise<string> {
+  const [row] = await run<{ id: string }>(
+    db,
+    sql`WITH one AS (SELECT 1) ${queueMessage(sql`one`, secret, message)} RETURNING id`,
+  );
+  return row!.id;
+}
+
+/** Messages not finished yet: queued, retrying, or being sent. */
+export async function outboxDepth(db: Queryable): Promise<number> {
+  const [row] = await db.query<{ n: number }>("SELECT count(*)::int AS n FROM outbox WHERE status IN ('queued', 'retrying', 'sending')");
+  return row!.n;
+}
 
 /** A message a worker holds: the row as claimed, its attempt number, and the state it came from. */
 export interface ClaimedMessage<Payload = unknown> {
@@ -131,4 +207,40 @@ export async function recordAttempt(db: Queryable, claim: Claim, record: Attempt
 /** Why an email went out without the logo it asked for. */
 export async function recordLogoProblem(db: Queryable, outboxId: string, problem: string): Promise<void> {
   await db.query('UPDATE outbox SET logo_error = $2 WHERE id = $1', [outboxId, problem]);
+}
+
+/** An outbox row as operators see it (the delivery state of one message). */
+export interface OutboxMessageRow {
+  id: string;
+  otp_id: string | null;
+  channel: Channel;
+  to: string;
+  status: OutboxStatus;
+  attempts: number;
+  provider_message_id: string | null;
+  last_error: string | null;
+  logo_error: string | null;
+  created_at: Date;
+  updated_at: Date;
+  sent_at: Date | null;
+  next_attempt_at: Date;
+}
+
+/** The organization's messages, newest first, optionally of one status or one OTP. */
+export function listOutboxMessages(
+  db: Queryable,
+  organizationId: string,
+  filter: { status?: OutboxStatus; otpId?: string; limit: number },
+): Promise<OutboxMessageRow[]> {
+  return db.query<OutboxMessageRow>(
+    `SELECT id, otp_id, channel, payload->>'to' AS to, status, attempts, provider_message_id, last_error,
+            logo_error, created_at, updated_at, sent_at, next_attempt_at
+       FROM outbox
+      WHERE organization_id = $1
+        AND ($2::text IS NULL OR status = $2)
+        AND ($3::uuid IS NULL OR otp_id = $3)
+      ORDER BY created_at DESC, id DESC
+      LIMIT $4`,
+    [organizationId, filter.status ?? null, filter.otpId ?? null, filter.limit],
+  );
 }

@@ -3,6 +3,7 @@
 // budget: a page ends early rather than pass it (but holds at least one row), so no answer grows with
 // the data.
 import type { Queryable } from './db.ts';
+import { join, raw, run, sql, type Sql } from './sql.ts';
 
 export interface PageRequest {
   /** At most this many rows. */
@@ -22,72 +23,69 @@ export interface Page<T> {
 }
 
 export interface ListQuery {
-  /** A table with organization_id, created_at and id columns; fixed by the caller (never input). */
+  /** A table with organization_id, created_at and id columns, aliased `a`; fixed by the caller. */
   table: string;
-  /** Columns to select, fixed by the caller. */
-  columns: string;
+  /** What to select of each row `a`. */
+  columns: Sql;
   organizationId: string;
-  /** Further conditions with $n placeholders numbered from 2 over `params` ($1 is the organization). */
-  where?: string[];
-  params?: unknown[];
+  /** Further conditions on `a`. */
+  where?: Sql[];
   /**
-   * SQL estimate of a row's size in the answer, in bytes. It must not read the large values
+   * An estimate of a row's size in the answer, in bytes. It must not read the large values
    * themselves (octet_length of a text column reads only its header), so rows past the budget are
    * never loaded.
    */
-  size: string;
+  size: Sql;
 }
 
 /**
- * Rows of one page, newest first. Walking backwards from a `before` cursor takes the nearest rows
- * first, then restores the order.
+ * The statement of one page: a first row saying whether the cursors exist, joined to the page's rows,
+ * numbered (page_row) in the order asked. Read its answer with pageOf.
  */
-export async function selectPage<T>(db: Queryable, query: ListQuery, page: PageRequest): Promise<Page<T>> {
-  const params: unknown[] = [query.organizationId, ...(query.params ?? [])];
-  const where = ['organization_id = $1', ...(query.where ?? [])];
-  // A cursor's row: its position for the comparison, and whether it exists at all.
+export function pageStatement(query: ListQuery, page: PageRequest): Sql {
+  const table = raw(query.table);
   const cursor = (id: string | undefined) => {
-    if (id === undefined) return { row: '', found: 'true' };
-    params.push(id);
-    const match = `FROM ${query.table} WHERE organization_id = $1 AND id = $${params.length}::uuid`;
-    return { row: `(SELECT created_at, id ${match})`, found: `EXISTS (SELECT 1 ${match})` };
+    if (id === undefined) return { row: sql`NULL`, found: sql`true` };
+    const match = sql`FROM ${table} c WHERE c.organization_id = ${query.organizationId}::uuid AND c.id = ${id}::uuid`;
+    return { row: sql`(SELECT c.created_at, c.id ${match})`, found: sql`EXISTS (SELECT 1 ${match})` };
   };
   const after = cursor(page.after);
   const before = cursor(page.before);
-  if (page.after) where.push(`(created_at, id) < ${after.row}`);
-  if (page.before) where.push(`(created_at, id) > ${before.row}`);
-  const direction = page.before && !page.after ? 'ASC' : 'DESC';
-  params.push(page.limit, page.maxBytes);
-  const [limit, maxBytes] = [params.length - 1, params.length];
-  const rows = await db.query<T & { page_row: number | null; after_found: boolean; before_found: boolean }>(
-    `SELECT cursors.after_found, cursors.before_found, page.*
+  const where = [sql`a.organization_id = ${query.organizationId}::uuid`, ...(query.where ?? [])];
+  if (page.after) where.push(sql`(a.created_at, a.id) < ${after.row}`);
+  if (page.before) where.push(sql`(a.created_at, a.id) > ${before.row}`);
+  // Walking backwards from a `before` cursor takes the nearest rows first; pageOf restores the order.
+  const direction = raw(page.before && !page.after ? 'ASC' : 'DESC');
+  return sql`SELECT cursors.after_found, cursors.before_found, page.*
        FROM (SELECT ${after.found} AS after_found, ${before.found} AS before_found) cursors
        LEFT JOIN LATERAL (
          SELECT * FROM (
            SELECT ${query.columns},
-                  sum(${query.size}) OVER (ORDER BY created_at ${direction}, id ${direction}) AS page_running_bytes,
-                  row_number() OVER (ORDER BY created_at ${direction}, id ${direction}) AS page_row
-             FROM ${query.table}
-            WHERE ${where.join(' AND ')}
-            ORDER BY created_at ${direction}, id ${direction}
-            LIMIT $${limit}
+                  sum(${query.size}) OVER (ORDER BY a.created_at ${direction}, a.id ${direction}) AS page_running_bytes,
+                  row_number() OVER (ORDER BY a.created_at ${direction}, a.id ${direction}) AS page_row
+             FROM ${table} a
+            WHERE ${join(where, ' AND ')}
+            ORDER BY a.created_at ${direction}, a.id ${direction}
+            LIMIT ${page.limit}
          ) numbered
-         WHERE page_row = 1 OR page_running_bytes <= $${maxBytes}
+         WHERE page_row = 1 OR page_running_bytes <= ${page.maxBytes}
        ) page ON true
-      ORDER BY page.page_row`,
-    params,
-  );
+      ORDER BY page.page_row`;
+}
+
+/** The answer of a pageStatement: its rows newest first, or the cursor that was not found. */
+export function pageOf<T>(rows: ReadonlyArray<Record<string, unknown>>, page: PageRequest): Page<T> {
   const [first] = rows;
-  if (first && !first.after_found) return { rows: [], unknownCursor: 'after' };
-  if (first && !first.before_found) return { rows: [], unknownCursor: 'before' };
-  const found = rows.filter((row) => row.page_row !== null);
-  if (direction === 'ASC') found.reverse();
-  for (const row of found) {
-    const bookkeeping = row as Partial<typeof row> & { page_running_bytes?: unknown };
-    delete bookkeeping.page_row;
-    delete bookkeeping.page_running_bytes;
-    delete bookkeeping.after_found;
-    delete bookkeeping.before_found;
-  }
+  if (first && first.after_found === false) return { rows: [], unknownCursor: 'after' };
+  if (first && first.before_found === false) return { rows: [], unknownCursor: 'before' };
+  const found = rows
+    .filter((row) => row.page_row !== null && row.page_row !== undefined)
+    .map(({ after_found: _a, before_found: _b, page_row: _r, page_running_bytes: _s, ...row }) => row as T);
+  if (page.before && !page.after) found.reverse();
   return { rows: found };
+}
+
+/** Runs a page on its own (lists that need no credential check: the admin API's). */
+export async function selectPage<T>(db: Queryable, query: ListQuery, page: PageRequest): Promise<Page<T>> {
+  return pageOf<T>(await run<Record<string, unknown>>(db, pageStatement(query, page)), page);
 }

@@ -3,7 +3,9 @@
 // deployment secret.
 import { createPrivateKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { calculateJwkThumbprint } from 'jose';
+import { runWithCredential, type CredentialState, type CredentialUse } from './credentials.ts';
 import type { Queryable } from './db.ts';
+import { sql } from './sql.ts';
 import { seal, unseal } from './sealed.ts';
 
 export interface PublicKeyJwk {
@@ -85,4 +87,19 @@ export async function listSigningKeys(db: Queryable, purpose: string) {
     [purpose],
   );
   return rows.map((r) => ({ kid: r.kid, algorithm: r.algorithm, publicJwk: r.public_jwk, createdAt: r.created_at }));
+}
+
+/** listSigningKeys on behalf of a credential, checked in the same statement. */
+export async function listSigningKeysFor(
+  db: Queryable,
+  use: CredentialUse,
+  purpose: string,
+): Promise<{ refused?: CredentialState; keys?: Array<{ kid: string; algorithm: string; publicJwk: PublicKeyJwk; createdAt: Date }> }> {
+  const { refused, rows } = await runWithCredential<{ kid: string; algorithm: string; public_jwk: PublicKeyJwk; created_at: Date | string }>(
+    db,
+    use,
+    sql`SELECT kid, algorithm, public_jwk, created_at FROM signing_keys WHERE purpose = ${purpose} ORDER BY created_at DESC, kid`,
+  );
+  if (refused) return { refused };
+  return { keys: rows.map((r) => ({ kid: r.kid, algorithm: r.algorithm, publicJwk: r.public_jwk, createdAt: new Date(r.created_at) })) };
 }

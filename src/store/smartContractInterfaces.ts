@@ -1,6 +1,8 @@
 // Stored ABIs and IDLs (table smart_contract_interfaces), kept exactly as submitted with a digest.
 import type { Queryable } from './db.ts';
-import { selectPage, type Page, type PageRequest } from './pages.ts';
+import { runWithCredential, type CredentialState, type CredentialUse } from './credentials.ts';
+import { pageOf, pageStatement, type Page, type PageRequest } from './pages.ts';
+import { raw, sql, type Sql } from './sql.ts';
 
 export interface SmartContractInterfaceRecord {
   id: string;
@@ -27,6 +29,7 @@ interface InterfaceRow {
 }
 
 const COLUMNS = 'id, organization_id, smart_contract_address, smart_contract_interface, type, label, notes, created_at, updated_at';
+const ALIASED_COLUMNS = COLUMNS.split(', ').map((column) => `a.${column}`).join(', ');
 
 function fromRow(row: InterfaceRow): SmartContractInterfaceRecord {
   return {
@@ -42,57 +45,61 @@ function fromRow(row: InterfaceRow): SmartContractInterfaceRecord {
   };
 }
 
-export async function insertSmartContractInterface(
-  tx: Queryable,
-  record: Omit<SmartContractInterfaceRecord, 'updatedAt'> & { activityId: string; digest: string },
-): Promise<void> {
-  await tx.query(
-    `INSERT INTO smart_contract_interfaces
-       (id, organization_id, activity_id, smart_contract_address, smart_contract_interface, type, label, notes,
-        digest, created_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)`,
-    [record.id, record.organizationId, record.activityId, record.smartContractAddress, record.smartContractInterface,
-      record.type, record.label, record.notes, record.digest, record.createdAt],
-  );
+/** Writes the interface as a row of the activity being written (`activity`, a CTE yielding its id). */
+export function insertSmartContractInterface(
+  activity: Sql,
+  record: Omit<SmartContractInterfaceRecord, 'updatedAt'> & { digest: string },
+): Sql {
+  return sql`INSERT INTO smart_contract_interfaces
+               (id, organization_id, activity_id, smart_contract_address, smart_contract_interface, type, label, notes,
+                digest, created_at, updated_at)
+             SELECT ${record.id}::uuid, ${record.organizationId}::uuid, id, ${record.smartContractAddress},
+                    ${record.smartContractInterface}, ${record.type}, ${record.label}, ${record.notes}, ${record.digest},
+                    ${record.createdAt}::timestamptz, ${record.createdAt}::timestamptz
+               FROM ${activity}`;
 }
 
-/** True when the organization had the interface and it is now gone. */
-export async function removeSmartContractInterface(tx: Queryable, organizationId: string, id: string): Promise<boolean> {
-  const deleted = await tx.query('DELETE FROM smart_contract_interfaces WHERE id = $1 AND organization_id = $2 RETURNING id', [
-    id,
-    organizationId,
-  ]);
-  return deleted.length > 0;
+/** A gate: removes the organization's interface, yielding a row when there was one. */
+export function removeSmartContractInterface(organizationId: string, id: string): (proceed: Sql) => Sql {
+  return (proceed) => sql`DELETE FROM smart_contract_interfaces
+                           WHERE id = ${id}::uuid AND organization_id = ${organizationId}::uuid AND ${proceed}
+                          RETURNING id`;
 }
 
-export async function findSmartContractInterface(
+/** The organization's interface, on behalf of a credential checked in the same statement. */
+export async function findSmartContractInterfaceFor(
   db: Queryable,
+  use: CredentialUse,
   organizationId: string,
   id: string,
-): Promise<SmartContractInterfaceRecord | undefined> {
-  const [row] = await db.query<InterfaceRow>(`SELECT ${COLUMNS} FROM smart_contract_interfaces WHERE organization_id = $1 AND id = $2`, [
-    organizationId,
-    id,
-  ]);
-  return row ? fromRow(row) : undefined;
+): Promise<{ refused?: CredentialState; record?: SmartContractInterfaceRecord }> {
+  const { refused, rows } = await runWithCredential<InterfaceRow>(
+    db,
+    use,
+    sql`SELECT ${raw(COLUMNS)} FROM smart_contract_interfaces WHERE organization_id = ${organizationId}::uuid AND id = ${id}::uuid`,
+  );
+  return refused ? { refused } : rows[0] ? { record: fromRow(rows[0]) } : {};
 }
 
-/** A page of the organization's interfaces, newest first; an interface's size is that of its text. */
-export async function listSmartContractInterfaces(
+/** A page of the organization's interfaces, newest first, on behalf of a credential; an interface's size is that of its text. */
+export async function listSmartContractInterfacesFor(
   db: Queryable,
+  use: CredentialUse,
   organizationId: string,
   page: PageRequest,
-): Promise<Page<SmartContractInterfaceRecord>> {
-  const found = await selectPage<InterfaceRow>(
-    db,
+): Promise<{ refused?: CredentialState; page?: Page<SmartContractInterfaceRecord> }> {
+  const statement = pageStatement(
     {
       table: 'smart_contract_interfaces',
-      columns: COLUMNS,
+      columns: raw(ALIASED_COLUMNS),
       organizationId,
       // JSON escaping of the text in the answer adds a share; the fields around it about 1 KiB.
-      size: '(octet_length(smart_contract_interface) * 5) / 4 + 1024',
+      size: sql`(octet_length(a.smart_contract_interface) * 5) / 4 + 1024`,
     },
     page,
   );
-  return { ...found, rows: found.rows.map(fromRow) };
+  const { refused, rows } = await runWithCredential<Record<string, unknown>>(db, use, statement);
+  if (refused) return { refused };
+  const found = pageOf<InterfaceRow>(rows, page);
+  return { page: { ...found, rows: found.rows.map(fromRow) } };
 }

@@ -1,6 +1,36 @@
 // The words of an OTP message: the built-in email (HTML and text) and the SMS text. Every value
 // put into HTML is escaped; the SMS template knows two tags and nothing else executes.
-import type { OtpEmail, OtpSms } from './outbox.ts';
+
+/** What an OTP email needs at delivery time (rendering happens in the worker). */
+export interface OtpEmail {
+  channel: 'email';
+  /** Recipient address, as validated. */
+  to: string;
+  appName: string;
+  /** sendFromEmailAddress, when given (its domain is registered for the organization). */
+  fromAddress?: string;
+  /** sendFromEmailSenderName, default "Notifications". */
+  fromName: string;
+  replyTo?: string;
+  magicLinkTemplate?: string;
+  logoUrl?: string;
+  templateVariables?: Record<string, string>;
+  /** The organization's template chosen at submission (the one asked for, else its newest). */
+  templateId?: string;
+  /** Seconds the code is valid, for the message text. */
+  expirationSeconds: number;
+}
+
+/** What an OTP SMS needs at delivery time. */
+export interface OtpSms {
+  channel: 'sms';
+  /** E.164 phone number. */
+  to: string;
+  appName: string;
+  /** smsCustomization.template, containing {{.OtpCode}}. */
+  template?: string;
+  expirationSeconds: number;
+}
 
 export interface RenderedEmail {
   subject: string;

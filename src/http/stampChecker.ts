@@ -1,0 +1,39 @@
+// Authenticates stamped requests for the public routes: the stamp verified over the raw body, the
+// credential found (in memory after its first use) and checked against the body's organization; and
+// when a statement of the request finds the credential revoked or expired meanwhile, it is forgotten.
+import type { Principal } from '../activities/handler.ts';
+import { authenticate } from '../auth/authenticate.ts';
+import type { CredentialCache } from '../auth/credentialCache.ts';
+import type { Stamp } from '../auth/parseStamp.ts';
+import type { Config } from '../config.ts';
+import { SignetError } from '../errors.ts';
+import type { Database } from '../store/db.ts';
+
+export class StampChecker {
+  constructor(
+    private readonly deps: { db: Database; config: Config; credentials: CredentialCache; now?: () => Date },
+  ) {}
+
+  /** Runs `use` as the principal of the stamp. */
+  async checked<T>(body: Buffer, stamp: Stamp, organizationId: string, use: (principal: Principal) => Promise<T>): Promise<T> {
+    const { db, config, credentials } = this.deps;
+    const principal = await authenticate(db, body, stamp, organizationId, {
+      origins: config.webauthnOrigins,
+      rpId: config.webauthnRpId,
+      now: this.deps.now?.() ?? new Date(),
+      cache: credentials,
+    });
+    try {
+      return await use(principal);
+    } catch (error) {
+      if (error instanceof SignetError && error.stampFailure) credentials.forget(principal);
+      throw error;
+    }
+  }
+}
+
+/** The stamp header as received, kept with the activity. */
+export function stampHeaderOf(headers: Record<string, string | string[] | undefined>): string {
+  const value = headers['x-stamp-webauthn'] ?? headers['x-stamp'];
+  return Array.isArray(value) ? value.join(',') : (value ?? '');
+}

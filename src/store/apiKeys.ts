@@ -1,0 +1,77 @@
+// API keys (table api_keys): P-256 public keys (compressed SEC1, lowercase hex) that stamp requests
+// for a user of an organization, until revoked or expired.
+import type { Queryable } from './db.ts';
+import { sql, type Sql } from './sql.ts';
+
+export interface ApiKeyRecord {
+  id: string;
+  organizationId: string;
+  userId: string;
+  userName: string;
+  /** Compressed SEC1, lowercase hex. */
+  publicKey: string;
+  expiresAt: Date | null;
+  revokedAt: Date | null;
+}
+
+interface ApiKeyRow {
+  id: string;
+  organization_id: string;
+  user_id: string;
+  user_name: string;
+  public_key: string;
+  expires_at: Date | null;
+  revoked_at: Date | null;
+}
+
+/** Every registration of a public key (one per organization at most), with its user's name. */
+export async function findApiKeysByPublicKey(db: Queryable, publicKey: string): Promise<ApiKeyRecord[]> {
+  const rows = await db.query<ApiKeyRow>(
+    `SELECT k.id, k.organization_id, k.user_id, u.user_name, k.public_key, k.expires_at, k.revoked_at
+       FROM api_keys k JOIN users u ON u.id = k.user_id
+      WHERE k.public_key = $1`,
+    [publicKey],
+  );
+  return rows.map((row) => ({
+    id: row.id,
+    organizationId: row.organization_id,
+    userId: row.user_id,
+    userName: row.user_name,
+    publicKey: row.public_key,
+    expiresAt: row.expires_at,
+    revokedAt: row.revoked_at,
+  }));
+}
+
+/** False when the organization already has this public key. */
+export async function insertApiKey(
+  db: Queryable,
+  key: { id: string; organizationId: string; userId: string; name: string; publicKey: string; expiresAt: Date | null },
+): Promise<boolean> {
+  const inserted = await db.query(
+    `INSERT INTO api_keys (id, organization_id, user_id, name, public_key, expires_at)
+     VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (organization_id, public_key) DO NOTHING RETURNING id`,
+    [key.id, key.organizationId, key.userId, key.name, key.publicKey, key.expiresAt],
+  );
+  return inserted.length === 1;
+}
+
+/** Revokes at once (keeping the first revocation time); undefined when the organization has no such key. */
+export async function revokeApiKey(db: Queryable, organizationId: string, id: string): Promise<Date | undefined> {
+  const [row] = await db.query<{ revoked_at: Date }>(
+    `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now())
+      WHERE id = $1 AND organization_id = $2 RETURNING revoked_at`,
+    [id, organizationId],
+  );
+  return row?.revoked_at;
+}
+
+/** A statement part that yields a row when the key may still stamp at `now`: not revoked, not expired. */
+export function apiKeyUsable(id: string, now: Date): Sql {
+  return sql`SELECT id FROM api_keys WHERE id = ${id}::uuid AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ${now}::timestamptz)`;
+}
+
+/** The key's revocation and expiry as JSON ({revokedAt, expiresAt}), to say why it was refused. */
+export function apiKeyState(id: string): Sql {
+  return sql`(SELECT json_build_object('revokedAt', revoked_at, 'expiresAt', expires_at) FROM api_keys WHERE id = ${id}::uuid)`;
+}

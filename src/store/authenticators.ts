@@ -1,0 +1,102 @@
+// WebAuthn authenticators (table authenticators): a passkey's credential id (base64url), COSE
+// public key and signature counter, for a user of an organization.
+import type { Queryable } from './db.ts';
+import { sql, type Sql } from './sql.ts';
+
+export interface AuthenticatorRecord {
+  id: string;
+  organizationId: string;
+  userId: string;
+  userName: string;
+  credentialId: string;
+  /** COSE public key. */
+  publicKey: Uint8Array;
+  signCount: number;
+  revokedAt: Date | null;
+}
+
+interface AuthenticatorRow {
+  id: string;
+  organization_id: string;
+  user_id: string;
+  user_name: string;
+  credential_id: string;
+  /** Buffer from pg, Uint8Array from PGlite. */
+  public_key: Uint8Array;
+  sign_count: number | string;
+  revoked_at: Date | null;
+}
+
+export async function findAuthenticator(db: Queryable, credentialId: string): Promise<AuthenticatorRecord | undefined> {
+  const [row] = await db.query<AuthenticatorRow>(
+    `SELECT a.id, a.organization_id, a.user_id, u.user_name, a.credential_id, a.public_key, a.sign_count, a.revoked_at
+       FROM authenticators a JOIN users u ON u.id = a.user_id
+      WHERE a.credential_id = $1`,
+    [credentialId],
+  );
+  if (!row) return undefined;
+  return {
+    id: row.id,
+    organizationId: row.organization_id,
+    userId: row.user_id,
+    userName: row.user_name,
+    credentialId: row.credential_id,
+    publicKey: new Uint8Array(row.public_key),
+    signCount: Number(row.sign_count),
+    revokedAt: row.revoked_at,
+  };
+}
+
+/** False when the credential id is already registered. */
+export async function insertAuthenticator(
+  db: Queryable,
+  authenticator: {
+    id: string;
+    organizationId: string;
+    userId: string;
+    name: string;
+    credentialId: string;
+    publicKey: Uint8Array;
+    signCount: number;
+    transports: string[];
+    aaguid: string;
+  },
+): Promise<boolean> {
+  const a = authenticator;
+  const inserted = await db.query(
+    `INSERT INTO authenticators (id, organization_id, user_id, name, credential_id, public_key, sign_count, transports, aaguid)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (credential_id) DO NOTHING RETURNING id`,
+    [a.id, a.organizationId, a.userId, a.name, a.credentialId, Buffer.from(a.publicKey), a.signCount, a.transports, a.aaguid],
+  );
+  return inserted.length === 1;
+}
+
+/**
+ * A statement part that moves the counter to `signCount` and yields a row, when the authenticator
+ * is not revoked and the counter grows (or stays 0 for authenticators without one): a
+ * compare-and-set, so one assertion is used once, by one request, in any process.
+ */
+export function advanceSignCount(id: string, signCount: number): Sql {
+  return sql`UPDATE authenticators SET sign_count = ${signCount}
+              WHERE id = ${id}::uuid AND revoked_at IS NULL AND (sign_count < ${signCount} OR (${signCount}::bigint = 0 AND sign_count = 0))
+             RETURNING id`;
+}
+
+/** The authenticator's revocation as JSON ({revokedAt}), to say why it was refused. */
+export function authenticatorState(id: string): Sql {
+  return sql`(SELECT json_build_object('revokedAt', revoked_at) FROM authenticators WHERE id = ${id}::uuid)`;
+}
+
+/** The authenticator's revocation and counter as the store has them now. */
+export async function authenticatorStateOf(db: Queryable, id: string): Promise<{ revokedAt: Date | null; signCount: number } | undefined> {
+  const [row] = await db.query<{ revoked_at: Date | null; sign_count: number | string }>(
+    'SELECT revoked_at, sign_count FROM authenticators WHERE id = $1',
+    [id],
+  );
+  return row ? { revokedAt: row.revoked_at, signCount: Number(row.sign_count) } : undefined;
+}
+
+/** A statement part that yields a row when the authenticator may still stamp: not revoked. */
+export function authenticatorUsable(id: string): Sql {
+  return sql`SELECT id FROM authenticators WHERE id = ${id}::uuid AND revoked_at IS NULL`;
+}

@@ -1,0 +1,69 @@
+// The use of a credential inside a statement: every statement a stamped request runs re-checks, at
+// its own moment, that the credential may still be used (an API key neither revoked nor expired, a
+// passkey not revoked), so a revocation takes effect at once in every process, whatever the
+// processes keep in memory.
+import { apiKeyState, apiKeyUsable } from './apiKeys.ts';
+import { authenticatorState, authenticatorUsable } from './authenticators.ts';
+import type { Queryable } from './db.ts';
+import { run, sql, type Sql } from './sql.ts';
+
+/**
+ * The credential a statement checks: an API key at the request's clock, or a passkey (whose counter
+ * was advanced when its assertion was verified).
+ */
+export type CredentialUse = { kind: 'apiKey'; apiKeyId: string; now: Date } | { kind: 'authenticator'; authenticatorId: string };
+
+/** Why a credential was refused by the statement, as the store last saw it. */
+export interface CredentialState {
+  revokedAt: Date | null;
+  /** API keys. */
+  expiresAt?: Date | null;
+}
+
+/** A statement part yielding a row when the credential may be used. */
+export function credentialUsable(use: CredentialUse): Sql {
+  return use.kind === 'apiKey' ? apiKeyUsable(use.apiKeyId, use.now) : authenticatorUsable(use.authenticatorId);
+}
+
+/** An expression: the credential's state as JSON, read when the statement refused it. */
+export function credentialState(use: CredentialUse): Sql {
+  return use.kind === 'apiKey' ? apiKeyState(use.apiKeyId) : authenticatorState(use.authenticatorId);
+}
+
+export function parseCredentialState(json: unknown): CredentialState {
+  const state = (json ?? {}) as { revokedAt?: string | null; expiresAt?: string | null };
+  const date = (value: string | null | undefined) => (value ? new Date(value) : null);
+  return {
+    revokedAt: date(state.revokedAt),
+    ...(state.expiresAt !== undefined ? { expiresAt: date(state.expiresAt) } : {}),
+  };
+}
+
+/** A read on behalf of a credential: its rows, or the credential's state when it was refused. */
+export interface CredentialedRows<T> {
+  refused?: CredentialState;
+  rows: T[];
+}
+
+/**
+ * Runs `body` (a SELECT) in one statement with the credential check: the rows only when the
+ * credential may be used.
+ */
+export async function runWithCredential<T>(db: Queryable, use: CredentialUse, body: Sql): Promise<CredentialedRows<T>> {
+  const rows = await run<Record<string, unknown>>(
+    db,
+    sql`WITH credential AS (${credentialUsable(use)})
+        SELECT EXISTS (SELECT 1 FROM credential) AS credential_ok,
+               CASE WHEN NOT EXISTS (SELECT 1 FROM credential) THEN ${credentialState(use)} END AS credential_state,
+               body.*
+          FROM (SELECT 1) head
+          LEFT JOIN LATERAL (SELECT true AS body_row, b.* FROM (${body}) b) body ON EXISTS (SELECT 1 FROM credential)`,
+  );
+  const [head] = rows;
+  if (!head || head.credential_ok !== true) return { refused: parseCredentialState(head?.credential_state), rows: [] };
+  return {
+    rows: rows
+      .filter((row) => row.body_row === true)
+      .map(({ credential_ok: _ok, credential_state: _state, body_row: _row, ...row }) => row as T),
+  };
+}

@@ -1,0 +1,44 @@
+// Votes (table votes): who approved an activity, with the stamp that says so. The submitting vote's
+// message is the activity's raw body, kept once in activities.raw_body (message NULL).
+import { sql, type Sql } from './sql.ts';
+
+export interface VoteRecord {
+  id: string;
+  userId: string;
+  userName: string;
+  selection: string;
+  /** What the vote signed when it is not the activity's raw body (undefined: the raw body, stored once). */
+  message?: string;
+  publicKey: string;
+  signature: string;
+  scheme: string;
+  createdAt: Date;
+}
+
+/** The vote of the stamp that submitted the activity, written when `activity` (a CTE name) yields its row. */
+export function insertSubmittingVote(
+  activity: Sql,
+  vote: { id: string; userId: string; selection: string; publicKey: string; signature: string; scheme: string; createdAt: Date },
+): Sql {
+  return sql`INSERT INTO votes (id, activity_id, user_id, selection, message, public_key, signature, scheme, created_at)
+             SELECT ${vote.id}::uuid, id, ${vote.userId}::uuid, ${vote.selection}, NULL, ${vote.publicKey}, ${vote.signature},
+                    ${vote.scheme}, ${vote.createdAt}::timestamptz
+               FROM ${activity}`;
+}
+
+/**
+ * An expression: the votes of the activity row aliased `a`, as a JSON array in order; a NULL message
+ * is the activity's raw body, not read twice.
+ */
+export const VOTES_JSON = sql`(SELECT coalesce(json_agg(json_build_object(
+    'id', v.id, 'userId', v.user_id, 'userName', u.user_name, 'selection', v.selection, 'message', v.message,
+    'publicKey', v.public_key, 'signature', v.signature, 'scheme', v.scheme, 'createdAt', v.created_at)
+    ORDER BY v.created_at, v.id), '[]')
+  FROM votes v JOIN users u ON u.id = v.user_id WHERE v.activity_id = a.id)`;
+
+/** The votes of VOTES_JSON as records. */
+export function votesFromJson(json: unknown): VoteRecord[] {
+  return (json as Array<Omit<VoteRecord, 'message' | 'createdAt'> & { message: string | null; createdAt: string }>).map(
+    ({ message, createdAt, ...vote }) => ({ ...vote, ...(message === null ? {} : { message }), createdAt: new Date(createdAt) }),
+  );
+}

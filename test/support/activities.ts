@@ -1,0 +1,58 @@
+// Runs an activity handler through the real engine on a test store, without HTTP: the activity, its
+// rows and its vote are written by the engine's one statement, stamped by an API key of the
+// organization (made here once per organization).
+import { randomUUID } from 'node:crypto';
+import { ActivityEngine } from '../../src/activities/engine.ts';
+import type { ActivityHandler, Principal } from '../../src/activities/handler.ts';
+import { parseBody } from '../../src/activities/jsonDocument.ts';
+import { ServiceKeys } from '../../src/activities/serviceKeys.ts';
+import { generateApiKeyPair } from '../../src/admin/organizations.ts';
+import type { Config } from '../../src/config.ts';
+import type { Database } from '../../src/store/db.ts';
+
+const principals = new WeakMap<Database, Map<string, Principal>>();
+
+/** A user with an API key in the organization (which must exist), as the engine's principal. */
+async function principalOf(db: Database, organizationId: string, now: Date): Promise<Principal> {
+  const known = principals.get(db) ?? new Map<string, Principal>();
+  principals.set(db, known);
+  const existing = known.get(organizationId);
+  if (existing) return { ...existing, credential: { ...existing.credential, now } as Principal['credential'] };
+  const userId = randomUUID();
+  const apiKeyId = randomUUID();
+  const pair = generateApiKeyPair();
+  await db.query('INSERT INTO users (id, organization_id, user_name) VALUES ($1, $2, $3)', [userId, organizationId, 'handler test']);
+  await db.query('INSERT INTO api_keys (id, organization_id, user_id, name, public_key) VALUES ($1, $2, $3, $4, $5)', [
+    apiKeyId, organizationId, userId, 'handler test key', pair.apiPublicKey,
+  ]);
+  const principal: Principal = {
+    organizationId,
+    userId,
+    userName: 'handler test',
+    scheme: 'SIGNATURE_SCHEME_TK_API_P256',
+    publicKey: pair.apiPublicKey,
+    signature: '30',
+    credential: { kind: 'apiKey', apiKeyId, now },
+  };
+  known.set(organizationId, principal);
+  return principal;
+}
+
+/** Submits `parameters` to `handler` as the engine does for a stamped request; returns the activity object. */
+export async function runActivity(
+  db: Database,
+  handler: ActivityHandler,
+  options: { organizationId: string; parameters: unknown; config: Config; secret: Buffer; now?: Date },
+): Promise<{ id: string; result: Record<string, any>; [key: string]: any }> {
+  const now = options.now ?? new Date();
+  const engine = new ActivityEngine({ db, config: options.config, secret: options.secret, keys: new ServiceKeys(db, options.secret), now: () => now });
+  const body = Buffer.from(
+    JSON.stringify({ type: handler.activityType, timestampMs: String(now.getTime()), organizationId: options.organizationId, parameters: options.parameters, nonce: randomUUID() }),
+  );
+  const document = parseBody(body);
+  delete document.nonce;
+  const envelope = engine.envelope(handler, document);
+  const outcome = await engine.submit(handler, { body, envelope, principal: await principalOf(db, options.organizationId, now), stampHeader: 'test' });
+  const { activity } = JSON.parse(outcome.json);
+  return { ...activity, result: activity.result[handler.resultKey] };
+}
