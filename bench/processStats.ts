@@ -37,13 +37,13 @@ export function memoryMiB(pid: number): { rss: number; peak: number } | undefine
   return { rss: kib('VmRSS') / 1024, peak: kib('VmHWM') / 1024 };
 }
 
-/** Busy and total jiffies of the whole host, for the share of its CPUs in use during a round. */
+/** Busy and total CPU ms of the whole host (all CPUs), for the share of its CPUs in use during a round. */
 export function hostCpu(): { busy: number; total: number } {
   const line = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0]!;
   const values = line.trim().split(/\s+/).slice(1).map(Number);
   const total = values.slice(0, 8).reduce((a, b) => a + b, 0); // guest time is already inside user
   const idle = (values[3] ?? 0) + (values[4] ?? 0);
-  return { busy: total - idle, total };
+  return { busy: ((total - idle) * 1000) / CLOCK_TICKS, total: (total * 1000) / CLOCK_TICKS };
 }
 
 /**

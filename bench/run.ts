@@ -24,7 +24,7 @@ const { values: args } = parseArgs({
   options: {
     seconds: { type: 'string', default: process.env.BENCH_SECONDS ?? '3' },
     rounds: { type: 'string', default: process.env.BENCH_ROUNDS ?? '3' },
-    warmup: { type: 'string', default: process.env.BENCH_WARMUP_SECONDS ?? '2' },
+    warmup: { type: 'string', default: process.env.BENCH_WARMUP_SECONDS ?? '3' },
     idle: { type: 'string', default: process.env.BENCH_IDLE_SECONDS ?? '3' },
     'statement-requests': { type: 'string', default: process.env.BENCH_STATEMENT_REQUESTS ?? '200' },
     threads: { type: 'string', default: process.env.BENCH_WRK_THREADS ?? '1' },
@@ -332,12 +332,15 @@ interface WrkResult {
   sample: string;
 }
 
-function runWrk(url: string, file: string, connections: number, seconds: number, mode: 'once' | 'cycle'): Promise<WrkResult> {
+/** Runs wrk for one round; its CPU is read every 200 ms while it runs (the last reading stands). */
+function runWrk(url: string, file: string, connections: number, seconds: number, mode: 'once' | 'cycle'): Promise<WrkResult & { cpuMs: number }> {
   const threads = Math.min(WRK_THREADS, connections);
   const argv = ['-t', String(threads), '-c', String(connections), '-d', `${seconds}s`, '--timeout', '10s', '-s', LUA_SCRIPT, url, '--', file, mode, String(threads)];
   return new Promise((resolve, reject) => {
     const child = spawn('wrk', argv, { stdio: ['ignore', 'pipe', 'pipe'] });
     children.add(child);
+    let wrkCpu = 0;
+    const reader = setInterval(() => (wrkCpu = cpuMs(child.pid!) ?? wrkCpu), 200);
     let output = '';
     child.stdout.on('data', (d) => (output += d));
     child.stderr.on('data', (d) => (output += d));
@@ -345,10 +348,11 @@ function runWrk(url: string, file: string, connections: number, seconds: number,
     child.on('error', reject);
     child.on('close', () => {
       clearTimeout(timer);
+      clearInterval(reader);
       children.delete(child);
       const line = /^BENCH_RESULT (.*)$/m.exec(output);
       if (!line) return reject(new Error(`wrk gave no result:\n${output}`));
-      resolve(JSON.parse(line[1]!) as WrkResult);
+      resolve({ ...(JSON.parse(line[1]!) as WrkResult), cpuMs: wrkCpu });
     });
   });
 }
@@ -372,6 +376,8 @@ interface RoundResult {
   /** undefined for the embedded store (its database runs inside Signet's process). */
   pgCpuMsPerActivity: number | undefined;
   hostBusy: number;
+  /** Share of all CPUs used by the process measured, its PostgreSQL backends and wrk: the rest of hostBusy is someone else's. */
+  ownBusy: number;
   backendsAppeared: number;
   backendsVanished: number;
   wrk: WrkResult;
@@ -406,6 +412,7 @@ async function round(target: Target, scenario: Scenario, credentials: Credential
     cpuMsPerActivity: (cpu1 - cpu0) / ok,
     pgCpuMsPerActivity: pgCpu === undefined ? undefined : pgCpu / ok,
     hostBusy: (host1.busy - host0.busy) / (host1.total - host0.total),
+    ownBusy: (cpu1 - cpu0 + (pgCpu ?? 0) + wrk.cpuMs) / (host1.total - host0.total),
     backendsAppeared: backends?.appeared ?? 0,
     backendsVanished: backends?.vanished ?? 0,
     wrk,
@@ -628,7 +635,7 @@ const medianOf = (rounds: RoundResult[], pick: (r: RoundResult) => number | unde
 };
 
 function table(results: ScenarioResult[], statements: Map<string, StatementCount>): string {
-  const header = ['scenario', 'conns', 'process', 'activities/s', 'p50 ms', 'p99 ms', 'CPU ms/act', 'PG ms/act', 'stmts/act', 'peak RSS MiB', 'vs floor', 'host busy'];
+  const header = ['scenario', 'conns', 'process', 'activities/s', 'p50 ms', 'p99 ms', 'CPU ms/act', 'PG ms/act', 'stmts/act', 'peak RSS MiB', 'vs floor', 'host busy (ours)'];
   const rows: string[][] = [];
   for (const { scenario, targets } of results) {
     const floor = targets.find((t) => t.role === 'floor');
@@ -656,7 +663,7 @@ function table(results: ScenarioResult[], statements: Map<string, StatementCount
         stmts,
         fmt(target.peakRssMiB, 0),
         target.role === 'signet' && floorRate && rate ? `${fmt(rate / floorRate, 2)}×` : target.role === 'floor' ? '1×' : 'n/a',
-        `${fmt(100 * (medianOf(target.rounds, (r) => r.hostBusy) ?? NaN), 0)}%`,
+        `${fmt(100 * (medianOf(target.rounds, (r) => r.hostBusy) ?? NaN), 0)}% (${fmt(100 * (medianOf(target.rounds, (r) => r.ownBusy) ?? NaN), 0)}%)`,
       ]);
     }
   }
@@ -728,7 +735,8 @@ try {
     'activities/s: 200 answers per second of the round; p50/p99: wrk latency (connection to answer); CPU ms/act: utime+stime of the ' +
       'process (/proc/<pid>/stat) over the round ÷ 200 answers; PG ms/act: the same for its PostgreSQL backends (pg_stat_activity of the ' +
       'bench database, read every 200 ms); peak RSS: VmHWM of the process at the end of its scenario (each scenario starts fresh processes); ' +
-      'host busy: share of all CPUs in use on the machine during the round (wrk, PostgreSQL and anything else included).',
+      'host busy: share of all CPUs in use on the machine during the round, and (ours) the share used by the process, its backends and wrk; ' +
+      'the difference is other work on the machine, which makes the figures noisy.',
   );
   out.push(
     `stmts/act: Query + Sync messages Signet sent to PostgreSQL ÷ 200 answers, counted by a loopback proxy in the bench process in separate rounds ` +
