@@ -2,6 +2,7 @@
 // server's admin API (SIGNET_URL), so they work while the embedded store is held by the server.
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
+import pino from 'pino';
 import { devCredentialsHelp, devCredentialsPath } from './admin/devBootstrap.ts';
 import { appProofProblems } from './activities/appProofs.ts';
 import { adminTokenPath } from './admin/localSecrets.ts';
@@ -95,7 +96,10 @@ function print(result: unknown, json: boolean): void {
 }
 
 async function serve(config: Config): Promise<number> {
-  const server = await startServer(config, { logger: { level: config.logLevel } });
+  // Log lines are written asynchronously (a busy server does not wait on standard output) and
+  // flushed when the process stops.
+  const stream = pino.destination({ dest: 1, sync: false });
+  const server = await startServer(config, { logger: { level: config.logLevel, stream } });
   const storage = config.databaseUrl ? 'PostgreSQL' : `embedded PGlite in ${config.dataDir}`;
   server.app.log.info({ url: server.url, storage }, 'Signet is listening');
   if (server.devCredentials) process.stdout.write(devCredentialsHelp(devCredentialsPath(config)) + '\n');
@@ -114,17 +118,20 @@ async function serve(config: Config): Promise<number> {
           { signal, shutdownMs: Date.now() - started },
           `shutdown did not finish within ${config.shutdownTimeoutMs} ms (SIGNET_SHUTDOWN_TIMEOUT_MS); exiting with the requests or delivery in hand cut off`,
         );
+        stream.flushSync();
         process.exit(1);
       }, config.shutdownTimeoutMs);
       server.close().then(
         () => {
           clearTimeout(deadline);
           server.app.log.info({ signal, shutdownMs: Date.now() - started }, 'Signet stopped');
+          stream.flushSync();
           resolve(0);
         },
         (error) => {
           clearTimeout(deadline);
           server.app.log.error({ err: error }, 'shutdown failed');
+          stream.flushSync();
           resolve(1);
         },
       );

@@ -39,7 +39,32 @@ function logCapture(): { stream: Writable; text(): string; lines(): Array<Record
 }
 
 for (const tdb of testDatabases) {
-  describe(`structured logs (${tdb.name})`, () => {
+  describe(`at info, one line per activity (${tdb.name})`, () => {
+    let server: TestServer;
+    let org: Credentials;
+    const log = logCapture();
+    before(async () => {
+      server = await startTestServer(tdb, { SIGNET_OUTBOX_WORKER: 'false' }, { logger: { level: 'info', stream: log.stream } });
+      org = await server.createOrganization('Quiet');
+    });
+    after(() => server.close());
+
+    test('a submission writes its activity line and no request lines; the request id is on it', async () => {
+      const before = log.lines().length;
+      const { activity } = (await server.client(org).createSmartContractInterface({
+        type: 'ACTIVITY_TYPE_CREATE_SMART_CONTRACT_INTERFACE',
+        timestampMs: String(Date.now()),
+        organizationId: org.organizationId,
+        parameters: { smartContractAddress: '0xdAC17F958D2ee523a2206206994597C13D831ec7', smartContractInterface: '[]', type: 'SMART_CONTRACT_INTERFACE_TYPE_ETHEREUM', label: 'quiet' },
+      })) as any;
+      const lines = log.lines().slice(before);
+      assert.deepEqual(lines.map((line) => line.msg), ['activity created']);
+      assert.equal(lines[0]!.activityId, activity.id);
+      assert.match(lines[0]!.reqId, UUID);
+    });
+  });
+
+  describe(`structured logs, at debug (${tdb.name})`, () => {
     let smtp: SmtpSink;
     let server: TestServer;
     let org: Credentials;
@@ -47,7 +72,7 @@ for (const tdb of testDatabases) {
 
     before(async () => {
       smtp = await startSmtpSink();
-      server = await startTestServer(tdb, { SIGNET_SMTP_URL: smtp.url }, { logger: { level: 'info', stream: log.stream } });
+      server = await startTestServer(tdb, { SIGNET_SMTP_URL: smtp.url }, { logger: { level: 'debug', stream: log.stream } });
       org = await server.createOrganization('Acme');
     });
     after(async () => {

@@ -66,7 +66,7 @@ for (const tdb of testDatabases) {
       store = await serverStore(tdb, 'signet_shutdown');
       const port = await freePort();
       baseUrl = `http://127.0.0.1:${port}`;
-      env = { ...store.env, SIGNET_PORT: String(port), SIGNET_LOG_LEVEL: 'info', SIGNET_ADMIN_TOKEN: ADMIN_TOKEN };
+      env = { ...store.env, SIGNET_PORT: String(port), SIGNET_LOG_LEVEL: 'debug', SIGNET_ADMIN_TOKEN: ADMIN_TOKEN };
     });
     afterEach(async () => {
       if (served && served.child.exitCode === null) {

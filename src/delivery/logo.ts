@@ -6,7 +6,6 @@ import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
 import ipaddr from 'ipaddr.js';
-import sharp from 'sharp';
 
 export const LOGO_BOX = { width: 340, height: 124 } as const;
 
@@ -136,6 +135,8 @@ export async function fetchLogo(logoUrl: string, options: LogoOptions): Promise<
   const body = await download(url, pinned, options.timeoutMs ?? 5000, options.maxBytes ?? 2 * 1024 * 1024);
   if (!body.subarray(0, 8).equals(PNG_SIGNATURE)) throw new LogoError('not a PNG image');
   try {
+    // Loaded at the first logo: most deployments never resize one, and sharp costs ~15 MiB.
+    const { default: sharp } = await import('sharp');
     const { data, info } = await sharp(body, { limitInputPixels: 40_000_000 })
       .resize(LOGO_BOX.width, LOGO_BOX.height, { fit: 'inside', withoutEnlargement: true })
       .png()

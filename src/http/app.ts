@@ -76,6 +76,8 @@ export function buildApp(deps: AppDependencies): FastifyInstance {
   const { config } = deps;
   const app = Fastify({
     logger: loggerOptions(deps.logger),
+    // Request lines are logged at debug by registerRequestIds; Fastify's own are at info.
+    disableRequestLogging: true,
     genReqId: requestId,
     bodyLimit: BODY_LIMIT_BYTES,
     // Stamps and fingerprints are over exact bytes; nothing may rewrite the body.
