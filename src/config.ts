@@ -391,6 +391,14 @@ export const SETTINGS = {
     description: 'Delivery attempts (exponential backoff) before a message is marked failed.',
   }),
   SIGNET_OUTBOX_WORKER: bool({ default: true, description: 'Run the delivery worker in this process.' }),
+  SIGNET_OUTBOX_RETENTION_DAYS: integer({
+    default: 7,
+    min: 1,
+    max: 3650,
+    unit: 'days',
+    description:
+      'How long finished OTP messages (sent, failed) stay listed in the delivery state before the worker deletes them (their code is erased at once anyway).',
+  }),
   SIGNET_LOG_LEVEL: oneOf(LOG_LEVELS, { default: 'info', description: 'Log level.' }),
   SIGNET_URL: url(['http:', 'https:'], {
     defaultText: 'http://127.0.0.1:<port>',
@@ -440,6 +448,8 @@ export interface Config {
   outboxMaxAttempts: number;
   /** Run the outbox worker in this process (SIGNET_OUTBOX_WORKER, default true). */
   outboxWorker: boolean;
+  /** Days finished outbox messages are kept (SIGNET_OUTBOX_RETENTION_DAYS). */
+  outboxRetentionDays: number;
   /** OTP codes allowed per window, each "COUNT/SECONDS" (SIGNET_RATE_LIMIT_*). */
   otpRateLimits: {
     /** Per organization and userIdentifier, SMS (SIGNET_RATE_LIMIT_SMS_PER_USER). */
@@ -550,6 +560,7 @@ export function loadConfig(env: Env = process.env): Config {
     outboxPollMs: v.SIGNET_OUTBOX_POLL_MS,
     outboxMaxAttempts: v.SIGNET_OUTBOX_MAX_ATTEMPTS,
     outboxWorker: v.SIGNET_OUTBOX_WORKER,
+    outboxRetentionDays: v.SIGNET_OUTBOX_RETENTION_DAYS,
     otpRateLimits: {
       smsPerUser: v.SIGNET_RATE_LIMIT_SMS_PER_USER,
       smsPerContact: v.SIGNET_RATE_LIMIT_SMS_PER_CONTACT,

@@ -75,6 +75,10 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       defaultFrom: config.emailFrom,
       logo: { allowHttp: config.allowHttpLogos, allowPrivate: config.logoAllowPrivate },
       onOutcome: (outcome) => metrics.delivery(outcome),
+      maintenance: {
+        retentionDays: config.outboxRetentionDays,
+        longestRateWindowSeconds: Math.max(...Object.values(config.otpRateLimits).map((limit) => limit.windowSeconds)),
+      },
     });
     const started = worker;
 

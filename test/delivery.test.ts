@@ -504,6 +504,36 @@ for (const tdb of testDatabases) {
       await w.stop();
       assert.equal(await outboxDepth(db), 0);
     });
+
+    test('maintenance: one worker per period deletes finished messages past retention and idle rate windows, keeps the rest', async () => {
+      const keep = await queue('kept@example.com');
+      const old = await queue('old@example.com');
+      const recent = await queue('recent@example.com');
+      await db.query("UPDATE outbox SET status = 'sent', updated_at = now() - interval '8 days' WHERE id = $1", [old.outboxId]);
+      await db.query("UPDATE outbox SET status = 'failed', updated_at = now() - interval '6 days' WHERE id = $1", [recent.outboxId]);
+      await db.query("UPDATE outbox SET updated_at = now() - interval '30 days' WHERE id = $1", [keep.outboxId]); // still queued
+      await db.query(
+        `INSERT INTO otp_rate_windows (scope, sent_at) VALUES ('idle-scope', ARRAY[now() - interval '2 hours']),
+                                                              ('busy-scope', ARRAY[now() - interval '2 hours', now() - interval '1 minute'])`,
+      );
+      const maintenance = { retentionDays: 7, longestRateWindowSeconds: 3600, periodMs: 60_000 };
+      const [first, second] = [worker(), worker()].map((w) => {
+        (w as unknown as { options: { maintenance: unknown } }).options.maintenance = maintenance;
+        return w;
+      });
+      const lines: string[] = [];
+      const logging: DeliveryLogger = { info: (_o, message) => lines.push(message ?? ''), warn: (o) => lines.push(JSON.stringify(o)), error() {} };
+      (first as unknown as { options: { logger: DeliveryLogger } }).options.logger = logging;
+      (second as unknown as { options: { logger: DeliveryLogger } }).options.logger = logging;
+      await first.maintain();
+      await second.maintain(); // the same period: not elected
+      assert.deepEqual(lines, ['outbox maintenance done']);
+
+      const ids = (await db.query<{ id: string }>('SELECT id FROM outbox WHERE id = ANY($1::uuid[])', [[keep.outboxId, old.outboxId, recent.outboxId]])).map((r) => r.id);
+      assert.deepEqual(ids.sort(), [keep.outboxId, recent.outboxId].sort());
+      const scopes = (await db.query<{ scope: string }>('SELECT scope FROM otp_rate_windows WHERE scope LIKE $1', ['%-scope'])).map((r) => r.scope);
+      assert.deepEqual(scopes, ['busy-scope']);
+    });
   });
 }
 

@@ -1,18 +1,30 @@
 // Drains the outbox: claims a due message under a lease (FOR UPDATE SKIP LOCKED: no two workers in
 // any processes take one message) only when its transport can send it at once, sends it outside any
 // transaction, and records the outcome as the send ends: sent, retrying with backoff, or failed.
+import { renderOtpSms } from '../otp/messages.ts';
 import type { Database } from '../store/db.ts';
 import {
-  claimDueMessages, recordAttempt, recordLogoProblem, releaseClaims, renewLeases,
-  type AttemptRecord, type ClaimedMessage,
+  claimDueMessages,
+  claimMaintenance,
+  decryptCode,
+  deleteFinishedMessages,
+  recordAttempt,
+  recordLogoProblem,
+  releaseClaims,
+  renewLeases,
+  vacuumDeliveryTables,
+  type AttemptOutcome,
+  type AttemptRecord,
+  type Channel,
+  type ClaimedMessage,
+  type StoredPayload,
 } from '../store/outbox.ts';
+import { deleteIdleRateWindows } from '../store/rateWindows.ts';
+import { composeOtpEmail } from './composeOtpEmail.ts';
 import { DeliveryError } from './deliveryError.ts';
 import { isPermanentEmailError, SMTP_POOL_SIZE, type EmailTransport } from './emailTransport.ts';
 import type { DeliveryLogger } from './logger.ts';
-import { decryptCode, type AttemptOutcome, type Channel, type StoredPayload } from '../store/outbox.ts';
-import { composeOtpEmail } from './composeOtpEmail.ts';
 import type { LogoOptions } from './logo.ts';
-import { renderOtpSms } from '../otp/messages.ts';
 import type { SmsProvider } from './sms/smsProvider.ts';
 
 export interface OutboxWorkerOptions {
@@ -39,7 +51,23 @@ export interface OutboxWorkerOptions {
   logo: LogoOptions;
   /** Told of every recorded outcome (metrics); never of the code or the recipient. */
   onOutcome?: (outcome: DeliveryOutcome) => void;
+  /** The periodic clean-up; off when not given. */
+  maintenance?: MaintenanceOptions;
 }
+
+export interface MaintenanceOptions {
+  /** Finished messages (sent, failed) are deleted this many days after their last change (SIGNET_OUTBOX_RETENTION_DAYS). */
+  retentionDays: number;
+  /** The longest OTP rate-limit window: windows idle for longer count nothing and are deleted. */
+  longestRateWindowSeconds: number;
+  /** How often one worker of all the processes runs it. */
+  periodMs?: number;
+}
+
+/** Every 15 minutes, one worker deletes what retention lets go and vacuums the delivery tables. */
+const MAINTENANCE_PERIOD_MS = 15 * 60_000;
+/** Deleted per statement, so a backlog is cleared in short steps. */
+const DELETE_BATCH = 10_000;
 
 /** What became of one delivery attempt. */
 export interface DeliveryOutcome {
@@ -76,6 +104,7 @@ export class OutboxWorker {
   private wokenWhileRunning = false;
   private started = false;
   private stopped = false;
+  private nextMaintenance = 0;
 
   constructor(private readonly options: OutboxWorkerOptions) {
     // Well above any single wait of a send (SMTP connection and greeting 10 s, socket 30 s; Twilio
@@ -117,7 +146,7 @@ export class OutboxWorker {
   private schedule(delayMs: number): void {
     clearTimeout(this.timer);
     this.timer = setTimeout(() => {
-      this.running = this.drain().finally(() => {
+      this.running = this.drain().then(() => this.maintain()).finally(() => {
         this.running = undefined;
         if (this.stopped) return;
         const again = this.wokenWhileRunning;
@@ -153,6 +182,32 @@ export class OutboxWorker {
       this.options.logger.error({ err: error }, 'outbox worker round failed; will retry at the next poll');
     }
     await Promise.allSettled(sending);
+  }
+
+  /**
+   * The periodic clean-up, when it is due and this worker is elected: finished messages past
+   * retention and idle rate windows are deleted, and the delivery tables vacuumed, so that claims
+   * and rate checks stay cheap without relying on autovacuum.
+   */
+  async maintain(now = Date.now()): Promise<void> {
+    const options = this.options.maintenance;
+    if (!options || this.stopped || now < this.nextMaintenance) return;
+    const periodMs = options.periodMs ?? MAINTENANCE_PERIOD_MS;
+    this.nextMaintenance = now + periodMs;
+    const { db, logger } = this.options;
+    try {
+      if (!(await claimMaintenance(db, 'delivery', periodMs))) return;
+      let deleted = 0;
+      for (let batch = DELETE_BATCH; batch === DELETE_BATCH && !this.stopped; ) {
+        batch = await deleteFinishedMessages(db, options.retentionDays, DELETE_BATCH);
+        deleted += batch;
+      }
+      const windows = await deleteIdleRateWindows(db, options.longestRateWindowSeconds);
+      await vacuumDeliveryTables(db);
+      logger.info({ deletedMessages: deleted, deletedRateWindows: windows }, 'outbox maintenance done');
+    } catch (error) {
+      logger.warn({ err: error }, 'outbox maintenance failed; it is tried again next period');
+    }
   }
 
   /** Claims as many due messages as there are free slots, sends them, and once every outcome is recorded returns how many. */

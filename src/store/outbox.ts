@@ -108,13 +108,17 @@ interface ClaimedRow {
  */
 export async function claimDueMessages<Payload>(db: Queryable, limit: number, leaseMs: number): Promise<ClaimedMessage<Payload>[]> {
   const rows = await db.query<ClaimedRow>(
-    `WITH due AS (
-       SELECT id, status FROM outbox
-        WHERE (status IN ('queued', 'retrying') AND next_attempt_at <= now())
-           OR (status = 'sending' AND lease_expires_at < now())
-        ORDER BY next_attempt_at
-        LIMIT $1
-        FOR UPDATE SKIP LOCKED)
+    `WITH queued AS (
+       SELECT id, status, next_attempt_at AS due_at FROM outbox
+        WHERE status IN ('queued', 'retrying') AND next_attempt_at <= now()
+        ORDER BY next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED),
+     leased AS (
+       SELECT id, status, lease_expires_at AS due_at FROM outbox
+        WHERE status = 'sending' AND lease_expires_at < now()
+        ORDER BY lease_expires_at LIMIT $1 FOR UPDATE SKIP LOCKED),
+     due AS (
+       SELECT id, status FROM (SELECT * FROM queued UNION ALL SELECT * FROM leased) candidates
+        ORDER BY due_at LIMIT $1)
      UPDATE outbox o
         SET status = 'sending', attempts = o.attempts + 1, updated_at = now(),
             lease_expires_at = now() + make_interval(secs => $2::double precision)
@@ -243,4 +247,40 @@ export function listOutboxMessages(
       LIMIT $4`,
     [organizationId, filter.status ?? null, filter.otpId ?? null, filter.limit],
   );
+}
+
+/**
+ * Elects this process to run a periodic task: true for one caller per period among all processes
+ * (the first to move the task's last run past the period).
+ */
+export async function claimMaintenance(db: Queryable, task: string, periodMs: number): Promise<boolean> {
+  const claimed = await db.query(
+    `INSERT INTO maintenance AS m (task, ran_at) VALUES ($1, now())
+     ON CONFLICT (task) DO UPDATE SET ran_at = now()
+       WHERE m.ran_at < now() - make_interval(secs => $2::double precision)
+     RETURNING task`,
+    [task, periodMs / 1000],
+  );
+  return claimed.length === 1;
+}
+
+/** Deletes up to `batch` messages finished (sent or failed) before `retentionDays` ago; returns how many. */
+export async function deleteFinishedMessages(db: Queryable, retentionDays: number, batch: number): Promise<number> {
+  const deleted = await db.query(
+    `DELETE FROM outbox WHERE id IN (
+       SELECT id FROM outbox
+        WHERE status IN ('sent', 'failed') AND updated_at < now() - make_interval(days => $1::int)
+        LIMIT $2)
+     RETURNING id`,
+    [retentionDays, batch],
+  );
+  return deleted.length;
+}
+
+/**
+ * Reclaims the space and index entries of finished and changed rows (outbox, rate windows), so the
+ * worker's claims and the rate checks stay cheap on a database whose autovacuum is off or slow.
+ */
+export async function vacuumDeliveryTables(db: Queryable): Promise<void> {
+  await db.query('VACUUM (ANALYZE) outbox, otp_rate_windows');
 }

@@ -2,6 +2,7 @@
 // contact, per channel — the send times within its window. A send is taken in the activity's own
 // statement: the scope's row is locked, its old times dropped, and the new one added only while
 // fewer than the limit remain, so concurrent requests in any number of processes cannot all pass.
+import type { Queryable } from './db.ts';
 import { sql, type Sql } from './sql.ts';
 
 export interface RateLimit {
@@ -24,4 +25,15 @@ export function takeFromRateWindow(scope: string, limit: RateLimit): { statement
                    FROM otp_rate_windows w, unnest(w.sent_at) t
                   WHERE w.scope = ${scope} AND t > now() - ${window})`,
   };
+}
+
+/** Deletes the windows whose every send is older than `longestWindowSeconds` (no limit counts them); returns how many. */
+export async function deleteIdleRateWindows(db: Queryable, longestWindowSeconds: number): Promise<number> {
+  const deleted = await db.query(
+    `DELETE FROM otp_rate_windows
+      WHERE sent_at[cardinality(sent_at)] < now() - make_interval(secs => $1::int)
+     RETURNING scope`,
+    [longestWindowSeconds],
+  );
+  return deleted.length;
 }
