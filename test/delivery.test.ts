@@ -520,7 +520,7 @@ for (const tdb of testDatabases) {
       const [first, second] = [worker(), worker()].map((w) => {
         (w as unknown as { options: { maintenance: unknown } }).options.maintenance = maintenance;
         return w;
-      });
+      }) as [OutboxWorker, OutboxWorker];
       const lines: string[] = [];
       const logging: DeliveryLogger = { info: (_o, message) => lines.push(message ?? ''), warn: (o) => lines.push(JSON.stringify(o)), error() {} };
       (first as unknown as { options: { logger: DeliveryLogger } }).options.logger = logging;

@@ -15,7 +15,7 @@ function files(dir: string): string[] {
 }
 
 test('no relative path in the sources, tests, scripts or CI leads outside the repository', () => {
-  const roots = ['src', 'test', 'bench', 'examples', 'bin', '.ci'].map((d) => path.join(ROOT, d)).filter((d) => fs.existsSync(d));
+  const roots = ['src', 'test', 'bench', 'examples', 'bin', 'scripts', '.ci'].map((d) => path.join(ROOT, d)).filter((d) => fs.existsSync(d));
   const escapes: string[] = [];
   for (const file of [...roots.flatMap(files), path.join(ROOT, 'package.json')]) {
     const source = fs.readFileSync(file, 'utf8');

@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import pg from 'pg';
-import type { PGlite } from '@electric-sql/pglite';
+import type { PGlite, PGliteOptions } from '@electric-sql/pglite';
 import { lockEmbeddedStore, type EmbeddedStoreLock } from './embeddedLock.ts';
 
 export type Row = Record<string, unknown>;
@@ -289,6 +289,34 @@ class PgliteDatabase implements Database {
   }
 }
 
+// The embedded store's memory. PGlite runs PostgreSQL in one WebAssembly memory, which grows to
+// its peak use and never shrinks, so each bound below caps the process for good. With PostgreSQL's
+// defaults (shared_buffers 128MB) the store alone held ~190 MiB and `npm start` ~430 MiB idle.
+// Settings on the command line win over postgresql.conf, so they hold for folders made before too.
+const EMBEDDED_SETTINGS = {
+  // The page cache, the one large fixed allocation. An embedded store serves one process and a
+  // small working set, and a page it misses is a read from the operating system's file cache.
+  shared_buffers: '16MB',
+  // WAL written between flushes; ample for one 400 KiB interface (PostgreSQL's own choice is 1/32
+  // of shared_buffers, 512kB here).
+  wal_buffers: '1MB',
+  // Per sort or hash step before it spills to a temporary file (PostgreSQL's default, made explicit).
+  work_mem: '4MB',
+  // CREATE INDEX in a migration and VACUUM; PostgreSQL's 64MB would grow the memory for good the
+  // first time a migration indexes a large table.
+  maintenance_work_mem: '16MB',
+  // Temporary tables only, which Signet does not use (8MB by default).
+  temp_buffers: '1MB',
+};
+const EMBEDDED_FLAGS = Object.entries(EMBEDDED_SETTINGS).flatMap(([name, value]) => ['-c', `${name}=${value}`]);
+function embeddedMemory(pglite: typeof PGlite): PGliteOptions {
+  return {
+    startParams: [...pglite.defaultStartParams, ...EMBEDDED_FLAGS],
+    // initdb, on a new folder, runs its own PostgreSQL (bootstrap) with a 128MB cache unless told.
+    initDbStartParams: ['-c', `shared_buffers=${EMBEDDED_SETTINGS.shared_buffers}`],
+  };
+}
+
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   if (options.url) {
     const schema = options.schema;
@@ -318,7 +346,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   // Loaded only for the embedded store: a process on PostgreSQL does not carry PGlite (~40 MiB).
   const { PGlite } = await import('@electric-sql/pglite');
   if (!options.dataDir) {
-    const pglite = new PGlite();
+    const pglite = new PGlite(embeddedMemory(PGlite));
     await pglite.waitReady;
     return new PgliteDatabase(pglite);
   }
@@ -326,7 +354,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   const lock = lockEmbeddedStore(options.dataDir, options.holder ?? process.argv.slice(1).join(' '));
   try {
     fs.mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
-    const pglite = new PGlite(options.dataDir);
+    const pglite = new PGlite(options.dataDir, embeddedMemory(PGlite));
     await pglite.waitReady;
     return new PgliteDatabase(pglite, lock);
   } catch (error) {

@@ -1,5 +1,6 @@
 // Runs Signet's own binary and scripts as child processes, the way a user does from a shell.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,16 +8,37 @@ import { fileURLToPath } from 'node:url';
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const SIGNET_BIN = path.join(ROOT, 'bin', 'signet.js');
 
+function newestChange(dir: string): number {
+  return fs.readdirSync(dir, { withFileTypes: true }).reduce((newest, entry) => {
+    const full = path.join(dir, entry.name);
+    return Math.max(newest, entry.isDirectory() ? newestChange(full) : fs.statSync(full).mtimeMs);
+  }, fs.statSync(dir).mtimeMs);
+}
+
+let compiled = false;
+
+/**
+ * The binary runs dist/, compiled from src/. `npm test` builds it first (pretest); a test file run
+ * on its own after a source changed rebuilds it here, so a child process never runs stale code.
+ */
+export function ensureCompiled(): void {
+  if (compiled) return;
+  const cli = path.join(ROOT, 'dist', 'cli.js');
+  const builtAt = fs.existsSync(cli) ? fs.statSync(cli).mtimeMs : 0;
+  if (newestChange(path.join(ROOT, 'src')) > builtAt) execFileSync(process.execPath, [path.join(ROOT, 'scripts', 'build.js')], { stdio: 'inherit' });
+  compiled = true;
+}
+
 export interface Finished {
   code: number | null;
   stdout: string;
   stderr: string;
 }
 
-/** Runs a command to completion (killed after timeoutMs). */
-export function run(command: string, args: string[], env: Record<string, string>, timeoutMs = 60_000): Promise<Finished> {
+/** Runs a command to completion (killed after timeoutMs), in the repository unless `cwd` says otherwise. */
+export function run(command: string, args: string[], env: Record<string, string>, timeoutMs = 60_000, cwd = ROOT): Promise<Finished> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -31,6 +53,7 @@ export function run(command: string, args: string[], env: Record<string, string>
 }
 
 export function signet(args: string[], env: Record<string, string>): Promise<Finished> {
+  ensureCompiled();
   return run(process.execPath, [SIGNET_BIN, ...args], env);
 }
 
@@ -51,6 +74,7 @@ export interface Served {
 
 /** Starts `signet serve` and resolves once /healthz answers. */
 export async function serve(env: Record<string, string>, baseUrl: string, timeoutMs = 60_000): Promise<Served> {
+  ensureCompiled();
   const child = spawn(process.execPath, [SIGNET_BIN, 'serve'], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout!.on('data', (d) => (output += d));

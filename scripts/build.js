@@ -1,0 +1,37 @@
+// Builds dist/ from src/: tsc emits the JavaScript (tsconfig.build.json), and the SQL migrations,
+// which store/migrate.js reads beside itself at run time, are copied next to it.
+// Run by `npm install` (prepare), `npm test` (pretest) and `npm run build`.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const dist = path.join(root, 'dist');
+
+let tsc;
+try {
+  tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+} catch {
+  // `npm install --omit=dev` runs prepare without the compiler: a dist/ built before is kept.
+  const built = fs.existsSync(path.join(dist, 'cli.js'));
+  console.error(
+    built
+      ? 'signet build: typescript is not installed (dev dependencies omitted); keeping the dist/ built before.'
+      : 'signet build: typescript is not installed (dev dependencies omitted), so dist/ cannot be built. Install with dev dependencies (npm ci), then drop them if you want (npm prune --omit=dev).',
+  );
+  process.exit(built ? 0 : 1);
+}
+
+// From scratch, so a source that was deleted or renamed leaves no module behind.
+fs.rmSync(dist, { recursive: true, force: true });
+try {
+  execFileSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.build.json')], { cwd: root, stdio: 'inherit' });
+} catch {
+  process.exit(1); // tsc printed why
+}
+fs.cpSync(path.join(root, 'src', 'store', 'migrations'), path.join(dist, 'store', 'migrations'), {
+  recursive: true,
+  filter: (source) => fs.statSync(source).isDirectory() || source.endsWith('.sql'),
+});
