@@ -28,7 +28,7 @@ import { registerMetrics, type Metrics } from './metrics.ts';
 import { queryHandlers } from '../queries/registry.ts';
 import { registerOpenApiRoutes } from './openapiRoutes.ts';
 import { registerQueryRoutes } from './queryRoutes.ts';
-import { loggerOptions, REQUEST_ID_HEADER, registerRequestIds, requestId } from './requestLog.ts';
+import { DebugRequestLines, loggerOptions, REQUEST_ID_HEADER, registerRequestIds, requestId } from './requestLog.ts';
 import { StampChecker } from './stampChecker.ts';
 import { registerSubmitRoutes } from './submitRoutes.ts';
 
@@ -76,8 +76,7 @@ export function buildApp(deps: AppDependencies): FastifyInstance {
   const { config } = deps;
   const app = Fastify({
     logger: loggerOptions(deps.logger),
-    // Request lines are logged at debug by registerRequestIds; Fastify's own are at info.
-    disableRequestLogging: true,
+    logController: new DebugRequestLines(),
     genReqId: requestId,
     bodyLimit: BODY_LIMIT_BYTES,
     // Stamps and fingerprints are over exact bytes; nothing may rewrite the body.

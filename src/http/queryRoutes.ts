@@ -20,7 +20,7 @@ export function registerQueryRoutes(app: FastifyInstance, db: Database, stamps: 
       const answer = await stamps.checked(body, stamp, parsed.data.organizationId, (principal) =>
         query.run({ db, principal, now: new Date() }, parsed.data),
       );
-      return typeof answer === 'string' ? reply.type('application/json; charset=utf-8').send(answer) : answer;
+      return typeof answer === 'string' ? reply.type('application/json; charset=utf-8').send(Buffer.from(answer)) : answer;
     });
   }
 }

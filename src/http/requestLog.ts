@@ -2,7 +2,7 @@
 // load balancer's X-Request-Id when well-formed, echoed in the answer), and no credential.
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
 
@@ -38,17 +38,24 @@ export function loggerOptions(logger: FastifyServerOptions['logger']): FastifySe
   return { ...given, redact: { paths: REDACTED, censor: '[redacted]' } };
 }
 
-/**
- * Sends the request id back, so a client or the load balancer can quote it, and logs each request
- * at debug: at info, an activity has its one line (submitRoutes.ts), and a busy server is not slowed
- * by two more per request.
- */
+/** Sends the request id back, so a client or the load balancer can quote it. */
 export function registerRequestIds(app: FastifyInstance): void {
   app.addHook('onRequest', async (request, reply) => {
     reply.header(REQUEST_ID_HEADER, request.id);
+  });
+}
+
+/**
+ * Fastify's request lines, at debug: at info an activity has its one line (submitRoutes.ts), and a
+ * busy server is not slowed by two more per request. Errors keep their levels.
+ */
+export class DebugRequestLines extends LogController {
+  override incomingRequest(request: FastifyRequest): void {
     request.log.debug({ req: request }, 'incoming request');
-  });
-  app.addHook('onResponse', async (request, reply) => {
-    request.log.debug({ res: reply, responseTime: reply.elapsedTime }, 'request completed');
-  });
+  }
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    if (error) reply.log.error({ res: reply, err: error, responseTime: reply.elapsedTime }, 'request errored');
+    else reply.log.debug({ res: reply, responseTime: reply.elapsedTime }, 'request completed');
+  }
 }

@@ -48,7 +48,8 @@ export function registerSubmitRoutes(
         },
         outcome.created ? 'activity created' : 'activity resubmitted',
       );
-      return reply.status(200).type('application/json; charset=utf-8').send(outcome.json);
+      // A Buffer, encoded once: a string would be measured for Content-Length, then encoded again to be sent.
+      return reply.status(200).type('application/json; charset=utf-8').send(Buffer.from(outcome.json));
     });
   }
 }
