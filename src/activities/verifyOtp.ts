@@ -3,7 +3,7 @@
 // own statement), and answers with a signed token.
 import { timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
-import { parseP256PublicKey } from '../auth/publicKey.ts';
+import { parseP256PublicKey } from '../keys/p256.ts';
 import { credentialRefused, invalidField, notFound, type SignetError } from '../errors.ts';
 import { CROCKFORD_ALPHABET, DIGIT_ALPHABET, hashOtpCode, normalizeOtpCode } from '../otp/code.ts';
 import { signVerificationToken, VERIFICATION_TOKEN_KEY } from '../otp/verificationToken.ts';

@@ -9,7 +9,7 @@ import { run } from '../store/sql.ts';
 import { findApiKeysByPublicKey } from '../store/apiKeys.ts';
 import type { CredentialCache } from './credentialCache.ts';
 import type { ApiKeyStamp, Stamp, WebAuthnStamp } from './parseStamp.ts';
-import { rememberP256PublicKey } from './publicKey.ts';
+import { rememberP256PublicKey } from '../keys/p256.ts';
 import { verifyApiKeyStamp } from './verifyApiKeyStamp.ts';
 import { verifyWebAuthnStamp } from './verifyWebAuthnStamp.ts';
 

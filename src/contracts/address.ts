@@ -20,10 +20,25 @@ export function ethereumAddressProblem(address: string): string | undefined {
   const hex = address.slice(2);
   if (hex === hex.toLowerCase() || hex === hex.toUpperCase()) return undefined;
   // Never reveal the checksummed form: for a mistyped address it would "fix" the typo's checksum.
-  if (toChecksumHex(hex) !== hex) {
+  if (!checksumMatches(hex)) {
     return 'mixed-case address does not match its EIP-55 checksum, so a character is probably wrong; copy the address again from its source';
   }
   return undefined;
+}
+
+// A client registers interfaces of the same few contracts again and again: a checksummed address is
+// hashed once, not at every submission (keccak-256 is the costliest step of a small submission's checks).
+const checkedAddresses = new Map<string, boolean>();
+const CHECKED_LIMIT = 1024;
+
+function checksumMatches(hex: string): boolean {
+  let matches = checkedAddresses.get(hex);
+  if (matches === undefined) {
+    matches = toChecksumHex(hex) === hex;
+    if (checkedAddresses.size >= CHECKED_LIMIT) checkedAddresses.clear();
+    checkedAddresses.set(hex, matches);
+  }
+  return matches;
 }
 
 /** EIP-55: a hex letter is upper case where the same nibble of keccak-256(lowercase hex) is ≥ 8. */

@@ -106,7 +106,8 @@ export function buildApp(deps: AppDependencies): FastifyInstance {
 
   registerRequestIds(app);
   registerMetrics(app, deps.metrics, config.metricsHosts);
-  registerAuthFailureThrottle(app, new AuthFailureThrottle(config.authFailureLimit));
+  const throttle = new AuthFailureThrottle(config.authFailureLimit);
+  registerAuthFailureThrottle(app, throttle);
   drainOnClose(app);
 
   app.removeAllContentTypeParsers();
@@ -134,7 +135,12 @@ export function buildApp(deps: AppDependencies): FastifyInstance {
 
   registerHealthRoutes(app, deps.db, deps.config.database.timeoutMs);
   registerJwksRoutes(app, deps.db);
-  const stamps = new StampChecker({ db: deps.db, config, credentials: deps.credentials });
+  const stamps = new StampChecker({
+    db: deps.db,
+    config,
+    credentials: deps.credentials,
+    onAuthenticated: (credential) => throttle.succeeded(credential),
+  });
   registerSubmitRoutes(app, deps.engine, stamps, deps.handlers, deps.metrics);
   registerQueryRoutes(app, deps.db, stamps, queryHandlers);
   registerOpenApiRoutes(app, deps.handlers, queryHandlers);

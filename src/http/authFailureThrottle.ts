@@ -83,9 +83,10 @@ export class AuthFailureThrottle {
 }
 
 /**
- * Applies the throttle to the stamped public API (/public/…): checked before the body is read,
- * a 401 counts against the client address, a 200 vouches for its credential. The client address is
- * request.ip, which follows X-Forwarded-For only from SIGNET_TRUSTED_PROXIES.
+ * Applies the throttle to the stamped public API (/public/…): checked before the body is read, and a
+ * 401 counts against the client address (the stamp checker vouches for credentials that
+ * authenticate, through succeeded()). The client address is request.ip, which follows
+ * X-Forwarded-For only from SIGNET_TRUSTED_PROXIES.
  */
 export function registerAuthFailureThrottle(app: FastifyInstance, throttle: AuthFailureThrottle): void {
   const stamped = (request: FastifyRequest) => request.url.startsWith('/public/');
@@ -93,12 +94,6 @@ export function registerAuthFailureThrottle(app: FastifyInstance, throttle: Auth
     if (stamped(request)) throttle.check(request.ip, () => stampCredential(request.headers));
   });
   app.addHook('onResponse', async (request, reply) => {
-    if (!stamped(request)) return;
-    if (reply.statusCode === 401) {
-      throttle.failed(request.ip);
-    } else if (reply.statusCode === 200) {
-      const credential = stampCredential(request.headers);
-      if (credential !== undefined) throttle.succeeded(credential);
-    }
+    if (reply.statusCode === 401 && stamped(request)) throttle.failed(request.ip);
   });
 }

@@ -11,7 +11,14 @@ import type { Database } from '../store/db.ts';
 
 export class StampChecker {
   constructor(
-    private readonly deps: { db: Database; config: Config; credentials: CredentialCache; now?: () => Date },
+    private readonly deps: {
+      db: Database;
+      config: Config;
+      credentials: CredentialCache;
+      /** Told of every stamp that authenticated, as stampCredential() names it (the failure throttle lets it through). */
+      onAuthenticated?: (credential: string) => void;
+      now?: () => Date;
+    },
   ) {}
 
   /** Runs `use` as the principal of the stamp. */
@@ -23,6 +30,7 @@ export class StampChecker {
       now: this.deps.now?.() ?? new Date(),
       cache: credentials,
     });
+    this.deps.onAuthenticated?.(stamp.kind === 'apiKey' ? stamp.publicKey : stamp.credentialId);
     try {
       return await use(principal);
     } catch (error) {
