@@ -1,11 +1,12 @@
-// Builds dist/ from src/: tsc emits the JavaScript (tsconfig.build.json), and the SQL migrations,
-// which store/migrate.js reads beside itself at run time, are copied next to it.
+// Builds dist/ from src/: tsc emits the JavaScript (tsconfig.build.json), the SQL migrations, which
+// store/migrate.js reads beside itself at run time, are copied next to it, and the initialised
+// PGlite data directory new embedded stores start from is written there too.
 // Run by `npm install` (prepare), `npm test` (pretest) and `npm run build`.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dist = path.join(root, 'dist');
@@ -35,3 +36,7 @@ fs.cpSync(path.join(root, 'src', 'store', 'migrations'), path.join(dist, 'store'
   recursive: true,
   filter: (source) => fs.statSync(source).isDirectory() || source.endsWith('.sql'),
 });
+
+// The embedded store's starting point (see writeInitialDataDir in src/store/db.ts).
+const { writeInitialDataDir } = await import(pathToFileURL(path.join(dist, 'store', 'db.js')).href);
+await writeInitialDataDir(path.join(dist, 'store', 'pglite-initial.tar.gz'));

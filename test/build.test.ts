@@ -19,9 +19,9 @@ function files(dir: string): string[] {
 describe('dist/', () => {
   before(() => ensureCompiled());
 
-  test('has one JavaScript module per source file and the migrations, and nothing else', () => {
+  test('has one JavaScript module per source file, the migrations and the initial embedded data directory, and nothing else', () => {
     const sources = files(path.join(ROOT, 'src'));
-    const expected = sources.map((file) => file.replace(/\.ts$/, '.js')).sort();
+    const expected = [...sources.map((file) => file.replace(/\.ts$/, '.js')), 'store/pglite-initial.tar.gz'].sort();
     assert.ok(expected.includes('cli.js') && expected.some((file) => file.endsWith('.sql')));
     assert.deepEqual(files(DIST), expected);
     for (const file of sources.filter((f) => f.endsWith('.sql'))) {

@@ -2,6 +2,8 @@
 // dialect, same migrations; values come back alike (int8 as number, timestamptz as Date).
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import type { PGlite, PGliteOptions } from '@electric-sql/pglite';
 import { lockEmbeddedStore, type EmbeddedStoreLock } from './embeddedLock.ts';
@@ -317,6 +319,24 @@ function embeddedMemory(pglite: typeof PGlite): PGliteOptions {
   };
 }
 
+/**
+ * A new embedded folder is made from a data directory initialised at build time (scripts/build.js
+ * writes it beside the compiled store): PGlite's own initdb runs a second, temporary PostgreSQL
+ * whose ~400 MiB would stay in the process long after the first start. Where the file is absent
+ * (running the sources, in tests) PGlite runs initdb.
+ */
+const INITIAL_DATA_DIR = fileURLToPath(new URL('./pglite-initial.tar.gz', import.meta.url));
+
+/** Writes the initialised data directory new embedded folders start from (called by the build). */
+export async function writeInitialDataDir(file = INITIAL_DATA_DIR): Promise<void> {
+  const { PGlite } = await import('@electric-sql/pglite');
+  const pglite = new PGlite(embeddedMemory(PGlite));
+  await pglite.waitReady;
+  const tarball = await pglite.dumpDataDir('gzip');
+  fs.writeFileSync(file, Buffer.from(await tarball.arrayBuffer()));
+  await pglite.close();
+}
+
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   if (options.url) {
     const schema = options.schema;
@@ -353,8 +373,12 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   // Before PGlite reads the folder: a second process on it would lose its own or the first's writes.
   const lock = lockEmbeddedStore(options.dataDir, options.holder ?? process.argv.slice(1).join(' '));
   try {
+    const initial = !fs.existsSync(path.join(options.dataDir, 'PG_VERSION')) && fs.existsSync(INITIAL_DATA_DIR);
     fs.mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
-    const pglite = new PGlite(options.dataDir, embeddedMemory(PGlite));
+    const pglite = new PGlite(options.dataDir, {
+      ...embeddedMemory(PGlite),
+      ...(initial ? { loadDataDir: new Blob([fs.readFileSync(INITIAL_DATA_DIR)]) } : {}),
+    });
     await pglite.waitReady;
     return new PgliteDatabase(pglite, lock);
   } catch (error) {
