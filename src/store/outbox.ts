@@ -113,7 +113,8 @@ export async function claimDueMessages<Payload>(db: Queryable, limit: number, le
         WHERE status IN ('queued', 'retrying') AND next_attempt_at <= now()
         ORDER BY next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED),
      leased AS (
-       SELECT id, status, lease_expires_at AS due_at FROM outbox
+       -- A dead worker's message keeps its place in line: it was due when it was first claimed.
+       SELECT id, status, next_attempt_at AS due_at FROM outbox
         WHERE status = 'sending' AND lease_expires_at < now()
         ORDER BY lease_expires_at LIMIT $1 FOR UPDATE SKIP LOCKED),
      due AS (
