@@ -21,6 +21,7 @@ function remember<V>(map: Map<string, V>, key: string, value: V): void {
 export class CredentialCache {
   private readonly apiKeys = new Map<string, ApiKeyRecord[]>();
   private readonly authenticators = new Map<string, Omit<AuthenticatorRecord, 'signCount'>>();
+  private readonly lookups = new Map<string, Promise<ApiKeyRecord[]>>();
 
   /**
    * The registrations of a public key, read from the store when this organization's is not known yet
@@ -29,7 +30,13 @@ export class CredentialCache {
   async apiKeysFor(db: Queryable, publicKey: string, organizationId: string): Promise<ApiKeyRecord[]> {
     const known = this.apiKeys.get(publicKey);
     if (known?.some((key) => key.organizationId === organizationId)) return known;
-    const found = await findApiKeysByPublicKey(db, publicKey);
+    // Requests that arrive together with a new key share one lookup.
+    let lookup = this.lookups.get(publicKey);
+    if (!lookup) {
+      lookup = findApiKeysByPublicKey(db, publicKey).finally(() => this.lookups.delete(publicKey));
+      this.lookups.set(publicKey, lookup);
+    }
+    const found = await lookup;
     if (found.length > 0) remember(this.apiKeys, publicKey, found);
     return found;
   }
