@@ -44,14 +44,21 @@ export class ActivityEngine {
     this.now = deps.now ?? (() => new Date());
   }
 
-  /** The envelope of a parsed body for `handler`'s endpoint, or a 400 naming what is wrong. */
-  envelope(handler: ActivityHandler, document: Record<string, unknown>): Envelope {
-    const envelope = envelopeSchema.safeParse(document, { reportInput: true });
-    if (!envelope.success) throw schemaError(envelope.error, '', 'invalid activity envelope');
-    if (envelope.data.type !== handler.activityType) {
-      throw invalidField('type', `this endpoint accepts "${handler.activityType}", got "${envelope.data.type}"`);
+  /**
+   * The envelope of a parsed body for an endpoint, and the handler among the endpoint's that takes
+   * it (by `type`, then by the shape of `parameters`), or a 400 naming what is wrong.
+   */
+  envelope(handlers: readonly ActivityHandler[], document: Record<string, unknown>): { envelope: Envelope; handler: ActivityHandler } {
+    const parsed = envelopeSchema.safeParse(document, { reportInput: true });
+    if (!parsed.success) throw schemaError(parsed.error, '', 'invalid activity envelope');
+    const envelope = parsed.data;
+    const typed = handlers.filter((h) => h.activityType === envelope.type || h.otherActivityTypes?.includes(envelope.type));
+    if (typed.length === 0) {
+      const accepted = [...new Set(handlers.flatMap((h) => [h.activityType, ...(h.otherActivityTypes ?? [])]))];
+      throw invalidField('type', `this endpoint accepts ${accepted.map((t) => `"${t}"`).join(' or ')}, got "${envelope.type}"`);
     }
-    return envelope.data;
+    const handler = typed.find((h) => h.takes?.(envelope.parameters) ?? true) ?? typed[0]!;
+    return { envelope, handler };
   }
 
   /**
@@ -60,14 +67,14 @@ export class ActivityEngine {
    */
   async submit(
     handler: ActivityHandler,
-    submission: { body: Buffer; envelope: Envelope; principal: Principal; stampHeader: string },
+    submission: { body: Buffer; document: Record<string, unknown>; envelope: Envelope; principal: Principal; stampHeader: string },
   ): Promise<SubmissionOutcome> {
     const { db, config } = this.deps;
     const { envelope, principal } = submission;
     const { organizationId, timestampMs } = envelope;
     const now = this.now();
     const fingerprint = `sha256:${createHash('sha256').update(submission.body).digest('hex')}`;
-    const stored = (activity: ActivityRecord) => this.answer(handler, activity, false);
+    const stored = (activity: ActivityRecord) => this.answer(activity, false);
     const storedOr = async (error: unknown): Promise<SubmissionOutcome> => {
       // A refusal of a body submitted before is not the answer: its stored activity is.
       const activity = await findActivity(db, { organizationId, fingerprint });
@@ -86,7 +93,11 @@ export class ActivityEngine {
       );
     }
 
-    const parsed = handler.parameters.safeParse(envelope.parameters, { reportInput: true });
+    // The ecosystem's server-side and browser SDKs send the App Proofs flag inside `parameters`.
+    const { generateAppProofs: flagged, ...parameters } = envelope.parameters;
+    if (flagged !== undefined && typeof flagged !== 'boolean') throw invalidField('parameters.generateAppProofs', 'must be true or false');
+    const generateAppProofs = envelope.generateAppProofs === true || flagged === true;
+    const parsed = handler.parameters.safeParse(parameters, { reportInput: true });
     if (!parsed.success) throw schemaError(parsed.error, 'parameters', 'invalid parameters');
 
     const activityId = randomUUID();
@@ -109,7 +120,7 @@ export class ActivityEngine {
     }
 
     const appProofs =
-      envelope.generateAppProofs === true
+      generateAppProofs
         ? [
             await createAppProof(this.deps.keys, {
               id: activityId,
@@ -121,16 +132,23 @@ export class ActivityEngine {
             }),
           ]
         : undefined;
+    // A secret the body carries in clear is not kept: the stored body (the votes' message) and the
+    // intent have it replaced; the fingerprint, over the bytes as signed, still checks the signature.
+    const redacted = handler.redact;
+    const rawBody = redacted
+      ? JSON.stringify({ ...submission.document, parameters: redacted(envelope.parameters) })
+      : submission.body.toString('utf8');
+    const intent = redacted ? redacted(parsed.data as Record<string, unknown>) : parsed.data;
     const record: ActivityRecord = {
       id: activityId,
       organizationId,
-      type: handler.activityType,
+      type: envelope.type,
       status: 'ACTIVITY_STATUS_COMPLETED',
       fingerprint,
       timestampMs,
-      rawBody: submission.body.toString('utf8'),
-      intentJson: JSON.stringify(parsed.data),
-      result: plan.result,
+      rawBody,
+      intentJson: `{${JSON.stringify(handler.intentKey)}:${JSON.stringify(intent)}}`,
+      result: { [handler.resultKey]: plan.result },
       createdAt: now,
       updatedAt: now,
       votes: [
@@ -156,11 +174,10 @@ export class ActivityEngine {
       gates: (plan.gates ?? []).map((gate) => gate.gate),
       rows: plan.rows ?? [],
     });
-    return this.settle(handler, plan, principal, record, outcome, storedOr);
+    return this.settle(plan, principal, record, outcome, storedOr);
   }
 
   private async settle(
-    handler: ActivityHandler,
     plan: ActivityPlan,
     principal: Principal,
     record: ActivityRecord,
@@ -170,9 +187,9 @@ export class ActivityEngine {
     switch (outcome.kind) {
       case 'created':
         if (plan.queuesDelivery) this.deps.onQueued?.();
-        return this.answer(handler, record, true);
+        return this.answer(record, true);
       case 'existing':
-        return this.answer(handler, outcome.activity, false);
+        return this.answer(outcome.activity, false);
       case 'credentialRefused':
         this.deps.onCredentialRefused?.(principal);
         throw credentialRefused(principal, outcome.state, record.createdAt);
@@ -186,7 +203,7 @@ export class ActivityEngine {
     }
   }
 
-  private answer(handler: ActivityHandler, record: ActivityRecord, created: boolean): SubmissionOutcome {
-    return { json: activityResponseJson(handler, record), activityId: record.id, organizationId: record.organizationId, created };
+  private answer(record: ActivityRecord, created: boolean): SubmissionOutcome {
+    return { json: activityResponseJson(record), activityId: record.id, organizationId: record.organizationId, created };
   }
 }

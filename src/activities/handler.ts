@@ -58,10 +58,22 @@ export interface ActivityPlan<Result extends object = object> {
 }
 
 export interface ActivityHandler<Schema extends z.ZodType = z.ZodType, Result extends object = object> {
-  /** Last segment of POST /public/v1/submit/<path>. */
+  /** Last segment of POST /public/v1/submit/<path>. Several handlers may share a path (verify_otp V1 and V2). */
   path: string;
   /** Value of the envelope's `type`, e.g. ACTIVITY_TYPE_INIT_OTP_AUTH_V3. */
   activityType: string;
+  /** Other `type` values taken for the same activity (older spellings clients still send). */
+  otherActivityTypes?: readonly string[];
+  /**
+   * Among the handlers of one path, whether this one takes these parameters (its shape: verify_otp's
+   * V2 carries `encryptedOtpBundle`, V1 `otpCode`). Without it the handler takes any.
+   */
+  takes?(parameters: Record<string, unknown>): boolean;
+  /**
+   * Parameters as they may be stored and echoed (the intent and the votes' signed message): a secret
+   * the request carries in clear, such as a verified OTP code, is replaced. Without it, as given.
+   */
+  redact?(parameters: Record<string, unknown>): Record<string, unknown>;
   /** Key of the intent object, e.g. initOtpAuthIntentV3. */
   intentKey: string;
   /** Key of the result object, e.g. initOtpAuthResultV2. */

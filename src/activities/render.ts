@@ -1,15 +1,9 @@
 // The activity object on the wire (DESIGN §2.4): the seed's nested shape plus the flat keys that
 // existing clients read, written as JSON text directly. Each large value is serialised once and the
-// same text placed in both copies: the intent as stored (JSON text made at submission), and the
-// signed body escaped once for every vote that signed it. One stored record renders the same bytes on
-// every read.
+// same text placed in both copies: the intent as stored (JSON text made at submission, under its
+// intent key), and the signed body escaped once for every vote that signed it. One stored record
+// renders the same bytes on every read.
 import type { ActivityRecord, VoteRecord } from '../store/activities.ts';
-
-/** What rendering needs of an activity's handler: the keys its intent and result sit under. */
-export interface RenderKeys {
-  intentKey: string;
-  resultKey: string;
-}
 
 const quote = JSON.stringify;
 
@@ -25,10 +19,11 @@ function voteJson(vote: VoteRecord, activityId: string, escapedBody: string): st
 }
 
 /** The activity object as JSON text (what `{"activity": …}` and activity lists hold). */
-export function activityJson(keys: RenderKeys, record: ActivityRecord): string {
+export function activityJson(record: ActivityRecord): string {
   const escapedBody = quote(record.rawBody);
-  const intent = `{${quote(keys.intentKey)}:${record.intentJson}}`;
-  const result = quote(record.result);
+  // Both are stored under their keys: {"<intentKey>": …} and {"<resultKey>": …}.
+  const intent = record.intentJson;
+  const result = record.result ? quote(record.result) : '{}';
   const votes = `[${record.votes.map((vote) => voteJson(vote, record.id, escapedBody)).join(',')}]`;
   // A completed activity can no longer be approved or rejected.
   const open = record.status !== 'ACTIVITY_STATUS_COMPLETED' && record.status !== 'ACTIVITY_STATUS_FAILED';
@@ -38,15 +33,16 @@ export function activityJson(keys: RenderKeys, record: ActivityRecord): string {
   const bookkeeping =
     `"votes":${votes},"fingerprint":${quote(record.fingerprint)},"canApprove":${open},"canReject":${open},` +
     `"createdAt":${quote(record.createdAt.toISOString())},"updatedAt":${quote(record.updatedAt.toISOString())}`;
-  const nested = `{${common},"intent":${intent},"result":{${quote(keys.resultKey)}:${result}},${bookkeeping}}`;
+  const nested = `{${common},"intent":${intent},"result":${result},${bookkeeping}}`;
+  // The flat result holds the nested activity and the result keys beside it.
+  const flatResult = result === '{}' ? `{"activity":${nested}}` : `{"activity":${nested},${result.slice(1)}`;
   return (
-    `{${common},"timestampMs":${quote(record.timestampMs)},"intent":${intent},` +
-    `"result":{"activity":${nested},${quote(keys.resultKey)}:${result}},${bookkeeping}` +
+    `{${common},"timestampMs":${quote(record.timestampMs)},"intent":${intent},"result":${flatResult},${bookkeeping}` +
     `${record.appProofs ? `,"appProofs":${quote(record.appProofs)}` : ''}}`
   );
 }
 
 /** The answer to a submission or get_activity: `{"activity": …}`. */
-export function activityResponseJson(keys: RenderKeys, record: ActivityRecord): string {
-  return `{"activity":${activityJson(keys, record)}}`;
+export function activityResponseJson(record: ActivityRecord): string {
+  return `{"activity":${activityJson(record)}}`;
 }

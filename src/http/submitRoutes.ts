@@ -1,6 +1,7 @@
-// POST /public/v1/submit/<activity>: one route per registered handler. The body is read as exactly
-// the JSON its bytes say, the stamp verified over those bytes, then the engine creates the activity;
-// each submission is timed, counted by outcome and logged with its activity.
+// POST /public/v1/submit/<activity>: one route per activity path, taken by the handler whose type
+// and parameter shape the body has. The body is read as exactly the JSON its bytes say, the stamp
+// verified over those bytes, then the engine creates the activity; each submission is timed,
+// counted by outcome and logged with its activity.
 import type { FastifyInstance } from 'fastify';
 import type { ActivityEngine } from '../activities/engine.ts';
 import type { ActivityHandler } from '../activities/handler.ts';
@@ -18,30 +19,35 @@ export function registerSubmitRoutes(
   handlers: readonly ActivityHandler[],
   metrics: Metrics,
 ) {
-  for (const handler of handlers) {
-    app.post(`/public/v1/submit/${handler.path}`, async (request, reply) => {
+  const byPath = new Map<string, ActivityHandler[]>();
+  for (const handler of handlers) byPath.set(handler.path, [...(byPath.get(handler.path) ?? []), handler]);
+  for (const [path, handlersOfPath] of byPath) {
+    app.post(`/public/v1/submit/${path}`, async (request, reply) => {
       const started = performance.now();
       const seconds = () => (performance.now() - started) / 1000;
+      // Counted under the handler that took the body, or the path's first before one is known.
+      let activityType = handlersOfPath[0]!.activityType;
       let outcome;
       try {
         const body = rawBody(request);
         const document = parseBody(body);
         const stamp = parseStamp(request.headers);
-        const envelope = engine.envelope(handler, document);
+        const { envelope, handler } = engine.envelope(handlersOfPath, document);
+        activityType = handler.activityType;
         outcome = await stamps.checked(body, stamp, envelope.organizationId, (principal) =>
-          engine.submit(handler, { body, envelope, principal, stampHeader: stampHeaderOf(request.headers) }),
+          engine.submit(handler, { body, document, envelope, principal, stampHeader: stampHeaderOf(request.headers) }),
         );
       } catch (error) {
         const failure: ActivityOutcome = error instanceof SignetError && error.status < 500 ? 'refused' : 'failed';
-        metrics.activity(handler.activityType, failure, seconds());
+        metrics.activity(activityType, failure, seconds());
         throw error;
       }
       const latency = seconds();
-      metrics.activity(handler.activityType, outcome.created ? 'created' : 'resubmitted', latency);
+      metrics.activity(activityType, outcome.created ? 'created' : 'resubmitted', latency);
       request.log.info(
         {
           activityId: outcome.activityId,
-          activityType: handler.activityType,
+          activityType,
           organizationId: outcome.organizationId,
           created: outcome.created,
           latencyMs: Math.round(latency * 1000 * 10) / 10,

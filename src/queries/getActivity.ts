@@ -1,6 +1,5 @@
 // get_activity: one activity of the organization, rendered as its submission answered.
 import { z } from 'zod';
-import { activityHandlers } from '../activities/registry.ts';
 import { activityResponseJson } from '../activities/render.ts';
 import { notFound } from '../errors.ts';
 import { findActivityFor } from '../store/activities.ts';
@@ -20,12 +19,6 @@ export const getActivity: QueryHandler = {
     );
     // Another organization's activity is not found, never forbidden: its existence is not told.
     if (!activity) throw notFound(`no activity ${request.activityId} in organization ${request.organizationId}`);
-    return activityResponseJson(handlerOf(activity.type), activity);
+    return activityResponseJson(activity);
   },
 };
-
-export function handlerOf(activityType: string) {
-  const handler = activityHandlers.find((h) => h.activityType === activityType);
-  if (!handler) throw new Error(`stored activity of unknown type ${activityType}`);
-  return handler;
-}

@@ -8,8 +8,12 @@ import type { Database } from './db.ts';
 const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
 const LOCK_KEY = 0x5167_6e65; // "Sgne": any constant shared by all Signet processes
 
-export async function migrate(db: Database): Promise<string[]> {
-  const files = fs.readdirSync(MIGRATIONS_DIR).filter((f) => f.endsWith('.sql')).sort();
+/** Applies what is missing; `through` stops after that file (an older schema, for upgrade tests). */
+export async function migrate(db: Database, options: { through?: string } = {}): Promise<string[]> {
+  const files = fs
+    .readdirSync(MIGRATIONS_DIR)
+    .filter((f) => f.endsWith('.sql') && (options.through === undefined || f <= options.through))
+    .sort();
   return db.transaction(async (tx) => {
     await tx.query('SELECT pg_advisory_xact_lock($1)', [LOCK_KEY]);
     await tx.query(

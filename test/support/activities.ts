@@ -51,8 +51,8 @@ export async function runActivity(
   );
   const document = parseBody(body);
   delete document.nonce;
-  const envelope = engine.envelope(handler, document);
-  const outcome = await engine.submit(handler, { body, envelope, principal: await principalOf(db, options.organizationId, now), stampHeader: 'test' });
+  const { envelope } = engine.envelope([handler], document);
+  const outcome = await engine.submit(handler, { body, document, envelope, principal: await principalOf(db, options.organizationId, now), stampHeader: 'test' });
   const { activity } = JSON.parse(outcome.json);
   return { ...activity, result: activity.result[handler.resultKey] };
 }
