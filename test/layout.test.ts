@@ -1,6 +1,6 @@
 // The architecture is visible in the imports (DESIGN §4): a request goes http → auth → activities
 // (and queries) → store, delivery → store; otp/, contracts/ and keys/ are pure rules that import no
-// folder; no folder imports one above it; and only store/ speaks SQL.
+// folder but keys/ (otp/ reads P-256 keys); no folder imports one above it; and only store/ speaks SQL.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -18,7 +18,7 @@ const MAY_IMPORT: Record<string, string[]> = {
   admin: ['store', 'otp', 'keys'],
   delivery: ['store', 'otp'],
   store: ['otp'],
-  otp: [],
+  otp: ['keys'],
   contracts: [],
   keys: [],
 };

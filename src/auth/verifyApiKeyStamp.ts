@@ -4,7 +4,7 @@ import { verify } from 'node:crypto';
 import { unauthenticated } from '../errors.ts';
 import type { ApiKeyStamp } from './parseStamp.ts';
 import { parseP256PublicKey } from '../keys/p256.ts';
-import { strictDerProblem } from './strictDer.ts';
+import { strictDerProblem } from '../keys/strictDer.ts';
 
 /** Throws 401 unless stamp.signature is stamp.publicKey's signature over body; returns the key compressed. */
 export function verifyApiKeyStamp(body: Buffer, stamp: ApiKeyStamp): { publicKey: string } {

@@ -5,7 +5,7 @@ import { verifyAuthenticationResponse } from '@simplewebauthn/server';
 import { cose, decodeCredentialPublicKey } from '@simplewebauthn/server/helpers';
 import { unauthenticated } from '../errors.ts';
 import type { WebAuthnStamp } from './parseStamp.ts';
-import { strictDerProblem, type EcdsaCurve } from './strictDer.ts';
+import { strictDerProblem, type EcdsaCurve } from '../keys/strictDer.ts';
 
 export interface RegisteredAuthenticator {
   /** base64url credential ID, as stored in authenticators.credential_id. */

@@ -1,6 +1,6 @@
-// P-256 public keys of API-key stamps: hex (compressed or uncompressed SEC1) to a Node KeyObject
-// plus the canonical compressed form that api_keys.public_key stores.
-import { createPublicKey, ECDH, type KeyObject } from 'node:crypto';
+// P-256 public keys: hex (compressed or uncompressed SEC1) to a Node KeyObject plus the canonical
+// compressed form that api_keys.public_key stores, and the SEC1 hex forms of keys the service holds.
+import { createPublicKey, ECDH, KeyObject } from 'node:crypto';
 import { unauthenticated } from '../errors.ts';
 
 export interface P256PublicKey {
@@ -64,4 +64,61 @@ export function parseP256PublicKey(hex: string): P256PublicKey {
     format: 'jwk',
   });
   return { compressed, key };
+}
+
+/** Both SEC1 forms of a P-256 point, lowercase hex. */
+export interface P256PointHex {
+  /** 66 characters, 02 or 03 then X. */
+  compressed: string;
+  /** 130 characters, 04 then X and Y. */
+  uncompressed: string;
+}
+
+/**
+ * Both SEC1 forms of a P-256 public key given in hex (either form, any case), or undefined when
+ * the text is not one or the point is not on the curve. Unlike parseP256PublicKey it throws no
+ * client error: callers word their own.
+ */
+export function p256PointHex(hex: string): P256PointHex | undefined {
+  if (typeof hex !== 'string') return undefined;
+  const normalized = hex.toLowerCase();
+  if (!SEC1_HEX.test(normalized)) return undefined;
+  try {
+    return {
+      compressed: ECDH.convertKey(normalized, 'prime256v1', 'hex', 'hex', 'compressed') as string,
+      uncompressed: ECDH.convertKey(normalized, 'prime256v1', 'hex', 'hex', 'uncompressed') as string,
+    };
+  } catch {
+    return undefined; // not on the curve, or a coordinate not below the field prime
+  }
+}
+
+/** A P-256 key as a JWK's public coordinates, or a Node KeyObject (public, or private: its public half). */
+export type P256KeyLike = KeyObject | { x: string; y: string };
+
+function coordinates(key: P256KeyLike): { x: Buffer; y: Buffer } {
+  let jwk: { x?: string; y?: string };
+  if (key instanceof KeyObject) {
+    const exported = (key.type === 'private' ? createPublicKey(key) : key).export({ format: 'jwk' });
+    if (exported.kty !== 'EC' || exported.crv !== 'P-256') throw new Error('expected a P-256 key');
+    jwk = exported;
+  } else {
+    jwk = key;
+  }
+  const x = Buffer.from(jwk.x ?? '', 'base64url');
+  const y = Buffer.from(jwk.y ?? '', 'base64url');
+  if (x.length !== 32 || y.length !== 32) throw new Error('a P-256 key has 32-byte coordinates');
+  return { x, y };
+}
+
+/** The key as an uncompressed SEC1 point, lowercase hex (130 characters, 04‖X‖Y). */
+export function uncompressedPublicKeyHex(key: P256KeyLike): string {
+  const { x, y } = coordinates(key);
+  return Buffer.concat([Buffer.from([4]), x, y]).toString('hex');
+}
+
+/** The key as a compressed SEC1 point, lowercase hex (66 characters, 02/03‖X). */
+export function compressedPublicKeyHex(key: P256KeyLike): string {
+  const { x, y } = coordinates(key);
+  return Buffer.concat([Buffer.from([y[31]! & 1 ? 3 : 2]), x]).toString('hex');
 }
