@@ -269,6 +269,13 @@ export const SETTINGS = {
     description: 'Comma-separated origins accepted in WebAuthn `clientDataJSON`.',
     itemProblem: originProblem,
   }),
+  SIGNET_CORS_ORIGINS: list({
+    type: 'origins',
+    defaultText: 'none',
+    description:
+      'Comma-separated origins (`https://app.example.com`) of browser apps that may call the public API and `/.well-known/` across origins; `*` allows any (no cookies are involved, so it exposes nothing a non-browser client could not read). Unset: no CORS headers. See [Browser apps](#browser-apps).',
+    itemProblem: (item) => (item === '*' ? undefined : originProblem(item)),
+  }),
   SIGNET_SMTP_URL: url(['smtp:', 'smtps:'], {
     description: '`smtp://user:pass@host:587` (or `smtps://…:465`) to send email. Unset: development mailbox.',
     secret: true,
@@ -434,6 +441,8 @@ export interface Config {
   webauthnOrigins: string[];
   /** Relying-party id whose SHA-256 must open authenticatorData (SIGNET_WEBAUTHN_RP_ID). */
   webauthnRpId: string;
+  /** Origins whose browser apps may call /public/v1 and /.well-known across origins; ['*'] for any, [] for none (SIGNET_CORS_ORIGINS). */
+  corsOrigins: string[];
   /** smtp(s)://user:pass@host:port; unset writes .eml files to dataDir/mail (SIGNET_SMTP_URL). */
   smtpUrl: string | undefined;
   /** Default From address of OTP email (SIGNET_EMAIL_FROM). */
@@ -537,6 +546,14 @@ function smsSettings(values: Values): SmsSettings {
   };
 }
 
+function corsOrigins(origins: string[] | undefined): string[] {
+  if (origins === undefined) return [];
+  if (origins.includes('*') && origins.length > 1) {
+    throw new ConfigError('SIGNET_CORS_ORIGINS is either `*` (any origin) or a list of origins, not both');
+  }
+  return origins.map((origin) => origin.replace(/\/$/, ''));
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const v = readSettings(env);
   const port = v.SIGNET_PORT;
@@ -553,6 +570,7 @@ export function loadConfig(env: Env = process.env): Config {
     timestampToleranceMs: v.SIGNET_TIMESTAMP_TOLERANCE_MS,
     webauthnOrigins: (v.SIGNET_WEBAUTHN_ORIGINS ?? [`http://localhost:${port}`]).map((origin) => origin.replace(/\/$/, '')),
     webauthnRpId: v.SIGNET_WEBAUTHN_RP_ID,
+    corsOrigins: corsOrigins(v.SIGNET_CORS_ORIGINS),
     smtpUrl: v.SIGNET_SMTP_URL,
     emailFrom: v.SIGNET_EMAIL_FROM,
     otpSecret: v.SIGNET_OTP_SECRET,

@@ -15,6 +15,7 @@ test('defaults match the README', () => {
   assert.equal(config.timestampToleranceMs, 300_000);
   assert.deepEqual(config.webauthnOrigins, ['http://localhost:8080']);
   assert.equal(config.webauthnRpId, 'localhost');
+  assert.deepEqual(config.corsOrigins, []);
   assert.deepEqual(config.otpRateLimits, {
     smsPerUser: { count: 5, windowSeconds: 600 },
     smsPerContact: { count: 5, windowSeconds: 3600 },
@@ -29,9 +30,12 @@ test('values are parsed', () => {
     SIGNET_PORT: '9000',
     SIGNET_DATABASE_URL: 'postgres://u@db:5432/signet',
     SIGNET_WEBAUTHN_ORIGINS: 'https://a.example, https://b.example',
+    SIGNET_CORS_ORIGINS: 'https://app.example/, http://localhost:5173',
     SIGNET_RATE_LIMIT_SMS_PER_USER: '3/60',
     SIGNET_OUTBOX_WORKER: 'false',
   });
+  assert.deepEqual(config.corsOrigins, ['https://app.example', 'http://localhost:5173']);
+  assert.deepEqual(loadConfig({ SIGNET_CORS_ORIGINS: '*' }).corsOrigins, ['*']);
   assert.equal(config.port, 9000);
   assert.equal(config.databaseUrl, 'postgres://u@db:5432/signet');
   assert.deepEqual(config.webauthnOrigins, ['https://a.example', 'https://b.example']);
@@ -55,6 +59,9 @@ test('a bad value names its variable', () => {
     [{ SIGNET_METRICS_HOST: '10.0.0.0/33' }, /SIGNET_METRICS_HOST "10.0.0.0\/33" has a prefix length/],
     [{ SIGNET_TRUSTED_PROXIES: '*' }, /SIGNET_TRUSTED_PROXIES "\*" is not allowed/],
     [{ SIGNET_WEBAUTHN_ORIGINS: 'https://app.example/login' }, /SIGNET_WEBAUTHN_ORIGINS .* is not an origin/],
+    [{ SIGNET_CORS_ORIGINS: 'app.example.com' }, /SIGNET_CORS_ORIGINS "app.example.com" is not an origin/],
+    [{ SIGNET_CORS_ORIGINS: 'https://app.example.com/login' }, /SIGNET_CORS_ORIGINS .* did you mean https:\/\/app.example.com\?/],
+    [{ SIGNET_CORS_ORIGINS: '*, https://app.example.com' }, /SIGNET_CORS_ORIGINS is either `\*` \(any origin\) or a list of origins, not both/],
     [{ SIGNET_WEBAUTHN_RP_ID: 'https://example.com' }, /SIGNET_WEBAUTHN_RP_ID must be a domain name/],
     [{ SIGNET_EMAIL_FROM: 'nobody' }, /SIGNET_EMAIL_FROM must be an email address/],
     [{ SIGNET_REQUEST_TIMEOUT_MS: '10' }, /SIGNET_REQUEST_TIMEOUT_MS must be a whole number from 1000 to 600000 ms/],

@@ -10,6 +10,7 @@ import { SignetError, type StampFailureReason } from '../src/errors.ts';
 import { hasEveryShape, nonCanonicalEncodings } from './support/derEncodings.ts';
 import {
   createSoftwareAuthenticator,
+  v1Attestation,
   webauthnStamperFor,
   type SoftwareAuthenticator,
 } from './support/softwareAuthenticator.ts';
@@ -297,5 +298,67 @@ describe('verifyAuthenticatorRegistration', () => {
       verifyAuthenticatorRegistration({ ...response, id: otherId, rawId: otherId }, verifyOptions),
       rejected(400, /^attestation\.id: is not the credential ID inside authenticatorData/),
     );
+  });
+
+  test("the ecosystem's shape (createUserPasskey's attestation) registers the same credential, transports as W3C values", async () => {
+    const authenticator = createSoftwareAuthenticator({ rpId, origin });
+    const response = authenticator.register(challenge);
+    const attestation = v1Attestation(response);
+    assert.deepEqual(attestation.transports, ['AUTHENTICATOR_TRANSPORT_INTERNAL', 'AUTHENTICATOR_TRANSPORT_HYBRID']);
+    const credential = await verifyAuthenticatorRegistration(attestation, verifyOptions);
+    assert.deepEqual(credential, await verifyAuthenticatorRegistration(response, verifyOptions));
+    assert.deepEqual(credential.transports, ['internal', 'hybrid']);
+
+    const stamp = stampOf(authenticator.assert(challengeOf(body)));
+    assert.deepEqual(await verifyWebAuthnStamp(body, stamp, { ...credential }, options), { newSignCount: 1 });
+
+    // Every transport name maps; none or an empty list is no transport; a W3C JSON that carries the
+    // ecosystem's names is stored the same way.
+    const all = ['USB', 'NFC', 'BLE', 'HYBRID', 'INTERNAL'].map((name) => `AUTHENTICATOR_TRANSPORT_${name}`);
+    assert.deepEqual((await verifyAuthenticatorRegistration({ ...attestation, transports: all }, verifyOptions)).transports, [
+      'usb', 'nfc', 'ble', 'hybrid', 'internal',
+    ]);
+    const { transports: _, ...withoutTransports } = attestation;
+    assert.deepEqual((await verifyAuthenticatorRegistration(withoutTransports, verifyOptions)).transports, []);
+    assert.deepEqual((await verifyAuthenticatorRegistration({ ...attestation, transports: [] }, verifyOptions)).transports, []);
+    const mixed = { ...response, response: { ...response.response, transports: ['AUTHENTICATOR_TRANSPORT_USB', 'nfc'] } };
+    assert.deepEqual((await verifyAuthenticatorRegistration(mixed, verifyOptions)).transports, ['usb', 'nfc']);
+  });
+
+  test("the ecosystem's shape is held to the same checks, and a malformed one is 400 naming its field", async () => {
+    const authenticator = createSoftwareAuthenticator({ rpId, origin });
+    const attestation = v1Attestation(authenticator.register(challenge));
+    await assert.rejects(
+      verifyAuthenticatorRegistration(attestation, { ...verifyOptions, expectedChallenge: 'b3RoZXItY2hhbGxlbmdl' }),
+      rejected(400, /^attestation: wrong challenge/),
+    );
+    await assert.rejects(
+      verifyAuthenticatorRegistration(attestation, { ...verifyOptions, origins: ['https://other.example'] }),
+      rejected(400, /^attestation: wrong origin/),
+    );
+    await assert.rejects(verifyAuthenticatorRegistration(attestation, { ...verifyOptions, rpId: 'other.example' }), rejected(400, /^attestation: wrong RP ID/));
+    const otherId = Buffer.alloc(32, 1).toString('base64url');
+    const cases: [unknown, RegExp][] = [
+      [{ ...attestation, credentialId: otherId }, /^attestation\.credentialId: is not the credential ID inside authenticatorData/],
+      [{ ...attestation, transports: ['usb'] }, /^attestation\.transports\.0: must be one of AUTHENTICATOR_TRANSPORT_INTERNAL, .*createUserPasskey/],
+      [{ ...attestation, clientDataJson: undefined }, /^attestation\.clientDataJson: .*createUserPasskey\(\) or getWebAuthnAttestation\(\)/],
+      [{ ...attestation, attestationObject: 'not base64url!' }, /^attestation\.attestationObject: must be base64url/],
+      [{ ...attestation, credentialId: '' }, /^attestation\.credentialId: /],
+      [{ ...attestation, clientDataJson: Buffer.from('{').toString('base64url') }, /^attestation: registration rejected/],
+    ];
+    for (const [input, pattern] of cases) {
+      await assert.rejects(verifyAuthenticatorRegistration(input, verifyOptions), rejected(400, pattern));
+    }
+  });
+
+  test('base64url padding on the challenge or the credential ID does not change them', async () => {
+    const padded = Buffer.from('a 31-byte registration challenge').toString('base64url'); // 32 bytes: one '=' in base64
+    const authenticator = createSoftwareAuthenticator({ rpId, origin });
+    const attestation = v1Attestation(authenticator.register(padded));
+    const credential = await verifyAuthenticatorRegistration(
+      { ...attestation, credentialId: `${attestation.credentialId}=` },
+      { ...verifyOptions, expectedChallenge: `${padded}=` },
+    );
+    assert.equal(credential.credentialId, authenticator.credentialId);
   });
 });

@@ -7,7 +7,7 @@ import { TurnkeyClient } from '@turnkey/http';
 import { testDatabases } from './support/databases.ts';
 import { hasEveryShape, nonCanonicalEncodings } from './support/derEncodings.ts';
 import { ADMIN_TOKEN, startTestServer, type Credentials, type TestServer } from './support/server.ts';
-import { createSoftwareAuthenticator, webauthnStamperFor, type SoftwareAuthenticator } from './support/softwareAuthenticator.ts';
+import { createSoftwareAuthenticator, v1Attestation, webauthnStamperFor, type SoftwareAuthenticator } from './support/softwareAuthenticator.ts';
 
 const RP_ID = 'wallet.example';
 const ORIGIN = 'https://wallet.example';
@@ -108,6 +108,24 @@ for (const tdb of testDatabases) {
         body: JSON.stringify({ name: 'x', challenge: randomBytes(32).toString('base64url'), attestation: other.register(randomBytes(32).toString('base64url')) }),
       });
       assert.equal(response.status, 400);
+    });
+
+    test("a passkey registered in the ecosystem's shape (createUserPasskey) stamps; its transports are stored as W3C values", async () => {
+      const phone = createSoftwareAuthenticator({ rpId: RP_ID, origin: ORIGIN });
+      const challenge = randomBytes(32).toString('base64url');
+      const registered = await server.admin('POST', `/organizations/${org.organizationId}/users/${org.userId}/authenticators`, {
+        name: 'phone passkey',
+        challenge,
+        attestation: v1Attestation(phone.register(challenge)),
+      });
+      assert.equal(registered.credentialId, phone.credentialId);
+      const [row] = await server.db.query<{ transports: string[] }>('SELECT transports FROM authenticators WHERE credential_id = $1', [phone.credentialId]);
+      assert.deepEqual(row!.transports, ['internal', 'hybrid']);
+
+      const client = new TurnkeyClient({ baseUrl: server.baseUrl }, webauthnStamperFor(phone) as any);
+      const { activity } = (await client.createSmartContractInterface(body(org.organizationId, 'via phone passkey'))) as any;
+      assert.equal(activity.status, 'ACTIVITY_STATUS_COMPLETED');
+      assert.equal(activity.votes[0].scheme, 'SIGNATURE_SCHEME_WEBAUTHN');
     });
   });
 }

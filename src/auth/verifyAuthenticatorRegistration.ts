@@ -1,5 +1,6 @@
 // Verifies a WebAuthn registration (navigator.credentials.create() result) with @simplewebauthn/server
 // and returns what the authenticators table stores. Attestation "none" is accepted: passkeys send it.
+// Two shapes are accepted and made one before verifying: the W3C JSON and the ecosystem's v1Attestation.
 import { verifyRegistrationResponse, type RegistrationResponseJSON } from '@simplewebauthn/server';
 import { z } from 'zod';
 import { invalidField } from '../errors.ts';
@@ -43,27 +44,87 @@ const registrationResponse = z.object({
   }),
 });
 
-/** Throws 400 naming the failed check unless `response` registers a credential for this RP. */
+/** The ecosystem's transport names and the W3C values (AuthenticatorTransport) stored for them. */
+const ECOSYSTEM_TRANSPORTS: Record<string, string> = {
+  AUTHENTICATOR_TRANSPORT_INTERNAL: 'internal',
+  AUTHENTICATOR_TRANSPORT_USB: 'usb',
+  AUTHENTICATOR_TRANSPORT_NFC: 'nfc',
+  AUTHENTICATOR_TRANSPORT_BLE: 'ble',
+  AUTHENTICATOR_TRANSPORT_HYBRID: 'hybrid',
+};
+
+// v1Attestation, as @turnkey/http's getWebAuthnAttestation() gives it (and so sdk-browser's
+// createUserPasskey and core's createPasskey): credentialId is the rawId, every field base64url.
+const ecosystemAttestation = z.object({
+  credentialId: base64url(1400),
+  clientDataJson: base64url(8192),
+  attestationObject: base64url(65536),
+  transports: z
+    .array(z.enum(Object.keys(ECOSYSTEM_TRANSPORTS) as [string, ...string[]], { message: `must be one of ${Object.keys(ECOSYSTEM_TRANSPORTS).join(', ')}` }))
+    .max(16)
+    .optional(),
+});
+
+const W3C_HINT = 'send the JSON of the PublicKeyCredential that navigator.credentials.create() returned';
+const ECOSYSTEM_HINT = 'send the attestation that createUserPasskey() or getWebAuthnAttestation() returned';
+
+type Transport = NonNullable<RegistrationResponseJSON['response']['transports']>[number];
+
+/**
+ * Either shape as the W3C JSON @simplewebauthn/server verifies, with W3C transport values, and the
+ * name the sender gave the credential ID (for errors).
+ */
+function registrationJson(response: unknown): { json: RegistrationResponseJSON; idField: string } {
+  const ecosystem = typeof response === 'object' && response !== null && 'credentialId' in response;
+  const parsed = ecosystem ? ecosystemAttestation.safeParse(response) : registrationResponse.safeParse(response);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const path = issue.path.map(String).join('.');
+    throw invalidField(path ? `${FIELD}.${path}` : FIELD, `${issue.message}; ${ecosystem ? ECOSYSTEM_HINT : W3C_HINT}`);
+  }
+  // Padding is not part of base64url as WebAuthn writes it; the credential ID is compared as text.
+  const unpadded = (value: string) => value.replace(/=+$/, '');
+  if ('credentialId' in parsed.data) {
+    const { credentialId, clientDataJson, attestationObject, transports = [] } = parsed.data;
+    const json: RegistrationResponseJSON = {
+      id: unpadded(credentialId),
+      rawId: unpadded(credentialId),
+      type: 'public-key',
+      clientExtensionResults: {},
+      response: { clientDataJSON: clientDataJson, attestationObject, transports: transports.map((t) => ECOSYSTEM_TRANSPORTS[t] as Transport) },
+    };
+    return { json, idField: `${FIELD}.credentialId` };
+  }
+  const w3c = parsed.data;
+  const json: RegistrationResponseJSON = {
+    ...w3c,
+    id: unpadded(w3c.id),
+    rawId: unpadded(w3c.rawId),
+    clientExtensionResults: w3c.clientExtensionResults ?? {},
+    // Already W3C values; an ecosystem name sent here too is stored in the same form.
+    response: { ...w3c.response, transports: (w3c.response.transports ?? []).map((t) => (ECOSYSTEM_TRANSPORTS[t] ?? t) as Transport) },
+  };
+  return { json, idField: `${FIELD}.id` };
+}
+
+/**
+ * Throws 400 naming the failed check unless `response` registers a credential for this RP.
+ * `response` is the W3C RegistrationResponseJSON or the ecosystem's v1Attestation
+ * {credentialId, clientDataJson, attestationObject, transports: AUTHENTICATOR_TRANSPORT_*[]};
+ * transports are returned as W3C values (internal, usb, nfc, ble, hybrid, …) whichever was sent.
+ */
 export async function verifyAuthenticatorRegistration(
   response: unknown,
   options: RegistrationOptions,
 ): Promise<RegisteredCredential> {
-  const parsed = registrationResponse.safeParse(response);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const path = issue.path.map(String).join('.');
-    throw invalidField(
-      path ? `${FIELD}.${path}` : FIELD,
-      `${issue.message}; send the JSON of the PublicKeyCredential that navigator.credentials.create() returned`,
-    );
-  }
-  const json: RegistrationResponseJSON = { ...parsed.data, clientExtensionResults: parsed.data.clientExtensionResults ?? {} };
+  const { json, idField } = registrationJson(response);
 
   let result: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
   try {
     result = await verifyRegistrationResponse({
       response: json,
-      expectedChallenge: options.expectedChallenge,
+      // Browsers write clientDataJSON.challenge unpadded; a challenge given with padding is the same one.
+      expectedChallenge: options.expectedChallenge.replace(/=+$/, ''),
       expectedOrigin: options.origins,
       expectedRPID: options.rpId,
       expectedType: 'webauthn.create',
@@ -78,7 +139,7 @@ export async function verifyAuthenticatorRegistration(
     throw invalidField(FIELD, 'the attestation statement does not verify; register the authenticator again');
   }
   if (info.credential.id !== json.id) {
-    throw invalidField(`${FIELD}.id`, 'is not the credential ID inside authenticatorData');
+    throw invalidField(idField, 'is not the credential ID inside authenticatorData');
   }
   return {
     credentialId: info.credential.id,

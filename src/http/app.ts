@@ -1,6 +1,6 @@
 // The Fastify application: keeps every JSON body as raw bytes (stamps are verified over them),
 // bounds how long a client may take, maps every failure (the HTTP parser's included) to the error
-// shape of DESIGN §2.5, and mounts the route modules, metrics, request ids and the failure throttle.
+// shape of DESIGN §2.5, and mounts the route modules, metrics, request ids, CORS and the failure throttle.
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
@@ -22,6 +22,7 @@ import {
 import { DatabaseUnavailable, type Database } from '../store/db.ts';
 import { registerAdminRoutes } from './adminRoutes.ts';
 import { AuthFailureThrottle, registerAuthFailureThrottle } from './authFailureThrottle.ts';
+import { registerCors } from './cors.ts';
 import { registerHealthRoutes } from './healthRoutes.ts';
 import { registerJwksRoutes } from './jwksRoutes.ts';
 import { registerMetrics, type Metrics } from './metrics.ts';
@@ -106,6 +107,7 @@ export function buildApp(deps: AppDependencies): FastifyInstance {
 
   registerRequestIds(app);
   registerMetrics(app, deps.metrics, config.metricsHosts);
+  registerCors(app, config.corsOrigins); // before the throttle: a preflight has no stamp to count
   const throttle = new AuthFailureThrottle(config.authFailureLimit);
   registerAuthFailureThrottle(app, throttle);
   drainOnClose(app);

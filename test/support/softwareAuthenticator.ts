@@ -137,6 +137,37 @@ export function createSoftwareAuthenticator(options: {
   return authenticator;
 }
 
+/** The ecosystem's v1Attestation transport names, as @turnkey/http maps the W3C values. */
+const V1_TRANSPORTS: Record<string, string> = {
+  internal: 'AUTHENTICATOR_TRANSPORT_INTERNAL',
+  usb: 'AUTHENTICATOR_TRANSPORT_USB',
+  nfc: 'AUTHENTICATOR_TRANSPORT_NFC',
+  ble: 'AUTHENTICATOR_TRANSPORT_BLE',
+  hybrid: 'AUTHENTICATOR_TRANSPORT_HYBRID',
+};
+
+/**
+ * A registration in the shape @turnkey/http's getWebAuthnAttestation() returns (and so sdk-browser's
+ * createUserPasskey): its toInternalAttestation() applied to the W3C JSON.
+ */
+export function v1Attestation(response: RegistrationResponseJSON): {
+  credentialId: string;
+  clientDataJson: string;
+  attestationObject: string;
+  transports: string[];
+} {
+  return {
+    credentialId: response.rawId,
+    attestationObject: response.response.attestationObject,
+    clientDataJson: response.response.clientDataJSON,
+    transports: (response.response.transports ?? []).map((transport) => {
+      const name = V1_TRANSPORTS[transport];
+      if (!name) throw new Error('unsupported transport format'); // as the library throws
+      return name;
+    }),
+  };
+}
+
 // --- the real WebauthnStamper, run in Node -------------------------------------------------------
 
 // Authenticators a stand-in navigator can pick from, by credential ID, as a browser picks among passkeys.
