@@ -7,7 +7,7 @@ import { ApiKeyStamper } from '@turnkey/api-key-stamper';
 import { generateApiKeyPair, type ApiKeyPair } from '../src/admin/organizations.ts';
 import { authenticate, type Principal } from '../src/auth/authenticate.ts';
 import { parseStamp, type Stamp, type WebAuthnStamp } from '../src/auth/parseStamp.ts';
-import { verifyAuthenticatorRegistration } from '../src/auth/verifyAuthenticatorRegistration.ts';
+import { verifyAuthenticatorRegistration } from '../src/keys/verifyAuthenticatorRegistration.ts';
 import { SignetError } from '../src/errors.ts';
 import type { Database, Queryable } from '../src/store/db.ts';
 import { testDatabases } from './support/databases.ts';

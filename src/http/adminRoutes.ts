@@ -20,7 +20,7 @@ import { parseJsonDocument } from '../activities/jsonDocument.ts';
 import { schemaError } from '../activities/violations.ts';
 import { OUTBOX_STATUSES } from '../store/outbox.ts';
 import { TEMPLATE_LIMITS } from '../otp/emailTemplates.ts';
-import { verifyAuthenticatorRegistration } from '../auth/verifyAuthenticatorRegistration.ts';
+import { verifyAuthenticatorRegistration } from '../keys/verifyAuthenticatorRegistration.ts';
 import { notFound, permissionDenied, unauthenticated } from '../errors.ts';
 import { rawBody, type AppDependencies } from './app.ts';
 import { addressMatcher } from './clientAddress.ts';

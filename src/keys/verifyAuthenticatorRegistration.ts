@@ -1,5 +1,5 @@
 // Verifies a WebAuthn registration (navigator.credentials.create() result) with @simplewebauthn/server
-// and returns what the authenticators table stores. Attestation "none" is accepted: passkeys send it.
+// and returns what the authenticators table stores; pure (no store), for the admin API and create_users. Attestation "none" is accepted: passkeys send it.
 // Two shapes are accepted and made one before verifying: the W3C JSON and the ecosystem's v1Attestation.
 import { verifyRegistrationResponse, type RegistrationResponseJSON } from '@simplewebauthn/server';
 import { z } from 'zod';
@@ -12,6 +12,8 @@ export interface RegistrationOptions {
   origins: string[];
   /** Relying-party ID the credential must be scoped to (SIGNET_WEBAUTHN_RP_ID). */
   rpId: string;
+  /** The request's field that holds the registration, named by errors (default "attestation"). */
+  field?: string;
 }
 
 export interface RegisteredCredential {
@@ -24,7 +26,7 @@ export interface RegisteredCredential {
   aaguid: string;
 }
 
-// The admin API takes the registration result in the field "attestation"; errors name it.
+// The admin API takes the registration result in the field "attestation"; errors name the field given.
 const FIELD = 'attestation';
 
 const base64url = (max: number) => z.string().min(1).max(max).regex(/^[A-Za-z0-9_-]+={0,2}$/, 'must be base64url');
@@ -74,13 +76,13 @@ type Transport = NonNullable<RegistrationResponseJSON['response']['transports']>
  * Either shape as the W3C JSON @simplewebauthn/server verifies, with W3C transport values, and the
  * name the sender gave the credential ID (for errors).
  */
-function registrationJson(response: unknown): { json: RegistrationResponseJSON; idField: string } {
+function registrationJson(response: unknown, field: string): { json: RegistrationResponseJSON; idField: string } {
   const ecosystem = typeof response === 'object' && response !== null && 'credentialId' in response;
   const parsed = ecosystem ? ecosystemAttestation.safeParse(response) : registrationResponse.safeParse(response);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const path = issue.path.map(String).join('.');
-    throw invalidField(path ? `${FIELD}.${path}` : FIELD, `${issue.message}; ${ecosystem ? ECOSYSTEM_HINT : W3C_HINT}`);
+    throw invalidField(path ? `${field}.${path}` : field, `${issue.message}; ${ecosystem ? ECOSYSTEM_HINT : W3C_HINT}`);
   }
   // Padding is not part of base64url as WebAuthn writes it; the credential ID is compared as text.
   const unpadded = (value: string) => value.replace(/=+$/, '');
@@ -93,7 +95,7 @@ function registrationJson(response: unknown): { json: RegistrationResponseJSON; 
       clientExtensionResults: {},
       response: { clientDataJSON: clientDataJson, attestationObject, transports: transports.map((t) => ECOSYSTEM_TRANSPORTS[t] as Transport) },
     };
-    return { json, idField: `${FIELD}.credentialId` };
+    return { json, idField: `${field}.credentialId` };
   }
   const w3c = parsed.data;
   const json: RegistrationResponseJSON = {
@@ -104,7 +106,7 @@ function registrationJson(response: unknown): { json: RegistrationResponseJSON; 
     // Already W3C values; an ecosystem name sent here too is stored in the same form.
     response: { ...w3c.response, transports: (w3c.response.transports ?? []).map((t) => (ECOSYSTEM_TRANSPORTS[t] ?? t) as Transport) },
   };
-  return { json, idField: `${FIELD}.id` };
+  return { json, idField: `${field}.id` };
 }
 
 /**
@@ -117,7 +119,8 @@ export async function verifyAuthenticatorRegistration(
   response: unknown,
   options: RegistrationOptions,
 ): Promise<RegisteredCredential> {
-  const { json, idField } = registrationJson(response);
+  const field = options.field ?? FIELD;
+  const { json, idField } = registrationJson(response, field);
 
   let result: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
   try {
@@ -132,11 +135,11 @@ export async function verifyAuthenticatorRegistration(
       requireUserVerification: false,
     });
   } catch (error) {
-    throw rejection(error, options);
+    throw rejection(error, options, field);
   }
   const info = result.registrationInfo;
   if (!result.verified || !info) {
-    throw invalidField(FIELD, 'the attestation statement does not verify; register the authenticator again');
+    throw invalidField(field, 'the attestation statement does not verify; register the authenticator again');
   }
   if (info.credential.id !== json.id) {
     throw invalidField(idField, 'is not the credential ID inside authenticatorData');
@@ -151,25 +154,25 @@ export async function verifyAuthenticatorRegistration(
 }
 
 // The library's v14 messages for the checks a client can get wrong.
-function rejection(error: unknown, options: RegistrationOptions): Error {
+function rejection(error: unknown, options: RegistrationOptions, field: string): Error {
   const message = error instanceof Error ? error.message : String(error);
   if (message.startsWith('Unexpected registration response type')) {
-    return invalidField(FIELD, 'clientDataJSON.type must be "webauthn.create": send the result of navigator.credentials.create()');
+    return invalidField(field, 'clientDataJSON.type must be "webauthn.create": send the result of navigator.credentials.create()');
   }
   if (message.startsWith('Unexpected registration response challenge')) {
-    return invalidField(FIELD, 'wrong challenge: clientDataJSON.challenge is not the challenge sent with it; register with that challenge');
+    return invalidField(field, 'wrong challenge: clientDataJSON.challenge is not the challenge sent with it; register with that challenge');
   }
   if (message.startsWith('Unexpected registration response origin')) {
     return invalidField(
-      FIELD,
+      field,
       `wrong origin: the registration ran on an origin that is not accepted (${options.origins.join(', ') || 'none configured'})`,
     );
   }
   if (message === 'Unexpected RP ID hash') {
-    return invalidField(FIELD, `wrong RP ID: the credential is not for relying party "${options.rpId}"; register it with rp.id "${options.rpId}"`);
+    return invalidField(field, `wrong RP ID: the credential is not for relying party "${options.rpId}"; register it with rp.id "${options.rpId}"`);
   }
   if (message.startsWith('User presence was required')) {
-    return invalidField(FIELD, 'user not present: authenticatorData lacks the user-present (UP) flag');
+    return invalidField(field, 'user not present: authenticatorData lacks the user-present (UP) flag');
   }
-  return invalidField(FIELD, `registration rejected: ${message}`);
+  return invalidField(field, `registration rejected: ${message}`);
 }
