@@ -17,6 +17,10 @@ Commands:
   serve                                   run the service (the same as npm start)
   migrate                                 apply database migrations and exit
   org create --name N [--json]            create an organization with a root user and API key
+  user create --org ID [--email E] [--phone P] [--name N] [--json]
+                                          create a user; email and phone are unique in the organization
+  user list --org ID [--json]             the organization's users, newest first
+  user remove --org ID --user ID [--json] remove a user and revoke all its API keys and passkeys at once
   apikey create --org ID --user ID [--name N] [--expires-in SECONDS] [--public-key HEX] [--json]
   apikey revoke --org ID --key ID         revoke an API key at once
   sender-domain add --org ID --domain D   allow sendFromEmailAddress on domain D
@@ -184,6 +188,47 @@ async function template(config: Config, sub: string | undefined, rest: string[])
   throw new UsageError('expected: signet template add|list|remove …');
 }
 
+async function user(config: Config, sub: string | undefined, rest: string[]): Promise<number> {
+  if (sub === 'create') {
+    const values = flags(rest, { org: 'string', email: 'string', phone: 'string', name: 'string', json: 'boolean' });
+    const org = required(values, 'org');
+    const body = {
+      ...(typeof values.name === 'string' ? { userName: values.name } : {}),
+      ...(typeof values.email === 'string' ? { email: values.email } : {}),
+      ...(typeof values.phone === 'string' ? { phoneNumber: values.phone } : {}),
+    };
+    print(await adminCall(config, 'POST', `/organizations/${encodeURIComponent(org)}/users`, body), values.json === true);
+    return 0;
+  }
+  if (sub === 'list') {
+    const values = flags(rest, { org: 'string', json: 'boolean' });
+    const base = `/organizations/${encodeURIComponent(required(values, 'org'))}/users?limit=500`;
+    const users: Array<Record<string, string>> = [];
+    // Every page, newest first: the next one starts after the last user of the one before.
+    for (let after = ''; ; ) {
+      const page = ((await adminCall(config, 'GET', `${base}${after && `&after=${after}`}`)) as { users: Array<Record<string, string>> }).users;
+      if (page.length === 0) break;
+      users.push(...page);
+      after = page[page.length - 1]!.userId!;
+    }
+    if (values.json === true) {
+      process.stdout.write(JSON.stringify(users) + '\n');
+    } else {
+      for (const u of users) {
+        process.stdout.write(`${u.userId}  ${u.createdAt}  ${u.userName}${u.email ? `  ${u.email}` : ''}${u.phoneNumber ? `  ${u.phoneNumber}` : ''}\n`);
+      }
+    }
+    return 0;
+  }
+  if (sub === 'remove') {
+    const values = flags(rest, { org: 'string', user: 'string', json: 'boolean' });
+    const path = `/organizations/${encodeURIComponent(required(values, 'org'))}/users/${encodeURIComponent(required(values, 'user'))}`;
+    print(await adminCall(config, 'DELETE', path), values.json === true);
+    return 0;
+  }
+  throw new UsageError('expected: signet user create|list|remove …');
+}
+
 async function delivery(config: Config, sub: string | undefined, rest: string[]): Promise<number> {
   if (sub !== 'list') throw new UsageError('expected: signet delivery list --org ID [--status S] [--otp ID] [--limit N]');
   const values = flags(rest, { org: 'string', status: 'string', otp: 'string', limit: 'string', json: 'boolean' });
@@ -309,6 +354,8 @@ async function run(argv: string[]): Promise<number> {
       print(await adminCall(config, 'POST', path, { domain: required(values, 'domain') }), values.json === true);
       return 0;
     }
+    case 'user':
+      return user(config, sub, rest);
     case 'template':
       return template(config, sub, rest);
     case 'delivery':

@@ -51,6 +51,9 @@ for (const tdb of testDatabases) {
     const orgB = randomUUID();
     const userA = randomUUID();
     const userB = randomUUID();
+    // The user's contacts and times come with the credential, for the votes.
+    const aliceCreatedAt = new Date('2025-12-01T10:00:00.123Z');
+    const aliceUpdatedAt = new Date('2025-12-02T11:00:00.456Z');
     const active = generateApiKeyPair();
     const revoked = generateApiKeyPair();
     const expired = generateApiKeyPair();
@@ -100,9 +103,11 @@ for (const tdb of testDatabases) {
     before(async () => {
       db = await tdb.open();
       await db.query(`INSERT INTO organizations (id, name) VALUES ($1, 'A'), ($2, 'B')`, [orgA, orgB]);
-      await db.query(`INSERT INTO users (id, organization_id, user_name) VALUES ($1, $2, 'alice'), ($3, $4, 'bob')`, [
-        userA, orgA, userB, orgB,
-      ]);
+      await db.query(
+        `INSERT INTO users (id, organization_id, user_name, email, phone_number, created_at, updated_at)
+         VALUES ($1, $2, 'alice', 'Alice@Example.com', '+14155552671', $5, $6), ($3, $4, 'bob', NULL, NULL, $5, $5)`,
+        [userA, orgA, userB, orgB, aliceCreatedAt, aliceUpdatedAt],
+      );
       await insertApiKey(orgA, userA, active);
       await insertApiKey(orgA, userA, revoked, { revokedAt: new Date(now.getTime() - 60_000) });
       await insertApiKey(orgA, userA, expired, { expiresAt: now });
@@ -125,6 +130,10 @@ for (const tdb of testDatabases) {
           organizationId: orgA,
           userId: userA,
           userName: 'alice',
+          userEmail: 'Alice@Example.com',
+          userPhoneNumber: '+14155552671',
+          userCreatedAt: aliceCreatedAt,
+          userUpdatedAt: aliceUpdatedAt,
           scheme: 'SIGNATURE_SCHEME_TK_API_P256',
           publicKey: active.apiPublicKey,
           signature: stamp.kind === 'apiKey' ? stamp.signature : '',
@@ -208,6 +217,10 @@ for (const tdb of testDatabases) {
           organizationId: orgA,
           userId: userA,
           userName: 'alice',
+          userEmail: 'Alice@Example.com',
+          userPhoneNumber: '+14155552671',
+          userCreatedAt: aliceCreatedAt,
+          userUpdatedAt: aliceUpdatedAt,
           scheme: 'SIGNATURE_SCHEME_WEBAUTHN',
           publicKey: Buffer.from(row!.public_key).toString('hex'),
           signature: stamp.signature,

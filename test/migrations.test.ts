@@ -1,5 +1,6 @@
 // Upgrading a store keeps what it holds readable: activities written before migration 012 (intent and
-// result stored bare) render the same answer after it as an activity written today.
+// result stored bare) render the same answer after it as an activity written today, and users made
+// before 013 have no contacts and were last changed when created.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, describe, test } from 'node:test';
@@ -29,7 +30,9 @@ for (const tdb of testDatabases) {
       const organizationId = randomUUID();
       const userId = randomUUID();
       await db.query('INSERT INTO organizations (id, name) VALUES ($1, $2)', [organizationId, 'upgraded']);
-      await db.query('INSERT INTO users (id, organization_id, user_name) VALUES ($1, $2, $3)', [userId, organizationId, 'old user']);
+      await db.query('INSERT INTO users (id, organization_id, user_name, created_at) VALUES ($1, $2, $3, $4)', [
+        userId, organizationId, 'old user', new Date('2025-06-01T12:00:00.250Z'),
+      ]);
       const rows = [
         ['ACTIVITY_TYPE_INIT_OTP_AUTH_V3', '{"otpType":"OTP_TYPE_EMAIL","contact":"a@example.com"}', { otpId: 'o-1' }],
         ['ACTIVITY_TYPE_VERIFY_OTP', '{"otpId":"o-1","otpCode":"<redacted>"}', { verificationToken: 't' }],
@@ -46,6 +49,12 @@ for (const tdb of testDatabases) {
 
       const applied = await migrate(db);
       assert.ok(applied.includes('012_wrapped_intent_result.sql'), applied.join(', '));
+      // Users made before they had contacts: none, not removed, last changed when created.
+      const [user] = await db.query<{ email: string | null; phone_number: string | null; updated_at: Date; removed_at: Date | null }>(
+        'SELECT email, phone_number, updated_at, removed_at FROM users WHERE id = $1',
+        [userId],
+      );
+      assert.deepEqual(user, { email: null, phone_number: null, updated_at: new Date('2025-06-01T12:00:00.250Z'), removed_at: null });
       const keys = [
         ['initOtpAuthIntentV3', 'initOtpAuthResultV2'],
         ['verifyOtpIntent', 'verifyOtpResult'],

@@ -110,7 +110,19 @@ for (const tdb of testDatabases) {
       const [vote] = activity.votes;
       assert.equal(vote.activityId, activity.id);
       assert.equal(vote.userId, org.userId);
-      assert.deepEqual(vote.user, { userId: org.userId, userName: 'root' });
+      // The voter as the ecosystem's v1User: every required field, the credential lists empty.
+      const [stored] = await server.db.query<{ created_at: Date; updated_at: Date }>('SELECT created_at, updated_at FROM users WHERE id = $1', [org.userId]);
+      assert.deepEqual(vote.user, {
+        userId: org.userId,
+        userName: 'root',
+        authenticators: [],
+        apiKeys: [],
+        userTags: [],
+        oauthProviders: [],
+        mfaPolicies: [],
+        createdAt: stored!.created_at.toISOString(),
+        updatedAt: stored!.updated_at.toISOString(),
+      });
       assert.equal(vote.selection, 'VOTE_SELECTION_APPROVED');
       assert.equal(vote.scheme, 'SIGNATURE_SCHEME_TK_API_P256');
       assert.equal(vote.publicKey, org.apiPublicKey);

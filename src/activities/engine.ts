@@ -4,7 +4,7 @@
 // The stamp is verified before (auth/), over the raw bytes.
 import { createHash, randomUUID } from 'node:crypto';
 import type { Config } from '../config.ts';
-import { credentialRefused, invalidField, SignetError, unauthenticated } from '../errors.ts';
+import { credentialRefused, invalidArgument, invalidField, SignetError, unauthenticated } from '../errors.ts';
 import { findActivity, writeActivity, type ActivityRecord, type WriteOutcome } from '../store/activities.ts';
 import type { Database } from '../store/db.ts';
 import { createAppProof } from './appProofs.ts';
@@ -156,6 +156,10 @@ export class ActivityEngine {
           id: randomUUID(),
           userId: principal.userId,
           userName: principal.userName,
+          userEmail: principal.userEmail,
+          userPhoneNumber: principal.userPhoneNumber,
+          userCreatedAt: principal.userCreatedAt,
+          userUpdatedAt: principal.userUpdatedAt,
           selection: 'VOTE_SELECTION_APPROVED',
           publicKey: principal.publicKey,
           signature: principal.signature,
@@ -166,14 +170,19 @@ export class ActivityEngine {
       ...(appProofs ? { appProofs } : {}),
     };
     const vote = record.votes[0]!;
-    const outcome = await writeActivity(db, {
-      activity: { ...record, stampHeader: submission.stampHeader },
-      vote: { id: vote.id, userId: vote.userId, selection: vote.selection, publicKey: vote.publicKey, signature: vote.signature, scheme: vote.scheme },
-      credential: principal.credential,
-      guards: (plan.guards ?? []).map((guard) => guard.condition),
-      gates: (plan.gates ?? []).map((gate) => gate.gate),
-      rows: plan.rows ?? [],
-    });
+    const write = () =>
+      writeActivity(db, {
+        activity: { ...record, stampHeader: submission.stampHeader },
+        vote: { id: vote.id, userId: vote.userId, selection: vote.selection, publicKey: vote.publicKey, signature: vote.signature, scheme: vote.scheme },
+        credential: principal.credential,
+        guards: (plan.guards ?? []).map((guard) => guard.condition),
+        gates: (plan.gates ?? []).map((gate) => gate.gate),
+        rows: plan.rows ?? [],
+      });
+    let outcome = await write();
+    // A concurrent request took a unique value after the checks read: written again, the checks
+    // see it and refuse with the field it is in.
+    if (outcome.kind === 'conflict') outcome = await write();
     return this.settle(plan, principal, record, outcome, storedOr);
   }
 
@@ -200,6 +209,8 @@ export class ActivityEngine {
         return storedOr(plan.gates![outcome.index]!.error(outcome.detail));
       case 'raced':
         return storedOr(new Error('activity vanished after a fingerprint conflict'));
+      case 'conflict':
+        return storedOr(invalidArgument('a value of this request was registered by a concurrent request meanwhile; submit again to learn which'));
     }
   }
 

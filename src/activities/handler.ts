@@ -16,6 +16,11 @@ export interface Principal {
   organizationId: string;
   userId: string;
   userName: string;
+  /** The user's contacts and times as the credential lookup read them, for the submitting vote. */
+  userEmail: string | null;
+  userPhoneNumber: string | null;
+  userCreatedAt: Date;
+  userUpdatedAt: Date;
   scheme: 'SIGNATURE_SCHEME_TK_API_P256' | 'SIGNATURE_SCHEME_WEBAUTHN';
   /** hex: the compressed P-256 key for API keys; for WebAuthn the hex of the stored COSE key. */
   publicKey: string;

@@ -1,6 +1,7 @@
 // Every activity type Signet accepts. Adding one is writing its handler file and listing it here.
 import type { ActivityHandler } from './handler.ts';
 import { createSmartContractInterface } from './createSmartContractInterface.ts';
+import { createUsers } from './createUsers.ts';
 import { deleteSmartContractInterface } from './deleteSmartContractInterface.ts';
 import { initOtpAuth } from './initOtpAuth.ts';
 import { verifyOtp } from './verifyOtp.ts';
@@ -10,4 +11,5 @@ export const activityHandlers: readonly ActivityHandler[] = [
   verifyOtp,
   createSmartContractInterface,
   deleteSmartContractInterface,
+  createUsers,
 ];

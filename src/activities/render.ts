@@ -7,10 +7,24 @@ import type { ActivityRecord, VoteRecord } from '../store/activities.ts';
 
 const quote = JSON.stringify;
 
+/**
+ * The voter as the ecosystem's v1User: every field it requires, the contacts when the user has them.
+ * The credential lists are left empty on purpose: a user may hold any number of keys and sessions,
+ * and a vote names the one that signed it (publicKey) already.
+ */
+function userJson(vote: VoteRecord): string {
+  return (
+    `{"userId":${quote(vote.userId)},"userName":${quote(vote.userName)},` +
+    (vote.userEmail === null ? '' : `"userEmail":${quote(vote.userEmail)},`) +
+    (vote.userPhoneNumber === null ? '' : `"userPhoneNumber":${quote(vote.userPhoneNumber)},`) +
+    `"authenticators":[],"apiKeys":[],"userTags":[],"oauthProviders":[],"mfaPolicies":[],` +
+    `"createdAt":${quote(vote.userCreatedAt.toISOString())},"updatedAt":${quote(vote.userUpdatedAt.toISOString())}}`
+  );
+}
+
 function voteJson(vote: VoteRecord, activityId: string, escapedBody: string): string {
   return (
-    `{"id":${quote(vote.id)},"userId":${quote(vote.userId)},` +
-    `"user":{"userId":${quote(vote.userId)},"userName":${quote(vote.userName)}},` +
+    `{"id":${quote(vote.id)},"userId":${quote(vote.userId)},"user":${userJson(vote)},` +
     `"activityId":${quote(activityId)},"selection":${quote(vote.selection)},` +
     `"message":${vote.message === undefined ? escapedBody : quote(vote.message)},` +
     `"publicKey":${quote(vote.publicKey)},"signature":${quote(vote.signature)},"scheme":${quote(vote.scheme)},` +

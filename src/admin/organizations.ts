@@ -1,6 +1,6 @@
-// Tenants and their credentials for operators: organizations, users, API keys, WebAuthn
-// authenticators and sender domains, checked before they reach the store. Used by the admin API and
-// the development bootstrap.
+// Tenants and their credentials for operators: organizations (with their first user), API keys,
+// WebAuthn authenticators and sender domains, checked before they reach the store. Used by the
+// admin API and the development bootstrap; users themselves are in users.ts.
 import { createPublicKey, ECDH, generateKeyPairSync, randomUUID } from 'node:crypto';
 import { invalidField, notFound } from '../errors.ts';
 import { insertApiKey, revokeApiKey as revokeStoredApiKey } from '../store/apiKeys.ts';
@@ -9,7 +9,7 @@ import type { Database, Queryable } from '../store/db.ts';
 import { countOrganizations, insertOrganization, organizationExists } from '../store/organizations.ts';
 import type { PageRequest } from '../store/pages.ts';
 import { insertSenderDomain, listSenderDomains as listStoredSenderDomains } from '../store/senderDomains.ts';
-import { insertUser, userExists } from '../store/users.ts';
+import { holdActiveUser, insertUser } from '../store/users.ts';
 
 export interface ApiKeyPair {
   /** Compressed SEC1 P-256 public key, lowercase hex (66 chars), as @turnkey/api-key-stamper expects. */
@@ -68,6 +68,7 @@ export async function createOrganization(
   const userId = randomUUID();
   return db.transaction(async (tx) => {
     await insertOrganization(tx, { id: organizationId, name: input.name });
+    // A new organization has no user whose contact this one could take.
     await insertUser(tx, { id: userId, organizationId, userName: input.userName ?? 'root' });
     const key = await addApiKey(tx, {
       organizationId,
@@ -79,13 +80,6 @@ export async function createOrganization(
   });
 }
 
-export async function createUser(db: Queryable, organizationId: string, userName: string): Promise<{ userId: string }> {
-  await requireOrganization(db, organizationId);
-  const userId = randomUUID();
-  await insertUser(db, { id: userId, organizationId, userName });
-  return { userId };
-}
-
 export interface CreatedApiKey {
   apiKeyId: string;
   apiPublicKey: string;
@@ -94,11 +88,13 @@ export interface CreatedApiKey {
 }
 
 export async function createApiKey(
-  db: Queryable,
+  db: Database,
   input: { organizationId: string; userId: string; name?: string; expiresInSeconds?: number; publicKey?: string },
 ): Promise<CreatedApiKey> {
-  await requireUser(db, input.organizationId, input.userId);
-  return addApiKey(db, { ...input, name: input.name ?? 'api key' });
+  return db.transaction(async (tx) => {
+    await requireUser(tx, input.organizationId, input.userId);
+    return addApiKey(tx, { ...input, name: input.name ?? 'api key' });
+  });
 }
 
 async function addApiKey(
@@ -161,7 +157,7 @@ export async function listSenderDomains(db: Queryable, organizationId: string, p
 }
 
 export async function registerAuthenticator(
-  db: Queryable,
+  db: Database,
   input: {
     organizationId: string;
     userId: string;
@@ -173,12 +169,14 @@ export async function registerAuthenticator(
     aaguid: string;
   },
 ): Promise<{ authenticatorId: string; credentialId: string }> {
-  await requireUser(db, input.organizationId, input.userId);
-  const authenticatorId = randomUUID();
-  if (!(await insertAuthenticator(db, { id: authenticatorId, ...input }))) {
-    throw invalidField('attestation', 'this credential is already registered');
-  }
-  return { authenticatorId, credentialId: input.credentialId };
+  return db.transaction(async (tx) => {
+    await requireUser(tx, input.organizationId, input.userId);
+    const authenticatorId = randomUUID();
+    if (!(await insertAuthenticator(tx, { id: authenticatorId, ...input }))) {
+      throw invalidField('attestation', 'this credential is already registered');
+    }
+    return { authenticatorId, credentialId: input.credentialId };
+  });
 }
 
 export { countOrganizations };
@@ -187,6 +185,10 @@ export async function requireOrganization(db: Queryable, organizationId: string)
   if (!(await organizationExists(db, organizationId))) throw notFound(`no organization ${organizationId}`);
 }
 
-async function requireUser(db: Queryable, organizationId: string, userId: string): Promise<void> {
-  if (!(await userExists(db, organizationId, userId))) throw notFound(`no user ${userId} in organization ${organizationId}`);
+/**
+ * 404 unless the user is of the organization and not removed; inside a transaction that registers a
+ * credential for it, holds the user so a concurrent removal revokes that credential too.
+ */
+async function requireUser(tx: Queryable, organizationId: string, userId: string): Promise<void> {
+  if (!(await holdActiveUser(tx, organizationId, userId))) throw notFound(`no user ${userId} in organization ${organizationId}`);
 }

@@ -8,11 +8,11 @@ import {
   addSenderDomain,
   createApiKey,
   createOrganization,
-  createUser,
   registerAuthenticator,
   listSenderDomains,
   revokeApiKey,
 } from '../admin/organizations.ts';
+import { createUser, getUser, listUsers, removeUser } from '../admin/users.ts';
 import { listDeliveries } from '../admin/deliveries.ts';
 import { addEmailTemplate, listEmailTemplates, removeEmailTemplate } from '../admin/emailTemplates.ts';
 import { pageRequest, pageRows } from '../queries/pagination.ts';
@@ -35,7 +35,8 @@ export const adminSchemas = {
     apiKeyName: name.optional(),
     publicKey: z.string().max(130).optional(),
   }),
-  user: z.strictObject({ userName: name }),
+  // The contacts are checked by the rules of init_otp_auth's contact (admin/users.ts), which bound them.
+  user: z.strictObject({ userName: name.optional(), email: z.string().optional(), phoneNumber: z.string().optional() }),
   apiKey: z.strictObject({
     userId: uuid,
     name: name.optional(),
@@ -132,7 +133,28 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AppDependencies)
       admin.post('/organizations/:organizationId/users', async (request) => {
         const { organizationId } = parse(params.org, request.params, 'invalid path');
         const input = parse(adminSchemas.user, jsonBody(request), 'invalid user');
-        return createUser(db, organizationId, input.userName);
+        return createUser(db, organizationId, {
+          ...(input.userName !== undefined ? { userName: input.userName } : {}),
+          ...(input.email !== undefined ? { email: input.email } : {}),
+          ...(input.phoneNumber !== undefined ? { phoneNumber: input.phoneNumber } : {}),
+        });
+      });
+
+      admin.get('/organizations/:organizationId/users', async (request) => {
+        const { organizationId } = parse(params.org, request.params, 'invalid path');
+        const query = parse(adminPage, request.query, 'invalid query');
+        const page = await listUsers(db, organizationId, pageRequest(query, ADMIN_PAGE_DEFAULT));
+        return { users: pageRows(page, query, 'query') };
+      });
+
+      admin.get('/organizations/:organizationId/users/:userId', async (request) => {
+        const { organizationId, userId } = parse(params.orgUser, request.params, 'invalid path');
+        return getUser(db, organizationId, userId);
+      });
+
+      admin.delete('/organizations/:organizationId/users/:userId', async (request) => {
+        const { organizationId, userId } = parse(params.orgUser, request.params, 'invalid path');
+        return removeUser(db, organizationId, userId);
       });
 
       admin.post('/organizations/:organizationId/api-keys', async (request) => {

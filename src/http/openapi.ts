@@ -73,7 +73,10 @@ function queryOperation(query: QueryHandler) {
 
 const ADMIN_ROUTES: Array<{ method: 'get' | 'post' | 'delete'; path: string; summary: string; body?: z.ZodType; query?: z.ZodType }> = [
   { method: 'post', path: '/admin/v1/organizations', summary: 'Create an organization with a root user and API key', body: adminSchemas.organization },
-  { method: 'post', path: '/admin/v1/organizations/{organizationId}/users', summary: 'Create a user', body: adminSchemas.user },
+  { method: 'post', path: '/admin/v1/organizations/{organizationId}/users', summary: 'Create a user with an email and phone number, each unique in the organization', body: adminSchemas.user },
+  { method: 'get', path: '/admin/v1/organizations/{organizationId}/users', summary: 'List users not removed, newest first' },
+  { method: 'get', path: '/admin/v1/organizations/{organizationId}/users/{userId}', summary: 'Show a user' },
+  { method: 'delete', path: '/admin/v1/organizations/{organizationId}/users/{userId}', summary: 'Remove a user and revoke all its API keys and authenticators at once' },
   { method: 'post', path: '/admin/v1/organizations/{organizationId}/api-keys', summary: 'Create an API key', body: adminSchemas.apiKey },
   { method: 'delete', path: '/admin/v1/organizations/{organizationId}/api-keys/{apiKeyId}', summary: 'Revoke an API key' },
   { method: 'post', path: '/admin/v1/organizations/{organizationId}/sender-domains', summary: 'Register a sender domain', body: adminSchemas.senderDomain },

@@ -118,6 +118,9 @@ export async function listActivitiesFor(
   return { page: { ...found, rows: found.rows.map(fromRow) } };
 }
 
+/** SQLSTATE of a row refused by a unique index (the activity's own fingerprint has ON CONFLICT). */
+const UNIQUE_VIOLATION = '23505';
+
 /** The name by which a statement part refers to the activity row being written: it yields the row only when it was written. */
 export const NEW_ACTIVITY = raw('new_activity');
 
@@ -167,7 +170,13 @@ export type WriteOutcome =
   /** The gate that did not succeed, and its detail. */
   | { kind: 'gateFailed'; index: number; detail: unknown }
   /** A concurrent submission of the same body committed first; read it with findActivity. */
-  | { kind: 'raced' };
+  | { kind: 'raced' }
+  /**
+   * A unique index refused one of the activity's rows: a concurrent request wrote the same value
+   * (an email, a key) after this statement's checks read. Nothing was written; written again, the
+   * checks see that value and say which it is.
+   */
+  | { kind: 'conflict' };
 
 /**
  * Writes an activity in one statement: the fingerprint decides (a body submitted before is answered
@@ -209,16 +218,20 @@ export async function writeActivity(db: Queryable, write: ActivityWrite): Promis
   const gateColumns = write.gates.map(
     (gate, i) => sql`EXISTS (SELECT 1 FROM ${raw(`gate${i}`)}) AS ${raw(`gate${i}_ok`)}, ${gate.detail ?? sql`NULL`} AS ${raw(`gate${i}_detail`)}`,
   );
-  const [result] = await run<Record<string, unknown>>(
-    db,
-    sql`WITH ${join(ctes, ',\n')}
+  const statement = sql`WITH ${join(ctes, ',\n')}
         SELECT EXISTS (SELECT 1 FROM new_activity) AS created,
                EXISTS (SELECT 1 FROM credential) AS credential_ok,
                CASE WHEN NOT EXISTS (SELECT 1 FROM credential) THEN ${credentialState(write.credential)} END AS credential_state,
                (SELECT row_to_json(e) FROM (SELECT ${COLUMNS} FROM activities a WHERE a.id = (SELECT id FROM existing)) e) AS existing,
                guards.*${gateColumns.length > 0 ? sql`, ${join(gateColumns)}` : sql``}
-          FROM guards`,
-  );
+          FROM guards`;
+  let result: Record<string, unknown> | undefined;
+  try {
+    [result] = await run<Record<string, unknown>>(db, statement);
+  } catch (error) {
+    if ((error as { code?: unknown }).code === UNIQUE_VIOLATION) return { kind: 'conflict' };
+    throw error;
+  }
   const outcome = result!;
   if (outcome.created === true) return { kind: 'created' };
   if (outcome.credential_ok !== true) return { kind: 'credentialRefused', state: parseCredentialState(outcome.credential_state) };

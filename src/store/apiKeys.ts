@@ -1,5 +1,6 @@
 // API keys (table api_keys): P-256 public keys (compressed SEC1, lowercase hex) that stamp requests
 // for a user of an organization, until revoked or expired.
+import type { Gate } from './activities.ts';
 import type { Queryable } from './db.ts';
 import { sql, type Sql } from './sql.ts';
 
@@ -8,6 +9,11 @@ export interface ApiKeyRecord {
   organizationId: string;
   userId: string;
   userName: string;
+  /** The user's contacts and times, for the votes (store/users.ts). */
+  userEmail: string | null;
+  userPhoneNumber: string | null;
+  userCreatedAt: Date;
+  userUpdatedAt: Date;
   /** Compressed SEC1, lowercase hex. */
   publicKey: string;
   expiresAt: Date | null;
@@ -19,15 +25,20 @@ interface ApiKeyRow {
   organization_id: string;
   user_id: string;
   user_name: string;
+  user_email: string | null;
+  user_phone_number: string | null;
+  user_created_at: Date;
+  user_updated_at: Date;
   public_key: string;
   expires_at: Date | null;
   revoked_at: Date | null;
 }
 
-/** Every registration of a public key (one per organization at most), with its user's name. */
+/** Every registration of a public key (one per organization at most), with its user. */
 export async function findApiKeysByPublicKey(db: Queryable, publicKey: string): Promise<ApiKeyRecord[]> {
   const rows = await db.query<ApiKeyRow>(
-    `SELECT k.id, k.organization_id, k.user_id, u.user_name, k.public_key, k.expires_at, k.revoked_at
+    `SELECT k.id, k.organization_id, k.user_id, u.user_name, u.email AS user_email, u.phone_number AS user_phone_number,
+            u.created_at AS user_created_at, u.updated_at AS user_updated_at, k.public_key, k.expires_at, k.revoked_at
        FROM api_keys k JOIN users u ON u.id = k.user_id
       WHERE k.public_key = $1`,
     [publicKey],
@@ -37,6 +48,10 @@ export async function findApiKeysByPublicKey(db: Queryable, publicKey: string): 
     organizationId: row.organization_id,
     userId: row.user_id,
     userName: row.user_name,
+    userEmail: row.user_email,
+    userPhoneNumber: row.user_phone_number,
+    userCreatedAt: row.user_created_at,
+    userUpdatedAt: row.user_updated_at,
     publicKey: row.public_key,
     expiresAt: row.expires_at,
     revokedAt: row.revoked_at,
@@ -54,6 +69,39 @@ export async function insertApiKey(
     [key.id, key.organizationId, key.userId, key.name, key.publicKey, key.expiresAt],
   );
   return inserted.length === 1;
+}
+
+/** A new user's API key, registered by an activity (create_users). */
+export interface NewApiKey {
+  id: string;
+  userId: string;
+  name: string;
+  /** Compressed SEC1, lowercase hex. */
+  publicKey: string;
+  expiresAt: Date | null;
+}
+
+/** A row of an activity's statement (`activity` yields the activity's row): the keys, created at `now`. */
+export function insertApiKeysOfActivity(activity: Sql, organizationId: string, keys: NewApiKey[], now: Date): Sql {
+  const rows = keys.map((k) => ({ id: k.id, user_id: k.userId, name: k.name, public_key: k.publicKey, expires_at: k.expiresAt?.toISOString() ?? null }));
+  return sql`INSERT INTO api_keys (id, organization_id, user_id, name, public_key, expires_at, created_at)
+             SELECT k.id, ${organizationId}::uuid, k.user_id, k.name, k.public_key, k.expires_at, ${now}::timestamptz
+               FROM ${activity}, jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
+                    AS k (id uuid, user_id uuid, name text, public_key text, expires_at timestamptz)
+             RETURNING id`;
+}
+
+/**
+ * A Gate that writes nothing: it passes when the organization has none of these public keys
+ * (compressed hex); its detail lists those it has.
+ */
+export function apiKeysFree(organizationId: string, publicKeys: string[]): Gate {
+  const taken = sql`SELECT k.public_key FROM api_keys k
+                     WHERE k.organization_id = ${organizationId}::uuid AND k.public_key = ANY(${publicKeys}::text[])`;
+  return {
+    statement: (proceed) => sql`SELECT 1 WHERE ${proceed} AND NOT EXISTS (${taken})`,
+    detail: sql`(SELECT coalesce(json_agg(t.public_key), '[]') FROM (${taken}) t)`,
+  };
 }
 
 /** Revokes at once (keeping the first revocation time); undefined when the organization has no such key. */

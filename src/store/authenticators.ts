@@ -1,5 +1,6 @@
 // WebAuthn authenticators (table authenticators): a passkey's credential id (base64url), COSE
 // public key and signature counter, for a user of an organization.
+import type { Gate } from './activities.ts';
 import type { Queryable } from './db.ts';
 import { sql, type Sql } from './sql.ts';
 
@@ -8,6 +9,11 @@ export interface AuthenticatorRecord {
   organizationId: string;
   userId: string;
   userName: string;
+  /** The user's contacts and times, for the votes (store/users.ts). */
+  userEmail: string | null;
+  userPhoneNumber: string | null;
+  userCreatedAt: Date;
+  userUpdatedAt: Date;
   credentialId: string;
   /** COSE public key. */
   publicKey: Uint8Array;
@@ -20,6 +26,10 @@ interface AuthenticatorRow {
   organization_id: string;
   user_id: string;
   user_name: string;
+  user_email: string | null;
+  user_phone_number: string | null;
+  user_created_at: Date;
+  user_updated_at: Date;
   credential_id: string;
   /** Buffer from pg, Uint8Array from PGlite. */
   public_key: Uint8Array;
@@ -29,7 +39,8 @@ interface AuthenticatorRow {
 
 export async function findAuthenticator(db: Queryable, credentialId: string): Promise<AuthenticatorRecord | undefined> {
   const [row] = await db.query<AuthenticatorRow>(
-    `SELECT a.id, a.organization_id, a.user_id, u.user_name, a.credential_id, a.public_key, a.sign_count, a.revoked_at
+    `SELECT a.id, a.organization_id, a.user_id, u.user_name, u.email AS user_email, u.phone_number AS user_phone_number,
+            u.created_at AS user_created_at, u.updated_at AS user_updated_at, a.credential_id, a.public_key, a.sign_count, a.revoked_at
        FROM authenticators a JOIN users u ON u.id = a.user_id
       WHERE a.credential_id = $1`,
     [credentialId],
@@ -40,6 +51,10 @@ export async function findAuthenticator(db: Queryable, credentialId: string): Pr
     organizationId: row.organization_id,
     userId: row.user_id,
     userName: row.user_name,
+    userEmail: row.user_email,
+    userPhoneNumber: row.user_phone_number,
+    userCreatedAt: row.user_created_at,
+    userUpdatedAt: row.user_updated_at,
     credentialId: row.credential_id,
     publicKey: new Uint8Array(row.public_key),
     signCount: Number(row.sign_count),
@@ -69,6 +84,50 @@ export async function insertAuthenticator(
     [a.id, a.organizationId, a.userId, a.name, a.credentialId, Buffer.from(a.publicKey), a.signCount, a.transports, a.aaguid],
   );
   return inserted.length === 1;
+}
+
+/** A new user's authenticator, registered by an activity (create_users) from a verified attestation. */
+export interface NewAuthenticator {
+  id: string;
+  userId: string;
+  name: string;
+  credentialId: string;
+  publicKey: Uint8Array;
+  signCount: number;
+  transports: string[];
+  aaguid: string;
+}
+
+/** A row of an activity's statement (`activity` yields the activity's row): the authenticators, created at `now`. */
+export function insertAuthenticatorsOfActivity(activity: Sql, organizationId: string, authenticators: NewAuthenticator[], now: Date): Sql {
+  const rows = authenticators.map((a) => ({
+    id: a.id,
+    user_id: a.userId,
+    name: a.name,
+    credential_id: a.credentialId,
+    public_key: Buffer.from(a.publicKey).toString('hex'),
+    sign_count: a.signCount,
+    transports: a.transports,
+    aaguid: a.aaguid,
+  }));
+  return sql`INSERT INTO authenticators (id, organization_id, user_id, name, credential_id, public_key, sign_count, transports, aaguid, created_at)
+             SELECT a.id, ${organizationId}::uuid, a.user_id, a.name, a.credential_id, decode(a.public_key, 'hex'), a.sign_count,
+                    ARRAY(SELECT jsonb_array_elements_text(a.transports)), a.aaguid, ${now}::timestamptz
+               FROM ${activity}, jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
+                    AS a (id uuid, user_id uuid, name text, credential_id text, public_key text, sign_count bigint, transports jsonb, aaguid text)
+             RETURNING id`;
+}
+
+/**
+ * A Gate that writes nothing: it passes when none of these credential ids is registered (in any
+ * organization: a credential id is unique); its detail lists those that are.
+ */
+export function credentialIdsFree(credentialIds: string[]): Gate {
+  const taken = sql`SELECT a.credential_id FROM authenticators a WHERE a.credential_id = ANY(${credentialIds}::text[])`;
+  return {
+    statement: (proceed) => sql`SELECT 1 WHERE ${proceed} AND NOT EXISTS (${taken})`,
+    detail: sql`(SELECT coalesce(json_agg(t.credential_id), '[]') FROM (${taken}) t)`,
+  };
 }
 
 /**

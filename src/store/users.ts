@@ -1,10 +1,206 @@
-// Users (table users): the people and services of an organization that credentials belong to.
-import type { Queryable } from './db.ts';
+// Users (table users): the people and services of an organization that credentials belong to, with
+// their contacts (an email, a phone number in E.164), unique among the organization's users not
+// removed; and their removal, which revokes every credential of the user at once.
+import type { Database, Queryable } from './db.ts';
+import type { Gate } from './activities.ts';
+import { selectPage, type Page, type PageRequest } from './pages.ts';
+import { run, sql, type Sql } from './sql.ts';
 
-export async function insertUser(db: Queryable, user: { id: string; organizationId: string; userName: string }): Promise<void> {
-  await db.query('INSERT INTO users (id, organization_id, user_name) VALUES ($1, $2, $3)', [user.id, user.organizationId, user.userName]);
+export interface UserRecord {
+  id: string;
+  userName: string;
+  /** As given (validated), compared in any letter case. */
+  email: string | null;
+  /** E.164. */
+  phoneNumber: string | null;
+  createdAt: Date;
+  updatedAt: Date;
 }
 
-export async function userExists(db: Queryable, organizationId: string, id: string): Promise<boolean> {
-  return (await db.query('SELECT 1 FROM users WHERE id = $1 AND organization_id = $2', [id, organizationId])).length > 0;
+/** A new user: email validated, phone number normalised to E.164 by the caller. */
+export interface NewUser {
+  id: string;
+  userName: string;
+  email?: string | undefined;
+  phoneNumber?: string | undefined;
+}
+
+/** The contact a unique index refused: another user of the organization, not removed, has it. */
+export type TakenContact = 'email' | 'phoneNumber';
+
+interface UserRow {
+  id: string;
+  user_name: string;
+  email: string | null;
+  phone_number: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const COLUMNS = sql`a.id, a.user_name, a.email, a.phone_number, a.created_at, a.updated_at`;
+
+function fromRow(row: UserRow): UserRecord {
+  return {
+    id: row.id,
+    userName: row.user_name,
+    email: row.email,
+    phoneNumber: row.phone_number,
+    createdAt: new Date(row.created_at),
+    updatedAt: new Date(row.updated_at),
+  };
+}
+
+/**
+ * Inserts the user, or says which contact another user of the organization already has (a unique
+ * index refused it; nothing was written, and a transaction around it stays usable).
+ */
+export async function insertUser(
+  db: Queryable,
+  user: NewUser & { organizationId: string },
+): Promise<{ user: UserRecord } | { taken: TakenContact | undefined }> {
+  const [row] = await db.query<UserRow>(
+    `INSERT INTO users (id, organization_id, user_name, email, phone_number) VALUES ($1, $2, $3, $4, $5)
+     ON CONFLICT DO NOTHING
+     RETURNING id, user_name, email, phone_number, created_at, updated_at`,
+    [user.id, user.organizationId, user.userName, user.email ?? null, user.phoneNumber ?? null],
+  );
+  if (row) return { user: fromRow(row) };
+  // The holder of the contact committed before ON CONFLICT gave up, so it is visible now, unless it
+  // was removed in between (then the contact is free again and `taken` is undefined).
+  const [taken] = await run<{ field: TakenContact }>(db, contactsTaken(user.organizationId, [{ email: user.email, phoneNumber: user.phoneNumber }]));
+  return { taken: taken?.field };
+}
+
+/** The user, when it is of the organization and not removed. */
+export async function findUser(db: Queryable, organizationId: string, id: string): Promise<UserRecord | undefined> {
+  const [row] = await db.query<UserRow>(
+    `SELECT id, user_name, email, phone_number, created_at, updated_at FROM users
+      WHERE id = $1 AND organization_id = $2 AND removed_at IS NULL`,
+    [id, organizationId],
+  );
+  return row ? fromRow(row) : undefined;
+}
+
+/**
+ * Holds the user (of the organization, not removed) until the transaction ends, so a concurrent
+ * removal waits for it, then revokes what the transaction added. False when there is no such user.
+ */
+export async function holdActiveUser(tx: Queryable, organizationId: string, id: string): Promise<boolean> {
+  const rows = await tx.query('SELECT 1 FROM users WHERE id = $1 AND organization_id = $2 AND removed_at IS NULL FOR SHARE', [id, organizationId]);
+  return rows.length > 0;
+}
+
+/** The organization's users not removed, newest first, in pages. */
+export async function listUsers(db: Queryable, organizationId: string, page: PageRequest): Promise<Page<UserRecord>> {
+  const found = await selectPage<UserRow>(
+    db,
+    { table: 'users', columns: COLUMNS, organizationId, where: [sql`a.removed_at IS NULL`], size: sql`1024` },
+    page,
+  );
+  return { ...found, rows: found.rows.map(fromRow) };
+}
+
+export interface RemovedUser {
+  removedAt: Date;
+  /** API keys (session keys included) and authenticators that were live and are now revoked. */
+  revokedApiKeys: number;
+  revokedAuthenticators: number;
+}
+
+/**
+ * Removes the user and revokes all its API keys and authenticators, in one transaction, so every
+ * credential of the user is refused at once by the checks every statement makes. The user row is
+ * changed first, which waits for transactions holding it (holdActiveUser, userActive) to end; the
+ * revocations, read after, see what those added. Undefined when there is no such user (or it was
+ * removed already).
+ */
+export async function removeUser(db: Database, organizationId: string, id: string): Promise<RemovedUser | undefined> {
+  return db.transaction(async (tx) => {
+    const [removed] = await tx.query<{ removed_at: Date }>(
+      `UPDATE users SET removed_at = now(), updated_at = now()
+        WHERE id = $1 AND organization_id = $2 AND removed_at IS NULL RETURNING removed_at`,
+      [id, organizationId],
+    );
+    if (!removed) return undefined;
+    const keys = await tx.query('UPDATE api_keys SET revoked_at = $2 WHERE user_id = $1 AND revoked_at IS NULL RETURNING id', [id, removed.removed_at]);
+    const authenticators = await tx.query(
+      'UPDATE authenticators SET revoked_at = $2 WHERE user_id = $1 AND revoked_at IS NULL RETURNING id',
+      [id, removed.removed_at],
+    );
+    return { removedAt: removed.removed_at, revokedApiKeys: keys.length, revokedAuthenticators: authenticators.length };
+  });
+}
+
+/** The organization's (not removed) user whose email (case-insensitively) or phone number is this. */
+export async function findUserByContact(
+  db: Queryable,
+  organizationId: string,
+  contact: { email: string } | { phoneNumber: string },
+): Promise<{ id: string; userName: string } | undefined> {
+  const [row] =
+    'email' in contact
+      ? await db.query<{ id: string; user_name: string }>(
+          `SELECT id, user_name FROM users
+            WHERE organization_id = $1 AND lower(email) = lower($2) AND removed_at IS NULL AND email IS NOT NULL`,
+          [organizationId, contact.email],
+        )
+      : await db.query<{ id: string; user_name: string }>(
+          `SELECT id, user_name FROM users
+            WHERE organization_id = $1 AND phone_number = $2 AND removed_at IS NULL AND phone_number IS NOT NULL`,
+          [organizationId, contact.phoneNumber],
+        );
+  return row ? { id: row.id, userName: row.user_name } : undefined;
+}
+
+/**
+ * A guard condition (Sql yielding a boolean) for an activity's statement: the user exists in the
+ * organization and is not removed. It holds the user's row (FOR SHARE) until the statement commits,
+ * so a removal running meanwhile waits and then revokes what the statement registered for the user.
+ * `userId` must be a UUID.
+ */
+export function userActive(organizationId: string, userId: string): Sql {
+  return sql`EXISTS (SELECT 1 FROM users WHERE id = ${userId}::uuid AND organization_id = ${organizationId}::uuid
+                        AND removed_at IS NULL FOR SHARE)`;
+}
+
+/**
+ * A row of an activity's statement (`activity` yields the activity's row): the new users, created
+ * at `now`. Their contacts must be free (usersContactsFree); the unique indexes stop a concurrent
+ * request that took one meanwhile.
+ */
+export function insertUsersOfActivity(activity: Sql, organizationId: string, users: NewUser[], now: Date): Sql {
+  const rows = users.map((u) => ({ id: u.id, user_name: u.userName, email: u.email ?? null, phone_number: u.phoneNumber ?? null }));
+  return sql`INSERT INTO users (id, organization_id, user_name, email, phone_number, created_at, updated_at)
+             SELECT u.id, ${organizationId}::uuid, u.user_name, u.email, u.phone_number, ${now}::timestamptz, ${now}::timestamptz
+               FROM ${activity}, jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS u (id uuid, user_name text, email text, phone_number text)
+             RETURNING id`;
+}
+
+/** Which of the contacts (by their index in the list) users of the organization not removed already have. */
+function contactsTaken(organizationId: string, contacts: Array<{ email?: string | undefined; phoneNumber?: string | undefined }>): Sql {
+  const wanted = contacts.flatMap((c, index) => [
+    ...(c.email !== undefined ? [{ index, field: 'email', email: c.email }] : []),
+    ...(c.phoneNumber !== undefined ? [{ index, field: 'phoneNumber', phone_number: c.phoneNumber }] : []),
+  ]);
+  return sql`SELECT w.index, w.field FROM jsonb_to_recordset(${JSON.stringify(wanted)}::jsonb) AS w (index int, field text, email text, phone_number text)
+              WHERE EXISTS (SELECT 1 FROM users u WHERE u.organization_id = ${organizationId}::uuid AND u.removed_at IS NULL
+                               AND u.email IS NOT NULL AND lower(u.email) = lower(w.email))
+                 OR EXISTS (SELECT 1 FROM users u WHERE u.organization_id = ${organizationId}::uuid AND u.removed_at IS NULL
+                               AND u.phone_number IS NOT NULL AND u.phone_number = w.phone_number)
+              ORDER BY w.index, w.field`;
+}
+
+/**
+ * A Gate that writes nothing: it passes when no user of the organization (not removed) has any of
+ * these contacts; its detail lists those taken, as [{index, field}] (field "email" or "phoneNumber").
+ */
+export function usersContactsFree(
+  organizationId: string,
+  contacts: Array<{ email?: string | undefined; phoneNumber?: string | undefined }>,
+): Gate {
+  const taken = contactsTaken(organizationId, contacts);
+  return {
+    statement: (proceed) => sql`SELECT 1 WHERE ${proceed} AND NOT EXISTS (${taken})`,
+    detail: sql`(SELECT coalesce(json_agg(t), '[]') FROM (${taken}) t)`,
+  };
 }

@@ -6,6 +6,11 @@ export interface VoteRecord {
   id: string;
   userId: string;
   userName: string;
+  /** The user as it is now: its contacts and times (store/users.ts). */
+  userEmail: string | null;
+  userPhoneNumber: string | null;
+  userCreatedAt: Date;
+  userUpdatedAt: Date;
   selection: string;
   /** What the vote signed when it is not the activity's raw body (undefined: the raw body, stored once). */
   message?: string;
@@ -31,14 +36,22 @@ export function insertSubmittingVote(
  * is the activity's raw body, not read twice.
  */
 export const VOTES_JSON = sql`(SELECT coalesce(json_agg(json_build_object(
-    'id', v.id, 'userId', v.user_id, 'userName', u.user_name, 'selection', v.selection, 'message', v.message,
+    'id', v.id, 'userId', v.user_id, 'userName', u.user_name, 'userEmail', u.email, 'userPhoneNumber', u.phone_number,
+    'userCreatedAt', u.created_at, 'userUpdatedAt', u.updated_at, 'selection', v.selection, 'message', v.message,
     'publicKey', v.public_key, 'signature', v.signature, 'scheme', v.scheme, 'createdAt', v.created_at)
     ORDER BY v.created_at, v.id), '[]')
   FROM votes v JOIN users u ON u.id = v.user_id WHERE v.activity_id = a.id)`;
 
 /** The votes of VOTES_JSON as records. */
 export function votesFromJson(json: unknown): VoteRecord[] {
-  return (json as Array<Omit<VoteRecord, 'message' | 'createdAt'> & { message: string | null; createdAt: string }>).map(
-    ({ message, createdAt, ...vote }) => ({ ...vote, ...(message === null ? {} : { message }), createdAt: new Date(createdAt) }),
+  type Dates = 'createdAt' | 'userCreatedAt' | 'userUpdatedAt';
+  return (json as Array<Omit<VoteRecord, 'message' | Dates> & { message: string | null } & Record<Dates, string>>).map(
+    ({ message, createdAt, userCreatedAt, userUpdatedAt, ...vote }) => ({
+      ...vote,
+      ...(message === null ? {} : { message }),
+      userCreatedAt: new Date(userCreatedAt),
+      userUpdatedAt: new Date(userUpdatedAt),
+      createdAt: new Date(createdAt),
+    }),
   );
 }

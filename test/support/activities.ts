@@ -21,7 +21,10 @@ async function principalOf(db: Database, organizationId: string, now: Date): Pro
   const userId = randomUUID();
   const apiKeyId = randomUUID();
   const pair = generateApiKeyPair();
-  await db.query('INSERT INTO users (id, organization_id, user_name) VALUES ($1, $2, $3)', [userId, organizationId, 'handler test']);
+  const [user] = await db.query<{ created_at: Date; updated_at: Date }>(
+    'INSERT INTO users (id, organization_id, user_name) VALUES ($1, $2, $3) RETURNING created_at, updated_at',
+    [userId, organizationId, 'handler test'],
+  );
   await db.query('INSERT INTO api_keys (id, organization_id, user_id, name, public_key) VALUES ($1, $2, $3, $4, $5)', [
     apiKeyId, organizationId, userId, 'handler test key', pair.apiPublicKey,
   ]);
@@ -29,6 +32,10 @@ async function principalOf(db: Database, organizationId: string, now: Date): Pro
     organizationId,
     userId,
     userName: 'handler test',
+    userEmail: null,
+    userPhoneNumber: null,
+    userCreatedAt: user!.created_at,
+    userUpdatedAt: user!.updated_at,
     scheme: 'SIGNATURE_SCHEME_TK_API_P256',
     publicKey: pair.apiPublicKey,
     signature: '30',

@@ -1,0 +1,275 @@
+// The create_users activity (ACTIVITY_TYPE_CREATE_USERS_V4): users of the organization with their
+// contacts, API keys and passkeys, in the shape @turnkey/http's createUsers sends; all of them
+// written with the activity in its one statement, after the checks that their contacts, keys and
+// credentials are not taken.
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { invalidArgument, invalidField, type FieldViolation } from '../errors.ts';
+import { emailAddressProblem, MAX_EMAIL_LENGTH, MAX_PHONE_INPUT_LENGTH, normalizePhoneNumber } from '../otp/contact.ts';
+import { p256PointHex } from '../keys/p256.ts';
+import { verifyAuthenticatorRegistration } from '../keys/verifyAuthenticatorRegistration.ts';
+import { NEW_ACTIVITY } from '../store/activities.ts';
+import { apiKeysFree, insertApiKeysOfActivity, type NewApiKey } from '../store/apiKeys.ts';
+import { credentialIdsFree, insertAuthenticatorsOfActivity, type NewAuthenticator } from '../store/authenticators.ts';
+import { insertUsersOfActivity, usersContactsFree, type NewUser } from '../store/users.ts';
+import type { ActivityHandler, ActivityPlan } from './handler.ts';
+
+// Bounds: one activity creates at most MAX_USERS users, each with at most MAX_CREDENTIALS keys and
+// as many passkeys (each passkey's attestation is verified before anything is written).
+export const MAX_USERS = 100;
+export const MAX_CREDENTIALS = 10;
+const MAX_NAME_LENGTH = 256;
+const MAX_CHALLENGE_LENGTH = 1024;
+/** An API key's lifetime: at most ten years, as the admin API's. */
+const MAX_KEY_EXPIRATION_SECONDS = 10 * 365 * 24 * 3600;
+const CURVES = ['API_KEY_CURVE_P256', 'API_KEY_CURVE_SECP256K1', 'API_KEY_CURVE_ED25519'];
+
+/** A string field: bounded, and checked by `problem` (one issue per field). */
+function text(maxLength: number, problem: (value: string) => string | undefined = () => undefined) {
+  return z.string({ error: 'must be a string' }).superRefine((value, ctx) => {
+    const message = value.length > maxLength ? `is longer than ${maxLength} characters` : problem(value);
+    if (message) ctx.addIssue({ code: 'custom', message });
+  });
+}
+
+const name = text(MAX_NAME_LENGTH, (v) => (v.trim() === '' ? 'must not be empty' : undefined));
+
+/** A list the ecosystem requires even when empty: missing means []. */
+function list<T extends z.ZodType>(item: T, max: number, what: string) {
+  return z.array(item, { error: 'must be an array' }).max(max, `may hold at most ${max} ${what}`).default([]);
+}
+
+/** A list of something Signet does not have: only [] (or nothing) is accepted. */
+function unsupported(what: string) {
+  return z
+    .array(z.unknown(), { error: 'must be an array' })
+    .max(0, `Signet does not support ${what}; send an empty array`)
+    .default([]);
+}
+
+const apiKey = z.strictObject({
+  apiKeyName: name,
+  publicKey: text(130, (v) =>
+    p256PointHex(v) ? undefined : 'must be a P-256 public key in hex: 66 characters (compressed) or 130 (uncompressed), a point on the curve',
+  ),
+  curveType: z.string({ error: 'must be a string' }).superRefine((value, ctx) => {
+    if (value === 'API_KEY_CURVE_P256') return;
+    const message = CURVES.includes(value)
+      ? `Signet does not support ${value} API keys; only API_KEY_CURVE_P256`
+      : 'must be API_KEY_CURVE_P256 (the only curve Signet supports)';
+    ctx.addIssue({ code: 'custom', message });
+  }),
+  expirationSeconds: text(16, (v) =>
+    /^[1-9][0-9]*$/.test(v) && Number(v) <= MAX_KEY_EXPIRATION_SECONDS
+      ? undefined
+      : `must be a whole number of seconds from 1 to ${MAX_KEY_EXPIRATION_SECONDS} written as digits, e.g. "86400"`,
+  ).optional(),
+});
+
+const authenticator = z.strictObject({
+  authenticatorName: name,
+  /** base64url, the challenge the registration ceremony was started with (createUserPasskey's encodedChallenge). */
+  challenge: text(MAX_CHALLENGE_LENGTH, (v) => (/^[A-Za-z0-9_-]+={0,2}$/.test(v) ? undefined : 'must be base64url, the challenge the passkey was created with')),
+  attestation: z.record(z.string(), z.unknown(), { error: 'must be an object: the attestation createUserPasskey() returned' }),
+});
+
+// "" is taken as no contact: some clients send every field, empty when unknown.
+const userEmail = text(MAX_EMAIL_LENGTH, (v) => {
+  const problem = v === '' ? undefined : emailAddressProblem(v);
+  return problem && `must be an email address: it ${problem}`;
+});
+const userPhoneNumber = text(MAX_PHONE_INPUT_LENGTH, (v) => {
+  const phone = v === '' ? undefined : normalizePhoneNumber(v);
+  return phone && 'problem' in phone ? `must be a phone number in international form (E.164): it ${phone.problem}` : undefined;
+});
+
+const user = z
+  .strictObject({
+    userName: name,
+    userEmail: userEmail.optional(),
+    userPhoneNumber: userPhoneNumber.optional(),
+    apiKeys: list(apiKey, MAX_CREDENTIALS, 'API keys'),
+    authenticators: list(authenticator, MAX_CREDENTIALS, 'authenticators'),
+    oauthProviders: unsupported('OAuth providers'),
+    userTags: unsupported('user tags'),
+  })
+  .transform(({ userEmail, userPhoneNumber, ...rest }) => ({
+    ...rest,
+    // In the intent the phone number is in E.164, as it is stored and matched.
+    ...(userEmail ? { userEmail } : {}),
+    ...(userPhoneNumber ? { userPhoneNumber: (normalizePhoneNumber(userPhoneNumber) as { e164: string }).e164 } : {}),
+  }));
+
+/**
+ * `parameters` of create_users. Contacts and keys appear once in the request: an email in any letter
+ * case, a phone number once normalised, a public key in either form.
+ */
+export const createUsersParameters = z
+  .strictObject({
+    users: z.array(user, { error: 'must be an array of users' }).min(1, 'must list at least one user').max(MAX_USERS, `may hold at most ${MAX_USERS} users`),
+  })
+  .superRefine((p, ctx) => {
+    // Each value's first field, named as the client wrote it (parameters.users[0].userEmail).
+    const firstAt = new Map<string, string>();
+    const once = (value: string, what: string, i: number, ...field: Array<string | number>) => {
+      const first = firstAt.get(value);
+      const name = `parameters.users[${i}]${field.map((part) => (typeof part === 'number' ? `[${part}]` : `.${part}`)).join('')}`;
+      if (first === undefined) firstAt.set(value, name);
+      else ctx.addIssue({ code: 'custom', path: ['users', i, ...field], message: `is the same ${what} as ${first}; each may appear once` });
+    };
+    p.users.forEach((u, i) => {
+      if (u.userEmail) once(`email:${u.userEmail.toLowerCase()}`, 'email address', i, 'userEmail');
+      if (u.userPhoneNumber) once(`phone:${u.userPhoneNumber}`, 'phone number', i, 'userPhoneNumber');
+      u.apiKeys.forEach((k, j) => {
+        const point = p256PointHex(k.publicKey);
+        if (point) once(`key:${point.compressed}`, 'public key', i, 'apiKeys', j, 'publicKey');
+      });
+      if (!u.userEmail && !u.userPhoneNumber && u.apiKeys.length === 0 && u.authenticators.length === 0) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['users', i],
+          message: 'a user needs a way to sign in: give at least one of apiKeys, authenticators, userEmail or userPhoneNumber',
+        });
+      }
+    });
+  });
+
+export type CreateUsersIntent = z.output<typeof createUsersParameters>;
+
+/** Where each stored value came from in the request, to name the field when the store refuses it. */
+interface Origins {
+  contacts: Array<{ email?: string | undefined; phoneNumber?: string | undefined }>;
+  publicKeys: Map<string, string[]>;
+  credentialIds: Map<string, string>;
+}
+
+export const createUsers: ActivityHandler<typeof createUsersParameters, { userIds: string[] }> = {
+  path: 'create_users',
+  activityType: 'ACTIVITY_TYPE_CREATE_USERS_V4',
+  intentKey: 'createUsersIntentV4',
+  resultKey: 'createUsersResult',
+  parameters: createUsersParameters,
+  example: {
+    users: [
+      {
+        userName: 'Alice',
+        userEmail: 'alice@example.com',
+        apiKeys: [
+          {
+            apiKeyName: 'laptop',
+            publicKey: '026cac77062de3c321682a30e33ff9732f50b8c7bab6434b3d05a8567fc081ab7f',
+            curveType: 'API_KEY_CURVE_P256',
+            expirationSeconds: '31536000',
+          },
+        ],
+        authenticators: [],
+        oauthProviders: [],
+        userTags: [],
+      },
+    ],
+  },
+
+  async plan(context, intent) {
+    const { organizationId, now, config } = context;
+    const users: NewUser[] = [];
+    const keys: NewApiKey[] = [];
+    const authenticators: NewAuthenticator[] = [];
+    const origins: Origins = { contacts: [], publicKeys: new Map(), credentialIds: new Map() };
+
+    for (const [i, params] of intent.users.entries()) {
+      const userId = randomUUID();
+      users.push({ id: userId, userName: params.userName, email: params.userEmail, phoneNumber: params.userPhoneNumber });
+      origins.contacts.push({ email: params.userEmail, phoneNumber: params.userPhoneNumber });
+      for (const [j, key] of params.apiKeys.entries()) {
+        const publicKey = p256PointHex(key.publicKey)!.compressed;
+        const fields = origins.publicKeys.get(publicKey) ?? [];
+        origins.publicKeys.set(publicKey, [...fields, `parameters.users[${i}].apiKeys[${j}].publicKey`]);
+        const seconds = key.expirationSeconds === undefined ? undefined : Number(key.expirationSeconds);
+        keys.push({
+          id: randomUUID(),
+          userId,
+          name: key.apiKeyName,
+          publicKey,
+          expiresAt: seconds === undefined ? null : new Date(now.getTime() + seconds * 1000),
+        });
+      }
+      for (const [j, passkey] of params.authenticators.entries()) {
+        const field = `parameters.users[${i}].authenticators[${j}].attestation`;
+        const verified = await verifyAuthenticatorRegistration(passkey.attestation, {
+          expectedChallenge: passkey.challenge,
+          origins: config.webauthnOrigins,
+          rpId: config.webauthnRpId,
+          field,
+        });
+        const first = origins.credentialIds.get(verified.credentialId);
+        if (first !== undefined) throw invalidField(field, `registers the same credential as ${first}; each passkey may appear once`);
+        origins.credentialIds.set(verified.credentialId, field);
+        authenticators.push({ id: randomUUID(), userId, name: passkey.authenticatorName, ...verified });
+      }
+    }
+
+    const gates: NonNullable<ActivityPlan['gates']> = [];
+    if (origins.contacts.some((c) => c.email !== undefined || c.phoneNumber !== undefined)) {
+      gates.push({ gate: usersContactsFree(organizationId, origins.contacts), error: (detail) => contactsTaken(detail, origins) });
+    }
+    if (keys.length > 0) {
+      gates.push({ gate: apiKeysFree(organizationId, [...origins.publicKeys.keys()]), error: (detail) => publicKeysTaken(detail, origins) });
+    }
+    if (authenticators.length > 0) {
+      gates.push({ gate: credentialIdsFree([...origins.credentialIds.keys()]), error: (detail) => credentialsTaken(detail, origins) });
+    }
+    return {
+      result: { userIds: users.map((u) => u.id) },
+      gates,
+      rows: [
+        insertUsersOfActivity(NEW_ACTIVITY, organizationId, users, now),
+        ...(keys.length > 0 ? [insertApiKeysOfActivity(NEW_ACTIVITY, organizationId, keys, now)] : []),
+        ...(authenticators.length > 0 ? [insertAuthenticatorsOfActivity(NEW_ACTIVITY, organizationId, authenticators, now)] : []),
+      ],
+    };
+  },
+};
+
+function refused(violations: FieldViolation[], fallback: string) {
+  if (violations.length === 0) return invalidArgument(`parameters.users: ${fallback}`, [{ field: 'parameters.users', description: fallback }]);
+  const summary = violations.slice(0, 5).map((v) => `${v.field}: ${v.description}`).join('; ');
+  return invalidArgument(`${summary}${violations.length > 5 ? ` (and ${violations.length - 5} more)` : ''}`, violations);
+}
+
+const RACED = 'was taken by a concurrent request meanwhile; submit again';
+
+function contactsTaken(detail: unknown, origins: Origins) {
+  const taken = (Array.isArray(detail) ? detail : []) as Array<{ index: number; field: 'email' | 'phoneNumber' }>;
+  return refused(
+    taken.map(({ index, field }) => {
+      const value = origins.contacts[index]?.[field] ?? '';
+      const what = field === 'email' ? 'email address' : 'phone number';
+      return {
+        field: `parameters.users[${index}].${field === 'email' ? 'userEmail' : 'userPhoneNumber'}`,
+        description: `${value} is already the ${what} of another user of this organization; a ${what} belongs to one user at most`,
+      };
+    }),
+    `a contact ${RACED}`,
+  );
+}
+
+function publicKeysTaken(detail: unknown, origins: Origins) {
+  const taken = (Array.isArray(detail) ? detail : []) as string[];
+  return refused(
+    taken.flatMap((key) =>
+      (origins.publicKeys.get(key) ?? []).map((field) => ({ field, description: 'this public key is already registered in the organization' })),
+    ),
+    `a public key ${RACED}`,
+  );
+}
+
+function credentialsTaken(detail: unknown, origins: Origins) {
+  const taken = (Array.isArray(detail) ? detail : []) as string[];
+  return refused(
+    taken.flatMap((id) => {
+      const field = origins.credentialIds.get(id);
+      return field ? [{ field, description: 'this credential is already registered' }] : [];
+    }),
+    `a passkey ${RACED}`,
+  );
+}

@@ -1,0 +1,117 @@
+// Users for operators: create one with its contacts (checked by the rules of init_otp_auth's
+// contact, so a verified OTP contact finds it), list, show and remove them. Removing a user revokes
+// every credential it holds at once.
+import { randomUUID } from 'node:crypto';
+import { invalidField, notFound, type SignetError } from '../errors.ts';
+import { emailAddressProblem, normalizePhoneNumber } from '../otp/contact.ts';
+import type { Database, Queryable } from '../store/db.ts';
+import type { Page, PageRequest } from '../store/pages.ts';
+import {
+  findUser,
+  insertUser,
+  listUsers as listStoredUsers,
+  removeUser as removeStoredUser,
+  type UserRecord,
+} from '../store/users.ts';
+import { requireOrganization } from './organizations.ts';
+
+/** A user as the admin API shows it; a contact the user does not have is left out. */
+export interface UserView {
+  userId: string;
+  userName: string;
+  email?: string;
+  phoneNumber?: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+function view(user: UserRecord): UserView {
+  return {
+    userId: user.id,
+    userName: user.userName,
+    ...(user.email !== null ? { email: user.email } : {}),
+    ...(user.phoneNumber !== null ? { phoneNumber: user.phoneNumber } : {}),
+    createdAt: user.createdAt.toISOString(),
+    updatedAt: user.updatedAt.toISOString(),
+  };
+}
+
+/** The email as given (validated) and the phone number in E.164, or a 400 naming the field. */
+export function userContacts(input: { email?: string; phoneNumber?: string }): { email?: string; phoneNumber?: string } {
+  const contacts: { email?: string; phoneNumber?: string } = {};
+  if (input.email !== undefined) {
+    const problem = emailAddressProblem(input.email);
+    if (problem) throw invalidField('email', `must be an email address: it ${problem}`);
+    contacts.email = input.email;
+  }
+  if (input.phoneNumber !== undefined) {
+    const phone = normalizePhoneNumber(input.phoneNumber);
+    if ('problem' in phone) throw invalidField('phoneNumber', `must be a phone number in international form: it ${phone.problem}`);
+    contacts.phoneNumber = phone.e164;
+  }
+  return contacts;
+}
+
+/** The 400 for a contact another user of the organization (not removed) already has. */
+function contactTaken(field: 'email' | 'phoneNumber', value: string): SignetError {
+  const what = field === 'email' ? 'email address' : 'phone number';
+  return invalidField(
+    field,
+    `${value} is already the ${what} of another user of this organization; a ${what} belongs to one user at most ` +
+      '(remove that user first, or give another one)',
+  );
+}
+
+/**
+ * Creates the user. Its name defaults to its email, else its phone number, else "user". Inside a
+ * transaction (organization create) pass it as `db`.
+ */
+export async function createUser(
+  db: Queryable,
+  organizationId: string,
+  input: { userName?: string; email?: string; phoneNumber?: string },
+): Promise<UserView> {
+  const contacts = userContacts(input);
+  await requireOrganization(db, organizationId);
+  const userName = input.userName ?? contacts.email ?? contacts.phoneNumber ?? 'user';
+  const inserted = await insertUser(db, { id: randomUUID(), organizationId, userName, ...contacts });
+  if ('user' in inserted) return view(inserted.user);
+  if (inserted.taken) throw contactTaken(inserted.taken, contacts[inserted.taken]!);
+  // The holder was removed between the refusal and the look-up: the contact is free again.
+  throw invalidField(contacts.email !== undefined ? 'email' : 'phoneNumber', 'was taken by a concurrent request; send the request again');
+}
+
+/** The organization's users not removed, newest first, in pages. */
+export async function listUsers(db: Queryable, organizationId: string, page: PageRequest): Promise<Page<UserView>> {
+  await requireOrganization(db, organizationId);
+  const found = await listStoredUsers(db, organizationId, page);
+  return { ...found, rows: found.rows.map(view) };
+}
+
+/** 404 for an unknown or removed user. */
+export async function getUser(db: Queryable, organizationId: string, userId: string): Promise<UserView> {
+  const user = await findUser(db, organizationId, userId);
+  if (!user) throw notFound(`no user ${userId} in organization ${organizationId}`);
+  return view(user);
+}
+
+/**
+ * Removes the user and revokes all its API keys (session keys included) and authenticators at once.
+ * Any user may be removed, the organization's first (root) user too: the admin API can always
+ * create another user and key, so an organization is never locked out for good. 404 for an unknown
+ * or already removed user.
+ */
+export async function removeUser(
+  db: Database,
+  organizationId: string,
+  userId: string,
+): Promise<{ userId: string; removedAt: string; revokedApiKeys: number; revokedAuthenticators: number }> {
+  const removed = await removeStoredUser(db, organizationId, userId);
+  if (!removed) throw notFound(`no user ${userId} in organization ${organizationId}`);
+  return {
+    userId,
+    removedAt: removed.removedAt.toISOString(),
+    revokedApiKeys: removed.revokedApiKeys,
+    revokedAuthenticators: removed.revokedAuthenticators,
+  };
+}
