@@ -1,7 +1,7 @@
 // All of Signet's configuration, declared once: every SIGNET_* setting with its type, default,
 // bounds and description. The table drives parsing (a bad value names its variable), the README's
-// configuration table (test/readme.test.ts keeps them equal) and `signet config`. Nothing else in
-// the tree reads process.env.
+// configuration table (test/readme.test.ts keeps them equal) and `signet config`, which masks the
+// settings marked secret. Nothing else in the tree reads process.env.
 import net from 'node:net';
 import path from 'node:path';
 import { emailAddressProblem } from './otp/contact.ts';
@@ -24,8 +24,8 @@ export interface Setting<T> {
   /** The default as a reader sees it ("8080", "loopback", "unset", "generated"). */
   readonly defaultText: string;
   readonly description: string;
-  /** Masked by `signet config`. */
-  readonly secret?: boolean;
+  /** What `signet config` never prints: the whole value, or the password (and credential parameters) of a URL. */
+  readonly secret?: 'value' | 'url-password';
   /** The value, or a ConfigError's message (without the variable's name) when `raw` is bad. */
   parse(raw: string | undefined): T;
 }
@@ -77,7 +77,7 @@ function optionalText(options: {
   type: string;
   defaultText: string;
   description: string;
-  secret?: boolean;
+  secret?: Setting<unknown>['secret'];
   problem?: (value: string) => string | undefined;
 }): Setting<string | undefined> {
   const { problem, ...spec } = options;
@@ -99,12 +99,12 @@ function text(options: { default: string; type: string; description: string; pro
   });
 }
 
-function url(protocols: string[], options: { defaultText?: string; description: string; secret?: boolean }): Setting<string | undefined> {
+function url(protocols: string[], options: { defaultText?: string; description: string; withPassword?: true }): Setting<string | undefined> {
   return optionalText({
     type: `${protocols.map((p) => `${p}//`).join(' or ')} URL`,
     defaultText: options.defaultText ?? 'unset',
     description: options.description,
-    ...(options.secret ? { secret: true } : {}),
+    ...(options.withPassword ? { secret: 'url-password' as const } : {}),
     problem: (raw) => {
       let parsed: URL;
       try {
@@ -164,7 +164,7 @@ export function weakSecretProblem(value: string): string | undefined {
 }
 
 function secret(description: string): Setting<string | undefined> {
-  return optionalText({ type: 'secret', defaultText: 'generated', description, secret: true, problem: weakSecretProblem });
+  return optionalText({ type: 'secret', defaultText: 'generated', description, secret: 'value', problem: weakSecretProblem });
 }
 
 /** An address a server can listen on: an IP address or a host name. */
@@ -221,7 +221,7 @@ export const SETTINGS = {
   SIGNET_PORT: integer({ default: 8080, min: 0, max: 65535, description: 'Port the HTTP server listens on (0: any free port).' }),
   SIGNET_DATABASE_URL: url(['postgres:', 'postgresql:'], {
     description: '`postgres://…` selects a PostgreSQL server. Unset: embedded PGlite in `SIGNET_DATA_DIR/pglite`, held by one process only.',
-    secret: true,
+    withPassword: true,
   }),
   SIGNET_DATA_DIR: text({
     default: './.signet',
@@ -278,7 +278,7 @@ export const SETTINGS = {
   }),
   SIGNET_SMTP_URL: url(['smtp:', 'smtps:'], {
     description: '`smtp://user:pass@host:587` (or `smtps://…:465`) to send email. Unset: development mailbox.',
-    secret: true,
+    withPassword: true,
   }),
   SIGNET_EMAIL_FROM: text({
     default: 'notifications@signet.localhost',
@@ -321,7 +321,7 @@ export const SETTINGS = {
     type: 'secret',
     defaultText: '–',
     description: "With `twilio`: the account's auth token.",
-    secret: true,
+    secret: 'value',
     problem: (value) =>
       /^[\x21-\x7e]{8,256}$/.test(value) ? undefined : "must be the account's auth token, printable characters without spaces",
   }),
@@ -593,6 +593,54 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: v.SIGNET_LOG_LEVEL,
     url: (v.SIGNET_URL ?? `http://127.0.0.1:${port}`).replace(/\/+$/, ''),
   };
+}
+
+/** Where a setting's value came from. */
+export type SettingSource = 'environment' | 'default';
+
+export interface ReportedSetting {
+  name: SettingName;
+  /** As given (secrets masked), or the default as the README states it. */
+  value: string;
+  source: SettingSource;
+}
+
+const MASK = '********';
+
+/** A URL with its password, and the values of query parameters that carry credentials, masked. */
+function withoutPassword(value: string): string {
+  const parsed = new URL(value);
+  if (parsed.password) parsed.password = MASK;
+  for (const key of [...parsed.searchParams.keys()]) {
+    if (/pass|secret|token/i.test(key)) parsed.searchParams.set(key, MASK);
+  }
+  return parsed.href;
+}
+
+/** What `signet config` shows of a value: a secret never, a URL without its password. */
+export function displayedValue(name: SettingName, raw: string): string {
+  const secret = (SETTINGS[name] as Setting<unknown>).secret;
+  if (secret === 'value') return MASK;
+  return secret === 'url-password' ? withoutPassword(raw) : raw;
+}
+
+/** Whether the environment gives the setting (unset, empty or blank means its default). */
+export function settingSource(name: SettingName, env: Env = process.env): SettingSource {
+  const raw = env[name];
+  return raw !== undefined && raw.trim() !== '' ? 'environment' : 'default';
+}
+
+/**
+ * Every setting with its effective value and where it came from, for `signet config`: a ConfigError
+ * first when the environment holds a bad value (as `signet serve` would stop on).
+ */
+export function configurationReport(env: Env = process.env): ReportedSetting[] {
+  const config = loadConfig(env);
+  return (Object.entries(SETTINGS) as Array<[SettingName, Setting<unknown>]>).map(([name, spec]) =>
+    settingSource(name, env) === 'environment'
+      ? { name, value: displayedValue(name, env[name]!), source: 'environment' }
+      : { name, value: spec.defaultText.replace('<port>', String(config.port)), source: 'default' },
+  );
 }
 
 /** The README's configuration table, rendered from SETTINGS (test/readme.test.ts keeps them equal). */

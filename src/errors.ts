@@ -106,11 +106,19 @@ export const unavailable = (message = 'the database is unavailable; nothing was 
 // Refusals of a credential that verified but may not be used: one wording, whether the lookup before
 // the statement or the statement itself found it.
 
-export const apiKeyRevoked = (publicKey: string, revokedAt: Date) =>
-  unauthenticated(`API key revoked: the API key ${publicKey} was revoked at ${revokedAt.toISOString()}; create a new API key`, 'revoked');
+// A session key's refusals end with the words @turnkey/core looks for to tell its app the session
+// expired (it matches "Unauthenticated desc = expired api key publicKey" in the message).
+const SESSION_ENDED = (publicKey: string) => `log in again with otp_login (Unauthenticated desc = expired api key publicKey ${publicKey})`;
 
-export const apiKeyExpired = (publicKey: string, expiresAt: Date) =>
-  unauthenticated(`API key expired: the API key ${publicKey} expired at ${expiresAt.toISOString()}; create a new API key`, 'expired');
+export const apiKeyRevoked = (publicKey: string, revokedAt: Date, session = false) =>
+  session
+    ? unauthenticated(`session ended: the session key ${publicKey} was revoked at ${revokedAt.toISOString()}; ${SESSION_ENDED(publicKey)}`, 'revoked')
+    : unauthenticated(`API key revoked: the API key ${publicKey} was revoked at ${revokedAt.toISOString()}; create a new API key`, 'revoked');
+
+export const apiKeyExpired = (publicKey: string, expiresAt: Date, session = false) =>
+  session
+    ? unauthenticated(`session expired: the session key ${publicKey} expired at ${expiresAt.toISOString()}; ${SESSION_ENDED(publicKey)}`, 'expired')
+    : unauthenticated(`API key expired: the API key ${publicKey} expired at ${expiresAt.toISOString()}; create a new API key`, 'expired');
 
 export const authenticatorRevoked = (credentialId: string, revokedAt: Date) =>
   unauthenticated(
@@ -121,12 +129,14 @@ export const authenticatorRevoked = (credentialId: string, revokedAt: Date) =>
 /** Why a statement refused a credential that verified: revoked, expired, or gone since it was looked up. */
 export function credentialRefused(
   credential: { scheme: string; publicKey: string; credentialId?: string },
-  state: { revokedAt: Date | null; expiresAt?: Date | null },
+  state: { revokedAt: Date | null; expiresAt?: Date | null; session?: boolean },
   now: Date,
 ): SignetError {
   const webauthn = credential.scheme === 'SIGNATURE_SCHEME_WEBAUTHN';
-  if (state.revokedAt) return webauthn ? authenticatorRevoked(credential.credentialId ?? '', state.revokedAt) : apiKeyRevoked(credential.publicKey, state.revokedAt);
-  if (state.expiresAt && state.expiresAt.getTime() <= now.getTime()) return apiKeyExpired(credential.publicKey, state.expiresAt);
+  if (state.revokedAt) {
+    return webauthn ? authenticatorRevoked(credential.credentialId ?? '', state.revokedAt) : apiKeyRevoked(credential.publicKey, state.revokedAt, state.session);
+  }
+  if (state.expiresAt && state.expiresAt.getTime() <= now.getTime()) return apiKeyExpired(credential.publicKey, state.expiresAt, state.session);
   return unauthenticated(
     `unknown ${webauthn ? 'WebAuthn credential' : 'API key'}: it is no longer registered; stamp with a registered credential`,
     'unknown_credential',

@@ -30,12 +30,14 @@ for (const tdb of testDatabases) {
       assert.deepEqual(await ready.json(), { status: 'ok' });
     });
 
-    test('a missing or wrong token is 401', async () => {
+    test('a missing or wrong token is 401, saying where the token comes from', async () => {
       const none = await fetch(`${server.baseUrl}/admin/v1/organizations`, { method: 'POST' });
       assert.equal(none.status, 401);
       assert.equal(((await none.json()) as any).code, 16);
       const wrong = await call(server, 'POST', '/organizations', { name: 'x' }, 'not-the-token');
       assert.equal(wrong.status, 401);
+      assert.match(wrong.json.message, /SIGNET_ADMIN_TOKEN/);
+      assert.match(wrong.json.message, /SIGNET_DATA_DIR\/admin-token/);
     });
 
     test('creates an organization with a generated key, or registers a given public key', async () => {
@@ -93,6 +95,114 @@ for (const tdb of testDatabases) {
       await call(server, 'POST', `/organizations/${org.organizationId}/sender-domains`, { domain: 'Mail.Example.com' });
       const domains = await call(server, 'GET', `/organizations/${org.organizationId}/sender-domains`);
       assert.deepEqual(domains.json.senderDomains.map((d: any) => d.domain), ['mail.example.com']);
+    });
+
+    test('organizations are listed newest first, in pages', async () => {
+      const created: string[] = [];
+      for (const name of ['Listed 1', 'Listed 2', 'Listed 3']) created.push((await call(server, 'POST', '/organizations', { name })).json.organizationId);
+      const newest = created.slice().reverse();
+      const first = await call(server, 'GET', '/organizations?limit=2');
+      assert.equal(first.status, 200);
+      assert.deepEqual(first.json.organizations.map((o: any) => o.organizationId), newest.slice(0, 2));
+      assert.deepEqual(Object.keys(first.json.organizations[0]).sort(), ['createdAt', 'name', 'organizationId']);
+      assert.equal(first.json.organizations[0].name, 'Listed 3');
+      assert.match(first.json.organizations[0].createdAt, /^\d{4}-\d\d-\d\dT.*Z$/);
+      const next = await call(server, 'GET', `/organizations?limit=1&after=${newest[1]}`);
+      assert.deepEqual(next.json.organizations.map((o: any) => o.organizationId), [newest[2]]);
+      const previous = await call(server, 'GET', `/organizations?before=${newest[2]}`);
+      assert.deepEqual(previous.json.organizations.map((o: any) => o.organizationId), newest.slice(0, 2));
+      const all = await call(server, 'GET', '/organizations');
+      assert.ok(all.json.organizations.length >= 3 && all.json.organizations.length <= 50);
+
+      const unknown = await call(server, 'GET', '/organizations?after=00000000-0000-4000-8000-000000000000');
+      assert.equal(unknown.status, 400);
+      assert.match(unknown.json.message, /query\.after: no item 00000000-0000-4000-8000-000000000000 among the organizations/);
+      assert.equal((await call(server, 'GET', '/organizations?limit=501')).status, 400);
+    });
+
+    test('API keys are listed newest first with their kind, expiry and revocation; ?userId= keeps one user\'s', async () => {
+      const org = (await call(server, 'POST', '/organizations', { name: 'Keys' })).json;
+      const base = `/organizations/${org.organizationId}`;
+      const user = (await call(server, 'POST', `${base}/users`, { userName: 'ops' })).json;
+      const expiring = (await call(server, 'POST', `${base}/api-keys`, { userId: user.userId, name: 'ci', expiresInSeconds: 3600 })).json;
+      const revoked = (await call(server, 'POST', `${base}/api-keys`, { userId: user.userId, name: 'old' })).json;
+      await call(server, 'DELETE', `${base}/api-keys/${revoked.apiKeyId}`);
+
+      const listed = await call(server, 'GET', `${base}/api-keys`);
+      assert.equal(listed.status, 200);
+      assert.deepEqual(listed.json.apiKeys.map((k: any) => k.apiKeyId), [revoked.apiKeyId, expiring.apiKeyId, org.apiKeyId]);
+      const [old, ci, root] = listed.json.apiKeys;
+      assert.deepEqual(Object.keys(ci).sort(), ['apiKeyId', 'createdAt', 'expiresAt', 'kind', 'name', 'publicKey', 'revokedAt', 'userId']);
+      assert.deepEqual(
+        { userId: ci.userId, name: ci.name, publicKey: ci.publicKey, kind: ci.kind, expiresAt: ci.expiresAt, revokedAt: ci.revokedAt },
+        { userId: user.userId, name: 'ci', publicKey: expiring.apiPublicKey, kind: 'api_key', expiresAt: expiring.expiresAt, revokedAt: null },
+      );
+      assert.match(old.revokedAt, /Z$/);
+      assert.equal(old.expiresAt, null);
+      assert.deepEqual({ userId: root.userId, kind: root.kind, revokedAt: root.revokedAt }, { userId: org.userId, kind: 'api_key', revokedAt: null });
+
+      const ofUser = await call(server, 'GET', `${base}/api-keys?userId=${user.userId}&limit=1`);
+      assert.deepEqual(ofUser.json.apiKeys.map((k: any) => k.apiKeyId), [revoked.apiKeyId]);
+      const rest = await call(server, 'GET', `${base}/api-keys?userId=${user.userId}&after=${revoked.apiKeyId}`);
+      assert.deepEqual(rest.json.apiKeys.map((k: any) => k.apiKeyId), [expiring.apiKeyId]);
+
+      const nobody = await call(server, 'GET', `${base}/api-keys?userId=00000000-0000-4000-8000-000000000000`);
+      assert.equal(nobody.status, 404);
+      assert.ok(nobody.json.message.includes(`\`signet user list --org ${org.organizationId}\``), nobody.json.message);
+      const noOrg = await call(server, 'GET', '/organizations/00000000-0000-4000-8000-000000000000/api-keys');
+      assert.equal(noOrg.status, 404);
+      assert.match(noOrg.json.message, /no organization .*; list organizations with `signet org list`/);
+      assert.equal((await call(server, 'GET', `${base}/api-keys?userId=nope`)).status, 400);
+    });
+
+    test('a sender domain is removed in any letter case; sending from it is refused again; a second removal is 404', async () => {
+      const org = (await call(server, 'POST', '/organizations', { name: 'Domains' })).json;
+      const base = `/organizations/${org.organizationId}/sender-domains`;
+      const added = (await call(server, 'POST', base, { domain: 'mail.acme.example' })).json;
+      await call(server, 'POST', base, { domain: 'keep.acme.example' });
+      const submit = (from: string) =>
+        server.client(org).initOtpAuth({
+          type: 'ACTIVITY_TYPE_INIT_OTP_AUTH_V3',
+          timestampMs: String(Date.now()),
+          organizationId: org.organizationId,
+          parameters: { otpType: 'OTP_TYPE_EMAIL', contact: 'alice@example.com', appName: 'Acme', sendFromEmailAddress: from },
+        } as any);
+      await submit('otp@mail.acme.example');
+
+      const removed = await call(server, 'DELETE', `${base}/MAIL.Acme.example`);
+      assert.equal(removed.status, 200);
+      assert.deepEqual(removed.json, { senderDomainId: added.senderDomainId, domain: 'mail.acme.example' });
+      assert.deepEqual((await call(server, 'GET', base)).json.senderDomains.map((d: any) => d.domain), ['keep.acme.example']);
+      await assert.rejects(
+        submit('otp@mail.acme.example'),
+        (error: any) => error.message.includes(`signet sender-domain add --org ${org.organizationId} --domain mail.acme.example`),
+      );
+
+      const again = await call(server, 'DELETE', `${base}/mail.acme.example`);
+      assert.equal(again.status, 404);
+      assert.ok(again.json.message.includes(`\`signet sender-domain list --org ${org.organizationId}\``), again.json.message);
+      const noOrg = await call(server, 'DELETE', '/organizations/00000000-0000-4000-8000-000000000000/sender-domains/mail.acme.example');
+      assert.equal(noOrg.status, 404);
+      assert.match(noOrg.json.message, /`signet org list`/);
+    });
+
+    test('unknown users, API keys and templates are 404s naming the command that lists them', async () => {
+      const org = (await call(server, 'POST', '/organizations', { name: 'Hints' })).json;
+      const base = `/organizations/${org.organizationId}`;
+      const nobody = '00000000-0000-4000-8000-000000000000';
+      for (const [method, route, command] of [
+        ['GET', `${base}/users/${nobody}`, `signet user list --org ${org.organizationId}`],
+        ['DELETE', `${base}/users/${nobody}`, `signet user list --org ${org.organizationId}`],
+        ['DELETE', `${base}/api-keys/${nobody}`, `signet apikey list --org ${org.organizationId}`],
+        ['DELETE', `${base}/email-templates/${nobody}`, `signet template list --org ${org.organizationId}`],
+        ['GET', `/organizations/${nobody}/users`, 'signet org list'],
+      ] as const) {
+        const answer = await call(server, method, route);
+        assert.equal(answer.status, 404, route);
+        assert.ok(answer.json.message.includes(`\`${command}\``), `${route}: ${answer.json.message}`);
+      }
+      const noUser = await call(server, 'POST', `${base}/api-keys`, { userId: nobody });
+      assert.ok(noUser.json.message.includes(`\`signet user list --org ${org.organizationId}\``), noUser.json.message);
     });
 
     test('admin lists are paged: newest first, ?limit= (1–500, default 50), ?after= and ?before= ids', async () => {

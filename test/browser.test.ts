@@ -4,32 +4,17 @@
 // @turnkey/webauthn-stamper and calls Signet across origins (so the browser's preflight happens).
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { build } from 'esbuild';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { chromiumMissing, launchChromium } from './support/chromium.ts';
 import type { AppSetup, BrowserApp, PageAnswer } from './support/browserApp.ts';
 import { testDatabases } from './support/databases.ts';
 import { ROOT } from './support/processes.ts';
 import { startTestServer, type Credentials, type TestServer } from './support/server.ts';
-
-const CHROMIUM = '/usr/bin/chromium';
-const missing = fs.existsSync(CHROMIUM)
-  ? false
-  : `Chromium is not installed at ${CHROMIUM}: install Debian's package (apt-get install -y chromium) to run the browser test`;
-
-const CHROMIUM_FLAGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 /** Serves the app's page and its bundle on loopback; the page's origin is the address it is reached by. */
 async function serveApp(bundle: Promise<string>): Promise<{ port: number; close(): Promise<void> }> {
@@ -73,7 +58,7 @@ function inPage<K extends keyof BrowserApp>(page: Page, name: K, ...args: Parame
   );
 }
 
-describe('a browser app calls Signet from its own origin (headless Chromium, virtual passkey)', { skip: missing, timeout: 60_000 }, () => {
+describe('a browser app calls Signet from its own origin (headless Chromium, virtual passkey)', { skip: chromiumMissing, timeout: 60_000 }, () => {
   let signet: TestServer;
   let app: Awaited<ReturnType<typeof serveApp>>;
   let browser: Browser;
@@ -98,7 +83,7 @@ describe('a browser app calls Signet from its own origin (headless Chromium, vir
         SIGNET_WEBAUTHN_RP_ID: 'localhost',
         SIGNET_WEBAUTHN_ORIGINS: appOrigin,
       }).then((server) => (signet = server)),
-      chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_FLAGS, timeout: 20_000 }).then((launched) => (browser = launched)),
+      launchChromium().then((launched) => (browser = launched)),
       bundle,
     ]);
     for (const outcome of started) if (outcome.status === 'rejected') throw outcome.reason;

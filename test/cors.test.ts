@@ -155,7 +155,7 @@ describe('CORS, SIGNET_CORS_ORIGINS set', () => {
     }
   });
 
-  test('/admin, /metrics, /health and /openapi.json never carry CORS headers, and their preflights are not answered', async () => {
+  test('/admin, /metrics, /health, /openapi.json and /docs never carry CORS headers, and their preflights are not answered', async () => {
     const admin = await fetch(`${server.baseUrl}/admin/v1/organizations/${org.organizationId}/sender-domains`, { headers: { origin: APP, authorization: `Bearer ${ADMIN_TOKEN}` } });
     assert.equal(admin.status, 200);
     assert.deepEqual(corsHeadersOf(admin), {});
@@ -163,7 +163,10 @@ describe('CORS, SIGNET_CORS_ORIGINS set', () => {
     const metrics = await fetch(`${server.baseUrl}/metrics`, { headers: { origin: APP } });
     assert.equal(metrics.status, 200);
     assert.deepEqual(corsHeadersOf(metrics), {});
-    for (const path of [`/admin/v1/organizations/${org.organizationId}/sender-domains`, '/metrics', '/health', '/openapi.json']) {
+    const docs = await fetch(`${server.baseUrl}/docs`, { headers: { origin: APP } });
+    assert.equal(docs.status, 200);
+    assert.deepEqual(corsHeadersOf(docs), {});
+    for (const path of [`/admin/v1/organizations/${org.organizationId}/sender-domains`, '/metrics', '/health', '/openapi.json', '/docs', '/docs/assets/swagger-ui.css']) {
       const answer = await preflight(server, path, APP, 'GET');
       assert.ok(answer.status >= 400, `${path}: ${answer.status}`);
       assert.deepEqual(corsHeadersOf(answer), {}, path);

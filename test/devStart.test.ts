@@ -30,6 +30,28 @@ describe('signet migrate', () => {
   });
 });
 
+describe('the examples without their server', () => {
+  test('say in one line what to set, with no stack trace', async () => {
+    const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-examples-'));
+    try {
+      for (const example of ['submit.ts', 'verify.ts', 'otp-login.ts']) {
+        const result = await run(process.execPath, ['--import', 'tsx', `examples/${example}`], { SIGNET_DATA_DIR: empty });
+        assert.equal(result.code, 1, example);
+        assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr);
+        assert.match(result.stderr, new RegExp(`^${example.replace('.', '\\.')}: no development credentials at .*: start Signet with "npm start" .* set SIGNET_DATA_DIR`));
+      }
+      // Credentials of a server that is not running.
+      const port = await freePort();
+      fs.writeFileSync(path.join(empty, 'dev-credentials.json'), JSON.stringify({ baseUrl: `http://127.0.0.1:${port}`, organizationId: 'x', userId: 'x', apiPublicKey: 'x', apiPrivateKey: 'x' }));
+      const result = await run(process.execPath, ['--import', 'tsx', 'examples/submit.ts'], { SIGNET_DATA_DIR: empty });
+      assert.equal(result.code, 1);
+      assert.match(result.stderr, new RegExp(`^submit\\.ts: Signet does not answer at http://127\\.0\\.0\\.1:${port} .*\\n$`));
+    } finally {
+      fs.rmSync(empty, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('first start on the embedded store', () => {
   let dataDir: string;
   let env: Record<string, string>;
@@ -81,6 +103,32 @@ describe('first start on the embedded store', () => {
     assert.match(eml, /^To: alice@example\.com/m);
     assert.match(eml, /Example Wallet/);
     assert.match(served!.output(), new RegExp(files[0]!.replace('.', '\\.')), 'one log line names the file');
+  });
+
+  test('the ready message names the exact commands, and the verify example verifies the code from the mailbox', async () => {
+    assert.ok(served!.output().includes(`SIGNET_DATA_DIR=${dataDir} npx tsx examples/submit.ts`), served!.output());
+    const result = await run(process.execPath, ['--import', 'tsx', 'examples/verify.ts'], env);
+    assert.equal(result.code, 0, result.stderr + result.stdout);
+    assert.match(result.stdout, /^verifying OTP [0-9a-f-]{36} with the code [0-9A-Z]{9}$/m);
+    assert.match(result.stdout, /verify_otp: ACTIVITY_STATUS_COMPLETED/);
+    assert.match(result.stdout, /token verified: alice@example\.com \(organization [0-9a-f-]{36}\)/);
+
+    // The code is used now: a second run says so in one line, as does a wrong argument.
+    const again = await run(process.execPath, ['--import', 'tsx', 'examples/verify.ts'], env);
+    assert.equal(again.code, 1);
+    assert.match(again.stderr, /^verify\.ts: .*this OTP was already used.*\n$/);
+    const usage = await run(process.execPath, ['--import', 'tsx', 'examples/verify.ts', 'not-an-id'], env);
+    assert.equal(usage.code, 1);
+    assert.match(usage.stderr, /^verify\.ts: usage: npx tsx examples\/verify\.ts \[OTP_ID \[CODE\]\]/);
+  });
+
+  test('the README login example goes from a code to a session with the ecosystem\'s libraries', async () => {
+    const result = await run(process.execPath, ['--import', 'tsx', 'examples/otp-login.ts'], { ...env, EXAMPLE_EMAIL: 'login-example@example.com' });
+    assert.equal(result.code, 0, result.stderr + result.stdout);
+    assert.match(result.stdout, /create_users: userId [0-9a-f-]{36}/);
+    assert.match(result.stdout, /verify_otp: token for login-example@example\.com bound to 0[23][0-9a-f]{64}/);
+    assert.match(result.stdout, /otp_login: session verifies: true/);
+    assert.match(result.stdout, /stamped with the session key: list_activities ACTIVITY_TYPE_OTP_LOGIN_V2, ACTIVITY_TYPE_VERIFY_OTP_V2, ACTIVITY_TYPE_INIT_OTP_V3/);
   });
 
   test('the CLI manages organizations, keys and templates through the running server', async () => {

@@ -1,9 +1,12 @@
-// Email templates: their rules and rendering, the admin API that stores them, and init_otp_auth's
-// choice of template (the given templateId, else the newest, else the built-in email).
+// Email templates: their rules and rendering (the built-in email is one of them, with the same
+// variables), the admin API that stores them, and init_otp_auth's choice of template (the given
+// templateId, else the newest, else the built-in email).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ApiKeyStamper } from '@turnkey/api-key-stamper';
-import { emailTemplateProblems, renderEmailTemplate } from '../src/otp/emailTemplates.ts';
+import { BUILT_IN_EMAIL } from '../src/otp/builtInEmail.ts';
+import { emailTemplateProblems, renderEmailTemplate, RESERVED_VARIABLES } from '../src/otp/emailTemplates.ts';
+import { otpEmailVariables } from '../src/otp/messages.ts';
 import { testDatabases } from './support/databases.ts';
 import { ADMIN_TOKEN, startTestServer, type Credentials, type TestServer } from './support/server.ts';
 
@@ -30,14 +33,41 @@ describe('template rules', () => {
     assert.deepEqual(fields({ subject: 'one\ntwo' }), ['subject']);
     assert.deepEqual(fields({ subject: '  ' }), ['subject']);
   });
+
+  test('the grouped code alone carries the code too', () => {
+    assert.deepEqual(emailTemplateProblems({ ...good, html: '<p>{{otpCodeGrouped}}</p>' }), []);
+  });
+
+  test('the built-in email is a template that follows the same rules', () => {
+    assert.deepEqual(emailTemplateProblems(BUILT_IN_EMAIL), []);
+  });
+
+  test('an email is rendered with every variable Signet reserves, and no other but templateVariables', () => {
+    const email = {
+      channel: 'email' as const, to: 'a@example.com', appName: 'Acme', fromName: 'N', expirationSeconds: 90,
+      magicLinkTemplate: 'https://app.example/login?code=%s', templateVariables: { plan: 'gold' },
+    };
+    const { custom, ...provided } = otpEmailVariables(email, '30FMDAGXE', { cid: 'logo@signet', width: 340, height: 50 });
+    assert.deepEqual(Object.keys(provided).sort(), [...RESERVED_VARIABLES].sort());
+    assert.deepEqual(custom, { plan: 'gold' });
+    assert.deepEqual(
+      { ...provided },
+      {
+        otpCode: '30FMDAGXE', otpCodeGrouped: '30FM-DAGXE', appName: 'Acme', expirationMinutes: '2', expiresIn: '90 seconds',
+        magicLink: 'https://app.example/login?code=30FMDAGXE', logoCid: 'logo@signet', logoWidth: '340', logoHeight: '50',
+      },
+    );
+  });
 });
 
 describe('template rendering', () => {
   test('variables are HTML-escaped in the HTML part, and the reserved ones cannot be replaced', () => {
     const rendered = renderEmailTemplate(good, {
       otpCode: 'K7Q2M9XH4',
+      otpCodeGrouped: 'K7Q2-M9XH4',
       appName: 'Acme',
       expirationMinutes: '5',
+      expiresIn: '5 minutes',
       magicLink: 'https://app.example/login?code=K7Q2M9XH4&x=1',
       custom: { name: '<script>alert(1)</script>', otpCode: 'FAKE' },
     });
@@ -52,14 +82,14 @@ describe('template rendering', () => {
 
   test('a variable cannot break the subject onto a second header line', () => {
     const rendered = renderEmailTemplate({ ...good, subject: 'Hi {{name}}' }, {
-      otpCode: '1', appName: 'A', expirationMinutes: '5', custom: { name: 'x\r\nBcc: victim@example.com' },
+      otpCode: '1', otpCodeGrouped: '1', appName: 'A', expirationMinutes: '5', expiresIn: '5 minutes', custom: { name: 'x\r\nBcc: victim@example.com' },
     });
     assert.equal(rendered.subject, 'Hi x Bcc: victim@example.com');
   });
 
   test('prototype properties are not reachable', () => {
     const rendered = renderEmailTemplate({ ...good, text: '[{{constructor}}][{{__proto__}}] {{otpCode}}' }, {
-      otpCode: '1', appName: 'A', expirationMinutes: '5',
+      otpCode: '1', otpCodeGrouped: '1', appName: 'A', expirationMinutes: '5', expiresIn: '5 minutes',
     });
     assert.equal(rendered.text, '[][] 1');
   });

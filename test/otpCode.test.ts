@@ -1,5 +1,5 @@
-// OTP codes: the alphabet and length of every code, an unbiased distribution of symbols, a hash
-// bound to its secret and its OTP id, and how a typed code is read back.
+// OTP codes: the alphabet and length of every code, an unbiased distribution of symbols, the two
+// groups a code is shown in, a hash bound to its secret and its OTP id, and how a typed code is read back.
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
@@ -7,6 +7,7 @@ import {
   CROCKFORD_ALPHABET,
   DIGIT_ALPHABET,
   generateOtpCode,
+  groupOtpCode,
   hashOtpCode,
   normalizeOtpCode,
 } from '../src/otp/code.ts';
@@ -63,6 +64,26 @@ describe('generateOtpCode', () => {
   test('codes do not repeat', () => {
     const codes = new Set(Array.from({ length: 10_000 }, () => generateOtpCode(9, true)));
     assert.equal(codes.size, 10_000);
+  });
+});
+
+describe('groupOtpCode', () => {
+  test('splits every length from 6 to 9 in two, the second group the longer', () => {
+    assert.equal(groupOtpCode('30FMDAGXE'), '30FM-DAGXE');
+    assert.equal(groupOtpCode('30FMDAGX'), '30FM-DAGX');
+    assert.equal(groupOtpCode('1234567'), '123-4567');
+    assert.equal(groupOtpCode('123456'), '123-456');
+    assert.equal(groupOtpCode('7'), '7');
+  });
+
+  test('a grouped code reads back as the code, in both modes and every length', () => {
+    for (const length of [6, 7, 8, 9]) {
+      for (const alphanumeric of [true, false]) {
+        const code = generateOtpCode(length, alphanumeric);
+        assert.equal(normalizeOtpCode(groupOtpCode(code), alphanumeric), code);
+        assert.equal(normalizeOtpCode(groupOtpCode(code).toLowerCase().replace('-', ' '), alphanumeric), code);
+      }
+    }
   });
 });
 

@@ -1,9 +1,11 @@
-// The README documents every setting the configuration module reads, and the commands it shows exist.
+// The README documents every setting the configuration module reads and every email template variable,
+// and the commands it shows exist.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { configurationTable, SETTINGS } from '../src/config.ts';
+import { RESERVED_VARIABLES } from '../src/otp/emailTemplates.ts';
 import { ROOT } from './support/processes.ts';
 
 const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
@@ -30,4 +32,10 @@ test('the set-up commands and scripts the README names exist', () => {
   for (const script of ['start', 'test', 'typecheck']) assert.ok(pkg.scripts[script], script);
   assert.equal(pkg.bin.signet, 'bin/signet.js');
   assert.ok(fs.existsSync(path.join(ROOT, 'examples', 'submit.ts')));
+});
+
+test('the email template variables table names every variable Signet provides', () => {
+  const section = readme.slice(readme.indexOf('## Your own email'), readme.indexOf('## App Proofs'));
+  const documented = [...section.matchAll(/^\| (`\{\{\w+\}\}`(?:, `\{\{\w+\}\}`)*) \|/gm)].flatMap(([, names]) => names!.match(/\w+/g)!);
+  assert.deepEqual(documented.sort(), [...RESERVED_VARIABLES].sort());
 });

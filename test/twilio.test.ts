@@ -230,7 +230,7 @@ for (const tdb of testDatabases) {
       const before = twilio.accepted.length;
       await sendOtp('+14155552672');
       const [sms] = (await twilio.waitForAccepted(before + 1)).slice(before);
-      assert.match(sms!.body, /^[0-9A-HJKMNP-TV-Z]{9} is your Acme Wallet verification code\. It expires in 5 minutes\.$/);
+      assert.match(sms!.body, /^[0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{5} is your Acme Wallet verification code\. It expires in 5 minutes\.$/);
     });
 
     test('a number Twilio refuses fails for good after one request, and says why', async () => {

@@ -5,12 +5,12 @@
 import { createHash, sign, verify } from 'node:crypto';
 import { p256PointHex, parseP256PublicKey, uncompressedPublicKeyHex } from '../keys/p256.ts';
 import type { PublicKeyJwk } from '../store/signingKeys.ts';
-import type { ServiceKeys } from './serviceKeys.ts';
+import { SERVICE_KEYS, type ServiceKeys } from './serviceKeys.ts';
 
 export const APP_PROOF_SCHEME = 'SIGNATURE_SCHEME_EPHEMERAL_KEY_P256';
 /** proofPayload's type: the ecosystem names each kind of proof APP_PROOF_TYPE_…; this one proves an activity's result. */
 export const APP_PROOF_TYPE = 'APP_PROOF_TYPE_ACTIVITY_RESULT';
-const PURPOSE = 'app-proof';
+const PURPOSE = SERVICE_KEYS.appProof.purpose;
 
 export interface AppProof {
   scheme: typeof APP_PROOF_SCHEME;

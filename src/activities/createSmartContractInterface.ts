@@ -73,20 +73,38 @@ const storableText = () =>
 
 const parameters = z
   .strictObject({
-    smartContractAddress: storableText(),
-    smartContractInterface: storableText(),
-    type: z.enum(SMART_CONTRACT_INTERFACE_TYPES, {
-      error: (issue) =>
-        issue.input === undefined
-          ? `is required: ${SMART_CONTRACT_INTERFACE_TYPES.join(' or ')}`
-          : `must be ${SMART_CONTRACT_INTERFACE_TYPES.join(' or ')}, got ${quoteJson(issue.input)}`,
+    smartContractAddress: storableText().meta({
+      // Either kind's form; the rules below check the one `type` names (EIP-55 checksum, 32 bytes).
+      pattern: '^(0x[0-9a-fA-F]{40}|[1-9A-HJ-NP-Za-km-z]{32,44})$',
+      description:
+        'Contract address or program ID that the interface belongs to: for Ethereum 0x and 40 hex digits (mixed case must match its EIP-55 checksum), for Solana a base58 public key of 32 bytes',
     }),
+    smartContractInterface: storableText().meta({
+      // The limit is in bytes of UTF-8; a character takes at least one, so this bound holds too.
+      maxLength: MAX_INTERFACE_BYTES,
+      'x-maxBytes': MAX_INTERFACE_BYTES,
+      contentMediaType: 'application/json',
+      description:
+        'ABI or IDL serialized as a JSON string. Limited to 400 KiB (409600 bytes of UTF-8). An Ethereum ABI (a JSON array of entries) or a Solana Anchor IDL, checked against the rules of its type; stored exactly as submitted',
+    }),
+    type: z
+      .enum(SMART_CONTRACT_INTERFACE_TYPES, {
+        error: (issue) =>
+          issue.input === undefined
+            ? `is required: ${SMART_CONTRACT_INTERFACE_TYPES.join(' or ')}`
+            : `must be ${SMART_CONTRACT_INTERFACE_TYPES.join(' or ')}, got ${quoteJson(issue.input)}`,
+      })
+      .describe('SMART_CONTRACT_INTERFACE_TYPE_ETHEREUM (an ABI) or SMART_CONTRACT_INTERFACE_TYPE_SOLANA (an IDL), matching the kind of interface'),
     label: storableText()
       .max(MAX_LABEL_LENGTH, { error: `must be at most ${MAX_LABEL_LENGTH} characters` })
-      .regex(/\S/, { error: 'must not be empty or only spaces: it is the human-readable name of the interface' }),
+      .regex(/\S/, { error: 'must not be empty or only spaces: it is the human-readable name of the interface' })
+      .describe('Human-readable name of the interface; not blank'),
     // Optional and echoed in the intent only when given: the intent records what was stamped.
     // The stored row has '' when absent.
-    notes: storableText().max(MAX_NOTES_LENGTH, { error: `must be at most ${MAX_NOTES_LENGTH} characters` }).optional(),
+    notes: storableText()
+      .max(MAX_NOTES_LENGTH, { error: `must be at most ${MAX_NOTES_LENGTH} characters` })
+      .describe('Notes on the interface. Optional')
+      .optional(),
   })
   .superRefine(
     (intent, ctx) => {
@@ -150,16 +168,20 @@ const parameters = z
     { when: (payload) => payload.value !== null && typeof payload.value === 'object' },
   );
 
-export interface CreateSmartContractInterfaceResult {
-  smartContractInterfaceId: string;
-}
+const resultSchema = z.strictObject({
+  smartContractInterfaceId: z.uuid().describe('Identifier of the created interface: get_smart_contract_interface and delete_smart_contract_interface take it'),
+});
+type CreateSmartContractInterfaceResult = z.infer<typeof resultSchema>;
 
 export const createSmartContractInterface: ActivityHandler<typeof parameters, CreateSmartContractInterfaceResult> = {
   path: 'create_smart_contract_interface',
   activityType: 'ACTIVITY_TYPE_CREATE_SMART_CONTRACT_INTERFACE',
+  description:
+    'Stores an ABI (Ethereum) or IDL (Solana) for a contract address or program ID, checked against the rules of its type; the answer carries the identifier of the stored interface (`createSmartContractInterfaceResult.smartContractInterfaceId`).',
   intentKey: 'createSmartContractInterfaceIntent',
   resultKey: 'createSmartContractInterfaceResult',
   parameters,
+  resultSchema,
   example: {
     smartContractAddress: '0xdAC17F958D2ee523a2206206994597C13D831ec7',
     smartContractInterface: JSON.stringify([

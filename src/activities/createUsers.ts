@@ -6,13 +6,14 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { invalidArgument, invalidField, type FieldViolation } from '../errors.ts';
 import { emailAddressProblem, MAX_EMAIL_LENGTH, MAX_PHONE_INPUT_LENGTH, normalizePhoneNumber } from '../otp/contact.ts';
-import { p256PointHex } from '../keys/p256.ts';
+import { P256_PUBLIC_KEY_PATTERN, p256PointHex } from '../keys/p256.ts';
 import { verifyAuthenticatorRegistration } from '../keys/verifyAuthenticatorRegistration.ts';
 import { NEW_ACTIVITY } from '../store/activities.ts';
 import { apiKeysFree, insertApiKeysOfActivity, type NewApiKey } from '../store/apiKeys.ts';
 import { credentialIdsFree, insertAuthenticatorsOfActivity, type NewAuthenticator } from '../store/authenticators.ts';
 import { insertUsersOfActivity, usersContactsFree, type NewUser } from '../store/users.ts';
 import type { ActivityHandler, ActivityPlan } from './handler.ts';
+import { wholeNumberPattern } from './numberPattern.ts';
 
 // Bounds: one activity creates at most MAX_USERS users, each with at most MAX_CREDENTIALS keys and
 // as many passkeys (each passkey's attestation is verified before anything is written).
@@ -24,19 +25,29 @@ const MAX_CHALLENGE_LENGTH = 1024;
 const MAX_KEY_EXPIRATION_SECONDS = 10 * 365 * 24 * 3600;
 const CURVES = ['API_KEY_CURVE_P256', 'API_KEY_CURVE_SECP256K1', 'API_KEY_CURVE_ED25519'];
 
-/** A string field: bounded, and checked by `problem` (one issue per field). */
+/**
+ * A string field: bounded, and checked by `problem` (one issue per field). The bound is also stated
+ * as the JSON Schema keyword, which the refinement alone would not give the OpenAPI document.
+ */
 function text(maxLength: number, problem: (value: string) => string | undefined = () => undefined) {
-  return z.string({ error: 'must be a string' }).superRefine((value, ctx) => {
-    const message = value.length > maxLength ? `is longer than ${maxLength} characters` : problem(value);
-    if (message) ctx.addIssue({ code: 'custom', message });
-  });
+  return z
+    .string({ error: 'must be a string' })
+    .superRefine((value, ctx) => {
+      const message = value.length > maxLength ? `is longer than ${maxLength} characters` : problem(value);
+      if (message) ctx.addIssue({ code: 'custom', message });
+    })
+    .meta({ maxLength });
 }
 
-const name = text(MAX_NAME_LENGTH, (v) => (v.trim() === '' ? 'must not be empty' : undefined));
+const name = text(MAX_NAME_LENGTH, (v) => (v.trim() === '' ? 'must not be empty' : undefined)).meta({ minLength: 1, pattern: '\\S' });
 
 /** A list the ecosystem requires even when empty: missing means []. */
 function list<T extends z.ZodType>(item: T, max: number, what: string) {
-  return z.array(item, { error: 'must be an array' }).max(max, `may hold at most ${max} ${what}`).default([]);
+  return z
+    .array(item, { error: 'must be an array' })
+    .max(max, `may hold at most ${max} ${what}`)
+    .describe(`The user's ${what}, at most ${max}; missing means []`)
+    .default([]);
 }
 
 /** A list of something Signet does not have: only [] (or nothing) is accepted. */
@@ -44,34 +55,57 @@ function unsupported(what: string) {
   return z
     .array(z.unknown(), { error: 'must be an array' })
     .max(0, `Signet does not support ${what}; send an empty array`)
+    .describe(`Signet has no ${what}: only an empty array (or nothing) is accepted`)
     .default([]);
 }
 
-const apiKey = z.strictObject({
-  apiKeyName: name,
-  publicKey: text(130, (v) =>
-    p256PointHex(v) ? undefined : 'must be a P-256 public key in hex: 66 characters (compressed) or 130 (uncompressed), a point on the curve',
-  ),
-  curveType: z.string({ error: 'must be a string' }).superRefine((value, ctx) => {
-    if (value === 'API_KEY_CURVE_P256') return;
-    const message = CURVES.includes(value)
-      ? `Signet does not support ${value} API keys; only API_KEY_CURVE_P256`
-      : 'must be API_KEY_CURVE_P256 (the only curve Signet supports)';
-    ctx.addIssue({ code: 'custom', message });
-  }),
-  expirationSeconds: text(16, (v) =>
-    /^[1-9][0-9]*$/.test(v) && Number(v) <= MAX_KEY_EXPIRATION_SECONDS
-      ? undefined
-      : `must be a whole number of seconds from 1 to ${MAX_KEY_EXPIRATION_SECONDS} written as digits, e.g. "86400"`,
-  ).optional(),
-});
+const apiKey = z
+  .strictObject({
+    apiKeyName: name.describe('Name of the API key; not blank'),
+    publicKey: text(130, (v) =>
+      p256PointHex(v) ? undefined : 'must be a P-256 public key in hex: 66 characters (compressed) or 130 (uncompressed), a point on the curve',
+    ).meta({
+      pattern: P256_PUBLIC_KEY_PATTERN,
+      description: 'The public half of the key pair, P-256 in hex (compressed or uncompressed), a point on the curve; not a key the organization already has (revoked ones too)',
+    }),
+    curveType: z
+      .string({ error: 'must be a string' })
+      .superRefine((value, ctx) => {
+        if (value === 'API_KEY_CURVE_P256') return;
+        const message = CURVES.includes(value)
+          ? `Signet does not support ${value} API keys; only API_KEY_CURVE_P256`
+          : 'must be API_KEY_CURVE_P256 (the only curve Signet supports)';
+        ctx.addIssue({ code: 'custom', message });
+      })
+      .meta({ enum: ['API_KEY_CURVE_P256'], description: 'API_KEY_CURVE_P256, the only curve Signet supports' }),
+    expirationSeconds: text(16, (v) =>
+      /^[1-9][0-9]*$/.test(v) && Number(v) <= MAX_KEY_EXPIRATION_SECONDS
+        ? undefined
+        : `must be a whole number of seconds from 1 to ${MAX_KEY_EXPIRATION_SECONDS} written as digits, e.g. "86400"`,
+    )
+      .meta({
+        pattern: wholeNumberPattern(MAX_KEY_EXPIRATION_SECONDS),
+        description: `Lifetime of the key in seconds written as digits, at most ten years ("${MAX_KEY_EXPIRATION_SECONDS}"); without it the key does not expire`,
+      })
+      .optional(),
+  })
+  .describe('An API key of the user');
 
-const authenticator = z.strictObject({
-  authenticatorName: name,
-  /** base64url, the challenge the registration ceremony was started with (createUserPasskey's encodedChallenge). */
-  challenge: text(MAX_CHALLENGE_LENGTH, (v) => (/^[A-Za-z0-9_-]+={0,2}$/.test(v) ? undefined : 'must be base64url, the challenge the passkey was created with')),
-  attestation: z.record(z.string(), z.unknown(), { error: 'must be an object: the attestation createUserPasskey() returned' }),
-});
+const authenticator = z
+  .strictObject({
+    authenticatorName: name.describe('Name of the passkey; not blank'),
+    /** base64url, the challenge the registration ceremony was started with (createUserPasskey's encodedChallenge). */
+    challenge: text(MAX_CHALLENGE_LENGTH, (v) => (/^[A-Za-z0-9_-]+={0,2}$/.test(v) ? undefined : 'must be base64url, the challenge the passkey was created with')).meta({
+      pattern: '^[A-Za-z0-9_-]+={0,2}$',
+      description: "The challenge the passkey was created with, base64url (createUserPasskey's encodedChallenge)",
+    }),
+    attestation: z
+      .record(z.string(), z.unknown(), { error: 'must be an object: the attestation createUserPasskey() returned' })
+      .describe(
+        'What createUserPasskey or getWebAuthnAttestation returns ({credentialId, clientDataJson, attestationObject, transports}), or the W3C JSON of PublicKeyCredential.toJSON(); verified against SIGNET_WEBAUTHN_RP_ID and SIGNET_WEBAUTHN_ORIGINS',
+      ),
+  })
+  .describe('A passkey (WebAuthn authenticator) of the user');
 
 // "" is taken as no contact: some clients send every field, empty when unknown.
 const userEmail = text(MAX_EMAIL_LENGTH, (v) => {
@@ -85,14 +119,19 @@ const userPhoneNumber = text(MAX_PHONE_INPUT_LENGTH, (v) => {
 
 const user = z
   .strictObject({
-    userName: name,
-    userEmail: userEmail.optional(),
-    userPhoneNumber: userPhoneNumber.optional(),
+    userName: name.describe('Name of the user; not blank'),
+    userEmail: userEmail
+      .describe("Email address of the user, by which an OTP login finds it: kept as given, unique among the organization's users not removed (compared in any letter case); an empty string is none")
+      .optional(),
+    userPhoneNumber: userPhoneNumber
+      .describe("Phone number of the user in international form, stored in E.164 (+14155552671); unique among the organization's users not removed; an empty string is none")
+      .optional(),
     apiKeys: list(apiKey, MAX_CREDENTIALS, 'API keys'),
     authenticators: list(authenticator, MAX_CREDENTIALS, 'authenticators'),
     oauthProviders: unsupported('OAuth providers'),
     userTags: unsupported('user tags'),
   })
+  .describe('A user to create: it needs at least one of apiKeys, authenticators, userEmail or userPhoneNumber')
   .transform(({ userEmail, userPhoneNumber, ...rest }) => ({
     ...rest,
     // In the intent the phone number is in E.164, as it is stored and matched.
@@ -106,7 +145,11 @@ const user = z
  */
 export const createUsersParameters = z
   .strictObject({
-    users: z.array(user, { error: 'must be an array of users' }).min(1, 'must list at least one user').max(MAX_USERS, `may hold at most ${MAX_USERS} users`),
+    users: z
+      .array(user, { error: 'must be an array of users' })
+      .min(1, 'must list at least one user')
+      .max(MAX_USERS, `may hold at most ${MAX_USERS} users`)
+      .describe(`The users to create, 1 to ${MAX_USERS}; contacts, public keys and passkeys may each appear once in the request`),
   })
   .superRefine((p, ctx) => {
     // Each value's first field, named as the client wrote it (parameters.users[0].userEmail).
@@ -143,12 +186,17 @@ interface Origins {
   credentialIds: Map<string, string>;
 }
 
-export const createUsers: ActivityHandler<typeof createUsersParameters, { userIds: string[] }> = {
+const resultSchema = z.strictObject({ userIds: z.array(z.uuid()).describe('Identifiers of the created users, in the order given') });
+
+export const createUsers: ActivityHandler<typeof createUsersParameters, z.infer<typeof resultSchema>> = {
   path: 'create_users',
   activityType: 'ACTIVITY_TYPE_CREATE_USERS_V4',
+  description:
+    "Creates users of the organization with their email, phone number, API keys and passkeys (as `@turnkey/http`'s `createUsers` sends them), all written with the activity in one statement; refused with a 400 naming the field when a contact, key or passkey is taken or given twice.",
   intentKey: 'createUsersIntentV4',
   resultKey: 'createUsersResult',
   parameters: createUsersParameters,
+  resultSchema,
   example: {
     users: [
       {

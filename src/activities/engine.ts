@@ -44,6 +44,11 @@ export class ActivityEngine {
     this.now = deps.now ?? (() => new Date());
   }
 
+  /** The service's signing keys, whose public halves the well-known document publishes. */
+  get keys(): ServiceKeys {
+    return this.deps.keys;
+  }
+
   /**
    * The envelope of a parsed body for an endpoint, and the handler among the endpoint's that takes
    * it (by `type`, then by the shape of `parameters`), or a 400 naming what is wrong.

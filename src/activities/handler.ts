@@ -79,6 +79,8 @@ export interface ActivityHandler<Schema extends z.ZodType = z.ZodType, Result ex
    * the request carries in clear, such as a verified OTP code, is replaced. Without it, as given.
    */
   redact?(parameters: Record<string, unknown>): Record<string, unknown>;
+  /** What the activity does, one or two sentences for the OpenAPI document (markdown). */
+  description?: string;
   /** Key of the intent object, e.g. initOtpAuthIntentV3. */
   intentKey: string;
   /** Key of the result object, e.g. initOtpAuthResultV2. */
@@ -90,6 +92,11 @@ export interface ActivityHandler<Schema extends z.ZodType = z.ZodType, Result ex
   parameters: Schema;
   /** Valid parameters, shown in the OpenAPI document (a test checks they validate). */
   example: z.input<Schema>;
+  /**
+   * The result object under `resultKey`, described field by field for the OpenAPI document (the
+   * engine does not check `plan`'s result against it; test/openapi.test.ts checks real answers do).
+   */
+  resultSchema?: z.ZodType<Result>;
   /**
    * Plans the activity's effect. Throw a SignetError to refuse the request before anything is
    * written; a refusal that must leave a trace (a wrong OTP guess counted) writes it first.

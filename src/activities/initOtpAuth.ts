@@ -1,6 +1,7 @@
 // The init_otp_auth activity (ACTIVITY_TYPE_INIT_OTP_AUTH_V3): its parameter rules (seed §2.2,
 // DESIGN §3.1) and its effect: one hashed OTP row and one outbox message, written with the activity
-// in its statement, after the sender domain, template and rate-limit checks it depends on.
+// in its statement, after the sender domain, template and rate-limit checks it depends on. init_otp
+// (initOtp.ts) shares both.
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { invalidField, resourceExhausted } from '../errors.ts';
@@ -13,7 +14,8 @@ import { insertOtp } from '../store/otps.ts';
 import { queueMessage } from '../store/outbox.ts';
 import { takeFromRateWindow, type RateLimit } from '../store/rateWindows.ts';
 import { senderDomainRegistered } from '../store/senderDomains.ts';
-import type { ActivityHandler, ActivityPlan } from './handler.ts';
+import type { ActivityHandler, ActivityPlan, ExecutionContext } from './handler.ts';
+import { wholeNumberPattern } from './numberPattern.ts';
 
 export const OTP_TYPES = ['OTP_TYPE_EMAIL', 'OTP_TYPE_SMS'] as const;
 export type OtpType = (typeof OTP_TYPES)[number];
@@ -36,14 +38,16 @@ const SMS_TAGS = ['{{.OtpCode}}', '{{.AppName}}'];
 
 /**
  * A string field whose value `problem` describes as wrong, or not (one issue per field, never two).
- * Without `maxLength`, `problem` bounds the length itself.
+ * Without `maxLength`, `problem` bounds the length itself. The bound is also stated as the JSON
+ * Schema keyword, which the refinement alone would not give the OpenAPI document.
  */
 function text(maxLength: number | undefined, problem: (value: string) => string | undefined = () => undefined) {
-  return z.string({ error: 'must be a string' }).superRefine((value, ctx) => {
+  const schema = z.string({ error: 'must be a string' }).superRefine((value, ctx) => {
     const tooLong = maxLength !== undefined && value.length > maxLength;
     const message = tooLong ? `is longer than ${maxLength} characters` : problem(value);
     if (message) ctx.addIssue({ code: 'custom', message });
   });
+  return maxLength === undefined ? schema : schema.meta({ maxLength });
 }
 
 const emailAddress = text(MAX_EMAIL_LENGTH, emailAddressProblem);
@@ -128,20 +132,58 @@ function objectExpected(issue: { code: string }): string | undefined {
   return issue.code === 'invalid_type' ? 'must be an object' : undefined;
 }
 
-const emailCustomization = z.strictObject(
-  {
-    logoUrl: text(MAX_URL_LENGTH, logoUrlProblem).optional(),
-    magicLinkTemplate: text(MAX_URL_LENGTH, magicLinkTemplateProblem).optional(),
-    templateVariables: text(MAX_TEMPLATE_VARIABLES_LENGTH, templateVariablesProblem).optional(),
-    templateId: text(36, (v) => (GUID.test(v) ? undefined : 'must be a template id (a UUID)')).optional(),
-  },
-  { error: objectExpected },
-);
+const emailCustomization = z
+  .strictObject(
+    {
+      logoUrl: text(MAX_URL_LENGTH, logoUrlProblem)
+        .meta({
+          format: 'uri',
+          description:
+            'URL of a PNG logo. The logo is resized to fit 340 px by 124 px. An https URL (http only with SIGNET_ALLOW_HTTP_LOGOS), fetched when the email is sent from public addresses only, within 5 s and 2 MiB; without it the email goes out with no logo',
+        })
+        .optional(),
+      magicLinkTemplate: text(MAX_URL_LENGTH, magicLinkTemplateProblem)
+        .meta({
+          pattern: '%s',
+          description:
+            'Template of the URL used by a magic-link button. The code is interpolated, URL-encoded, into the %s placeholder of the template, for example https://app.example/login?code=%s: an https URL (http only for localhost) with exactly one %s',
+        })
+        .optional(),
+      templateVariables: text(MAX_TEMPLATE_VARIABLES_LENGTH, templateVariablesProblem)
+        .meta({
+          contentMediaType: 'application/json',
+          description:
+            'JSON object of key/value pairs used with custom templates, as a string, e.g. "{\\"name\\":\\"Alice\\"}"; every value a string. A key cannot replace otpCode, appName, magicLink, expirationMinutes or logoCid',
+        })
+        .optional(),
+      templateId: text(36, (v) => (GUID.test(v) ? undefined : 'must be a template id (a UUID)'))
+        .meta({
+          format: 'uuid',
+          pattern: GUID.source,
+          description:
+            'Identifier of a custom email template of the organization (admin API or "signet template add"). Without it the most recent template is used; without any, the built-in email',
+        })
+        .optional(),
+    },
+    { error: objectExpected },
+  )
+  .describe('Customization of the OTP email; OTP_TYPE_EMAIL only');
 
-const smsCustomization = z.strictObject(
-  { template: text(undefined, smsTemplateProblem).optional() },
-  { error: objectExpected },
-);
+const smsCustomization = z
+  .strictObject(
+    {
+      template: text(undefined, smsTemplateProblem)
+        .meta({
+          maxLength: MAX_SMS_TEMPLATE_LENGTH,
+          pattern: '\\{\\{\\.OtpCode\\}\\}',
+          description:
+            'Text of the SMS: must contain {{.OtpCode}}, where the code goes, and may use {{.AppName}}, no other tag. The template and the SMS it makes (app name and code filled in) are each at most 320 characters. Without it: "<code> is your <appName> verification code. It expires in 5 minutes."',
+        })
+        .optional(),
+    },
+    { error: objectExpected },
+  )
+  .describe('Customization of the SMS; OTP_TYPE_SMS only. One field: template');
 
 /** Fields that only mean something for one channel; setting them for the other is refused. */
 const EMAIL_ONLY = ['sendFromEmailAddress', 'sendFromEmailSenderName', 'replyToEmailAddress', 'emailCustomization'] as const;
@@ -156,35 +198,64 @@ function isSet(value: unknown): boolean {
 }
 
 const fields = z.strictObject({
-  otpType: z.enum(OTP_TYPES, {
-    error: (issue) =>
-      issue.input === undefined ? 'required field is missing; set OTP_TYPE_EMAIL or OTP_TYPE_SMS' : 'must be OTP_TYPE_EMAIL or OTP_TYPE_SMS',
-  }),
+  otpType: z
+    .enum(OTP_TYPES, {
+      error: (issue) =>
+        issue.input === undefined ? 'required field is missing; set OTP_TYPE_EMAIL or OTP_TYPE_SMS' : 'must be OTP_TYPE_EMAIL or OTP_TYPE_SMS',
+    })
+    .describe('OTP_TYPE_SMS or OTP_TYPE_EMAIL. Selects delivery by SMS or by email'),
   // Checked against otpType below; the bound here keeps the phone parser off huge inputs.
-  contact: text(MAX_EMAIL_LENGTH),
+  contact: text(MAX_EMAIL_LENGTH).describe(
+    'Email address or phone number that receives the OTP: an email address for OTP_TYPE_EMAIL (kept as given), a phone number in international form (+ and country code) for OTP_TYPE_SMS, normalised to E.164 in the intent',
+  ),
   appName: text(MAX_APP_NAME_LENGTH, (v) =>
     v.trim() === '' ? 'must not be empty; it names your app in the message' : headerSafeProblem(v, MAX_APP_NAME_LENGTH),
-  ),
+  ).meta({
+    minLength: 1,
+    pattern: '\\S',
+    description: 'Application name. Required. Used in email notifications when no email template is supplied, and in the SMS. Not blank, no line breaks',
+  }),
   otpLength: z
     .number({ error: 'must be a whole number from 6 to 9' })
     .refine((n) => Number.isInteger(n) && n >= 6 && n <= 9, 'must be a whole number from 6 to 9')
+    .meta({ type: 'integer', minimum: 6, maximum: 9, description: 'Length of the OTP: a whole number from 6 to 9' })
     .default(DEFAULT_OTP_LENGTH),
-  alphanumeric: z.boolean({ error: 'must be true or false' }).default(true),
+  alphanumeric: z
+    .boolean({ error: 'must be true or false' })
+    .describe("Optional. When true the OTP is alphanumeric (Crockford's Base32: 0-9A-Z without I L O U); false: digits only")
+    .default(true),
   expirationSeconds: z
     .string({ error: `must be a string of digits, e.g. "${DEFAULT_EXPIRATION_SECONDS}"` })
     .refine(
       (v) => /^[1-9][0-9]{0,2}$/.test(v) && Number(v) <= MAX_EXPIRATION_SECONDS,
       `must be a whole number of seconds from 1 to ${MAX_EXPIRATION_SECONDS} written as digits, e.g. "${DEFAULT_EXPIRATION_SECONDS}"`,
     )
+    .meta({
+      pattern: wholeNumberPattern(MAX_EXPIRATION_SECONDS),
+      description:
+        'Optional validity window of the OTP, in seconds written as digits. Default when absent: 5 minutes (300 seconds). Maximum: 600 seconds (10 minutes)',
+    })
     .default(DEFAULT_EXPIRATION_SECONDS),
-  sendFromEmailSenderName: text(MAX_SENDER_NAME_LENGTH, headerSafeProblem).optional(),
-  sendFromEmailAddress: emailAddress.optional(),
-  replyToEmailAddress: emailAddress.optional(),
+  sendFromEmailSenderName: text(MAX_SENDER_NAME_LENGTH, headerSafeProblem)
+    .describe('Optional sender name, used together with sendFromEmailAddress. When empty it defaults to Notifications. No line breaks')
+    .optional(),
+  sendFromEmailAddress: emailAddress
+    .describe(
+      'Optional custom address from which the OTP email is sent. Its domain must be registered for the organization (admin API, "signet sender-domain add"); without it SIGNET_EMAIL_FROM is used',
+    )
+    .optional(),
+  replyToEmailAddress: emailAddress.describe('Optional reply-to address for the OTP email').optional(),
   emailCustomization: emailCustomization.optional(),
   smsCustomization: smsCustomization.optional(),
   userIdentifier: text(MAX_USER_IDENTIFIER_LENGTH, (v) =>
     v === '' ? 'must not be empty; omit it or give a stable per-user value' : headerSafeProblem(v, MAX_USER_IDENTIFIER_LENGTH),
-  ).optional(),
+  )
+    .meta({
+      minLength: 1,
+      description:
+        'Optional client-generated user identifier that enables per-user rate limiting for SMS authentication (SIGNET_RATE_LIMIT_SMS_PER_USER, 5 per 10 minutes by default). A hash of the client-side IP address is the recommended value',
+    })
+    .optional(),
 }, { error: objectExpected });
 
 type Fields = z.output<typeof fields>;
@@ -263,16 +334,18 @@ export const initOtpAuthParameters = fields
 
 export type InitOtpAuthIntent = z.output<typeof initOtpAuthParameters>;
 
-export interface InitOtpAuthResult {
-  otpId: string;
-}
+export const initOtpAuthResultSchema = z.strictObject({ otpId: z.uuid().describe('Identifier of the issued OTP: verify_otp takes it') });
+export type InitOtpAuthResult = z.infer<typeof initOtpAuthResultSchema>;
 
 export const initOtpAuth: ActivityHandler<typeof initOtpAuthParameters, InitOtpAuthResult> = {
   path: 'init_otp_auth',
   activityType: 'ACTIVITY_TYPE_INIT_OTP_AUTH_V3',
+  description:
+    'Sends a one-time passcode to an email address or a phone number, by email or SMS; the answer carries the identifier of the issued OTP (`initOtpAuthResultV2.otpId`), which `verify_otp` takes with the code. Delivery is asynchronous and retried; per-contact and per-`userIdentifier` rate limits answer 429 with `Retry-After`.',
   intentKey: 'initOtpAuthIntentV3',
   resultKey: 'initOtpAuthResultV2',
   parameters: initOtpAuthParameters,
+  resultSchema: initOtpAuthResultSchema,
   example: {
     otpType: 'OTP_TYPE_EMAIL',
     contact: 'alice@example.com',
@@ -280,87 +353,100 @@ export const initOtpAuth: ActivityHandler<typeof initOtpAuthParameters, InitOtpA
     emailCustomization: { magicLinkTemplate: 'https://wallet.example/login?code=%s' },
   },
 
-  async plan(context, intent) {
-    const { organizationId } = context;
-    const logoUrl = intent.emailCustomization?.logoUrl;
-    if (logoUrl?.startsWith('http:') && !context.config.allowHttpLogos) {
-      throw invalidField('parameters.emailCustomization.logoUrl', 'must be an https URL');
-    }
-    const guards: NonNullable<ActivityPlan['guards']> = [];
-    if (intent.sendFromEmailAddress !== undefined) {
-      const address = intent.sendFromEmailAddress;
-      const domain = address.slice(address.lastIndexOf('@') + 1).toLowerCase();
-      guards.push({
-        condition: senderDomainRegistered(organizationId, domain),
-        error: invalidField(
-          'parameters.sendFromEmailAddress',
-          `domain ${domain} is not registered for this organization; register it with the admin API ` +
-            '(POST /admin/v1/organizations/{id}/sender-domains) or omit sendFromEmailAddress',
-        ),
-      });
-    }
-    // The template is chosen now (the one asked for, else the newest, picked in the activity's
-    // statement), so a message queued before a template changes keeps its choice.
-    const requested = intent.otpType === 'OTP_TYPE_EMAIL' ? intent.emailCustomization?.templateId : undefined;
-    if (requested !== undefined) {
-      guards.push({
-        condition: emailTemplateExists(organizationId, requested),
-        error: invalidField(
-          'parameters.emailCustomization.templateId',
-          `no email template with id ${requested} exists for this organization; list them with ` +
-            '"signet template list --org ID", or omit templateId to use the most recent one',
-        ),
-      });
-    }
-
-    const limits = context.config.otpRateLimits;
-    const channel = intent.otpType === 'OTP_TYPE_SMS' ? 'SMS' : 'email';
-    const quota = (scope: 'user_identifier' | 'contact', value: string, limit: RateLimit, label: string) => ({
-      gate: takeFromRateWindow(`${scope}:${intent.otpType}:${organizationId}:${value}`, limit),
-      error: (detail: unknown) => {
-        const retryAfter = Math.max(1, Number(detail) || 1);
-        return resourceExhausted(
-          `too many ${channel} codes for ${label}: at most ${limit.count} every ${limit.windowSeconds} seconds; ` +
-            `retry in ${retryAfter} seconds`,
-          retryAfter,
-        );
-      },
-    });
-    // The user's own budget first: a refusal for the contact then costs only the user's.
-    const gates =
-      intent.otpType === 'OTP_TYPE_SMS'
-        ? [
-            ...(intent.userIdentifier !== undefined ? [quota('user_identifier', intent.userIdentifier, limits.smsPerUser, 'this userIdentifier')] : []),
-            quota('contact', intent.contact, limits.smsPerContact, 'this phone number'),
-          ]
-        : [quota('contact', intent.contact, limits.emailPerContact, 'this email address')];
-
-    const otpId = randomUUID();
-    const code = generateOtpCode(intent.otpLength, intent.alphanumeric);
-    const expirationSeconds = Number(intent.expirationSeconds);
-    return {
-      result: { otpId },
-      guards,
-      gates,
-      rows: [
-        insertOtp(NEW_ACTIVITY, {
-          id: otpId,
-          organizationId,
-          otpType: intent.otpType,
-          contact: intent.contact,
-          codeHash: hashOtpCode(context.secret, otpId, code),
-          otpLength: intent.otpLength,
-          alphanumeric: intent.alphanumeric,
-          userIdentifier: intent.userIdentifier,
-          expiresAt: new Date(context.now.getTime() + expirationSeconds * 1000),
-          createdAt: context.now,
-        }),
-        queueMessage(NEW_ACTIVITY, context.secret, { ...message(intent, expirationSeconds, requested), organizationId, otpId, code }),
-      ],
-      queuesDelivery: true,
-    };
-  },
+  plan: (context, intent) => planOtpIssue(context, intent),
 };
+
+/**
+ * The effect of issuing an OTP, shared with init_otp: the rate-limit gates, the sender-domain and
+ * template guards, the OTP row and its message. `targetPrivateKey` (init_otp's HPKE target key, hex)
+ * is kept sealed with the OTP until it is used.
+ */
+export async function planOtpIssue(
+  context: ExecutionContext,
+  intent: InitOtpAuthIntent,
+  targetPrivateKey?: string,
+): Promise<ActivityPlan<InitOtpAuthResult>> {
+  const { organizationId } = context;
+  const logoUrl = intent.emailCustomization?.logoUrl;
+  if (logoUrl?.startsWith('http:') && !context.config.allowHttpLogos) {
+    throw invalidField('parameters.emailCustomization.logoUrl', 'must be an https URL');
+  }
+  const guards: NonNullable<ActivityPlan['guards']> = [];
+  if (intent.sendFromEmailAddress !== undefined) {
+    const address = intent.sendFromEmailAddress;
+    const domain = address.slice(address.lastIndexOf('@') + 1).toLowerCase();
+    guards.push({
+      condition: senderDomainRegistered(organizationId, domain),
+      error: invalidField(
+        'parameters.sendFromEmailAddress',
+        `domain ${domain} is not registered for this organization; register it with ` +
+          `\`signet sender-domain add --org ${organizationId} --domain ${domain}\` (POST /admin/v1/organizations/{id}/sender-domains) or omit sendFromEmailAddress`,
+      ),
+    });
+  }
+  // The template is chosen now (the one asked for, else the newest, picked in the activity's
+  // statement), so a message queued before a template changes keeps its choice.
+  const requested = intent.otpType === 'OTP_TYPE_EMAIL' ? intent.emailCustomization?.templateId : undefined;
+  if (requested !== undefined) {
+    guards.push({
+      condition: emailTemplateExists(organizationId, requested),
+      error: invalidField(
+        'parameters.emailCustomization.templateId',
+        `no email template with id ${requested} exists for this organization; list them with ` +
+          '"signet template list --org ID", or omit templateId to use the most recent one',
+      ),
+    });
+  }
+
+  const limits = context.config.otpRateLimits;
+  const channel = intent.otpType === 'OTP_TYPE_SMS' ? 'SMS' : 'email';
+  const quota = (scope: 'user_identifier' | 'contact', value: string, limit: RateLimit, label: string) => ({
+    gate: takeFromRateWindow(`${scope}:${intent.otpType}:${organizationId}:${value}`, limit),
+    error: (detail: unknown) => {
+      const retryAfter = Math.max(1, Number(detail) || 1);
+      // Its first words are those @turnkey/core looks for to tell its app the limit was reached.
+      return resourceExhausted(
+        `Max number of OTPs have been initiated: too many ${channel} codes for ${label}: at most ${limit.count} ` +
+          `every ${limit.windowSeconds} seconds; retry in ${retryAfter} seconds`,
+        retryAfter,
+      );
+    },
+  });
+  // The user's own budget first: a refusal for the contact then costs only the user's.
+  const gates =
+    intent.otpType === 'OTP_TYPE_SMS'
+      ? [
+          ...(intent.userIdentifier !== undefined ? [quota('user_identifier', intent.userIdentifier, limits.smsPerUser, 'this userIdentifier')] : []),
+          quota('contact', intent.contact, limits.smsPerContact, 'this phone number'),
+        ]
+      : [quota('contact', intent.contact, limits.emailPerContact, 'this email address')];
+
+  const otpId = randomUUID();
+  const code = generateOtpCode(intent.otpLength, intent.alphanumeric);
+  const expirationSeconds = Number(intent.expirationSeconds);
+  return {
+    result: { otpId },
+    guards,
+    gates,
+    rows: [
+      insertOtp(NEW_ACTIVITY, {
+        id: otpId,
+        organizationId,
+        otpType: intent.otpType,
+        contact: intent.contact,
+        codeHash: hashOtpCode(context.secret, otpId, code),
+        otpLength: intent.otpLength,
+        alphanumeric: intent.alphanumeric,
+        userIdentifier: intent.userIdentifier,
+        expiresAt: new Date(context.now.getTime() + expirationSeconds * 1000),
+        createdAt: context.now,
+        ...(targetPrivateKey === undefined ? {} : { targetPrivateKey: { hex: targetPrivateKey, secret: context.secret } }),
+      }),
+      queueMessage(NEW_ACTIVITY, context.secret, { ...message(intent, expirationSeconds, requested), organizationId, otpId, code }),
+    ],
+    queuesDelivery: true,
+  };
+}
 
 /** What the delivery worker needs to compose the message; undefined fields are left out. */
 function message(intent: InitOtpAuthIntent, expirationSeconds: number, templateId: string | undefined): OtpEmail | OtpSms {

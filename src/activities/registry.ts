@@ -3,12 +3,18 @@ import type { ActivityHandler } from './handler.ts';
 import { createSmartContractInterface } from './createSmartContractInterface.ts';
 import { createUsers } from './createUsers.ts';
 import { deleteSmartContractInterface } from './deleteSmartContractInterface.ts';
+import { initOtp } from './initOtp.ts';
 import { initOtpAuth } from './initOtpAuth.ts';
-import { verifyOtp } from './verifyOtp.ts';
+import { otpLogin, otpLoginV2 } from './otpLogin.ts';
+import { verifyOtp, verifyOtpV2 } from './verifyOtp.ts';
 
 export const activityHandlers: readonly ActivityHandler[] = [
   initOtpAuth,
+  initOtp,
+  verifyOtpV2,
   verifyOtp,
+  otpLoginV2,
+  otpLogin,
   createSmartContractInterface,
   deleteSmartContractInterface,
   createUsers,

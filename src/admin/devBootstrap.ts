@@ -38,10 +38,7 @@ export async function bootstrapDevelopment(db: Database, config: Config, baseUrl
   return credentials;
 }
 
+/** Said once, on the start that wrote the file (the start-up summary lists the example commands). */
 export function devCredentialsHelp(file: string): string {
-  return [
-    `Development credentials written to ${file}`,
-    'Submit an activity with them (see examples/submit.ts):',
-    '  npx tsx examples/submit.ts',
-  ].join('\n');
+  return `Development credentials written to ${file}: the organization "Development", its root user and an API key, which the examples use`;
 }

@@ -2,14 +2,14 @@
 // WebAuthn authenticators and sender domains, checked before they reach the store. Used by the
 // admin API and the development bootstrap; users themselves are in users.ts.
 import { createPublicKey, ECDH, generateKeyPairSync, randomUUID } from 'node:crypto';
-import { invalidField, notFound } from '../errors.ts';
-import { insertApiKey, revokeApiKey as revokeStoredApiKey } from '../store/apiKeys.ts';
+import { invalidField, notFound, type SignetError } from '../errors.ts';
+import { insertApiKey, listApiKeys as listStoredApiKeys, revokeApiKey as revokeStoredApiKey } from '../store/apiKeys.ts';
 import { insertAuthenticator } from '../store/authenticators.ts';
 import type { Database, Queryable } from '../store/db.ts';
-import { countOrganizations, insertOrganization, organizationExists } from '../store/organizations.ts';
-import type { PageRequest } from '../store/pages.ts';
-import { insertSenderDomain, listSenderDomains as listStoredSenderDomains } from '../store/senderDomains.ts';
-import { holdActiveUser, insertUser } from '../store/users.ts';
+import { countOrganizations, insertOrganization, listOrganizations as listStoredOrganizations, organizationExists } from '../store/organizations.ts';
+import type { Page, PageRequest } from '../store/pages.ts';
+import { deleteSenderDomain, insertSenderDomain, listSenderDomains as listStoredSenderDomains } from '../store/senderDomains.ts';
+import { holdActiveUser, insertUser, userExists } from '../store/users.ts';
 
 export interface ApiKeyPair {
   /** Compressed SEC1 P-256 public key, lowercase hex (66 chars), as @turnkey/api-key-stamper expects. */
@@ -80,6 +80,12 @@ export async function createOrganization(
   });
 }
 
+/** Every organization, newest first, in pages. */
+export async function listOrganizations(db: Queryable, page: PageRequest): Promise<Page<{ organizationId: string; name: string; createdAt: string }>> {
+  const found = await listStoredOrganizations(db, page);
+  return { ...found, rows: found.rows.map((r) => ({ organizationId: r.id, name: r.name, createdAt: r.createdAt.toISOString() })) };
+}
+
 export interface CreatedApiKey {
   apiKeyId: string;
   apiPublicKey: string;
@@ -128,8 +134,42 @@ export async function revokeApiKey(
   apiKeyId: string,
 ): Promise<{ apiKeyId: string; revokedAt: string }> {
   const revokedAt = await revokeStoredApiKey(db, organizationId, apiKeyId);
-  if (!revokedAt) throw notFound(`no API key ${apiKeyId} in organization ${organizationId}`);
+  if (!revokedAt) {
+    throw notFound(`no API key ${apiKeyId} in organization ${organizationId}; list its API keys with \`signet apikey list --org ${organizationId}\``);
+  }
   return { apiKeyId, revokedAt: revokedAt.toISOString() };
+}
+
+/** An API key as the admin API lists it; `kind` "session" for a key otp_login registered. */
+export interface ApiKeyView {
+  apiKeyId: string;
+  userId: string;
+  name: string;
+  publicKey: string;
+  kind: 'api_key' | 'session';
+  createdAt: string;
+  expiresAt: string | null;
+  revokedAt: string | null;
+}
+
+/** The organization's API keys, revoked and session keys included, newest first, in pages; of one user (removed ones too) when `userId` is given. */
+export async function listApiKeys(db: Queryable, organizationId: string, page: PageRequest, userId?: string): Promise<Page<ApiKeyView>> {
+  await requireOrganization(db, organizationId);
+  if (userId !== undefined && !(await userExists(db, organizationId, userId))) throw unknownUser(organizationId, userId);
+  const found = await listStoredApiKeys(db, organizationId, page, userId);
+  return {
+    ...found,
+    rows: found.rows.map((k) => ({
+      apiKeyId: k.id,
+      userId: k.userId,
+      name: k.name,
+      publicKey: k.publicKey,
+      kind: k.kind,
+      createdAt: k.createdAt.toISOString(),
+      expiresAt: k.expiresAt?.toISOString() ?? null,
+      revokedAt: k.revokedAt?.toISOString() ?? null,
+    })),
+  };
 }
 
 const DOMAIN = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
@@ -144,6 +184,19 @@ export async function addSenderDomain(
   await requireOrganization(db, organizationId);
   const senderDomainId = await insertSenderDomain(db, { id: randomUUID(), organizationId, domain: normalized });
   return { senderDomainId, domain: normalized };
+}
+
+/** Unregisters the domain (any letter case): sendFromEmailAddress on it is refused from now on. */
+export async function removeSenderDomain(db: Queryable, organizationId: string, domain: string): Promise<{ senderDomainId: string; domain: string }> {
+  await requireOrganization(db, organizationId);
+  const removed = await deleteSenderDomain(db, organizationId, domain.trim());
+  if (!removed) {
+    throw notFound(
+      `no sender domain ${domain.trim().toLowerCase()} in organization ${organizationId}; list its sender domains with ` +
+        `\`signet sender-domain list --org ${organizationId}\``,
+    );
+  }
+  return { senderDomainId: removed.id, domain: removed.domain };
 }
 
 /** Newest first, in pages. */
@@ -182,7 +235,12 @@ export async function registerAuthenticator(
 export { countOrganizations };
 
 export async function requireOrganization(db: Queryable, organizationId: string): Promise<void> {
-  if (!(await organizationExists(db, organizationId))) throw notFound(`no organization ${organizationId}`);
+  if (!(await organizationExists(db, organizationId))) throw notFound(`no organization ${organizationId}; list organizations with \`signet org list\``);
+}
+
+/** The 404 of a user the organization does not have (or no longer has), naming the command that lists its users. */
+export function unknownUser(organizationId: string, userId: string): SignetError {
+  return notFound(`no user ${userId} in organization ${organizationId}; list its users with \`signet user list --org ${organizationId}\``);
 }
 
 /**
@@ -190,5 +248,5 @@ export async function requireOrganization(db: Queryable, organizationId: string)
  * credential for it, holds the user so a concurrent removal revokes that credential too.
  */
 async function requireUser(tx: Queryable, organizationId: string, userId: string): Promise<void> {
-  if (!(await holdActiveUser(tx, organizationId, userId))) throw notFound(`no user ${userId} in organization ${organizationId}`);
+  if (!(await holdActiveUser(tx, organizationId, userId))) throw unknownUser(organizationId, userId);
 }

@@ -2,7 +2,7 @@
 // contact, so a verified OTP contact finds it), list, show and remove them. Removing a user revokes
 // every credential it holds at once.
 import { randomUUID } from 'node:crypto';
-import { invalidField, notFound, type SignetError } from '../errors.ts';
+import { invalidField, type SignetError } from '../errors.ts';
 import { emailAddressProblem, normalizePhoneNumber } from '../otp/contact.ts';
 import type { Database, Queryable } from '../store/db.ts';
 import type { Page, PageRequest } from '../store/pages.ts';
@@ -13,7 +13,7 @@ import {
   removeUser as removeStoredUser,
   type UserRecord,
 } from '../store/users.ts';
-import { requireOrganization } from './organizations.ts';
+import { requireOrganization, unknownUser } from './organizations.ts';
 
 /** A user as the admin API shows it; a contact the user does not have is left out. */
 export interface UserView {
@@ -91,7 +91,7 @@ export async function listUsers(db: Queryable, organizationId: string, page: Pag
 /** 404 for an unknown or removed user. */
 export async function getUser(db: Queryable, organizationId: string, userId: string): Promise<UserView> {
   const user = await findUser(db, organizationId, userId);
-  if (!user) throw notFound(`no user ${userId} in organization ${organizationId}`);
+  if (!user) throw unknownUser(organizationId, userId);
   return view(user);
 }
 
@@ -107,7 +107,7 @@ export async function removeUser(
   userId: string,
 ): Promise<{ userId: string; removedAt: string; revokedApiKeys: number; revokedAuthenticators: number }> {
   const removed = await removeStoredUser(db, organizationId, userId);
-  if (!removed) throw notFound(`no user ${userId} in organization ${organizationId}`);
+  if (!removed) throw unknownUser(organizationId, userId);
   return {
     userId,
     removedAt: removed.removedAt.toISOString(),

@@ -53,18 +53,28 @@ async function authenticateApiKey(
   const { publicKey } = verifyApiKeyStamp(body, stamp);
   const requested = organizationId.toLowerCase();
   // The organization is compared here, not in SQL, so a malformed id cannot become a database error.
-  const keys = options.cache ? await options.cache.apiKeysFor(db, publicKey, requested) : await findApiKeysByPublicKey(db, publicKey);
+  let keys = options.cache ? await options.cache.apiKeysFor(db, publicKey, requested) : await findApiKeysByPublicKey(db, publicKey);
+  let key = keys.find((row) => row.organizationId === requested);
+  // A remembered refusal is read again: a session key ends and lives again when its user logs in
+  // once more with the same key pair.
+  if (options.cache && key && !usable(key, options.now)) {
+    options.cache.forget({ publicKey });
+    keys = await options.cache.apiKeysFor(db, publicKey, requested);
+    key = keys.find((row) => row.organizationId === requested);
+  }
   if (keys.length === 0) {
+    // The middle words are those @turnkey/core looks for to tell its app the session is gone.
     throw unauthenticated(
-      `unknown API key: no API key with public key ${publicKey} is registered; stamp with a key created ` +
-        'by "signet org create" or "signet apikey create"',
+      `unknown API key: could not find public key in organization or its parent organization: no API key with ` +
+        `public key ${publicKey} is registered; stamp with a key created by "signet org create" or ` +
+        '"signet apikey create", or with the session key of an otp_login',
       'unknown_credential',
     );
   }
-  const key = keys.find((row) => row.organizationId === requested);
   if (!key) throw notOfOrganization(organizationId, 'API key');
-  if (key.revokedAt !== null) throw apiKeyRevoked(publicKey, key.revokedAt);
-  if (key.expiresAt !== null && key.expiresAt.getTime() <= options.now.getTime()) throw apiKeyExpired(publicKey, key.expiresAt);
+  const session = key.kind === 'session';
+  if (key.revokedAt !== null) throw apiKeyRevoked(publicKey, key.revokedAt, session);
+  if (key.expiresAt !== null && key.expiresAt.getTime() <= options.now.getTime()) throw apiKeyExpired(publicKey, key.expiresAt, session);
   rememberP256PublicKey(stamp.publicKey);
   return {
     organizationId: key.organizationId,
@@ -143,6 +153,10 @@ async function authenticateWebAuthn(
     credentialId: stamp.credentialId,
     credential: { kind: 'authenticator', authenticatorId: registration.id },
   };
+}
+
+function usable(key: { revokedAt: Date | null; expiresAt: Date | null }, now: Date): boolean {
+  return key.revokedAt === null && (key.expiresAt === null || key.expiresAt.getTime() > now.getTime());
 }
 
 function notOfOrganization(organizationId: string, credential: string) {

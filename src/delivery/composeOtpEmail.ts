@@ -1,13 +1,12 @@
-// Builds the OTP email at delivery: the organization's chosen template (rendered by Handlebars) or
-// the built-in email, with the logo fetched, resized and embedded inline by CID, and a Message-ID
-// derived from the OTP. A logo that cannot be had leaves the email without it, and says why.
+// Builds the OTP email at delivery: the organization's chosen template or else the built-in one (both
+// rendered by Handlebars with the same variables), with the logo fetched, resized and embedded inline
+// by CID, and a Message-ID derived from the OTP. A logo that cannot be had leaves the email without it, and says why.
 import { domainToASCII } from 'node:url';
 import { findEmailTemplate } from '../store/emailTemplates.ts';
-import { renderEmailTemplate } from '../otp/emailTemplates.ts';
 import type { Queryable } from '../store/db.ts';
 import type { OutgoingEmail } from './emailTransport.ts';
 import { fetchLogo, LogoError, type Logo, type LogoOptions } from './logo.ts';
-import { magicLink, renderOtpEmail, type OtpEmail } from '../otp/messages.ts';
+import { renderOtpEmail, type OtpEmail } from '../otp/messages.ts';
 
 export const LOGO_CID = 'logo@signet';
 
@@ -45,17 +44,10 @@ export async function composeOtpEmail(
   }
 
   const template = message.templateId ? await findEmailTemplate(db, input.organizationId, message.templateId) : undefined;
-  const link = message.magicLinkTemplate ? magicLink(message.magicLinkTemplate, code) : undefined;
-  const rendered = template
-    ? renderEmailTemplate(template, {
-        otpCode: code,
-        appName: message.appName,
-        expirationMinutes: String(Math.ceil(message.expirationSeconds / 60)),
-        ...(link ? { magicLink: link } : {}),
-        ...(logo ? { logoCid: LOGO_CID } : {}),
-        ...(message.templateVariables ? { custom: message.templateVariables } : {}),
-      })
-    : renderOtpEmail(message, code, logo ? { cid: LOGO_CID, width: logo.width, height: logo.height } : undefined);
+  const rendered = renderOtpEmail(message, code, {
+    ...(template ? { template } : {}),
+    ...(logo ? { logo: { cid: LOGO_CID, width: logo.width, height: logo.height } } : {}),
+  });
 
   const fromAddress = message.fromAddress ?? input.defaultFrom;
   return {

@@ -20,6 +20,7 @@ import {
   type StoredPayload,
 } from '../store/outbox.ts';
 import { deleteIdleRateWindows } from '../store/rateWindows.ts';
+import { deleteExpiredTokenUses } from '../store/verificationTokens.ts';
 import { composeOtpEmail } from './composeOtpEmail.ts';
 import { DeliveryError } from './deliveryError.ts';
 import { isPermanentEmailError, SMTP_POOL_SIZE, type EmailTransport } from './emailTransport.ts';
@@ -186,7 +187,7 @@ export class OutboxWorker {
 
   /**
    * The periodic clean-up, when it is due and this worker is elected: finished messages past
-   * retention and idle rate windows are deleted, and the delivery tables vacuumed, so that claims
+   * retention, idle rate windows and the uses of expired verification tokens are deleted, and the delivery tables vacuumed, so that claims
    * and rate checks stay cheap without relying on autovacuum.
    */
   async maintain(now = Date.now()): Promise<void> {
@@ -203,8 +204,9 @@ export class OutboxWorker {
         deleted += batch;
       }
       const windows = await deleteIdleRateWindows(db, options.longestRateWindowSeconds);
+      const tokenUses = await deleteExpiredTokenUses(db);
       await vacuumDeliveryTables(db);
-      logger.info({ deletedMessages: deleted, deletedRateWindows: windows }, 'outbox maintenance done');
+      logger.info({ deletedMessages: deleted, deletedRateWindows: windows, deletedTokenUses: tokenUses }, 'outbox maintenance done');
     } catch (error) {
       logger.warn({ err: error }, 'outbox maintenance failed; it is tried again next period');
     }

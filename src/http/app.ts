@@ -136,7 +136,7 @@ export function buildApp(deps: AppDependencies): FastifyInstance {
   });
 
   registerHealthRoutes(app, deps.db, deps.config.database.timeoutMs);
-  registerJwksRoutes(app, deps.db);
+  registerJwksRoutes(app, deps.db, deps.engine.keys);
   const stamps = new StampChecker({
     db: deps.db,
     config,

@@ -1,6 +1,8 @@
-// GET /.well-known/jwks.json: the public keys that sign verify_otp's verification tokens, so any
-// JWT library can check a token without calling Signet again.
+// The well-known documents of the service's public keys, fetched without a stamp: the JWKS of
+// verify_otp's tokens, so any JWT library can check one, and signet-keys.json, the hex keys the
+// ecosystem's verifiers take as their override argument (DESIGN §1).
 import type { FastifyInstance } from 'fastify';
+import type { ServiceKeys } from '../activities/serviceKeys.ts';
 import { publicJwks, VERIFICATION_TOKEN_KEY, type PublicJwk } from '../otp/verificationToken.ts';
 import type { Queryable } from '../store/db.ts';
 import { listSigningKeys } from '../store/signingKeys.ts';
@@ -9,7 +11,7 @@ import { listSigningKeys } from '../store/signingKeys.ts';
 // an empty set is never cached, so the key a fresh token names is served at once.
 const CACHE_MS = 60_000;
 
-export function registerJwksRoutes(app: FastifyInstance, db: Queryable) {
+export function registerJwksRoutes(app: FastifyInstance, db: Queryable, keys: ServiceKeys) {
   let cached: { keys: PublicJwk[]; until: number } | undefined;
 
   app.get('/.well-known/jwks.json', async (_request, reply) => {
@@ -20,5 +22,11 @@ export function registerJwksRoutes(app: FastifyInstance, db: Queryable) {
       if (!cached) return reply.header('cache-control', 'no-store').send({ keys: [] });
     }
     return reply.header('cache-control', 'public, max-age=300').send({ keys: cached.keys });
+  });
+
+  // Each key is created on first use; this document creates the missing ones, so what it says is
+  // what will sign, from the first request on, in every process sharing the store.
+  app.get('/.well-known/signet-keys.json', async (_request, reply) => {
+    return reply.header('cache-control', 'public, max-age=300').send(await keys.published());
   });
 }

@@ -1,193 +1,500 @@
-// The OpenAPI 3.1 document, generated from the same zod schemas that validate requests, and a
-// plain reference page rendered from it (/docs: no scripts, no outside assets).
+// The OpenAPI 3.1 document, generated from the zod schemas that validate requests (with their
+// descriptions and bounds) and those that describe the answers: every route, its request and
+// answer, the status codes it can give in the error shape of DESIGN §2.5, the security schemes and
+// an introduction (openapiSchemas.ts). /docs renders it (openapiRoutes.ts).
 import { z } from 'zod';
-import type { ActivityHandler } from '../activities/handler.ts';
+import { activityAnswer } from '../activities/activitySchema.ts';
 import { envelopeSchema } from '../activities/envelope.ts';
+import type { ActivityHandler } from '../activities/handler.ts';
 import type { QueryHandler } from '../queries/query.ts';
-import { adminSchemas } from './adminRoutes.ts';
-import { escapeHtml } from '../otp/messages.ts';
+import { adminListQueries, adminSchemas } from './adminRoutes.ts';
+import { adminAnswers, errorSchema, INTRODUCTION, serviceAnswers, TAGS } from './openapiSchemas.ts';
 
 type JsonSchema = Record<string, unknown>;
 
-function jsonSchema(schema: z.ZodType): JsonSchema {
-  const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
-  return rest;
+const COMPONENT_REF = '#/components/schemas/';
+
+/** Every `$ref` into `$defs` made to point at components.schemas instead. */
+function toComponentRefs(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(toComponentRefs);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([key, entry]) => [
+      key,
+      key === '$ref' && typeof entry === 'string' ? entry.replace('#/$defs/', COMPONENT_REF) : toComponentRefs(entry),
+    ]),
+  );
 }
 
-const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } });
+/** Converts zod schemas to JSON Schema; those with a meta id become components, referenced where used. */
+class Schemas {
+  readonly components: Record<string, JsonSchema> = {};
+  private readonly named = new Map<z.ZodType, string>();
 
-const PUBLIC_ERRORS = {
-  '400': errorResponse('Malformed JSON, a schema or rule violation (fields named in details), or the wrong type'),
-  '401': errorResponse('Missing or malformed stamp, bad signature, unknown/revoked/expired credential, stale timestampMs'),
-  '403': errorResponse('A valid credential of another organization'),
-  '404': errorResponse('Unknown path or referenced object'),
-  '413': errorResponse('Body over 1 MiB'),
-  '415': errorResponse('Not application/json'),
-  '429': errorResponse('Rate limit; see Retry-After'),
-  '500': errorResponse('Server fault; nothing was stored'),
-  '503': errorResponse('Database unavailable; nothing was stored'),
+  /** Requests are described as they may be sent (`input`: defaults optional), answers as sent (`output`). */
+  convert(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
+    const { $schema: _drop, $defs, ...rest } = z.toJSONSchema(schema, {
+      io,
+      unrepresentable: 'any',
+      // A timestamp's format says it all; zod's 300-character regular expression for it would only be noise.
+      override: ({ jsonSchema }) => {
+        if (jsonSchema.format === 'date-time') delete jsonSchema.pattern;
+      },
+    }) as JsonSchema & { $defs?: Record<string, JsonSchema> };
+    for (const [id, definition] of Object.entries($defs ?? {})) this.add(id, toComponentRefs(definition) as JsonSchema);
+    return toComponentRefs(rest) as JsonSchema;
+  }
+
+  /** A reference to `schema` as the component `name` (the first name given to a schema is kept). */
+  ref(schema: z.ZodType, name: string, io: 'input' | 'output'): { $ref: string } {
+    let id = this.named.get(schema);
+    if (id === undefined) {
+      id = name;
+      this.named.set(schema, id);
+      this.add(id, this.convert(schema, io));
+    }
+    return { $ref: COMPONENT_REF + id };
+  }
+
+  private add(id: string, definition: JsonSchema) {
+    const known = this.components[id];
+    if (known && JSON.stringify(known) !== JSON.stringify(definition)) throw new Error(`OpenAPI: two different schemas are named ${id}`);
+    this.components[id] = definition;
+  }
+}
+
+const json = (schema: unknown) => ({ 'application/json': { schema } });
+
+/** The error answers, each a component response in the Error shape; routes list the ones they can give. */
+const ERRORS = {
+  '400': 'Malformed JSON, a schema or rule violation (each field named in details), an unknown field or the wrong type (gRPC code 3)',
+  '401': 'Missing or malformed stamp, bad signature, unknown, revoked or expired credential, or a stale timestampMs (code 16)',
+  '403': 'A valid credential of another organization (code 7)',
+  '404': 'An object the request names does not exist in the organization (code 5)',
+  '408': 'The whole request did not arrive within SIGNET_REQUEST_TIMEOUT_MS (30 s); the connection is closed (code 4)',
+  '413': 'Body over 1 MiB; the connection is closed (code 3)',
+  '415': 'Content-Type is not application/json (code 3)',
+  '429': 'Too many failed authentications from this client address (SIGNET_AUTH_FAILURE_LIMIT); Retry-After says when to retry (code 8)',
+  '431': 'Request headers over 16 KiB; the connection is closed (code 3)',
+  '500': 'Server fault; nothing was stored, the request can be retried (code 13)',
+  '503': 'The database is unavailable or did not answer in time; nothing was stored, retry later with the same body (code 14)',
+} as const;
+type ErrorStatus = keyof typeof ERRORS;
+
+/** Answers every route can give, whatever it is (the HTTP parser's and the server's). */
+const ALWAYS: ErrorStatus[] = ['408', '431', '500'];
+const PUBLIC_ERRORS: ErrorStatus[] = ['400', '401', '403', '408', '413', '415', '429', '431', '500', '503'];
+
+function errorResponses(statuses: readonly ErrorStatus[], specific: Partial<Record<ErrorStatus, string>> = {}) {
+  const sorted = [...new Set(statuses)].sort();
+  return Object.fromEntries(
+    sorted.map((status) => [
+      status,
+      specific[status]
+        ? { description: specific[status], content: json({ $ref: `${COMPONENT_REF}Error` }) }
+        : { $ref: `#/components/responses/Error${status}` },
+    ]),
+  );
+}
+
+// What a 404 of each public path means (paths without one answer none for a valid request).
+const NOT_FOUND: Record<string, string> = {
+  verify_otp: "No OTP with this otpId in the organization (another organization's OTP too)",
+  otp_login: 'No user of the organization has the verified contact, or it was removed',
+  delete_smart_contract_interface: 'No such interface in the organization',
+  get_activity: 'No such activity in the organization',
+  get_smart_contract_interface: 'No such interface in the organization',
+  get_app_proofs: 'No such activity in the organization',
+  list_app_proofs: 'No such activity in the organization',
 };
 
-const EXAMPLE_ORGANIZATION = '9f5e7c2a-3b1d-4e6f-8a9b-0c1d2e3f4a5b';
+const OTP_RATE_LIMITED = `${ERRORS['429']}; or an OTP rate limit (per userIdentifier, per phone number, per email address: SIGNET_RATE_LIMIT_*), and no OTP was created`;
+const RATE_LIMITED: Record<string, string> = { init_otp_auth: OTP_RATE_LIMITED, init_otp: OTP_RATE_LIMITED };
 
-function activityOperation(handler: ActivityHandler) {
-  const envelope = jsonSchema(envelopeSchema);
-  const properties = envelope.properties as Record<string, JsonSchema>;
-  return {
-    operationId: handler.path,
-    summary: `Submit ${handler.activityType}`,
-    tags: ['activities'],
-    security: [{ ApiKeyStamp: [] }, { WebAuthnStamp: [] }],
-    requestBody: {
-      required: true,
-      content: {
-        'application/json': {
-          schema: {
-            ...envelope,
-            properties: { ...properties, type: { type: 'string', const: handler.activityType }, parameters: jsonSchema(handler.parameters) },
-          },
-          example: { type: handler.activityType, timestampMs: '1795377000000', organizationId: EXAMPLE_ORGANIZATION, parameters: handler.example },
-        },
+const STAMPED = [{ ApiKeyStamp: [] }, { WebAuthnStamp: [] }];
+const EXAMPLE_ORGANIZATION = '9f5e7c2a-3b1d-4e6f-8a9b-0c1d2e3f4a5b';
+const pascal = (words: string) => words.toLowerCase().replace(/(^|_)([a-z0-9])/g, (_m, _s, c: string) => c.toUpperCase());
+
+function activityOperation(schemas: Schemas, path: string, handlers: readonly ActivityHandler[]) {
+  const bodies = handlers.map((handler) => {
+    const types = [handler.activityType, ...(handler.otherActivityTypes ?? [])];
+    const parameters = schemas.ref(handler.parameters, `${pascal(handler.activityType.replace(/^ACTIVITY_TYPE_/, ''))}Parameters`, 'input');
+    const envelope = schemas.convert(envelopeSchema, 'input') as { properties: Record<string, JsonSchema> };
+    const schema = {
+      ...envelope,
+      title: handler.activityType,
+      properties: {
+        ...envelope.properties,
+        type: { ...envelope.properties.type, ...(types.length === 1 ? { const: types[0] } : { enum: types }) },
+        parameters: { ...parameters, description: envelope.properties.parameters!.description },
       },
-    },
+    };
+    const answer = schemas.convert(activityAnswer(handler), 'output') as {
+      title?: string;
+      properties: { activity: { properties: { intent: { properties: Record<string, unknown>; required?: string[] } } } };
+    };
+    // The intent is the parameters as accepted: the request's own schema.
+    const intent = answer.properties.activity.properties.intent;
+    intent.properties[handler.intentKey] = { ...parameters, description: 'The parameters as accepted, defaults filled in' };
+    intent.required = [handler.intentKey];
+    answer.title = `${handler.activityType} answer`;
+    return {
+      schema,
+      answer,
+      example: { type: handler.activityType, timestampMs: '1795377000000', organizationId: EXAMPLE_ORGANIZATION, parameters: handler.example },
+    };
+  });
+  const one = bodies.length === 1;
+  const content = one
+    ? { schema: bodies[0]!.schema, example: bodies[0]!.example }
+    : {
+        schema: { oneOf: bodies.map((body) => body.schema) },
+        examples: Object.fromEntries(handlers.map((handler, i) => [handler.activityType, { summary: handler.activityType, value: bodies[i]!.example }])),
+      };
+  const resultKeys = [...new Set(handlers.map((handler) => handler.resultKey))].join(' or ');
+  return {
+    operationId: path,
+    summary: handlers.map((handler) => handler.activityType).join(' or '),
+    description: handlers.map((handler) => handler.description ?? '').join('\n\n'),
+    tags: ['activities'],
+    security: STAMPED,
+    requestBody: { required: true, content: { 'application/json': content } },
     responses: {
       '200': {
-        description: `The activity (new, or the stored one for a body submitted before); result under ${handler.resultKey}`,
-        content: { 'application/json': { schema: { $ref: '#/components/schemas/ActivityResponse' } } },
+        description: `The activity, new or (for a body submitted before) the stored one; its result under ${resultKeys}`,
+        content: json(one ? bodies[0]!.answer : { oneOf: bodies.map((body) => body.answer) }),
       },
-      ...PUBLIC_ERRORS,
+      ...errorResponses([...PUBLIC_ERRORS, ...(NOT_FOUND[path] ? (['404'] as const) : [])], {
+        ...(NOT_FOUND[path] ? { '404': NOT_FOUND[path] } : {}),
+        ...(RATE_LIMITED[path] ? { '429': RATE_LIMITED[path] } : {}),
+      }),
     },
   };
 }
 
-function queryOperation(query: QueryHandler) {
+function queryOperation(schemas: Schemas, query: QueryHandler) {
   return {
     operationId: query.path,
     summary: `Query ${query.path}`,
+    description: query.description ?? '',
     tags: ['queries'],
-    security: [{ ApiKeyStamp: [] }, { WebAuthnStamp: [] }],
-    requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(query.request), example: query.example } } },
-    responses: { '200': { description: 'The answer', content: { 'application/json': { schema: { type: 'object' } } } }, ...PUBLIC_ERRORS },
+    security: STAMPED,
+    requestBody: { required: true, content: { 'application/json': { schema: schemas.convert(query.request, 'input'), example: query.example } } },
+    responses: {
+      '200': { description: 'The answer', content: json(schemas.convert(query.answer ?? z.record(z.string(), z.unknown()), 'output')) },
+      ...errorResponses([...PUBLIC_ERRORS, ...(NOT_FOUND[query.path] ? (['404'] as const) : [])], NOT_FOUND[query.path] ? { '404': NOT_FOUND[query.path] } : {}),
+    },
   };
 }
 
-const ADMIN_ROUTES: Array<{ method: 'get' | 'post' | 'delete'; path: string; summary: string; body?: z.ZodType; query?: z.ZodType }> = [
-  { method: 'post', path: '/admin/v1/organizations', summary: 'Create an organization with a root user and API key', body: adminSchemas.organization },
-  { method: 'post', path: '/admin/v1/organizations/{organizationId}/users', summary: 'Create a user with an email and phone number, each unique in the organization', body: adminSchemas.user },
-  { method: 'get', path: '/admin/v1/organizations/{organizationId}/users', summary: 'List users not removed, newest first' },
-  { method: 'get', path: '/admin/v1/organizations/{organizationId}/users/{userId}', summary: 'Show a user' },
-  { method: 'delete', path: '/admin/v1/organizations/{organizationId}/users/{userId}', summary: 'Remove a user and revoke all its API keys and authenticators at once' },
-  { method: 'post', path: '/admin/v1/organizations/{organizationId}/api-keys', summary: 'Create an API key', body: adminSchemas.apiKey },
-  { method: 'delete', path: '/admin/v1/organizations/{organizationId}/api-keys/{apiKeyId}', summary: 'Revoke an API key' },
-  { method: 'post', path: '/admin/v1/organizations/{organizationId}/sender-domains', summary: 'Register a sender domain', body: adminSchemas.senderDomain },
-  { method: 'get', path: '/admin/v1/organizations/{organizationId}/sender-domains', summary: 'List sender domains' },
-  { method: 'post', path: '/admin/v1/organizations/{organizationId}/email-templates', summary: 'Add an email template', body: adminSchemas.emailTemplate },
-  { method: 'get', path: '/admin/v1/organizations/{organizationId}/email-templates', summary: 'List email templates, newest first' },
-  { method: 'delete', path: '/admin/v1/organizations/{organizationId}/email-templates/{templateId}', summary: 'Remove an email template' },
-  { method: 'get', path: '/admin/v1/organizations/{organizationId}/deliveries', summary: 'Delivery state of OTP messages, newest first', query: adminSchemas.deliveries },
-  { method: 'post', path: '/admin/v1/organizations/{organizationId}/users/{userId}/authenticators', summary: 'Register a WebAuthn authenticator', body: adminSchemas.authenticator },
-];
+interface AdminRoute {
+  method: 'get' | 'post' | 'delete';
+  path: string;
+  summary: string;
+  description?: string;
+  body?: z.ZodType;
+  example?: unknown;
+  query?: z.ZodType;
+  answer: z.ZodType;
+  /** What a 404 means here. */
+  notFound: string;
+}
 
-const PLAIN_ROUTES: Array<{ path: string; summary: string }> = [
-  { path: '/healthz', summary: 'The process answers: {"status":"ok"}' },
-  { path: '/readyz', summary: 'The database answers: {"status":"ok"}, else 503' },
-  { path: '/metrics', summary: 'Prometheus metrics (text exposition format); only to the addresses in SIGNET_METRICS_HOST, loopback by default' },
-  { path: '/.well-known/jwks.json', summary: 'Public keys of verify_otp tokens' },
-  { path: '/openapi.json', summary: 'This document' },
-  { path: '/docs', summary: 'A readable reference page' },
-];
+const EXAMPLE_USER = '2b6f0cc9-4a7e-4c1d-9f3e-8d5a1b2c3d4e';
+
+let ADMIN_ROUTES: readonly AdminRoute[] | undefined;
+
+/**
+ * Every admin route (src/http/adminRoutes.ts), with its body, query and answer. Made on first use:
+ * adminRoutes.ts and app.ts import each other, so its schemas may not exist yet while this module loads.
+ */
+export const adminRouteTable = (): readonly AdminRoute[] => (ADMIN_ROUTES ??= adminRoutes());
+
+function adminRoutes(): AdminRoute[] {
+  const page = adminListQueries.page;
+  const apiKeysPage = adminListQueries.apiKeys;
+  return [
+    {
+      method: 'post',
+      path: '/admin/v1/organizations',
+      summary: 'Create an organization with a first user and API key',
+      description: 'The private key is returned only when Signet generated the pair; pass publicKey to register a key you hold. The CLI: signet org create.',
+      body: adminSchemas.organization,
+      example: { name: 'Acme' },
+      answer: adminAnswers.createdOrganization,
+      notFound: 'Not given for this route',
+    },
+    {
+      method: 'get',
+      path: '/admin/v1/organizations',
+      summary: 'List organizations, newest first',
+      description: 'Paged: before and after are organization ids.',
+      query: page,
+      answer: adminAnswers.organizations,
+      notFound: 'A cursor (before, after) that is not an organization',
+    },
+    {
+      method: 'post',
+      path: '/admin/v1/organizations/{organizationId}/users',
+      summary: 'Create a user with an email and phone number, each unique in the organization',
+      description: 'A contact another user of the organization has is a 400 naming the field. The CLI: signet user create.',
+      body: adminSchemas.user,
+      example: { userName: 'Alice', email: 'alice@example.com' },
+      answer: adminAnswers.user,
+      notFound: 'No such organization',
+    },
+    {
+      method: 'get',
+      path: '/admin/v1/organizations/{organizationId}/users',
+      summary: 'List users not removed, newest first',
+      query: page,
+      answer: adminAnswers.users,
+      notFound: 'No such organization',
+    },
+    {
+      method: 'get',
+      path: '/admin/v1/organizations/{organizationId}/users/{userId}',
+      summary: 'Show a user',
+      answer: adminAnswers.user,
+      notFound: 'No such user in the organization, or it was removed',
+    },
+    {
+      method: 'delete',
+      path: '/admin/v1/organizations/{organizationId}/users/{userId}',
+      summary: 'Remove a user and revoke all its API keys and authenticators at once',
+      description: 'Takes effect at once, in every process; its email and phone number become free for another user.',
+      answer: adminAnswers.removedUser,
+      notFound: 'No such user in the organization, or it was removed before',
+    },
+    {
+      method: 'post',
+      path: '/admin/v1/organizations/{organizationId}/api-keys',
+      summary: 'Create an API key',
+      description: 'The private key is returned only when Signet generated the pair; pass publicKey to register a key you hold. The CLI: signet apikey create.',
+      body: adminSchemas.apiKey,
+      example: { userId: EXAMPLE_USER, name: 'ci', expiresInSeconds: 86400 },
+      answer: adminAnswers.createdApiKey,
+      notFound: 'No such organization or user',
+    },
+    {
+      method: 'get',
+      path: '/admin/v1/organizations/{organizationId}/api-keys',
+      summary: 'List API keys and session keys, newest first',
+      description: 'Revoked and expired keys included; userId keeps one user\'s.',
+      query: apiKeysPage,
+      answer: adminAnswers.apiKeys,
+      notFound: 'No such organization',
+    },
+    {
+      method: 'delete',
+      path: '/admin/v1/organizations/{organizationId}/api-keys/{apiKeyId}',
+      summary: 'Revoke an API key',
+      description: 'Takes effect at once: every later request stamped with it is a 401.',
+      answer: adminAnswers.revokedApiKey,
+      notFound: 'No such API key in the organization',
+    },
+    {
+      method: 'post',
+      path: '/admin/v1/organizations/{organizationId}/sender-domains',
+      summary: 'Register a sender domain',
+      description: "init_otp_auth's sendFromEmailAddress must be on a registered domain. The CLI: signet sender-domain add.",
+      body: adminSchemas.senderDomain,
+      example: { domain: 'mail.acme.com' },
+      answer: adminAnswers.senderDomain,
+      notFound: 'No such organization',
+    },
+    {
+      method: 'get',
+      path: '/admin/v1/organizations/{organizationId}/sender-domains',
+      summary: 'List sender domains, newest first',
+      query: page,
+      answer: adminAnswers.senderDomains,
+      notFound: 'No such organization',
+    },
+    {
+      method: 'delete',
+      path: '/admin/v1/organizations/{organizationId}/sender-domains/{domain}',
+      summary: 'Remove a sender domain',
+      answer: adminAnswers.senderDomain,
+      notFound: 'The domain is not registered for the organization',
+    },
+    {
+      method: 'post',
+      path: '/admin/v1/organizations/{organizationId}/email-templates',
+      summary: 'Add an email template',
+      description: 'Checked before it is stored: Handlebars without raw output, partials or custom helpers. The CLI: signet template add.',
+      body: adminSchemas.emailTemplate,
+      example: { name: 'default', subject: 'Your {{appName}} code', html: '<p>Your code is <b>{{otpCode}}</b></p>', text: 'Your code is {{otpCode}}' },
+      answer: adminAnswers.emailTemplate,
+      notFound: 'No such organization',
+    },
+    {
+      method: 'get',
+      path: '/admin/v1/organizations/{organizationId}/email-templates',
+      summary: 'List email templates, newest first',
+      query: page,
+      answer: adminAnswers.emailTemplates,
+      notFound: 'No such organization',
+    },
+    {
+      method: 'delete',
+      path: '/admin/v1/organizations/{organizationId}/email-templates/{templateId}',
+      summary: 'Remove an email template',
+      answer: adminAnswers.removedEmailTemplate,
+      notFound: 'No such template in the organization',
+    },
+    {
+      method: 'get',
+      path: '/admin/v1/organizations/{organizationId}/deliveries',
+      summary: 'Delivery state of OTP messages, newest first',
+      description: 'The CLI: signet delivery list.',
+      query: adminSchemas.deliveries,
+      answer: adminAnswers.deliveries,
+      notFound: 'No such organization',
+    },
+    {
+      method: 'post',
+      path: '/admin/v1/organizations/{organizationId}/users/{userId}/authenticators',
+      summary: 'Register a WebAuthn authenticator (passkey)',
+      description: 'The registration response is verified (SIGNET_WEBAUTHN_RP_ID, SIGNET_WEBAUTHN_ORIGINS) before the credential is stored.',
+      body: adminSchemas.authenticator,
+      example: {
+        name: 'laptop',
+        challenge: 'c2lnbmV0LXJlZ2lzdHJhdGlvbi0x',
+        attestation: { credentialId: '…', clientDataJson: '…', attestationObject: '…', transports: ['AUTHENTICATOR_TRANSPORT_INTERNAL'] },
+      },
+      answer: adminAnswers.authenticator,
+      notFound: 'No such organization or user',
+    },
+  ];
+}
+
+const PATH_PARAMETERS: Record<string, { description: string; schema: JsonSchema }> = {
+  organizationId: { description: 'The organization', schema: { type: 'string', format: 'uuid' } },
+  userId: { description: 'The user', schema: { type: 'string', format: 'uuid' } },
+  apiKeyId: { description: 'The API key', schema: { type: 'string', format: 'uuid' } },
+  templateId: { description: 'The email template', schema: { type: 'string', format: 'uuid' } },
+  domain: { description: 'The sender domain, e.g. mail.acme.com', schema: { type: 'string', maxLength: 253 } },
+};
+
+function adminOperation(schemas: Schemas, route: AdminRoute) {
+  const parameters: object[] = [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({ name, in: 'path', required: true, ...PATH_PARAMETERS[name!] }));
+  if (route.query) {
+    const query = schemas.convert(route.query, 'input') as { properties?: Record<string, JsonSchema> };
+    for (const [name, { description, ...schema }] of Object.entries(query.properties ?? {})) parameters.push({ name, in: 'query', required: false, description, schema });
+  }
+  return {
+    summary: route.summary,
+    ...(route.description ? { description: route.description } : {}),
+    tags: ['admin'],
+    security: [{ AdminToken: [] }],
+    ...(parameters.length ? { parameters } : {}),
+    ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: schemas.convert(route.body, 'input'), example: route.example } } } } : {}),
+    responses: {
+      '200': { description: 'The answer', content: json(schemas.convert(route.answer, 'output')) },
+      ...errorResponses([...ALWAYS, '400', '401', '403', '404', '503', ...(route.body ? (['413', '415'] as const) : [])], {
+        '401': 'Missing or wrong Authorization: Bearer token (SIGNET_ADMIN_TOKEN or the admin-token file) (code 16)',
+        '403': 'The client address is not in SIGNET_ADMIN_HOST (code 7)',
+        '404': route.notFound,
+      }),
+    },
+  };
+}
+
+function serviceRoutes(schemas: Schemas) {
+  const answer = (schema: z.ZodType, description = 'OK') => ({ description, content: json(schemas.convert(schema, 'output')) });
+  const service = (summary: string, description: string, responses: Record<string, unknown>) => ({ get: { summary, description, tags: ['service'], responses } });
+  return {
+    '/healthz': service('Liveness', 'The process answers; for a supervisor\'s liveness check.', { '200': answer(serviceAnswers.status), ...errorResponses(ALWAYS) }),
+    '/readyz': service('Readiness', 'The database answers within SIGNET_DATABASE_TIMEOUT_MS: point the load balancer here.', {
+      '200': answer(serviceAnswers.status),
+      '503': answer(serviceAnswers.unavailable, 'The database did not answer in time, or the process is shutting down'),
+      ...errorResponses(['408', '431', '500']),
+    }),
+    '/metrics': service('Prometheus metrics', 'The Prometheus text exposition format, only to the addresses in SIGNET_METRICS_HOST (loopback by default). Scrape each process directly.', {
+      '200': { description: 'The metrics', content: { 'text/plain; version=0.0.4': { schema: { type: 'string' } } } },
+      ...errorResponses([...ALWAYS, '403'], { '403': 'The client address is not in SIGNET_METRICS_HOST (code 7)' }),
+    }),
+    '/.well-known/jwks.json': service('Public keys of the verification tokens', 'A JWKS: any JOSE library checks verify_otp V1 tokens with it (issuer "signet", ES256). Cached for 5 minutes.', {
+      '200': answer(serviceAnswers.jwks),
+      ...errorResponses([...ALWAYS, '503']),
+    }),
+    '/.well-known/signet-keys.json': service(
+      "Signet's signing keys, for the ecosystem's verifiers",
+      "The four public keys, each exactly what @turnkey/crypto's verifiers take as their dangerouslyOverride…PublicKey argument. Per deployment and the same in every process: pin them once.",
+      { '200': answer(serviceAnswers.signetKeys), ...errorResponses([...ALWAYS, '503']) },
+    ),
+    '/openapi.json': service('This document', 'OpenAPI 3.1, generated from the schemas that validate requests.', {
+      '200': { description: 'The document', content: json({ type: 'object' }) },
+      ...errorResponses(ALWAYS),
+    }),
+    '/docs': service('The API reference', 'This document as a readable page (Swagger UI, served by Signet itself: no request leaves its origin).', {
+      '200': { description: 'The page', content: { 'text/html': { schema: { type: 'string' } } } },
+      ...errorResponses(ALWAYS),
+    }),
+    '/docs/assets/{file}': {
+      get: {
+        summary: 'A file of the reference page',
+        description: 'The script and style sheet of /docs, from the installed swagger-ui-dist package; cached by the browser.',
+        tags: ['service'],
+        parameters: [{ name: 'file', in: 'path', required: true, description: 'The file', schema: { type: 'string', enum: ['swagger-ui-bundle.js', 'swagger-ui.css', 'signet-docs.js'] } }],
+        responses: {
+          '200': { description: 'The file', content: { 'text/javascript': { schema: { type: 'string' } }, 'text/css': { schema: { type: 'string' } } } },
+          ...errorResponses([...ALWAYS, '404'], { '404': 'No such file' }),
+        },
+      },
+    },
+    '/': {
+      get: {
+        summary: 'To the API reference',
+        description: 'Redirects to /docs.',
+        tags: ['service'],
+        responses: { '302': { description: 'Location: docs', headers: { Location: { description: 'docs', schema: { type: 'string' } } } }, ...errorResponses(ALWAYS) },
+      },
+    },
+  };
+}
 
 export function buildOpenApi(handlers: readonly ActivityHandler[], queries: readonly QueryHandler[], version: string) {
+  const schemas = new Schemas();
+  schemas.convert(errorSchema, 'output'); // the component every error answer refers to
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const handler of handlers) paths[`/public/v1/submit/${handler.path}`] = { post: activityOperation(handler) };
-  for (const query of queries) paths[`/public/v1/query/${query.path}`] = { post: queryOperation(query) };
-  for (const route of ADMIN_ROUTES) {
-    const parameters: object[] = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string', format: 'uuid' } }));
-    if (route.query) {
-      const query = jsonSchema(route.query) as { properties?: Record<string, object> };
-      for (const [name, schema] of Object.entries(query.properties ?? {})) parameters.push({ name, in: 'query', required: false, schema });
-    }
-    paths[route.path] = {
-      ...paths[route.path],
-      [route.method]: {
-        summary: route.summary,
-        tags: ['admin'],
-        security: [{ AdminToken: [] }],
-        ...(parameters.length ? { parameters } : {}),
-        ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(route.body) } } } } : {}),
-        responses: { '200': { description: 'Done' }, '400': errorResponse('Bad input'), '401': errorResponse('Missing or wrong token'), '403': errorResponse('Client address not allowed'), '404': errorResponse('Unknown object') },
-      },
-    };
-  }
-  for (const route of PLAIN_ROUTES) paths[route.path] = { get: { summary: route.summary, tags: ['service'], responses: { '200': { description: 'OK' } } } };
+  const byPath = new Map<string, ActivityHandler[]>();
+  for (const handler of handlers) byPath.set(handler.path, [...(byPath.get(handler.path) ?? []), handler]);
+  for (const [path, handlersOfPath] of byPath) paths[`/public/v1/submit/${path}`] = { post: activityOperation(schemas, path, handlersOfPath) };
+  for (const query of queries) paths[`/public/v1/query/${query.path}`] = { post: queryOperation(schemas, query) };
+  for (const route of adminRouteTable()) paths[route.path] = { ...paths[route.path], [route.method]: adminOperation(schemas, route) };
+  Object.assign(paths, serviceRoutes(schemas));
 
   return {
     openapi: '3.1.0',
-    info: {
-      title: 'Signet',
-      version,
-      description: 'Stamped activity submission: every request body is signed (X-Stamp or X-Stamp-WebAuthn) over its exact bytes.',
-    },
+    info: { title: 'Signet API', version, description: INTRODUCTION, license: { name: 'Apache-2.0', identifier: 'Apache-2.0' } },
+    tags: TAGS,
     paths,
     components: {
       securitySchemes: {
-        ApiKeyStamp: { type: 'apiKey', in: 'header', name: 'X-Stamp', description: 'base64url JSON {publicKey, scheme: "SIGNATURE_SCHEME_TK_API_P256", signature}: DER ECDSA P-256 over SHA-256 of the body' },
-        WebAuthnStamp: { type: 'apiKey', in: 'header', name: 'X-Stamp-WebAuthn', description: 'JSON {credentialId, authenticatorData, clientDataJson, signature}; challenge = hex SHA-256 of the body' },
-        AdminToken: { type: 'http', scheme: 'bearer' },
-      },
-      schemas: {
-        Error: {
-          type: 'object',
-          required: ['code', 'message', 'details'],
-          properties: { code: { type: 'integer', description: 'gRPC status code' }, message: { type: 'string' }, details: { type: 'array', items: { type: 'object' } } },
+        ApiKeyStamp: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-Stamp',
+          description:
+            'An API key or session key: base64url of the JSON {publicKey, scheme: "SIGNATURE_SCHEME_TK_API_P256", signature}, signature being strict DER ECDSA P-256 over SHA-256 of the exact body bytes, in hex. See "How a stamp is built".',
         },
-        ActivityResponse: {
-          type: 'object',
-          required: ['activity'],
-          properties: {
-            activity: {
-              type: 'object',
-              required: ['id', 'organizationId', 'status', 'type', 'timestampMs', 'intent', 'result', 'votes', 'fingerprint', 'canApprove', 'canReject', 'createdAt', 'updatedAt'],
-              properties: {
-                id: { type: 'string', format: 'uuid' },
-                organizationId: { type: 'string', format: 'uuid' },
-                status: { type: 'string' },
-                type: { type: 'string' },
-                timestampMs: { type: 'string' },
-                intent: { type: 'object' },
-                result: { type: 'object' },
-                votes: { type: 'array', items: { type: 'object' } },
-                fingerprint: { type: 'string' },
-                canApprove: { type: 'boolean' },
-                canReject: { type: 'boolean' },
-                createdAt: { type: 'string', format: 'date-time' },
-                updatedAt: { type: 'string', format: 'date-time' },
-                appProofs: { type: 'array', items: { type: 'object' } },
-              },
-            },
-          },
+        WebAuthnStamp: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-Stamp-WebAuthn',
+          description:
+            'A passkey: the JSON {credentialId, authenticatorData, clientDataJson, signature} of a WebAuthn assertion whose challenge is the UTF-8 bytes of the lowercase hex SHA-256 of the body. See "How a stamp is built".',
         },
+        AdminToken: { type: 'http', scheme: 'bearer', description: 'SIGNET_ADMIN_TOKEN, or the token Signet generated into SIGNET_DATA_DIR/admin-token' },
       },
+      responses: Object.fromEntries(
+        Object.entries(ERRORS).map(([status, description]) => [`Error${status}`, { description, content: json({ $ref: `${COMPONENT_REF}Error` }) }]),
+      ),
+      schemas: schemas.components,
     },
   };
 }
 
-/** The reference page: every path with its summary, body schema and example, as plain HTML. */
-export function renderDocs(document: ReturnType<typeof buildOpenApi>): string {
-  const sections = Object.entries(document.paths).map(([path, methods]) =>
-    Object.entries(methods)
-      .map(([method, operation]) => {
-        const op = operation as { summary?: string; requestBody?: { content: { 'application/json': { schema: unknown; example?: unknown } } } };
-        const body = op.requestBody?.content['application/json'];
-        return `<section><h3><code>${method.toUpperCase()} ${escapeHtml(path)}</code></h3><p>${escapeHtml(op.summary ?? '')}</p>${
-          body?.example ? `<details open><summary>Example body</summary><pre>${escapeHtml(JSON.stringify(body.example, null, 2))}</pre></details>` : ''
-        }${body ? `<details><summary>Body schema</summary><pre>${escapeHtml(JSON.stringify(body.schema, null, 2))}</pre></details>` : ''}</section>`;
-      })
-      .join('\n'),
-  );
-  return `<!doctype html><html><head><meta charset="utf-8"><title>Signet API reference</title>
-<style>body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#111}section{border-top:1px solid #ddd;padding:.5rem 0}pre{background:#f6f6f6;padding:.75rem;overflow:auto}code{font-size:1rem}</style>
-</head><body><h1>Signet API reference</h1><p>${escapeHtml(document.info.description)} The machine-readable document is at <a href="/openapi.json">/openapi.json</a>.</p>
-${sections.join('\n')}
-</body></html>`;
-}
+export type OpenApiDocument = ReturnType<typeof buildOpenApi>;

@@ -12,6 +12,9 @@ export interface P256PublicKey {
 
 const SEC1_HEX = /^(0[23][0-9a-f]{64}|04[0-9a-f]{128})$/;
 
+/** The hex forms a P-256 public key is accepted in (either letter case), as a JSON Schema pattern. */
+export const P256_PUBLIC_KEY_PATTERN = '^(0[23][0-9a-fA-F]{64}|04[0-9a-fA-F]{128})$';
+
 // Parsing a key (point decompression, on-curve check, KeyObject) costs more than the signature
 // check itself, and a client stamps every request with the same key. Only keys that authenticated
 // are kept (rememberP256PublicKey), so forged stamps with ever new keys cannot push them out. Only

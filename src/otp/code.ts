@@ -1,5 +1,5 @@
-// OTP codes: how a code is drawn, how it is stored (a keyed hash, never the code) and how a code
-// typed by a user is read back. Plain functions, no I/O.
+// OTP codes: how a code is drawn, how it is shown (in two groups), how it is stored (a keyed hash,
+// never the code) and how a code typed by a user is read back. Plain functions, no I/O.
 import { createHmac, randomInt } from 'node:crypto';
 
 /** Crockford's Base32: digits and capitals without I, L, O and U, so codes survive being read aloud. */
@@ -21,6 +21,19 @@ export function generateOtpCode(length: number, alphanumeric: boolean): string {
   let code = '';
   for (let i = 0; i < length; i++) code += alphabet[randomInt(alphabet.length)];
   return code;
+}
+
+/** The separator between a code's two groups: Crockford's own, and one that verification ignores. */
+const GROUP_SEPARATOR = '-';
+
+/**
+ * A code as shown to a person: two groups joined by a hyphen, the second the longer when the length
+ * is odd (6: 3-3, 7: 3-4, 8: 4-4, 9: 4-5, so `30FMDAGXE` reads `30FM-DAGXE`, `123456` reads
+ * `123-456`). A single symbol stays as it is. `normalizeOtpCode` drops the hyphen again.
+ */
+export function groupOtpCode(code: string): string {
+  const half = Math.floor(code.length / 2);
+  return half === 0 ? code : `${code.slice(0, half)}${GROUP_SEPARATOR}${code.slice(half)}`;
 }
 
 /**

@@ -1,5 +1,6 @@
-// Custom OTP email templates: their rules and their rendering with Handlebars, a template engine
-// that runs no code. Every variable is HTML-escaped in the HTML part; raw output is refused.
+// OTP email templates: the rules an organization's own must follow, and the rendering of every OTP
+// email (the built-in one too) with Handlebars, a template engine that runs no code. Every variable
+// is HTML-escaped in the HTML part; raw output is refused.
 import Handlebars from 'handlebars';
 import type { FieldViolation } from '../errors.ts';
 
@@ -12,7 +13,17 @@ export interface EmailTemplateParts {
 export const TEMPLATE_LIMITS = { name: 256, subject: 998, html: 256 * 1024, text: 64 * 1024 } as const;
 
 /** Variables Signet provides; a templateVariables key of the same name cannot replace them. */
-export const RESERVED_VARIABLES = ['otpCode', 'appName', 'magicLink', 'expirationMinutes', 'logoCid'] as const;
+export const RESERVED_VARIABLES = [
+  'otpCode',
+  'otpCodeGrouped',
+  'appName',
+  'magicLink',
+  'expirationMinutes',
+  'expiresIn',
+  'logoCid',
+  'logoWidth',
+  'logoHeight',
+] as const;
 
 // Built-in helpers only (if, unless, each, with): no partials, no custom helpers, nothing to call.
 const COMPILE_OPTIONS = { knownHelpersOnly: true, strict: false, noEscape: false } as const;
@@ -46,18 +57,26 @@ export function emailTemplateProblems(parts: EmailTemplateParts): FieldViolation
     }
   }
   if (/[\r\n]/.test(parts.subject)) problems.push({ field: 'subject', description: 'must be one line' });
-  if (!/\{\{~?\s*otpCode\s*~?\}\}/.test(parts.html) && !/\{\{~?\s*magicLink\s*~?\}\}/.test(parts.html)) {
-    problems.push({ field: 'html', description: 'must show {{otpCode}} or {{magicLink}}; otherwise the email carries no code' });
+  if (!/\{\{~?\s*(otpCode|otpCodeGrouped|magicLink)\s*~?\}\}/.test(parts.html)) {
+    problems.push({ field: 'html', description: 'must show {{otpCode}}, {{otpCodeGrouped}} or {{magicLink}}; otherwise the email carries no code' });
   }
   return problems;
 }
 
 export interface TemplateVariables {
+  /** The code as generated, e.g. `30FMDAGXE`. */
   otpCode: string;
+  /** The code in two groups, e.g. `30FM-DAGXE` (see groupOtpCode). */
+  otpCodeGrouped: string;
   appName: string;
   magicLink?: string;
   expirationMinutes: string;
+  /** The validity in words: `5 minutes`, `1 minute`, `90 seconds`. */
+  expiresIn: string;
+  /** Present when the logo was fetched, with its size in pixels. */
   logoCid?: string;
+  logoWidth?: string;
+  logoHeight?: string;
   /** templateVariables of the request (strings only). */
   custom?: Record<string, string>;
 }

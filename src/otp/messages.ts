@@ -1,5 +1,9 @@
-// The words of an OTP message: the built-in email (HTML and text) and the SMS text. Every value
-// put into HTML is escaped; the SMS template knows two tags and nothing else executes.
+// The words of an OTP message: the variables an email template is rendered with (the built-in
+// email's too, see builtInEmail.ts) and the SMS text, whose default shows the code in two groups.
+// Every value put into HTML is escaped; the SMS template knows two tags and nothing else executes.
+import { BUILT_IN_EMAIL } from './builtInEmail.ts';
+import { groupOtpCode } from './code.ts';
+import { renderEmailTemplate, type EmailTemplateParts, type TemplateVariables } from './emailTemplates.ts';
 
 /** What an OTP email needs at delivery time (rendering happens in the worker). */
 export interface OtpEmail {
@@ -32,11 +36,7 @@ export interface OtpSms {
   expirationSeconds: number;
 }
 
-export interface RenderedEmail {
-  subject: string;
-  html: string;
-  text: string;
-}
+export type RenderedEmail = EmailTemplateParts;
 
 const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
@@ -50,7 +50,7 @@ function validity(seconds: number): string {
 }
 
 /** The magic link: the template's one %s replaced by the URL-encoded code. */
-export function magicLink(template: string, code: string): string {
+function magicLink(template: string, code: string): string {
   return template.replace('%s', encodeURIComponent(code));
 }
 
@@ -61,49 +61,33 @@ export interface InlineLogo {
   height: number;
 }
 
-export function renderOtpEmail(message: OtpEmail, code: string, logo?: InlineLogo): RenderedEmail {
-  const app = message.appName;
-  const expires = validity(message.expirationSeconds);
+/** The variables every OTP email template is rendered with, the built-in one and an organization's own. */
+export function otpEmailVariables(message: OtpEmail, code: string, logo?: InlineLogo): TemplateVariables {
   const link = message.magicLinkTemplate ? magicLink(message.magicLinkTemplate, code) : undefined;
+  return {
+    otpCode: code,
+    otpCodeGrouped: groupOtpCode(code),
+    appName: message.appName,
+    expirationMinutes: String(Math.ceil(message.expirationSeconds / 60)),
+    expiresIn: validity(message.expirationSeconds),
+    ...(link ? { magicLink: link } : {}),
+    ...(logo ? { logoCid: logo.cid, logoWidth: String(logo.width), logoHeight: String(logo.height) } : {}),
+    ...(message.templateVariables ? { custom: message.templateVariables } : {}),
+  };
+}
 
-  const text = [
-    `Your ${app} verification code is:`,
-    '',
-    `    ${code}`,
-    '',
-    `It expires in ${expires}.`,
-    ...(link ? ['', `Or sign in with this link: ${link}`] : []),
-    '',
-    `If you did not ask for this code, you can ignore this email.`,
-    '',
-  ].join('\n');
-
-  const button = link
-    ? `<p style="margin:24px 0"><a href="${escapeHtml(link)}" style="background:#111827;color:#ffffff;padding:12px 20px;border-radius:6px;text-decoration:none;display:inline-block">Sign in to ${escapeHtml(app)}</a></p>`
-    : '';
-  const html = `<!doctype html>
-<html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${escapeHtml(app)} code</title></head>
-<body style="margin:0;padding:24px;background:#f3f4f6;font-family:-apple-system,Segoe UI,Roboto,Helvetica,Arial,sans-serif;color:#111827">
-<table role="presentation" width="100%" cellspacing="0" cellpadding="0"><tr><td align="center">
-<table role="presentation" width="480" cellspacing="0" cellpadding="0" style="max-width:480px;background:#ffffff;border-radius:8px;padding:32px">
-<tr><td>
-${logo ? `<img src="cid:${escapeHtml(logo.cid)}" width="${logo.width}" height="${logo.height}" alt="${escapeHtml(app)}" style="display:block;margin:0 0 16px;border:0">` : ''}
-<h1 style="margin:0 0 16px;font-size:20px">${escapeHtml(app)}</h1>
-<p style="margin:0 0 8px">Your verification code is:</p>
-<p style="margin:0 0 16px;font-size:32px;font-weight:700;letter-spacing:4px;font-family:Menlo,Consolas,monospace">${escapeHtml(code)}</p>
-<p style="margin:0;color:#4b5563">It expires in ${escapeHtml(expires)}.</p>
-${button}
-<p style="margin:24px 0 0;color:#6b7280;font-size:13px">If you did not ask for this code, you can ignore this email.</p>
-</td></tr></table>
-</td></tr></table>
-</body></html>
-`;
-  return { subject: `Your ${app} verification code`, html, text };
+/** The OTP email from `template` (an organization's), else from the built-in template. */
+export function renderOtpEmail(
+  message: OtpEmail,
+  code: string,
+  options: { logo?: InlineLogo; template?: EmailTemplateParts } = {},
+): RenderedEmail {
+  return renderEmailTemplate(options.template ?? BUILT_IN_EMAIL, otpEmailVariables(message, code, options.logo));
 }
 
 export function renderOtpSms(message: OtpSms, code: string): string {
   if (message.template === undefined) {
-    return `${code} is your ${message.appName} verification code. It expires in ${validity(message.expirationSeconds)}.`;
+    return `${groupOtpCode(code)} is your ${message.appName} verification code. It expires in ${validity(message.expirationSeconds)}.`;
   }
   // split/join: a literal replacement, so "$&" and friends in the app name stay text.
   return message.template.split('{{.OtpCode}}').join(code).split('{{.AppName}}').join(message.appName);

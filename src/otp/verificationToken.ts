@@ -41,7 +41,11 @@ export interface PublicJwk {
  */
 export async function signVerificationToken(key: { kid: string; privateKey: KeyObject }, claims: VerificationClaims): Promise<string> {
   const issuedAt = Math.floor(claims.issuedAt.getTime() / 1000);
+  const id = randomUUID();
   return new SignJWT({
+    // `id` and `verification_type` as in the ecosystem's format, so its clients find the token's id.
+    id,
+    verification_type: claims.otpType,
     otp_id: claims.otpId,
     contact: claims.contact,
     otp_type: claims.otpType,
@@ -53,7 +57,7 @@ export async function signVerificationToken(key: { kid: string; privateKey: KeyO
     .setSubject(claims.otpId)
     .setIssuedAt(issuedAt)
     .setExpirationTime(issuedAt + claims.expirationSeconds)
-    .setJti(randomUUID())
+    .setJti(id)
     .sign(key.privateKey);
 }
 

@@ -1,5 +1,6 @@
 // get_activity: one activity of the organization, rendered as its submission answered.
 import { z } from 'zod';
+import { activitySchema } from '../activities/activitySchema.ts';
 import { activityResponseJson } from '../activities/render.ts';
 import { notFound } from '../errors.ts';
 import { findActivityFor } from '../store/activities.ts';
@@ -7,11 +8,13 @@ import { granted, type QueryHandler } from './query.ts';
 
 export const getActivity: QueryHandler = {
   path: 'get_activity',
+  description: 'One activity of the organization, exactly as its submission answered (`@turnkey/http`\'s `getActivity`).',
   example: { organizationId: '9f5e7c2a-3b1d-4e6f-8a9b-0c1d2e3f4a5b', activityId: '2d4f6a8c-1b3e-4d5f-9a7c-6e8b0d2f4a1c' },
   request: z.strictObject({
-    organizationId: z.uuid({ message: 'must be the UUID of your organization' }),
-    activityId: z.uuid({ message: 'must be an activity id (a UUID)' }),
+    organizationId: z.uuid({ message: 'must be the UUID of your organization' }).describe('Unique identifier of your organization'),
+    activityId: z.uuid({ message: 'must be an activity id (a UUID)' }).describe("The activity to read; another organization's is a 404"),
   }),
+  answer: z.strictObject({ activity: activitySchema }),
   async run(context, request: { organizationId: string; activityId: string }) {
     const { activity } = granted(
       context,

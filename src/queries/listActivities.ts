@@ -1,6 +1,7 @@
 // list_activities: the organization's activities, newest first, filtered by status and type, in
 // pages (queries/pagination.ts) with activity-id cursors.
 import { z } from 'zod';
+import { activitySchema } from '../activities/activitySchema.ts';
 import { activityJson } from '../activities/render.ts';
 import { listActivitiesFor } from '../store/activities.ts';
 import { pageRequest, pageRows, paginationOptions } from './pagination.ts';
@@ -12,16 +13,26 @@ const STATUS = /^ACTIVITY_STATUS_[A-Z_]{1,64}$/;
 const TYPE = /^ACTIVITY_TYPE_[A-Z0-9_]{1,96}$/;
 
 const request = z.strictObject({
-  organizationId: z.uuid({ message: 'must be the UUID of your organization' }),
-  filterByStatus: z.array(z.string().regex(STATUS, 'must be an activity status such as ACTIVITY_STATUS_COMPLETED')).max(16).optional(),
-  filterByType: z.array(z.string().regex(TYPE, 'must be an activity type such as ACTIVITY_TYPE_INIT_OTP_AUTH_V3')).max(64).optional(),
+  organizationId: z.uuid({ message: 'must be the UUID of your organization' }).describe('Unique identifier of your organization'),
+  filterByStatus: z
+    .array(z.string().regex(STATUS, 'must be an activity status such as ACTIVITY_STATUS_COMPLETED'))
+    .max(16)
+    .describe('Only activities with one of these statuses (at most 16), e.g. ACTIVITY_STATUS_COMPLETED')
+    .optional(),
+  filterByType: z
+    .array(z.string().regex(TYPE, 'must be an activity type such as ACTIVITY_TYPE_INIT_OTP_AUTH_V3'))
+    .max(64)
+    .describe('Only activities of one of these types (at most 64); a type Signet does not implement matches nothing')
+    .optional(),
   paginationOptions: paginationOptions('an activity'),
 });
 
 export const listActivities: QueryHandler = {
   path: 'list_activities',
+  description: "The organization's activities, newest first, filtered by status and type, in pages (`@turnkey/http`'s `getActivities`).",
   example: { organizationId: '9f5e7c2a-3b1d-4e6f-8a9b-0c1d2e3f4a5b', filterByStatus: ['ACTIVITY_STATUS_COMPLETED'], paginationOptions: { limit: '20' } },
   request,
+  answer: z.strictObject({ activities: z.array(activitySchema).describe("The organization's activities, newest first: one page") }),
   async run(context, query: z.output<typeof request>) {
     const { page } = granted(
       context,

@@ -17,10 +17,12 @@ export function paginationOptions(what: string) {
       limit: z
         .string({ error: 'must be a string of digits from "1" to "100"' })
         .regex(/^(100|[1-9][0-9]?)$/, 'must be a string of digits from "1" to "100"')
+        .describe(`At most this many items, a string of digits from "1" to "${MAX_PAGE_LIMIT}"; "${DEFAULT_PAGE_LIMIT}" by default. A page also ends early, after at least one item, before about 8 MiB`)
         .optional(),
-      before: cursor.optional(),
-      after: cursor.optional(),
+      before: cursor.describe(`Cursor: ${what} id; the page holds the items newer than it (the previous page)`).optional(),
+      after: cursor.describe(`Cursor: ${what} id; the page holds the items older than it (the next page: pass the last id of a page)`).optional(),
     })
+    .describe('Paging, newest first: keep paging with after = the last id until a page comes back empty')
     .optional();
 }
 
@@ -39,10 +41,15 @@ export function pageRequest(
   };
 }
 
-/** The rows of a page, or a 400 naming the cursor that is not one of the organization's items. */
-export function pageRows<T>(page: Page<T>, options: { before?: string; after?: string } | undefined, field = 'paginationOptions'): T[] {
+/** The rows of a page, or a 400 naming the cursor that is not one of the list's items (`among`: which list). */
+export function pageRows<T>(
+  page: Page<T>,
+  options: { before?: string; after?: string } | undefined,
+  field = 'paginationOptions',
+  among = 'in this organization',
+): T[] {
   if (page.unknownCursor) {
-    throw invalidField(`${field}.${page.unknownCursor}`, `no item ${options?.[page.unknownCursor]} in this organization to page from`);
+    throw invalidField(`${field}.${page.unknownCursor}`, `no item ${options?.[page.unknownCursor]} ${among} to page from`);
   }
   return page.rows;
 }

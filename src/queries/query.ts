@@ -17,10 +17,14 @@ export interface QueryContext {
 export interface QueryHandler<Schema extends z.ZodType<{ organizationId: string }> = z.ZodType<{ organizationId: string }>> {
   /** Last segment of POST /public/v1/query/<path>. */
   path: string;
+  /** What the query answers, one or two sentences for the OpenAPI document (markdown). */
+  description?: string;
   /** The whole body (strict), organizationId included. */
   request: Schema;
   /** A valid request body, shown in the OpenAPI document (a test checks it validates). */
   example: z.input<Schema>;
+  /** The answer described field by field, for the OpenAPI document (test/openapi.test.ts checks real answers against it). */
+  answer?: z.ZodType;
   /** The answer: an object, or JSON text already written (activities). */
   run(context: QueryContext, request: z.output<Schema>): Promise<object | string>;
 }

@@ -1,7 +1,9 @@
 // API keys (table api_keys): P-256 public keys (compressed SEC1, lowercase hex) that stamp requests
-// for a user of an organization, until revoked or expired.
+// for a user of an organization, until revoked or expired. Session keys are API keys too: otp_login
+// registers them (kind 'session'), with the session's expiry.
 import type { Gate } from './activities.ts';
 import type { Queryable } from './db.ts';
+import { selectPage, type Page, type PageRequest } from './pages.ts';
 import { sql, type Sql } from './sql.ts';
 
 export interface ApiKeyRecord {
@@ -18,6 +20,8 @@ export interface ApiKeyRecord {
   publicKey: string;
   expiresAt: Date | null;
   revokedAt: Date | null;
+  /** 'session' for a key otp_login registered. */
+  kind: 'api_key' | 'session';
 }
 
 interface ApiKeyRow {
@@ -32,13 +36,14 @@ interface ApiKeyRow {
   public_key: string;
   expires_at: Date | null;
   revoked_at: Date | null;
+  kind: 'api_key' | 'session';
 }
 
 /** Every registration of a public key (one per organization at most), with its user. */
 export async function findApiKeysByPublicKey(db: Queryable, publicKey: string): Promise<ApiKeyRecord[]> {
   const rows = await db.query<ApiKeyRow>(
     `SELECT k.id, k.organization_id, k.user_id, u.user_name, u.email AS user_email, u.phone_number AS user_phone_number,
-            u.created_at AS user_created_at, u.updated_at AS user_updated_at, k.public_key, k.expires_at, k.revoked_at
+            u.created_at AS user_created_at, u.updated_at AS user_updated_at, k.public_key, k.expires_at, k.revoked_at, k.kind
        FROM api_keys k JOIN users u ON u.id = k.user_id
       WHERE k.public_key = $1`,
     [publicKey],
@@ -55,6 +60,7 @@ export async function findApiKeysByPublicKey(db: Queryable, publicKey: string): 
     publicKey: row.public_key,
     expiresAt: row.expires_at,
     revokedAt: row.revoked_at,
+    kind: row.kind,
   }));
 }
 
@@ -104,6 +110,55 @@ export function apiKeysFree(organizationId: string, publicKeys: string[]): Gate 
   };
 }
 
+/** An API key as an operator lists it: no user, just whose it is. */
+export interface ListedApiKey {
+  id: string;
+  userId: string;
+  name: string;
+  publicKey: string;
+  kind: 'api_key' | 'session';
+  createdAt: Date;
+  expiresAt: Date | null;
+  revokedAt: Date | null;
+}
+
+/** The organization's API keys (session keys and revoked ones included), newest first, in pages; of one user when `userId` is given. */
+export async function listApiKeys(db: Queryable, organizationId: string, page: PageRequest, userId?: string): Promise<Page<ListedApiKey>> {
+  const found = await selectPage<{
+    id: string;
+    user_id: string;
+    name: string;
+    public_key: string;
+    kind: 'api_key' | 'session';
+    created_at: Date;
+    expires_at: Date | null;
+    revoked_at: Date | null;
+  }>(
+    db,
+    {
+      table: 'api_keys',
+      columns: sql`a.id, a.user_id, a.name, a.public_key, a.kind, a.created_at, a.expires_at, a.revoked_at`,
+      organizationId,
+      ...(userId !== undefined ? { where: [sql`a.user_id = ${userId}::uuid`] } : {}),
+      size: sql`512 + octet_length(a.name)`,
+    },
+    page,
+  );
+  return {
+    ...found,
+    rows: found.rows.map((r) => ({
+      id: r.id,
+      userId: r.user_id,
+      name: r.name,
+      publicKey: r.public_key,
+      kind: r.kind,
+      createdAt: r.created_at,
+      expiresAt: r.expires_at,
+      revokedAt: r.revoked_at,
+    })),
+  };
+}
+
 /** Revokes at once (keeping the first revocation time); undefined when the organization has no such key. */
 export async function revokeApiKey(db: Queryable, organizationId: string, id: string): Promise<Date | undefined> {
   const [row] = await db.query<{ revoked_at: Date }>(
@@ -119,7 +174,42 @@ export function apiKeyUsable(id: string, now: Date): Sql {
   return sql`SELECT id FROM api_keys WHERE id = ${id}::uuid AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ${now}::timestamptz)`;
 }
 
-/** The key's revocation and expiry as JSON ({revokedAt, expiresAt}), to say why it was refused. */
+/** The key's revocation, expiry and kind as JSON ({revokedAt, expiresAt, kind}), to say why it was refused. */
 export function apiKeyState(id: string): Sql {
-  return sql`(SELECT json_build_object('revokedAt', revoked_at, 'expiresAt', expires_at) FROM api_keys WHERE id = ${id}::uuid)`;
+  return sql`(SELECT json_build_object('revokedAt', revoked_at, 'expiresAt', expires_at, 'kind', kind) FROM api_keys WHERE id = ${id}::uuid)`;
+}
+
+/**
+ * A guard condition: `publicKey` may become a session key of the user, being no key of the
+ * organization yet, or already a session key of this same user (a client that keeps its key pair
+ * logs in again with it).
+ */
+export function sessionKeyAvailable(organizationId: string, userId: string, publicKey: string): Sql {
+  return sql`NOT EXISTS (SELECT 1 FROM api_keys WHERE organization_id = ${organizationId}::uuid AND public_key = ${publicKey}
+                            AND NOT (kind = 'session' AND user_id = ${userId}::uuid))`;
+}
+
+/**
+ * A row of the activity's statement: registers the session key of the user until `expiresAt`, or,
+ * when it is already the user's session key, makes it live again until then.
+ */
+export function registerSessionKey(
+  activity: Sql,
+  key: { id: string; organizationId: string; userId: string; publicKey: string; expiresAt: Date; now: Date },
+): Sql {
+  return sql`INSERT INTO api_keys (id, organization_id, user_id, name, public_key, expires_at, kind, created_at)
+             SELECT ${key.id}::uuid, ${key.organizationId}::uuid, ${key.userId}::uuid, 'session', ${key.publicKey},
+                    ${key.expiresAt}::timestamptz, 'session', ${key.now}::timestamptz
+               FROM ${activity}
+             ON CONFLICT (organization_id, public_key) DO UPDATE SET expires_at = EXCLUDED.expires_at, revoked_at = NULL
+              WHERE api_keys.kind = 'session' AND api_keys.user_id = EXCLUDED.user_id
+             RETURNING id`;
+}
+
+/** A row of the activity's statement: revokes the user's other live session keys (otp_login's invalidateExisting). */
+export function revokeOtherSessionKeys(activity: Sql, user: { organizationId: string; userId: string; keepPublicKey: string; now: Date }): Sql {
+  return sql`UPDATE api_keys SET revoked_at = ${user.now}::timestamptz
+              WHERE user_id = ${user.userId}::uuid AND organization_id = ${user.organizationId}::uuid AND kind = 'session'
+                AND revoked_at IS NULL AND public_key <> ${user.keepPublicKey} AND EXISTS (SELECT 1 FROM ${activity})
+             RETURNING id`;
 }

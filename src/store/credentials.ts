@@ -18,6 +18,8 @@ export interface CredentialState {
   revokedAt: Date | null;
   /** API keys. */
   expiresAt?: Date | null;
+  /** A session key (otp_login's), not an API key an operator made. */
+  session?: boolean;
 }
 
 /** A statement part yielding a row when the credential may be used. */
@@ -31,11 +33,12 @@ export function credentialState(use: CredentialUse): Sql {
 }
 
 export function parseCredentialState(json: unknown): CredentialState {
-  const state = (json ?? {}) as { revokedAt?: string | null; expiresAt?: string | null };
+  const state = (json ?? {}) as { revokedAt?: string | null; expiresAt?: string | null; kind?: string };
   const date = (value: string | null | undefined) => (value ? new Date(value) : null);
   return {
     revokedAt: date(state.revokedAt),
     ...(state.expiresAt !== undefined ? { expiresAt: date(state.expiresAt) } : {}),
+    ...(state.kind === 'session' ? { session: true } : {}),
   };
 }
 

@@ -1,9 +1,14 @@
-// Issued OTPs (table otps): the code only as a keyed hash, its expiry, wrong guesses and use.
-// Written as a row of init_otp_auth's statement; claimed once by verify_otp's.
+// Issued OTPs (table otps): the code only as a keyed hash, its expiry, wrong guesses and use, and for
+// init_otp the HPKE target key the client encrypts the code to (sealed; cleared when used). Written
+// as a row of init_otp(_auth)'s statement; claimed once by verify_otp's.
 import type { CredentialUse } from './credentials.ts';
 import { credentialState, credentialUsable, parseCredentialState, type CredentialState } from './credentials.ts';
 import type { Queryable } from './db.ts';
+import { seal, unseal } from './sealed.ts';
 import { run, sql, type Sql } from './sql.ts';
+
+// A key of its own, so target keys never share one with other sealed values.
+const TARGET_KEY_LABEL = 'signet otp target key v1';
 
 export interface OtpRecord {
   id: string;
@@ -15,6 +20,13 @@ export interface OtpRecord {
   expiresAt: Date;
   failedAttempts: number;
   usedAt: Date | null;
+  /** init_otp's target private key (hex), sealed; null for init_otp_auth's OTPs and once used. */
+  sealedTargetKey: string | null;
+}
+
+/** The target private key (64 hex) of an OTP, from its sealed form. */
+export function openTargetKey(secret: Buffer, otpId: string, sealed: string): string {
+  return unseal(secret, TARGET_KEY_LABEL, otpId.toLowerCase(), sealed).toString('utf8');
 }
 
 /** The OTP as a row of the activity's statement (`activity` yields the activity's id). */
@@ -31,13 +43,16 @@ export function insertOtp(
     userIdentifier: string | undefined;
     expiresAt: Date;
     createdAt: Date;
+    /** init_otp's target private key (hex), sealed here under `secret`. */
+    targetPrivateKey?: { hex: string; secret: Buffer };
   },
 ): Sql {
+  const target = otp.targetPrivateKey ? seal(otp.targetPrivateKey.secret, TARGET_KEY_LABEL, otp.id, Buffer.from(otp.targetPrivateKey.hex, 'utf8')) : null;
   return sql`INSERT INTO otps (id, organization_id, activity_id, otp_type, contact, code_hash, otp_length, alphanumeric,
-                               user_identifier, expires_at, created_at)
+                               user_identifier, expires_at, created_at, target_private_key)
              SELECT ${otp.id}::uuid, ${otp.organizationId}::uuid, id, ${otp.otpType}, ${otp.contact}, ${otp.codeHash},
                     ${otp.otpLength}::int, ${otp.alphanumeric}::boolean, ${otp.userIdentifier ?? null}, ${otp.expiresAt}::timestamptz,
-                    ${otp.createdAt}::timestamptz
+                    ${otp.createdAt}::timestamptz, ${target}
                FROM ${activity}`;
 }
 
@@ -53,8 +68,9 @@ export async function findOtp(db: Queryable, organizationId: string, id: string)
     expires_at: Date;
     failed_attempts: number;
     used_at: Date | null;
+    target_private_key: string | null;
   }>(
-    `SELECT id, otp_type, contact, code_hash, otp_length, alphanumeric, expires_at, failed_attempts, used_at
+    `SELECT id, otp_type, contact, code_hash, otp_length, alphanumeric, expires_at, failed_attempts, used_at, target_private_key
        FROM otps WHERE id = $1 AND organization_id = $2`,
     [id, organizationId],
   );
@@ -69,16 +85,17 @@ export async function findOtp(db: Queryable, organizationId: string, id: string)
     expiresAt: row.expires_at,
     failedAttempts: row.failed_attempts,
     usedAt: row.used_at,
+    sealedTargetKey: row.target_private_key,
   };
 }
 
 /**
- * A gate: marks the OTP used, yielding a row, only while it is unused, unexpired and under the
- * wrong-guess limit. Concurrent verifications of one OTP wait on its row and re-check it, so it is
- * used once.
+ * A gate: marks the OTP used and forgets its target key, yielding a row, only while it is unused,
+ * unexpired and under the wrong-guess limit. Concurrent verifications of one OTP wait on its row and
+ * re-check it, so it is used once.
  */
 export function claimOtp(organizationId: string, id: string, now: Date, maxFailedAttempts: number): (proceed: Sql) => Sql {
-  return (proceed) => sql`UPDATE otps SET used_at = ${now}::timestamptz
+  return (proceed) => sql`UPDATE otps SET used_at = ${now}::timestamptz, target_private_key = NULL
                            WHERE id = ${id}::uuid AND organization_id = ${organizationId}::uuid AND used_at IS NULL
                              AND expires_at > ${now}::timestamptz AND failed_attempts < ${maxFailedAttempts}::int AND ${proceed}
                           RETURNING id`;

@@ -23,11 +23,12 @@ export interface Page<T> {
 }
 
 export interface ListQuery {
-  /** A table with organization_id, created_at and id columns, aliased `a`; fixed by the caller. */
+  /** A table with created_at and id columns (and organization_id, unless it is organizations), aliased `a`; fixed by the caller. */
   table: string;
   /** What to select of each row `a`. */
   columns: Sql;
-  organizationId: string;
+  /** The organization whose rows are listed; null for every row (the organizations themselves). */
+  organizationId: string | null;
   /** Further conditions on `a`. */
   where?: Sql[];
   /**
@@ -44,14 +45,15 @@ export interface ListQuery {
  */
 export function pageStatement(query: ListQuery, page: PageRequest): Sql {
   const table = raw(query.table);
+  const scoped = (alias: string) => (query.organizationId === null ? [] : [sql`${raw(alias)}.organization_id = ${query.organizationId}::uuid`]);
   const cursor = (id: string | undefined) => {
     if (id === undefined) return { row: sql`NULL`, found: sql`true` };
-    const match = sql`FROM ${table} c WHERE c.organization_id = ${query.organizationId}::uuid AND c.id = ${id}::uuid`;
+    const match = sql`FROM ${table} c WHERE ${join([...scoped('c'), sql`c.id = ${id}::uuid`], ' AND ')}`;
     return { row: sql`(SELECT c.created_at, c.id ${match})`, found: sql`EXISTS (SELECT 1 ${match})` };
   };
   const after = cursor(page.after);
   const before = cursor(page.before);
-  const where = [sql`a.organization_id = ${query.organizationId}::uuid`, ...(query.where ?? [])];
+  const where = [sql`true`, ...scoped('a'), ...(query.where ?? [])];
   if (page.after) where.push(sql`(a.created_at, a.id) < ${after.row}`);
   if (page.before) where.push(sql`(a.created_at, a.id) > ${before.row}`);
   // Walking backwards from a `before` cursor takes the nearest rows first; pageOf restores the order.

@@ -30,6 +30,15 @@ export async function listSenderDomains(db: Queryable, organizationId: string, p
   return { ...found, rows: found.rows.map((r) => ({ id: r.id, domain: r.domain, createdAt: r.created_at })) };
 }
 
+/** Unregisters the domain (compared in lowercase); undefined when the organization does not have it. */
+export async function deleteSenderDomain(db: Queryable, organizationId: string, domain: string): Promise<{ id: string; domain: string } | undefined> {
+  const [row] = await db.query<{ id: string; domain: string }>(
+    'DELETE FROM sender_domains WHERE organization_id = $1 AND lower(domain) = $2 RETURNING id, domain',
+    [organizationId, domain.toLowerCase()],
+  );
+  return row;
+}
+
 /** A condition: the organization registered this domain (compared in lowercase). */
 export function senderDomainRegistered(organizationId: string, domain: string): Sql {
   return sql`EXISTS (SELECT 1 FROM sender_domains d WHERE d.organization_id = ${organizationId}::uuid AND lower(d.domain) = ${domain.toLowerCase()})`;

@@ -81,6 +81,11 @@ export async function findUser(db: Queryable, organizationId: string, id: string
   return row ? fromRow(row) : undefined;
 }
 
+/** True when the organization has or had (removed) this user. */
+export async function userExists(db: Queryable, organizationId: string, id: string): Promise<boolean> {
+  return (await db.query('SELECT 1 FROM users WHERE id = $1 AND organization_id = $2', [id, organizationId])).length > 0;
+}
+
 /**
  * Holds the user (of the organization, not removed) until the transaction ends, so a concurrent
  * removal waits for it, then revokes what the transaction added. False when there is no such user.

@@ -67,7 +67,10 @@ export async function freePort(): Promise<number> {
 
 export interface Served {
   child: ChildProcess;
+  /** Standard output and standard error, as they came. */
   output(): string;
+  /** Standard output alone. */
+  stdout(): string;
   /** Sends SIGTERM and resolves with the exit code. */
   stop(): Promise<number | null>;
 }
@@ -77,7 +80,11 @@ export async function serve(env: Record<string, string>, baseUrl: string, timeou
   ensureCompiled();
   const child = spawn(process.execPath, [SIGNET_BIN, 'serve'], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
-  child.stdout!.on('data', (d) => (output += d));
+  let stdout = '';
+  child.stdout!.on('data', (d) => {
+    output += d;
+    stdout += d;
+  });
   child.stderr!.on('data', (d) => (output += d));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const deadline = Date.now() + timeoutMs;
@@ -98,6 +105,7 @@ export async function serve(env: Record<string, string>, baseUrl: string, timeou
   return {
     child,
     output: () => output,
+    stdout: () => stdout,
     stop: async () => {
       child.kill('SIGTERM');
       return exited;

@@ -16,6 +16,8 @@ export interface SmtpSink {
   releaseHeld(): void;
   /** Resolves once at least `count` messages arrived; rejects after `timeoutMs`. */
   waitFor(count: number, timeoutMs?: number): Promise<ParsedMail[]>;
+  /** The first message to `address`, once it arrived; rejects after `timeoutMs`. */
+  waitForMailTo(address: string, timeoutMs?: number): Promise<ParsedMail>;
   close(): Promise<void>;
 }
 
@@ -79,6 +81,13 @@ export async function startSmtpSink(): Promise<SmtpSink> {
         await new Promise((r) => setTimeout(r, 20));
       }
       return messages;
+    },
+    async waitForMailTo(address, timeoutMs = 5000) {
+      for (const deadline = Date.now() + timeoutMs; ; await new Promise((r) => setTimeout(r, 20))) {
+        const mail = messages.find((m) => JSON.stringify(m.to).includes(address));
+        if (mail) return mail;
+        if (Date.now() > deadline) throw new Error(`no email to ${address}`);
+      }
     },
     close: () => {
       for (const accept of held.splice(0)) accept();

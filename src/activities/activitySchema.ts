@@ -1,0 +1,135 @@
+// The activity object as render.ts writes it (DESIGN §2.4), described field by field for the OpenAPI
+// document: the flat object with the nested copy under result.activity, its votes with their user,
+// and App Proofs. The engine never parses an answer with these; test/openapi.test.ts checks real
+// answers against them. `activityObject` takes the intent and result of one activity type.
+import { z } from 'zod';
+import { APP_PROOF_SCHEME } from './appProofs.ts';
+import type { ActivityHandler } from './handler.ts';
+
+const uuid = (description: string) => z.uuid().describe(description);
+const timestamp = (description: string) => z.iso.datetime().describe(`${description} (RFC 3339, UTC)`);
+
+/** An array Signet always leaves empty, kept because the ecosystem's clients require the field. */
+const alwaysEmpty = (description: string) => z.array(z.unknown()).max(0).describe(`${description}; always empty`);
+
+/** The voter as the ecosystem's v1User. */
+export const voteUserSchema = z
+  .strictObject({
+    userId: uuid('Unique identifier of the user'),
+    userName: z.string().describe('Name of the user'),
+    userEmail: z.string().optional().describe('Email address of the user, when it has one'),
+    userPhoneNumber: z.string().optional().describe('Phone number of the user in E.164, when it has one'),
+    authenticators: alwaysEmpty("The user's passkeys: the vote already names the credential that signed (publicKey)"),
+    apiKeys: alwaysEmpty("The user's API keys: the vote already names the one that signed (publicKey)"),
+    userTags: alwaysEmpty('User tags (Signet has none)'),
+    oauthProviders: alwaysEmpty('OAuth providers (Signet has none)'),
+    mfaPolicies: alwaysEmpty('MFA policies (Signet has none)'),
+    createdAt: timestamp('When the user was created'),
+    updatedAt: timestamp('When the user was last changed'),
+  })
+  .meta({ id: 'VoteUser', description: 'The user who voted, in the shape of the ecosystem\'s v1User' });
+
+export const voteSchema = z
+  .strictObject({
+    id: uuid('Unique identifier of the vote'),
+    userId: uuid('The user whose credential stamped the request'),
+    user: voteUserSchema,
+    activityId: uuid('The activity voted on'),
+    selection: z.literal('VOTE_SELECTION_APPROVED').describe('The submitter approves its own request'),
+    message: z
+      .string()
+      .describe('The signed request body as text; a secret it carried in clear (a verified OTP code) is replaced by "[redacted]", the fingerprint still being over the bytes as signed'),
+    publicKey: z
+      .string()
+      .describe('The credential that signed: an API key or session key as a compressed P-256 key in hex, or the hex of a passkey\'s COSE public key'),
+    signature: z.string().describe('The signature as the stamp carried it: DER hex for an API key, base64url for a passkey'),
+    scheme: z.enum(['SIGNATURE_SCHEME_TK_API_P256', 'SIGNATURE_SCHEME_WEBAUTHN']).describe('How the request was stamped: X-Stamp (API key) or X-Stamp-WebAuthn (passkey)'),
+    createdAt: timestamp('When the vote was recorded'),
+  })
+  .meta({ id: 'Vote', description: "A record of a user's approval or rejection of a request, with its metadata: the submitter's stamp" });
+
+export const appProofSchema = z
+  .strictObject({
+    scheme: z.literal(APP_PROOF_SCHEME).describe('Signature scheme of the proof'),
+    publicKey: z
+      .string()
+      .regex(/^04[0-9a-f]{128}04[0-9a-f]{128}$/)
+      .describe('260 hex characters: the proof key, an uncompressed P-256 point, twice (get_app_proof_keys lists it in this form)'),
+    proofPayload: z
+      .string()
+      .describe('JSON {type: "APP_PROOF_TYPE_ACTIVITY_RESULT", timestampMs, activityResultProof: {activityId, activityType, organizationId, fingerprint, resultDigest}}; resultDigest is "sha256:" + hex SHA-256 of the result object as JSON with keys sorted at every level'),
+    signature: z.string().regex(/^[0-9a-f]{128}$/).describe('Raw r‖s ECDSA P-256 signature over SHA-256 of the proofPayload bytes, hex (128 characters)'),
+  })
+  .meta({ id: 'AppProof', description: "An artifact that lets anyone check offline that this service produced the activity's result (@turnkey/crypto's verifyAppProofSignature checks it)" });
+
+const common = {
+  id: uuid('Unique identifier of the activity'),
+  organizationId: uuid('Unique identifier of the organization'),
+  status: z.string().describe('Activity status. A successful submission shows ACTIVITY_STATUS_COMPLETED'),
+  type: z.string().describe('Activity type, the same value as in the request'),
+};
+const bookkeeping = {
+  votes: z.array(voteSchema).describe("List of objects that record a user's approval or rejection of a consensus request, with metadata: one, the submitter's"),
+  fingerprint: z
+    .string()
+    .regex(/^sha256:[0-9a-f]{64}$/)
+    .describe('Activity fingerprint: "sha256:" + hex SHA-256 of the exact request body. Submitting the same body again answers this same activity'),
+  canApprove: z.boolean().describe('Whether the activity can be approved (false once it is completed)'),
+  canReject: z.boolean().describe('Whether the activity can be rejected (false once it is completed)'),
+  createdAt: timestamp('Creation time'),
+  updatedAt: timestamp('Time of the last update'),
+};
+
+const anyObject = (description: string) => z.record(z.string(), z.unknown()).describe(description);
+
+/** The copy of the activity under result.activity, as the seed nests it. */
+export const nestedActivitySchema = z
+  .strictObject({
+    ...common,
+    intent: anyObject('Echo of the submitted parameters, under the intent key of the activity type (e.g. initOtpAuthIntentV3), defaults filled in'),
+    result: anyObject('Outcome, under the result key of the activity type (e.g. initOtpAuthResultV2)'),
+    ...bookkeeping,
+  })
+  .meta({ id: 'NestedActivity', description: 'The activity again, nested in result.activity as the seed document shows it' });
+
+/**
+ * The activity object for one activity type (`intent` and `result` its own), or any type with the
+ * defaults. `type` lists the type strings it answers with.
+ */
+export function activityObject(of?: { types: readonly string[]; intent: z.ZodType; result: z.ZodType; resultKey: string }) {
+  const result = of
+    ? z
+        .strictObject({ activity: nestedActivitySchema, [of.resultKey]: of.result.description ? of.result : of.result.describe(`The outcome of ${of.types[0]}`) })
+        .describe(`Outcome: ${of.resultKey}, and the nested activity`)
+    : z
+        .object({ activity: nestedActivitySchema })
+        .catchall(z.unknown())
+        .describe('Outcome: the nested activity, and beside it the result key of the activity type (e.g. initOtpAuthResultV2) with its fields');
+  return z.strictObject({
+    ...common,
+    ...(of ? { type: z.enum(of.types as [string, ...string[]]).describe('Activity type, the same value as in the request') } : {}),
+    timestampMs: z.string().regex(/^\d{1,16}$/).describe("The request's timestampMs: milliseconds since the Unix epoch, as a string"),
+    intent: of ? of.intent : anyObject('Echo of the submitted parameters, under the intent key of the activity type (e.g. initOtpAuthIntentV3), defaults filled in'),
+    result,
+    ...bookkeeping,
+    appProofs: z.array(appProofSchema).optional().describe('App Proofs, present when the request set generateAppProofs: true'),
+  });
+}
+
+/**
+ * The answer to a submission of `handler`'s type: `{activity}`. The intent is left open here (any
+ * value under the intent key): the OpenAPI document puts the parameters' own schema there.
+ */
+export function activityAnswer(handler: ActivityHandler) {
+  return z.strictObject({
+    activity: activityObject({
+      types: [handler.activityType, ...(handler.otherActivityTypes ?? [])],
+      intent: z.strictObject({ [handler.intentKey]: z.unknown() }).describe(`Echo of the submitted parameters under ${handler.intentKey}, defaults filled in`),
+      result: handler.resultSchema ?? z.record(z.string(), z.unknown()),
+      resultKey: handler.resultKey,
+    }).describe(`The activity: new, or the stored one when the same body was submitted before`),
+  });
+}
+
+/** Any activity, as get_activity and list_activities answer. */
+export const activitySchema = activityObject().meta({ id: 'Activity', description: 'An activity of any type, as its submission answered' });

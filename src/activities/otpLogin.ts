@@ -1,0 +1,218 @@
+// The otp_login activity (ACTIVITY_TYPE_OTP_LOGIN_V2, and ACTIVITY_TYPE_OTP_LOGIN): turns a
+// verification token into a session. The token (single use, taken by the activity's own statement)
+// names a verified contact; the user of the organization with that contact gets `publicKey` as a
+// session key, which stamps requests like an API key until the session ends; the answer's session
+// JWT is in the hosted service's format, signed by the service's session key.
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { invalidField, notFound } from '../errors.ts';
+import { P256_PUBLIC_KEY_PATTERN, p256PointHex } from '../keys/p256.ts';
+import { clientSignatureProblem, CLIENT_SIGNATURE_SCHEME } from '../otp/clientSignature.ts';
+import { signSession } from '../otp/session.ts';
+import { MAX_VERIFICATION_TOKEN_LENGTH, readVerificationToken, VERIFICATION_TOKEN_KEY } from '../otp/verificationToken.ts';
+import { NEW_ACTIVITY } from '../store/activities.ts';
+import { registerSessionKey, revokeOtherSessionKeys, sessionKeyAvailable } from '../store/apiKeys.ts';
+import { findUserByContact, userActive } from '../store/users.ts';
+import { useVerificationToken, verificationTokenUsedAt } from '../store/verificationTokens.ts';
+import type { ActivityHandler, ExecutionContext } from './handler.ts';
+import { wholeNumberPattern } from './numberPattern.ts';
+import { SERVICE_KEYS } from './serviceKeys.ts';
+
+export const DEFAULT_SESSION_SECONDS = '900';
+/** 30 days: a session key stamps for its user until then, unless revoked. */
+export const MAX_SESSION_SECONDS = 2_592_000;
+
+const clientSignature = z
+  .strictObject(
+    {
+      publicKey: z
+        .string({ error: 'must be a string: the public key the verification token is bound to' })
+        .max(130, 'is longer than 130 characters')
+        .describe("The key the verification token is bound to (its public_key: the client's key of verify_otp), P-256 in hex"),
+      scheme: z.literal(CLIENT_SIGNATURE_SCHEME, { error: `must be ${CLIENT_SIGNATURE_SCHEME}` }).describe('Signature scheme'),
+      message: z
+        .string({ error: 'must be a string: the login message that was signed' })
+        .max(1024, 'is longer than 1024 characters')
+        .describe(
+          'The login message that was signed: {"login":{"publicKey":<publicKey>},"tokenId":<the token\'s id>,"type":"USAGE_TYPE_LOGIN"} (@turnkey/core\'s getClientSignatureMessageForLogin)',
+        ),
+      signature: z
+        .string({ error: 'must be a string: the signature in hex' })
+        .max(160, 'is longer than 160 characters')
+        .describe('ECDSA P-256 over SHA-256 of message by the token\'s key: raw r‖s hex (128 characters, what @turnkey/core sends) or DER hex'),
+    },
+    { error: (issue) => (issue.code === 'invalid_type' ? 'must be an object {publicKey, scheme, message, signature}' : undefined) },
+  )
+  .describe("Proof that the holder of the token's key asks for this session: required when the token is bound to a key (always for V2)");
+
+function parameters(signatureRequired: boolean) {
+  return z.strictObject(
+    {
+      verificationToken: z
+        .string({ error: 'must be a string: the verificationToken that verify_otp returned' })
+        .min(1, 'must not be empty; give the verificationToken that verify_otp returned')
+        .max(MAX_VERIFICATION_TOKEN_LENGTH, `is longer than ${MAX_VERIFICATION_TOKEN_LENGTH} characters`)
+        .describe("The verificationToken that verify_otp returned: Signet's, unexpired, of this organization and unused (it logs in once)"),
+      // Kept as the client wrote it: the session names the key by this string, and clients find
+      // their key pair by it.
+      publicKey: z
+        .string({ error: 'must be a string: the session key, a P-256 public key in hex' })
+        .refine((v) => p256PointHex(v) !== undefined, 'must be a P-256 public key in hex: 66 characters (compressed) or 130 (uncompressed), a point on the curve')
+        .meta({
+          pattern: P256_PUBLIC_KEY_PATTERN,
+          description:
+            'The session key, a P-256 public key in hex (compressed or uncompressed): it stamps requests (X-Stamp) as the user until the session ends. Not a key the organization already has',
+        }),
+      clientSignature: signatureRequired ? clientSignature : clientSignature.optional(),
+      expirationSeconds: z
+        .string({ error: `must be a string of digits, e.g. "${DEFAULT_SESSION_SECONDS}"` })
+        .refine(
+          (v) => /^[1-9][0-9]{0,6}$/.test(v) && Number(v) <= MAX_SESSION_SECONDS,
+          `must be the session lifetime in whole seconds from 1 to ${MAX_SESSION_SECONDS} (30 days) written as digits, e.g. "${DEFAULT_SESSION_SECONDS}"`,
+        )
+        .meta({
+          pattern: wholeNumberPattern(MAX_SESSION_SECONDS),
+          description: `Lifetime of the session in seconds written as digits: "${DEFAULT_SESSION_SECONDS}" by default, at most "${MAX_SESSION_SECONDS}" (30 days). After it every request stamped with the session key is a 401 "session expired"`,
+        })
+        .default(DEFAULT_SESSION_SECONDS),
+      invalidateExisting: z
+        .boolean({ error: 'must be true or false' })
+        .describe('true ends the user\'s other sessions at once (their keys then get 401 "session ended")')
+        .default(false),
+      sessionProfileId: z
+        .string({ error: 'must be a string' })
+        .max(64)
+        .describe('Session profiles do not exist in Signet (sessions are read-write): any value is refused with a 400; leave it out')
+        .optional(),
+    },
+    { error: (issue) => (issue.code === 'invalid_type' ? 'must be an object' : undefined) },
+  );
+}
+
+export const otpLoginV2Parameters = parameters(true);
+export const otpLoginParameters = parameters(false);
+type OtpLoginIntent = z.output<typeof otpLoginParameters>;
+
+const resultSchema = z.strictObject({
+  session: z
+    .string()
+    .describe(
+      "The session JWT in the ecosystem's format (claims exp in seconds, public_key exactly as sent, session_type SESSION_TYPE_READ_WRITE, user_id, organization_id), signed by sessionSignerPublicKey of /.well-known/signet-keys.json; the clients' parseSession / storeSession / loginWithSession take it",
+    ),
+});
+type OtpLoginResult = z.infer<typeof resultSchema>;
+
+// Real points (the curve's generator and its double), so the example passes the schema it illustrates.
+const EXAMPLE_SESSION_KEY = '036b17d1f2e12c4247f8bce6e563a440f277037d812deb33a0f4a13945d898c296';
+const EXAMPLE_TOKEN_KEY = '037cf27b188d034f7e8a52380304b51ac3c08969e277f21b35a60b48fc47669978';
+const EXAMPLE = {
+  verificationToken: 'eyJhbGciOiJFUzI1NiIsInR5cCI6IkpXVCJ9.eyJpZCI6Ii4uLiJ9.c2lnbmF0dXJl',
+  publicKey: EXAMPLE_SESSION_KEY,
+  clientSignature: {
+    publicKey: EXAMPLE_TOKEN_KEY,
+    scheme: CLIENT_SIGNATURE_SCHEME as typeof CLIENT_SIGNATURE_SCHEME,
+    message: `{"login":{"publicKey":"${EXAMPLE_SESSION_KEY}"},"tokenId":"5f0c2a9e-8d1b-4c3a-9e7f-1a2b3c4d5e6f","type":"USAGE_TYPE_LOGIN"}`,
+    signature: '…raw r‖s or DER, hex',
+  },
+};
+
+export const otpLoginV2: ActivityHandler<typeof otpLoginV2Parameters, OtpLoginResult> = {
+  path: 'otp_login',
+  activityType: 'ACTIVITY_TYPE_OTP_LOGIN_V2',
+  description:
+    "Turns a verification token into a session: the user of the organization with the verified email or phone number gets `publicKey` as a session key, which stamps requests (X-Stamp) until the session ends; the answer's `session` is a JWT in the ecosystem's format. V2 requires `clientSignature`.",
+  intentKey: 'otpLoginIntentV2',
+  resultKey: 'otpLoginResult',
+  parameters: otpLoginV2Parameters,
+  resultSchema,
+  example: EXAMPLE,
+  plan: (context, intent) => planLogin(context, intent, true),
+};
+
+/** V1: clientSignature may be left out, but only for a token bound to no key (verify_otp V1 without publicKey). */
+export const otpLogin: ActivityHandler<typeof otpLoginParameters, OtpLoginResult> = {
+  path: 'otp_login',
+  activityType: 'ACTIVITY_TYPE_OTP_LOGIN',
+  description: 'V1: as V2, but `clientSignature` may be left out for a token bound to no key (`verify_otp` V1 without `publicKey`).',
+  intentKey: 'otpLoginIntent',
+  resultKey: 'otpLoginResult',
+  parameters: otpLoginParameters,
+  resultSchema,
+  example: EXAMPLE,
+  plan: (context, intent) => planLogin(context, intent, false),
+};
+
+const TOKEN_FIELD = 'parameters.verificationToken';
+
+async function planLogin(context: ExecutionContext, intent: OtpLoginIntent, signatureRequired: boolean) {
+  const { organizationId, now } = context;
+  if (intent.sessionProfileId !== undefined) {
+    throw invalidField('parameters.sessionProfileId', 'Signet has no session profiles; leave it out (sessions are read-write)');
+  }
+  const reading = readVerificationToken(intent.verificationToken, await context.keys.verifiers(VERIFICATION_TOKEN_KEY), now);
+  if ('problem' in reading) throw invalidField(TOKEN_FIELD, reading.problem);
+  const token = reading.claims;
+  if (token.organizationId.toLowerCase() !== organizationId.toLowerCase()) {
+    throw invalidField(TOKEN_FIELD, `was issued in organization ${token.organizationId}; log in there, where the OTP was verified`);
+  }
+
+  if (token.publicKey !== undefined) {
+    if (intent.clientSignature === undefined) {
+      throw invalidField(
+        'parameters.clientSignature',
+        'is required: the verification token is bound to a key, whose holder must sign the login message ' +
+          '(getClientSignatureMessageForLogin) naming this publicKey',
+      );
+    }
+    const problem = clientSignatureProblem(intent.clientSignature, { tokenId: token.id, tokenPublicKey: token.publicKey, sessionPublicKey: intent.publicKey });
+    if (problem) throw invalidField('parameters.clientSignature', problem);
+  } else if (signatureRequired) {
+    throw invalidField(
+      TOKEN_FIELD,
+      'is bound to no key, so no clientSignature can match it; verify the code with verify_otp V2 (encryptedOtpBundle) ' +
+        'or V1 with publicKey, or log in with ACTIVITY_TYPE_OTP_LOGIN and no clientSignature',
+    );
+  } else if (intent.clientSignature !== undefined) {
+    throw invalidField('parameters.clientSignature', 'the verification token is bound to no key, so nothing can check this signature; leave it out');
+  }
+
+  const contact = token.verificationType === 'OTP_TYPE_SMS' ? { phoneNumber: token.contact } : { email: token.contact };
+  const user = await findUserByContact(context.db, organizationId, contact);
+  const named = 'email' in contact ? `email address ${contact.email}` : `phone number ${contact.phoneNumber}`;
+  if (!user) {
+    throw notFound(
+      `no user of this organization has the ${named}; create the user first (create_users with ` +
+        `${'email' in contact ? 'userEmail' : 'userPhoneNumber'}, or "signet user create"), then log in`,
+    );
+  }
+
+  const sessionKey = p256PointHex(intent.publicKey)!.compressed;
+  const expiresAt = new Date(now.getTime() + Number(intent.expirationSeconds) * 1000);
+  const session = signSession(await context.keys.get(SERVICE_KEYS.session.purpose), {
+    publicKey: intent.publicKey,
+    userId: user.id,
+    organizationId: organizationId.toLowerCase(),
+    expiresAt,
+  });
+  return {
+    result: { session },
+    guards: [
+      { condition: userActive(organizationId, user.id), error: notFound(`the user with the ${named} was removed; create the user again, then log in`) },
+      {
+        condition: sessionKeyAvailable(organizationId, user.id, sessionKey),
+        error: invalidField('parameters.publicKey', 'is already a key of this organization (an API key, or another user\'s session key); create a new key pair for the session'),
+      },
+    ],
+    // The token is used by the activity's statement itself: two logins with one token, even at once, make one session.
+    gates: [
+      {
+        gate: { statement: useVerificationToken({ id: token.id, organizationId, expiresAt: token.expiresAt }, context.activityId, now), detail: verificationTokenUsedAt(token.id) },
+        error: () => invalidField(TOKEN_FIELD, 'was already used to log in; verify a new code to log in again'),
+      },
+    ],
+    rows: [
+      registerSessionKey(NEW_ACTIVITY, { id: randomUUID(), organizationId, userId: user.id, publicKey: sessionKey, expiresAt, now }),
+      ...(intent.invalidateExisting ? [revokeOtherSessionKeys(NEW_ACTIVITY, { organizationId, userId: user.id, keepPublicKey: sessionKey, now })] : []),
+    ],
+  };
+}

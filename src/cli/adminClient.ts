@@ -1,0 +1,69 @@
+// How the admin commands reach a running server: its admin API at SIGNET_URL, with SIGNET_ADMIN_TOKEN
+// or the token file the server wrote into SIGNET_DATA_DIR; an error answer becomes an Error with the
+// status and the server's message (which names the command that fixes it, where one does).
+import fs from 'node:fs';
+import { adminTokenPath } from '../admin/localSecrets.ts';
+import type { Config } from '../config.ts';
+
+export interface AdminClient {
+  call<T = Record<string, unknown>>(method: string, path: string, body?: unknown): Promise<T>;
+  /** Every item of a paged list, newest first: each page starts after the last item of the one before. */
+  everyPage<T extends Record<string, unknown>>(path: string, key: string, idField: keyof T & string): Promise<T[]>;
+}
+
+/** The token, and where it came from for the error messages. */
+function adminToken(config: Config): { token: string; from: string } {
+  if (config.adminToken) return { token: config.adminToken, from: 'SIGNET_ADMIN_TOKEN' };
+  const file = adminTokenPath(config);
+  try {
+    return { token: fs.readFileSync(file, 'utf8').trim(), from: file };
+  } catch {
+    throw new Error(
+      `no admin token: set SIGNET_ADMIN_TOKEN to the server's, or SIGNET_DATA_DIR to the server's data folder ` +
+        `(the server writes its generated token to SIGNET_DATA_DIR/admin-token; ${file} does not exist)`,
+    );
+  }
+}
+
+export function adminClient(config: Config): AdminClient {
+  async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const { token, from } = adminToken(config);
+    let response: Response;
+    try {
+      response = await fetch(`${config.url}/admin/v1${path}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+        ...(body ? { body: JSON.stringify(body) } : {}),
+      });
+    } catch (error) {
+      throw new Error(`cannot reach the Signet server at ${config.url} (is it running? set SIGNET_URL): ${(error as Error).message}`);
+    }
+    const text = await response.text();
+    let parsed: unknown = text;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      // not JSON: reported as text below
+    }
+    if (!response.ok) {
+      const message = typeof parsed === 'object' && parsed && 'message' in parsed ? (parsed as { message: string }).message : text;
+      const hint = response.status === 401 ? ` (the token sent came from ${from})` : '';
+      throw new Error(`${response.status}: ${message}${hint}`);
+    }
+    return parsed as T;
+  }
+
+  return {
+    call,
+    async everyPage<T extends Record<string, unknown>>(path: string, key: string, idField: keyof T & string) {
+      const items: T[] = [];
+      const separator = path.includes('?') ? '&' : '?';
+      for (let after = ''; ; ) {
+        const page = (await call<Record<string, T[]>>('GET', `${path}${separator}limit=500${after && `&after=${after}`}`))[key]!;
+        if (page.length === 0) return items;
+        items.push(...page);
+        after = String(page[page.length - 1]![idField]);
+      }
+    },
+  };
+}

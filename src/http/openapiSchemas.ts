@@ -1,0 +1,250 @@
+// What the OpenAPI document says beyond the request schemas: the error shape (DESIGN §2.5), the
+// answers of the admin API (shapes of src/admin/*.ts) and of the service routes, the tags, and the
+// document's introduction (how a stamp is built, how to point the ecosystem's clients at Signet).
+import { z } from 'zod';
+import { CHANNELS, OUTBOX_STATUSES } from '../store/outbox.ts';
+import { SERVICE_KEYS } from '../activities/serviceKeys.ts';
+
+const uuid = (description: string) => z.uuid().describe(description);
+const timestamp = (description: string) => z.iso.datetime().describe(`${description} (RFC 3339, UTC)`);
+const nullableTimestamp = (description: string) => z.iso.datetime().nullable().describe(`${description} (RFC 3339, UTC), or null`);
+const compressedKey = (description: string) => z.string().regex(/^0[23][0-9a-f]{64}$/).describe(`${description}: a compressed P-256 public key, hex (66 characters)`);
+
+export const errorSchema = z
+  .strictObject({
+    code: z
+      .number()
+      .int()
+      .describe('gRPC status code: 3 INVALID_ARGUMENT (400, 413, 415, 431), 4 DEADLINE_EXCEEDED (408), 5 NOT_FOUND, 7 PERMISSION_DENIED, 8 RESOURCE_EXHAUSTED (429), 13 INTERNAL, 14 UNAVAILABLE, 16 UNAUTHENTICATED'),
+    message: z.string().describe('What is wrong and how to fix it; a field violation starts with its field, e.g. "parameters.contact: …"'),
+    details: z
+      .array(
+        z.strictObject({
+          '@type': z.literal('type.googleapis.com/google.rpc.BadRequest').describe('The kind of detail'),
+          fieldViolations: z
+            .array(
+              z.strictObject({
+                field: z.string().describe('The field, as the request wrote it (parameters.users[1].userEmail)'),
+                description: z.string().describe('What is wrong with it'),
+              }),
+            )
+            .describe('Each field that is wrong'),
+        }),
+      )
+      .describe('Empty, or one google.rpc.BadRequest naming each wrong field'),
+  })
+  .meta({ id: 'Error', description: 'Every refusal and failure, with its HTTP status (DESIGN §2.5). Every answer carries X-Request-Id' });
+
+const userView = z
+  .strictObject({
+    userId: uuid('Identifier of the user'),
+    userName: z.string().describe('Name of the user'),
+    email: z.string().optional().describe('Email address, when the user has one'),
+    phoneNumber: z.string().optional().describe('Phone number in E.164, when the user has one'),
+    createdAt: timestamp('When the user was created'),
+    updatedAt: timestamp('When the user was last changed'),
+  })
+  .meta({ id: 'AdminUser', description: 'A user of the organization' });
+
+const createdKey = {
+  apiKeyId: uuid('Identifier of the API key'),
+  apiPublicKey: compressedKey('The public key that stamps'),
+  apiPrivateKey: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .optional()
+    .describe('The private key, hex: returned only when Signet generated the pair (no publicKey given), and never again'),
+};
+
+const emailTemplate = z
+  .strictObject({
+    templateId: uuid('Identifier of the template: init_otp_auth\'s emailCustomization.templateId'),
+    organizationId: uuid('The organization'),
+    name: z.string().describe('Name of the template'),
+    subject: z.string().describe('Subject line template'),
+    html: z.string().describe('HTML part template'),
+    text: z.string().describe('Plain-text part template'),
+    createdAt: timestamp('When the template was added'),
+  })
+  .meta({ id: 'EmailTemplate', description: 'An email template of the organization (Handlebars)' });
+
+const senderDomain = { senderDomainId: uuid('Identifier of the sender domain'), domain: z.string().describe('The domain, lower case') };
+
+/** Answers of the admin routes, by the name openapi.ts's admin route table uses. */
+export const adminAnswers = {
+  createdOrganization: z.strictObject({
+    organizationId: uuid('Identifier of the new organization'),
+    userId: uuid('Its first user'),
+    ...createdKey,
+  }),
+  organizations: z.strictObject({
+    organizations: z
+      .array(z.strictObject({ organizationId: uuid('Identifier of the organization'), name: z.string().describe('Its name'), createdAt: timestamp('When it was created') }))
+      .describe('Organizations, newest first: one page'),
+  }),
+  user: userView,
+  users: z.strictObject({ users: z.array(userView).describe('Users not removed, newest first: one page') }),
+  removedUser: z.strictObject({
+    userId: uuid('The removed user'),
+    removedAt: timestamp('When it was removed'),
+    revokedApiKeys: z.number().int().min(0).describe('API keys and session keys revoked with it'),
+    revokedAuthenticators: z.number().int().min(0).describe('Passkeys revoked with it'),
+  }),
+  createdApiKey: z.strictObject({
+    ...createdKey,
+    expiresAt: timestamp('When the key expires; absent when it does not').optional(),
+  }),
+  apiKeys: z.strictObject({
+    apiKeys: z
+      .array(
+        z.strictObject({
+          apiKeyId: uuid('Identifier of the key'),
+          userId: uuid('The user who holds it'),
+          name: z.string().describe('Name of the key'),
+          publicKey: compressedKey('The key'),
+          kind: z.enum(['api_key', 'session']).describe('api_key: made by the admin API, create_users or org create; session: a session key of otp_login'),
+          createdAt: timestamp('When it was registered'),
+          expiresAt: nullableTimestamp('When it expires'),
+          revokedAt: nullableTimestamp('When it was revoked'),
+        }),
+      )
+      .describe('API keys and session keys, newest first: one page'),
+  }),
+  revokedApiKey: z.strictObject({ apiKeyId: uuid('The revoked key'), revokedAt: timestamp('When it was revoked (it is refused from then on)') }),
+  senderDomain: z.strictObject(senderDomain),
+  senderDomains: z.strictObject({
+    senderDomains: z.array(z.strictObject({ ...senderDomain, createdAt: timestamp('When it was registered') })).describe('Sender domains, newest first: one page'),
+  }),
+  emailTemplate,
+  emailTemplates: z.strictObject({ emailTemplates: z.array(emailTemplate).describe('Templates, newest first (the first is the one used by default): one page') }),
+  removedEmailTemplate: z.strictObject({ templateId: uuid('The removed template') }),
+  deliveries: z.strictObject({
+    deliveries: z
+      .array(
+        z.strictObject({
+          outboxId: uuid('Identifier of the message'),
+          otpId: z.uuid().nullable().describe('The OTP it carries'),
+          channel: z.enum(CHANNELS).describe('email or sms'),
+          to: z.string().describe('The recipient: an email address or an E.164 phone number'),
+          status: z.enum(OUTBOX_STATUSES).describe('queued → sending → sent, or retrying and finally sent or failed'),
+          attempts: z.number().int().min(0).describe('Delivery attempts made'),
+          providerMessageId: z.string().nullable().describe("The provider's id: an email's Message-ID, Twilio's SM… sid"),
+          lastError: z.string().nullable().describe('The last error, saying whether it was permanent or the attempts ran out'),
+          logoError: z.string().nullable().describe('Why an email went out without its logo'),
+          createdAt: timestamp('When the message was queued'),
+          updatedAt: timestamp('Its last change'),
+          sentAt: nullableTimestamp('When it was sent'),
+          nextAttemptAt: nullableTimestamp('When a queued or retrying message is due next'),
+        }),
+      )
+      .describe('OTP messages, newest first'),
+  }),
+  authenticator: z.strictObject({ authenticatorId: uuid('Identifier of the passkey'), credentialId: z.string().describe('Its WebAuthn credential id, base64url') }),
+} as const;
+
+const uncompressedKey = (description: string) => z.string().regex(/^04[0-9a-f]{128}$/).describe(`${description}; an uncompressed P-256 key, hex (130 characters)`);
+
+export const serviceAnswers = {
+  status: z.strictObject({ status: z.literal('ok').describe('The check passed') }),
+  unavailable: z.strictObject({ status: z.literal('unavailable').describe('The database did not answer within SIGNET_DATABASE_TIMEOUT_MS') }),
+  jwks: z.strictObject({
+    keys: z
+      .array(
+        z.strictObject({
+          kty: z.literal('EC').describe('Key type'),
+          crv: z.literal('P-256').describe('Curve'),
+          x: z.string().describe('x coordinate, base64url'),
+          y: z.string().describe('y coordinate, base64url'),
+          kid: z.string().describe("Key id, the kid of the tokens' header"),
+          alg: z.literal('ES256').describe('Algorithm'),
+          use: z.literal('sig').describe('Use'),
+        }),
+      )
+      .describe('Public keys of the verification tokens (retired ones too); empty until the first is made'),
+  }),
+  signetKeys: z.strictObject({
+    [SERVICE_KEYS.otpEncryptionBundle.published]: uncompressedKey("Signs init_otp's otpEncryptionTargetBundle: encryptOtpCodeToBundle's fourth argument"),
+    [SERVICE_KEYS.verificationToken.published]: uncompressedKey("Signs verify_otp's verificationToken: verifyOtpVerificationToken's override"),
+    [SERVICE_KEYS.session.published]: uncompressedKey("Signs otp_login's session JWT: verifySessionJwtSignature's override"),
+    [SERVICE_KEYS.appProof.published]: uncompressedKey('Signs App Proofs: the second half of their publicKey'),
+  }),
+};
+
+export const TAGS = [
+  {
+    name: 'activities',
+    description:
+      'POST /public/v1/submit/<activity>: a stamped JSON envelope {type, timestampMs, organizationId, parameters}. Each creates an activity in one transaction and answers it; submitting the same body again answers the same activity with no new effect (that is how clients poll).',
+  },
+  {
+    name: 'queries',
+    description:
+      "POST /public/v1/query/<query>: stamped like activities, read-only, scoped to the body's organizationId (another organization's object is a 404). Lists are paged newest first with paginationOptions.",
+  },
+  {
+    name: 'admin',
+    description:
+      '/admin/v1: the operator API, with Authorization: Bearer <SIGNET_ADMIN_TOKEN>, answered only to SIGNET_ADMIN_HOST (loopback by default); the signet CLI calls it. Lists take limit 1–500 (default 50), after = the last id of a page, before = the first.',
+  },
+  { name: 'service', description: 'Health, metrics, the public keys of what Signet signs, and this reference. No stamp.' },
+];
+
+/** info.description: how to reach Signet with the ecosystem's clients, how a stamp is built, errors and limits. */
+export const INTRODUCTION = `Signet accepts signed ("stamped") JSON activities over HTTP, in the wire format of the Turnkey ecosystem: it verifies the stamp over the exact bytes received, validates the intent, executes it in one database transaction, keeps it as an auditable activity and answers with the activity object.
+
+## Using the ecosystem's clients
+
+\`@turnkey/http\` with \`@turnkey/api-key-stamper\` or \`@turnkey/webauthn-stamper\` (and \`@turnkey/sdk-server\`, \`@turnkey/sdk-browser\`) work against Signet unchanged: change the base URL to this server's.
+
+\`\`\`ts
+import { ApiKeyStamper } from '@turnkey/api-key-stamper';
+import { TurnkeyClient } from '@turnkey/http';
+
+const client = new TurnkeyClient({ baseUrl: 'http://127.0.0.1:8080' }, new ApiKeyStamper({ apiPublicKey, apiPrivateKey }));
+const { activity } = await client.initOtpAuth({
+  type: 'ACTIVITY_TYPE_INIT_OTP_AUTH_V3',
+  timestampMs: String(Date.now()),
+  organizationId,
+  parameters: { otpType: 'OTP_TYPE_EMAIL', contact: 'alice@example.com', appName: 'Example Wallet' },
+});
+\`\`\`
+
+\`@turnkey/sdk-server\` takes it as \`apiBaseUrl\`. The verifiers of \`@turnkey/crypto\` need Signet's keys as their override argument: see \`GET /.well-known/signet-keys.json\`.
+
+## How a stamp is built
+
+Every request under \`/public/v1\` carries exactly one of two headers, computed over the exact bytes of the body, which are then sent unchanged (a re-serialised body no longer matches).
+
+**X-Stamp** (an API key, or a session key of \`otp_login\`):
+
+1. \`signature\` = ECDSA P-256 over SHA-256 of the body bytes with the private key, encoded as strict DER, in hex.
+2. The stamp is the JSON \`{"publicKey": <the public key, hex: compressed 02…/03… or uncompressed 04…>, "scheme": "SIGNATURE_SCHEME_TK_API_P256", "signature": <hex>}\`.
+3. \`X-Stamp\` = base64url of that JSON (plain JSON is accepted too).
+
+**X-Stamp-WebAuthn** (a passkey):
+
+1. The challenge is the UTF-8 bytes of the lowercase hex SHA-256 of the body: \`navigator.credentials.get({publicKey: {challenge, rpId, …}})\`.
+2. The stamp is the JSON \`{"credentialId", "authenticatorData", "clientDataJson", "signature"}\`, each as the assertion returned it, base64url; the header holds that JSON as it is (or base64url-encoded). \`clientDataJSON\` must say \`webauthn.get\`, an origin of \`SIGNET_WEBAUTHN_ORIGINS\`, and \`authenticatorData\` the SHA-256 of \`SIGNET_WEBAUTHN_RP_ID\` with the user-present flag. An EC signature must be strict DER.
+
+Then: the credential must belong to a user of the body's \`organizationId\` (else 403) and be neither revoked nor expired (else 401); \`timestampMs\` must be within ±5 minutes of the server clock (else 401); the activity's \`fingerprint\` is \`sha256:\` + hex SHA-256 of the body, and the same body submitted again answers the same activity.
+
+## Errors
+
+Every refusal is \`{"code": <gRPC code>, "message": "…", "details": [{"@type": "type.googleapis.com/google.rpc.BadRequest", "fieldViolations": [{"field", "description"}]}]}\` (the Error schema); every answer carries \`X-Request-Id\`.
+
+| HTTP | code | when |
+|---|---|---|
+| 400 | 3 | malformed JSON, schema or rule violation (unknown fields are named), wrong \`type\` |
+| 401 | 16 | missing or malformed stamp, bad signature, unknown/revoked/expired key, stale \`timestampMs\` |
+| 403 | 7 | valid credential of another organization |
+| 404 | 5 | unknown path, unknown referenced object |
+| 408 | 4 | the request did not arrive within SIGNET_REQUEST_TIMEOUT_MS (30 s) |
+| 413 | 3 | body over 1 MiB |
+| 415 | 3 | not \`application/json\` |
+| 431 | 3 | request headers over 16 KiB |
+| 429 | 8 | OTP rate limit, or too many failed authentications from one address; \`Retry-After\` says when to retry |
+| 500 / 503 | 13 / 14 | server or database fault; nothing was stored, retry with the same body |
+
+## Limits
+
+Body at most 1 MiB, headers 16 KiB, JSON nesting 32 levels (128 inside \`smartContractInterface\`), strict UTF-8, no key \`__proto__\`, \`constructor\` or \`prototype\`, no NUL or unpaired surrogate. Each field's own bounds are in its schema.`;
