@@ -472,6 +472,9 @@ async function countStatements(scenarios: Scenario[]): Promise<Map<string, State
   let queuedOtp = 0;
   try {
     const credentials = await createOrganization(signet);
+    // Steady state: one activity first, so the key's first lookup (once per process, then kept in
+    // memory) is not counted as part of every scenario's activities.
+    await submitAll(signet.url, prepare(credentials, 'contract', 1), 1);
     for (const scenario of scenarios) {
       const n = scenario.kind === 'abi' ? Math.min(STATEMENT_REQUESTS, 40) : STATEMENT_REQUESTS;
       let requests: Prepared[];
@@ -740,7 +743,7 @@ try {
   );
   out.push(
     `stmts/act: Query + Sync messages Signet sent to PostgreSQL ÷ 200 answers, counted by a loopback proxy in the bench process in separate rounds ` +
-      `(${STATEMENT_REQUESTS} requests, 40 for the 400 KiB ABI, worker off; a Signet started for it, pointed at the proxy); the throughput rounds connect directly.`,
+      `(${STATEMENT_REQUESTS} requests, 40 for the 400 KiB ABI, worker off; a Signet started for it, pointed at the proxy, after one activity that loads the key into its cache); the throughput rounds connect directly.`,
   );
   for (const note of [...statementNotes, ...deliveryNotes]) out.push(note);
   out.push(
