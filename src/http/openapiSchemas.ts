@@ -3,10 +3,9 @@
 // document's introduction (how a stamp is built, how to point the ecosystem's clients at Signet).
 import { z } from 'zod';
 import { CHANNELS, OUTBOX_STATUSES } from '../store/outbox.ts';
+import { timestamp, uuid } from '../activities/activitySchema.ts';
 import { SERVICE_KEYS } from '../activities/serviceKeys.ts';
 
-const uuid = (description: string) => z.uuid().describe(description);
-const timestamp = (description: string) => z.iso.datetime().describe(`${description} (RFC 3339, UTC)`);
 const nullableTimestamp = (description: string) => z.iso.datetime().nullable().describe(`${description} (RFC 3339, UTC), or null`);
 const compressedKey = (description: string) => z.string().regex(/^0[23][0-9a-f]{64}$/).describe(`${description}: a compressed P-256 public key, hex (66 characters)`);
 
