@@ -2,7 +2,7 @@
 // idempotency, has the handler plan its effect, and writes the activity, its rows, its vote and the
 // checks they depend on (the credential among them) in one statement; renders the stored activity.
 // The stamp is verified before (auth/), over the raw bytes.
-import { createHash, randomUUID } from 'node:crypto';
+import { hash, randomUUID } from 'node:crypto';
 import type { Config } from '../config.ts';
 import { credentialRefused, invalidArgument, invalidField, SignetError, unauthenticated } from '../errors.ts';
 import { findActivity, writeActivity, type ActivityRecord, type WriteOutcome } from '../store/activities.ts';
@@ -78,7 +78,7 @@ export class ActivityEngine {
     const { envelope, principal } = submission;
     const { organizationId, timestampMs } = envelope;
     const now = this.now();
-    const fingerprint = `sha256:${createHash('sha256').update(submission.body).digest('hex')}`;
+    const fingerprint = `sha256:${hash('sha256', submission.body, 'hex')}`;
     const stored = (activity: ActivityRecord) => this.answer(activity, false);
     const storedOr = async (error: unknown): Promise<SubmissionOutcome> => {
       // A refusal of a body submitted before is not the answer: its stored activity is.

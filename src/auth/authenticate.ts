@@ -50,7 +50,7 @@ async function authenticateApiKey(
   options: AuthenticateOptions,
 ): Promise<Principal> {
   // The signature first: it needs no database, so forged stamps cost no query.
-  const { publicKey } = verifyApiKeyStamp(body, stamp);
+  const { publicKey } = await verifyApiKeyStamp(body, stamp);
   const requested = organizationId.toLowerCase();
   // The organization is compared here, not in SQL, so a malformed id cannot become a database error.
   let keys = options.cache ? await options.cache.apiKeysFor(db, publicKey, requested) : await findApiKeysByPublicKey(db, publicKey);

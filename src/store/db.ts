@@ -1,6 +1,6 @@
 // One small SQL interface over both stores: a PostgreSQL server (pg) or embedded PGlite. Same
 // dialect, same migrations; values come back alike (int8 as number, timestamptz as Date).
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -127,8 +127,18 @@ interface Session {
  */
 function prepared(text: string, values: unknown[]): pg.QueryConfig {
   if (values.length === 0) return { text, values };
-  return { name: `signet_${createHash('sha256').update(text).digest('base64url').slice(0, 24)}`, text, values };
+  let name = statementNames.get(text);
+  if (name === undefined) {
+    // Bounded all the same: a statement whose text varied with its input would otherwise grow it.
+    if (statementNames.size >= STATEMENT_NAMES_KEPT) statementNames.clear();
+    name = `signet_${hash('sha256', text, 'base64url').slice(0, 24)}`;
+    statementNames.set(text, name);
+  }
+  return { name, text, values };
 }
+/** Statement text → its name, so the text is hashed once per process rather than at every call. */
+const statementNames = new Map<string, string>();
+const STATEMENT_NAMES_KEPT = 1000;
 
 class PostgresDatabase implements Database {
   readonly kind = 'postgres';
