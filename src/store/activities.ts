@@ -1,11 +1,11 @@
-// Activities (table activities) with their votes: written by one statement that composes the
-// activity, its domain rows, its vote and the checks it depends on; read one by fingerprint or id,
+// Activities (table activities) with their vote: written by one statement that composes the
+// activity and its vote (one row), its domain rows and the checks it depends on; read one by fingerprint or id,
 // or a page of an organization's activities, each with its votes, in one statement.
 import { credentialState, credentialUsable, parseCredentialState, runWithCredential, type CredentialState, type CredentialUse } from './credentials.ts';
 import type { Queryable } from './db.ts';
 import { pageOf, pageStatement, type Page, type PageRequest } from './pages.ts';
 import { join, raw, run, sql, type Sql } from './sql.ts';
-import { insertSubmittingVote, VOTES_JSON, votesFromJson, type VoteRecord } from './votes.ts';
+import { VOTE_COLUMNS, voteValues, VOTES_JSON, votesFromJson, type VoteRecord } from './votes.ts';
 
 export type { VoteRecord } from './votes.ts';
 
@@ -204,16 +204,15 @@ export async function writeActivity(db: Queryable, write: ActivityWrite): Promis
   });
   ctes.push(sql`new_activity AS (
     INSERT INTO activities (id, organization_id, type, status, fingerprint, timestamp_ms, raw_body, stamp_header, intent,
-                            result, app_proofs, created_at, updated_at)
+                            result, app_proofs, created_at, updated_at, ${VOTE_COLUMNS})
     SELECT ${activity.id}::uuid, ${activity.organizationId}::uuid, ${activity.type}, ${activity.status}, ${activity.fingerprint},
            ${activity.timestampMs}, ${activity.rawBody}, ${activity.stampHeader}, ${activity.intentJson},
            ${JSON.stringify(activity.result)}::jsonb, ${activity.appProofs ? JSON.stringify(activity.appProofs) : null}::jsonb,
-           ${activity.createdAt}::timestamptz, ${activity.createdAt}::timestamptz
+           ${activity.createdAt}::timestamptz, ${activity.createdAt}::timestamptz, ${voteValues({ ...vote, createdAt: activity.createdAt })}
      WHERE EXISTS (SELECT 1 FROM ${raw(previous)})
     ON CONFLICT (organization_id, fingerprint) DO NOTHING
     RETURNING id)`);
   write.rows.forEach((row, i) => ctes.push(sql`${raw(`row${i}`)} AS (${row})`));
-  ctes.push(sql`vote AS (${insertSubmittingVote(NEW_ACTIVITY, { ...vote, createdAt: activity.createdAt })})`);
 
   const gateColumns = write.gates.map(
     (gate, i) => sql`EXISTS (SELECT 1 FROM ${raw(`gate${i}`)}) AS ${raw(`gate${i}_ok`)}, ${gate.detail ?? sql`NULL`} AS ${raw(`gate${i}_detail`)}`,
