@@ -204,13 +204,12 @@ function drainOnClose(app: FastifyInstance): void {
   app.addHook('preClose', async () => {
     closing = true;
   });
-  app.addHook('onSend', (_request, reply, payload, done) => {
+  app.addHook('onSend', async (_request, reply, payload) => {
     if (closing) reply.header('connection', 'close');
-    done(null, payload);
+    return payload;
   });
-  app.addHook('onResponse', (_request, _reply, done) => {
+  app.addHook('onResponse', async () => {
     if (closing) setImmediate(() => app.server.closeIdleConnections());
-    done();
   });
 }
 

@@ -40,9 +40,8 @@ export function loggerOptions(logger: FastifyServerOptions['logger']): FastifySe
 
 /** Sends the request id back, so a client or the load balancer can quote it. */
 export function registerRequestIds(app: FastifyInstance): void {
-  app.addHook('onRequest', (request, reply, done) => {
+  app.addHook('onRequest', async (request, reply) => {
     reply.header(REQUEST_ID_HEADER, request.id);
-    done();
   });
 }
 
