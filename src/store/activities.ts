@@ -1,6 +1,6 @@
-// Activities (table activities) with their vote: written by one statement that composes the
-// activity and its vote (one row), its domain rows and the checks it depends on; read one by fingerprint or id,
-// or a page of an organization's activities, each with its votes, in one statement.
+// Activities (table activities) with their vote, kept in the activity's row: written by one
+// statement that composes the activity, its domain rows and the checks it depends on; read one by
+// fingerprint or id, or a page of an organization's activities, each with its votes, in one statement.
 import { credentialState, credentialUsable, parseCredentialState, runWithCredential, type CredentialState, type CredentialUse } from './credentials.ts';
 import type { Queryable } from './db.ts';
 import { pageOf, pageStatement, type Page, type PageRequest } from './pages.ts';
