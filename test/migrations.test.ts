@@ -1,6 +1,7 @@
 // Upgrading a store keeps what it holds readable: activities written before migration 012 (intent and
 // result stored bare) render the same answer after it as an activity written today, and users made
-// before 013 have no contacts and were last changed when created.
+// before 013 have no contacts and were last changed when created; votes stored in their own table
+// before 017 move into their activity's row, and a store with two votes of one activity is refused.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, describe, test } from 'node:test';
@@ -69,6 +70,88 @@ for (const tdb of testDatabases) {
         assert.deepEqual(activity.result[resultKey!], result);
         assert.deepEqual(activity.result.activity.result, { [resultKey!]: result });
       }
+    });
+  });
+}
+
+/** A new store (schema) migrated through 016, when votes had their own table, with one organization and user. */
+async function storeBeforeVotesMoved(tdb: (typeof testDatabases)[number], cleanup: Array<() => Promise<void>>) {
+  let db: Database;
+  if (tdb.url) {
+    const schema = await createSchema(tdb.url, `signet_votes_${randomUUID().slice(0, 8)}`);
+    db = await openDatabase({ url: tdb.url, schema });
+    cleanup.push(async () => {
+      await db.close();
+      await dropSchema(tdb.url!, schema);
+    });
+  } else {
+    db = await openDatabase({});
+    cleanup.push(() => db.close());
+  }
+  await migrate(db, { through: '016_activity_statement_keys.sql' });
+  const organizationId = randomUUID();
+  const userId = randomUUID();
+  await db.query('INSERT INTO organizations (id, name) VALUES ($1, $2)', [organizationId, 'votes']);
+  await db.query('INSERT INTO users (id, organization_id, user_name, created_at) VALUES ($1, $2, $3, now())', [userId, organizationId, 'voter']);
+  const activity = async (index: number, rawBody: string) => {
+    const id = randomUUID();
+    await db.query(
+      `INSERT INTO activities (id, organization_id, type, status, fingerprint, timestamp_ms, raw_body, stamp_header, intent, result, created_at, updated_at)
+       VALUES ($1, $2, 'ACTIVITY_TYPE_CREATE_SMART_CONTRACT_INTERFACE', 'ACTIVITY_STATUS_COMPLETED', $3, '1', $4, 'stamp',
+               '{"createSmartContractInterfaceIntent":{}}', '{"createSmartContractInterfaceResult":{}}', now(), now())`,
+      [id, organizationId, `sha256:${index}`, rawBody],
+    );
+    return id;
+  };
+  const vote = (activityId: string, message: string | null, at: Date) =>
+    db.query(
+      `INSERT INTO votes (id, activity_id, user_id, selection, message, public_key, signature, scheme, created_at)
+       VALUES ($1, $2, $3, 'VOTE_SELECTION_APPROVED', $4, '02ab', '3006', 'SIGNATURE_SCHEME_TK_API_P256', $5)`,
+      [randomUUID(), activityId, userId, message, at],
+    );
+  return { db, organizationId, userId, activity, vote };
+}
+
+for (const tdb of testDatabases) {
+  describe(`votes move into their activity's row (${tdb.name})`, () => {
+    const cleanup: Array<() => Promise<void>> = [];
+    after(async () => {
+      for (const step of cleanup) await step();
+    });
+
+    test('every vote is carried over and renders as before: its message, or the raw body when it had none', async () => {
+      const store = await storeBeforeVotesMoved(tdb, cleanup);
+      const signedBody = await store.activity(0, '{"signed":"body"}');
+      const ownMessage = await store.activity(1, '{"other":"body"}');
+      await store.activity(2, '{}');
+      const at = new Date('2026-01-02T03:04:05.678Z');
+      await store.vote(signedBody, null, at);
+      await store.vote(ownMessage, 'a message of its own', at);
+
+      assert.ok((await migrate(store.db)).includes('017_vote_in_activity.sql'));
+      const votesOf = async (index: number) => {
+        const record = await findActivity(store.db, { organizationId: store.organizationId, fingerprint: `sha256:${index}` });
+        assert.ok(record);
+        return JSON.parse(activityResponseJson(record)).activity.votes as Array<Record<string, unknown>>;
+      };
+      const [first] = await votesOf(0);
+      assert.equal(first!.message, '{"signed":"body"}');
+      assert.equal(first!.userId, store.userId);
+      assert.equal(first!.createdAt, at.toISOString());
+      assert.equal((await votesOf(1))[0]!.message, 'a message of its own');
+      assert.deepEqual(await votesOf(2), []);
+      const [left] = await store.db.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_tables WHERE tablename = 'votes' AND schemaname = current_schema()");
+      assert.equal(left!.n, 0, 'the votes table is gone');
+    });
+
+    test('a store holding two votes of one activity is refused, and left as it was', async () => {
+      const store = await storeBeforeVotesMoved(tdb, cleanup);
+      const activityId = await store.activity(0, '{}');
+      await store.vote(activityId, null, new Date());
+      await store.vote(activityId, 'second', new Date());
+      await assert.rejects(migrate(store.db), /more than one vote/);
+      const [kept] = await store.db.query<{ n: number }>('SELECT count(*)::int AS n FROM votes');
+      assert.equal(kept!.n, 2);
     });
   });
 }
