@@ -57,7 +57,7 @@ async function authenticateApiKey(
   let key = keys.find((row) => row.organizationId === requested);
   // A remembered refusal is read again: a session key ends and lives again when its user logs in
   // once more with the same key pair.
-  if (options.cache && key && !usable(key, options.now)) {
+  if (options.cache && key && refusalOf(key, publicKey, options.now)) {
     options.cache.forget({ publicKey });
     keys = await options.cache.apiKeysFor(db, publicKey, requested);
     key = keys.find((row) => row.organizationId === requested);
@@ -72,9 +72,8 @@ async function authenticateApiKey(
     );
   }
   if (!key) throw notOfOrganization(organizationId, 'API key');
-  const session = key.kind === 'session';
-  if (key.revokedAt !== null) throw apiKeyRevoked(publicKey, key.revokedAt, session);
-  if (key.expiresAt !== null && key.expiresAt.getTime() <= options.now.getTime()) throw apiKeyExpired(publicKey, key.expiresAt, session);
+  const refused = refusalOf(key, publicKey, options.now);
+  if (refused) throw refused;
   rememberP256PublicKey(stamp.publicKey);
   return {
     organizationId: key.organizationId,
@@ -155,8 +154,12 @@ async function authenticateWebAuthn(
   };
 }
 
-function usable(key: { revokedAt: Date | null; expiresAt: Date | null }, now: Date): boolean {
-  return key.revokedAt === null && (key.expiresAt === null || key.expiresAt.getTime() > now.getTime());
+/** Why an API key may not be used at `now` (revoked, then expired), or undefined when it may. */
+function refusalOf(key: { revokedAt: Date | null; expiresAt: Date | null; kind: string }, publicKey: string, now: Date) {
+  const session = key.kind === 'session';
+  if (key.revokedAt !== null) return apiKeyRevoked(publicKey, key.revokedAt, session);
+  if (key.expiresAt !== null && key.expiresAt.getTime() <= now.getTime()) return apiKeyExpired(publicKey, key.expiresAt, session);
+  return undefined;
 }
 
 function notOfOrganization(organizationId: string, credential: string) {
