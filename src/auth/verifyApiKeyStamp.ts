@@ -1,10 +1,14 @@
 // Verifies an API-key stamp: ECDSA P-256 with SHA-256 over the exact raw body bytes, with the
 // signature in strict DER (DESIGN §2.2). Which organization the key belongs to is authenticate.ts's job.
 import { verify } from 'node:crypto';
+import { promisify } from 'node:util';
 import { unauthenticated } from '../errors.ts';
 import type { ApiKeyStamp } from './parseStamp.ts';
 import { parseP256PublicKey } from '../keys/p256.ts';
 import { strictDerProblem } from '../keys/strictDer.ts';
+
+/** crypto.verify with a callback: the check runs on libuv's thread pool. */
+const verifyOnThreadPool = promisify(verify);
 
 /**
  * Rejects with 401 unless stamp.signature is stamp.publicKey's signature over body; resolves to the
@@ -25,13 +29,8 @@ export async function verifyApiKeyStamp(body: Buffer, stamp: ApiKeyStamp): Promi
       'malformed',
     );
   }
-  const valid = await new Promise<boolean>((resolve) => {
-    try {
-      verify('sha256', body, { key, dsaEncoding: 'der' }, signature, (error, result) => resolve(!error && result));
-    } catch {
-      resolve(false);
-    }
-  });
+  // A key or signature the library cannot use at all is a signature that does not verify.
+  const valid = await verifyOnThreadPool('sha256', body, { key, dsaEncoding: 'der' }, signature).catch(() => false);
   if (!valid) {
     throw unauthenticated(
       `stamp signature does not verify with publicKey ${compressed} over the request body; sign the exact ` +
