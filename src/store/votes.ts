@@ -31,14 +31,14 @@ export function voteValues(vote: { id: string; userId: string; selection: string
 }
 
 /**
- * An expression: the votes of the activity row aliased `a`, as a JSON array, with their user as it is
- * now; a NULL message is the activity's raw body, not read twice.
+ * An expression: the votes of the activity row aliased `a` as a JSON array — its one vote with its
+ * user as it is now, or none; a NULL message is the activity's raw body, not read twice.
  */
-export const VOTES_JSON = sql`(SELECT coalesce(json_agg(json_build_object(
+export const VOTES_JSON = sql`coalesce((SELECT json_build_array(json_build_object(
     'id', a.vote_id, 'userId', a.vote_user_id, 'userName', u.user_name, 'userEmail', u.email, 'userPhoneNumber', u.phone_number,
     'userCreatedAt', u.created_at, 'userUpdatedAt', u.updated_at, 'selection', a.vote_selection, 'message', a.vote_message,
-    'publicKey', a.vote_public_key, 'signature', a.vote_signature, 'scheme', a.vote_scheme, 'createdAt', a.vote_created_at)), '[]')
-  FROM users u WHERE a.vote_id IS NOT NULL AND u.id = a.vote_user_id)`;
+    'publicKey', a.vote_public_key, 'signature', a.vote_signature, 'scheme', a.vote_scheme, 'createdAt', a.vote_created_at))
+  FROM users u WHERE a.vote_id IS NOT NULL AND u.id = a.vote_user_id), '[]')`;
 
 /** The votes of VOTES_JSON as records. */
 export function votesFromJson(json: unknown): VoteRecord[] {
