@@ -5,7 +5,8 @@
 import { hash, randomUUID } from 'node:crypto';
 import type { Config } from '../config.ts';
 import { credentialRefused, invalidArgument, invalidField, SignetError, unauthenticated } from '../errors.ts';
-import { findActivity, writeActivity, type ActivityRecord, type WriteOutcome } from '../store/activities.ts';
+import { findActivity, type ActivityRecord, type WriteOutcome } from '../store/activities.ts';
+import { ActivityWriter } from '../store/activityWriter.ts';
 import type { Database } from '../store/db.ts';
 import { createAppProof } from './appProofs.ts';
 import { envelopeSchema, type Envelope } from './envelope.ts';
@@ -39,9 +40,11 @@ export interface SubmissionOutcome {
 
 export class ActivityEngine {
   private readonly now: () => Date;
+  private readonly writer: ActivityWriter;
 
   constructor(private readonly deps: EngineDependencies) {
     this.now = deps.now ?? (() => new Date());
+    this.writer = new ActivityWriter(deps.db);
   }
 
   /** The service's signing keys, whose public halves the well-known document publishes. */
@@ -176,7 +179,7 @@ export class ActivityEngine {
     };
     const vote = record.votes[0]!;
     const write = () =>
-      writeActivity(db, {
+      this.writer.write({
         activity: { ...record, stampHeader: submission.stampHeader },
         vote: { id: vote.id, userId: vote.userId, selection: vote.selection, publicKey: vote.publicKey, signature: vote.signature, scheme: vote.scheme },
         credential: principal.credential,

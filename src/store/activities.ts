@@ -4,7 +4,7 @@
 import { credentialState, credentialUsable, parseCredentialState, runWithCredential, type CredentialState, type CredentialUse } from './credentials.ts';
 import type { Queryable } from './db.ts';
 import { pageOf, pageStatement, type Page, type PageRequest } from './pages.ts';
-import { join, raw, run, sql, type Sql } from './sql.ts';
+import { join, raw, run, sql, substitute, type Sql } from './sql.ts';
 import { VOTE_COLUMNS, voteValues, VOTES_JSON, votesFromJson, type VoteRecord } from './votes.ts';
 
 export type { VoteRecord } from './votes.ts';
@@ -184,57 +184,98 @@ export type WriteOutcome =
  * gates, then the activity with its rows and vote, all or nothing.
  */
 export async function writeActivity(db: Queryable, write: ActivityWrite): Promise<WriteOutcome> {
+  const { ctes, outcome } = composeWrite(write, '');
+  let result: Record<string, unknown> | undefined;
+  try {
+    [result] = await run<Record<string, unknown>>(db, sql`WITH ${join(ctes, ',\n')}\n${outcome}`);
+  } catch (error) {
+    if ((error as { code?: unknown }).code === UNIQUE_VIOLATION) return { kind: 'conflict' };
+    throw error;
+  }
+  return outcomeOf(write, result!);
+}
+
+/**
+ * Whether a write may share its statement with others (writeActivities): it has no gates, which
+ * write rows other activities may also write (a rate window, an OTP), so each sees the others'
+ * effects only when it runs in a statement of its own. Guards and the credential check only read.
+ */
+export function batchable(write: ActivityWrite): boolean {
+  return write.gates.length === 0;
+}
+
+/**
+ * Writes several activities in one statement and one commit, each with its own checks and outcome
+ * as writeActivity would give it, in the order given. For batchable writes of distinct bodies: the
+ * parts of one statement read one snapshot, so each sees what existed before the statement, not what
+ * the others write. All or nothing: when a unique index refuses any row (two of them, or a concurrent
+ * request, wrote the same value) nothing is written and the statement throws.
+ */
+export async function writeActivities(db: Queryable, writes: readonly ActivityWrite[]): Promise<WriteOutcome[]> {
+  const parts = writes.map((write, i) => composeWrite(write, `w${i}_`));
+  const outcomes = join(
+    parts.map((part, i) => sql`SELECT ${raw(String(i))} AS w, o.* FROM (${part.outcome}) o`),
+    '\nUNION ALL\n',
+  );
+  const rows = await run<Record<string, unknown>>(db, sql`WITH ${join(parts.flatMap((part) => part.ctes), ',\n')}\n${outcomes}`);
+  const byWrite = new Map(rows.map((row) => [row.w, row]));
+  return writes.map((write, i) => outcomeOf(write, byWrite.get(i)!));
+}
+
+/**
+ * The parts of an activity's write, each named with `prefix` so several writes can share one
+ * statement: proceed → gate0 → gate1 … → new_activity, each running only when the one before
+ * yielded a row; then the row saying what happened.
+ */
+function composeWrite(write: ActivityWrite, prefix: string): { ctes: Sql[]; outcome: Sql } {
   const { activity, vote } = write;
+  const name = (base: string) => raw(`${prefix}${base}`);
   const guards = write.guards.length > 0 ? write.guards : [sql`true`];
   const guardColumns = join(guards.map((guard, i) => sql`(${guard}) AS ${raw(`g${i}`)}`));
   const allGuards = join(guards.map((_, i) => raw(`g${i}`)), ' AND ');
 
-  // proceed → gate0 → gate1 … → new_activity: each part runs only when the one before yielded a row.
   const ctes: Sql[] = [
-    sql`existing AS (SELECT a.id FROM activities a WHERE a.organization_id = ${activity.organizationId}::uuid AND a.fingerprint = ${activity.fingerprint})`,
-    sql`credential AS (${credentialUsable(write.credential)})`,
-    sql`guards AS (SELECT ${guardColumns})`,
-    sql`proceed AS (SELECT 1 AS ok WHERE EXISTS (SELECT 1 FROM credential) AND NOT EXISTS (SELECT 1 FROM existing)
-                      AND (SELECT ${allGuards} FROM guards))`,
+    sql`${name('existing')} AS (SELECT a.id FROM activities a WHERE a.organization_id = ${activity.organizationId}::uuid AND a.fingerprint = ${activity.fingerprint})`,
+    sql`${name('credential')} AS (${credentialUsable(write.credential)})`,
+    sql`${name('guards')} AS (SELECT ${guardColumns})`,
+    sql`${name('proceed')} AS (SELECT 1 AS ok WHERE EXISTS (SELECT 1 FROM ${name('credential')}) AND NOT EXISTS (SELECT 1 FROM ${name('existing')})
+                      AND (SELECT ${allGuards} FROM ${name('guards')}))`,
   ];
-  let previous = 'proceed';
+  let previous = name('proceed');
   write.gates.forEach((gate, i) => {
-    ctes.push(sql`${raw(`gate${i}`)} AS (${gate.statement(sql`EXISTS (SELECT 1 FROM ${raw(previous)})`)})`);
-    previous = `gate${i}`;
+    ctes.push(sql`${name(`gate${i}`)} AS (${gate.statement(sql`EXISTS (SELECT 1 FROM ${previous})`)})`);
+    previous = name(`gate${i}`);
   });
-  ctes.push(sql`new_activity AS (
+  ctes.push(sql`${name('new_activity')} AS (
     INSERT INTO activities (id, organization_id, type, status, fingerprint, timestamp_ms, raw_body, stamp_header, intent,
                             result, app_proofs, created_at, updated_at, ${VOTE_COLUMNS})
     SELECT ${activity.id}::uuid, ${activity.organizationId}::uuid, ${activity.type}, ${activity.status}, ${activity.fingerprint},
            ${activity.timestampMs}, ${activity.rawBody}, ${activity.stampHeader}, ${activity.intentJson},
            ${JSON.stringify(activity.result)}::jsonb, ${activity.appProofs ? JSON.stringify(activity.appProofs) : null}::jsonb,
            ${activity.createdAt}::timestamptz, ${activity.createdAt}::timestamptz, ${voteValues({ ...vote, createdAt: activity.createdAt })}
-     WHERE EXISTS (SELECT 1 FROM ${raw(previous)})
+     WHERE EXISTS (SELECT 1 FROM ${previous})
     ON CONFLICT (organization_id, fingerprint) DO NOTHING
     RETURNING id)`);
-  write.rows.forEach((row, i) => ctes.push(sql`${raw(`row${i}`)} AS (${row})`));
+  write.rows.forEach((row, i) => ctes.push(sql`${name(`row${i}`)} AS (${prefix ? substitute(row, NEW_ACTIVITY, name('new_activity')) : row})`));
 
   const gateColumns = write.gates.map(
-    (gate, i) => sql`EXISTS (SELECT 1 FROM ${raw(`gate${i}`)}) AS ${raw(`gate${i}_ok`)}, ${gate.detail ?? sql`NULL`} AS ${raw(`gate${i}_detail`)}`,
+    (gate, i) => sql`EXISTS (SELECT 1 FROM ${name(`gate${i}`)}) AS ${raw(`gate${i}_ok`)}, ${gate.detail ?? sql`NULL`} AS ${raw(`gate${i}_detail`)}`,
   );
-  const statement = sql`WITH ${join(ctes, ',\n')}
-        SELECT EXISTS (SELECT 1 FROM new_activity) AS created,
-               EXISTS (SELECT 1 FROM credential) AS credential_ok,
-               CASE WHEN NOT EXISTS (SELECT 1 FROM credential) THEN ${credentialState(write.credential)} END AS credential_state,
-               (SELECT row_to_json(e) FROM (SELECT ${COLUMNS} FROM activities a WHERE a.id = (SELECT id FROM existing)) e) AS existing,
+  const outcome = sql`SELECT EXISTS (SELECT 1 FROM ${name('new_activity')}) AS created,
+               EXISTS (SELECT 1 FROM ${name('credential')}) AS credential_ok,
+               CASE WHEN NOT EXISTS (SELECT 1 FROM ${name('credential')}) THEN ${credentialState(write.credential)} END AS credential_state,
+               (SELECT row_to_json(e) FROM (SELECT ${COLUMNS} FROM activities a WHERE a.id = (SELECT id FROM ${name('existing')})) e) AS existing,
                guards.*${gateColumns.length > 0 ? sql`, ${join(gateColumns)}` : sql``}
-          FROM guards`;
-  let result: Record<string, unknown> | undefined;
-  try {
-    [result] = await run<Record<string, unknown>>(db, statement);
-  } catch (error) {
-    if ((error as { code?: unknown }).code === UNIQUE_VIOLATION) return { kind: 'conflict' };
-    throw error;
-  }
-  const outcome = result!;
+          FROM ${name('guards')} guards`;
+  return { ctes, outcome };
+}
+
+/** What the row of a write's outcome says happened. */
+function outcomeOf(write: ActivityWrite, outcome: Record<string, unknown>): WriteOutcome {
   if (outcome.created === true) return { kind: 'created' };
   if (outcome.credential_ok !== true) return { kind: 'credentialRefused', state: parseCredentialState(outcome.credential_state) };
   if (outcome.existing) return { kind: 'existing', activity: fromRow(outcome.existing as ActivityRow) };
+  const guards = write.guards.length > 0 ? write.guards : [sql`true`];
   const guard = guards.findIndex((_, i) => outcome[`g${i}`] !== true);
   if (guard !== -1) return { kind: 'guardFailed', index: guard };
   const gate = write.gates.findIndex((_, i) => outcome[`gate${i}_ok`] !== true);

@@ -34,6 +34,19 @@ export function join(parts: readonly Sql[], separator = ', '): Sql {
   return new Sql(strings, values);
 }
 
+/** The fragment with every occurrence of the fragment `from` (the same object) replaced by `to`. */
+export function substitute(fragment: Sql, from: Sql, to: Sql): Sql {
+  if (fragment === from) return to;
+  let changed = false;
+  const values = fragment.values.map((value) => {
+    if (!(value instanceof Sql)) return value;
+    const replaced = substitute(value, from, to);
+    if (replaced !== value) changed = true;
+    return replaced;
+  });
+  return changed ? new Sql(fragment.strings, values) : fragment;
+}
+
 /** The statement text with $1…$n and its parameters. */
 export function compile(fragment: Sql): { text: string; values: unknown[] } {
   const values: unknown[] = [];
