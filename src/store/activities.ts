@@ -230,7 +230,7 @@ export async function writeActivities(db: Queryable, writes: readonly ActivityWr
 function composeWrite(write: ActivityWrite, prefix: string): { ctes: Sql[]; outcome: Sql } {
   const { activity, vote } = write;
   const name = (base: string) => raw(`${prefix}${base}`);
-  const guards = write.guards.length > 0 ? write.guards : [sql`true`];
+  const guards = guardsOf(write);
   const guardColumns = join(guards.map((guard, i) => sql`(${guard}) AS ${raw(`g${i}`)}`));
   const allGuards = join(guards.map((_, i) => raw(`g${i}`)), ' AND ');
 
@@ -270,13 +270,17 @@ function composeWrite(write: ActivityWrite, prefix: string): { ctes: Sql[]; outc
   return { ctes, outcome };
 }
 
+/** The write's guards, or one that always holds (the statement selects its columns from them). */
+function guardsOf(write: ActivityWrite): Sql[] {
+  return write.guards.length > 0 ? write.guards : [sql`true`];
+}
+
 /** What the row of a write's outcome says happened. */
 function outcomeOf(write: ActivityWrite, outcome: Record<string, unknown>): WriteOutcome {
   if (outcome.created === true) return { kind: 'created' };
   if (outcome.credential_ok !== true) return { kind: 'credentialRefused', state: parseCredentialState(outcome.credential_state) };
   if (outcome.existing) return { kind: 'existing', activity: fromRow(outcome.existing as ActivityRow) };
-  const guards = write.guards.length > 0 ? write.guards : [sql`true`];
-  const guard = guards.findIndex((_, i) => outcome[`g${i}`] !== true);
+  const guard = guardsOf(write).findIndex((_, i) => outcome[`g${i}`] !== true);
   if (guard !== -1) return { kind: 'guardFailed', index: guard };
   const gate = write.gates.findIndex((_, i) => outcome[`gate${i}_ok`] !== true);
   if (gate !== -1) return { kind: 'gateFailed', index: gate, detail: outcome[`gate${gate}_detail`] };

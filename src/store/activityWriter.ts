@@ -15,12 +15,16 @@ export interface ActivityWriterOptions {
 
 interface Pending {
   write: ActivityWrite;
+  /** Writes of one shape compose the same statement: the type, credential kind and number of checks and rows. */
+  shape: string;
+  /** The organization and fingerprint: the body, which one statement holds once at most. */
+  body: string;
   resolve(outcome: WriteOutcome): void;
   reject(error: unknown): void;
 }
 
 export class ActivityWriter {
-  private readonly queue: Pending[] = [];
+  private queue: Pending[] = [];
   private inFlight = 0;
   private readonly concurrency: number;
   private readonly maxBatch: number;
@@ -40,7 +44,9 @@ export class ActivityWriter {
   write(write: ActivityWrite): Promise<WriteOutcome> {
     if (!batchable(write)) return writeActivity(this.db, write);
     return new Promise((resolve, reject) => {
-      this.queue.push({ write, resolve, reject });
+      const { activity, credential, guards, rows } = write;
+      const shape = `${activity.type} ${credential.kind} ${guards.length} ${rows.length}`;
+      this.queue.push({ write, shape, body: `${activity.organizationId} ${activity.fingerprint}`, resolve, reject });
       this.drain();
     });
   }
@@ -57,35 +63,32 @@ export class ActivityWriter {
   }
 
   /**
-   * The oldest waiting write and those after it that compose the same statement (the same type,
-   * credential kind and number of checks and rows) and carry other bodies than each other: a
+   * The oldest waiting write and those after it of the same shape that carry other bodies than
+   * each other: a
    * second submission of a body waits for the next statement, which sees the first. Their number is
    * rounded down to a power of two, so a shape of write is prepared in a few sizes only.
    */
   private take(): Pending[] {
-    const shape = shapeOf(this.queue[0]!.write);
+    const { shape } = this.queue[0]!;
     const bodies = new Set<string>();
-    const taken: number[] = [];
-    for (let i = 0; i < this.queue.length && taken.length < this.maxBatch; i += 1) {
-      const { write } = this.queue[i]!;
-      const body = bodyOf(write);
-      if (shapeOf(write) !== shape || bodies.has(body)) continue;
-      bodies.add(body);
-      taken.push(i);
+    const eligible: Pending[] = [];
+    for (const pending of this.queue) {
+      if (eligible.length === this.maxBatch) break;
+      if (pending.shape !== shape || bodies.has(pending.body)) continue;
+      bodies.add(pending.body);
+      eligible.push(pending);
     }
-    const size = 2 ** Math.floor(Math.log2(taken.length));
-    const chosen = new Set(taken.slice(0, size));
-    const batch = this.queue.filter((_, i) => chosen.has(i));
-    const rest = this.queue.filter((_, i) => !chosen.has(i));
-    this.queue.splice(0, this.queue.length, ...rest);
+    const batch = eligible.slice(0, 2 ** Math.floor(Math.log2(eligible.length)));
+    const taken = new Set(batch);
+    this.queue = this.queue.filter((pending) => !taken.has(pending));
     return batch;
   }
 
   private async flush(batch: Pending[]): Promise<void> {
-    if (batch.length === 1) return settle(batch[0]!, () => writeActivity(this.db, batch[0]!.write));
+    if (batch.length === 1) return this.writeAlone(batch[0]!);
     // In one order whatever the arrival: two statements holding the same bodies (a client that
     // resubmitted while its first request was in flight) then wait on each other, never in a circle.
-    batch.sort((a, b) => compare(bodyOf(a.write), bodyOf(b.write)));
+    batch.sort((a, b) => (a.body < b.body ? -1 : a.body > b.body ? 1 : 0));
     let outcomes: WriteOutcome[];
     try {
       outcomes = await writeActivities(this.db, batch.map((pending) => pending.write));
@@ -96,29 +99,17 @@ export class ActivityWriter {
         for (const pending of batch) pending.reject(error);
         return;
       }
-      await Promise.all(batch.map((pending) => settle(pending, () => writeActivity(this.db, pending.write))));
+      await Promise.all(batch.map((pending) => this.writeAlone(pending)));
       return;
     }
     batch.forEach((pending, i) => pending.resolve(outcomes[i]!));
   }
-}
 
-async function settle(pending: Pending, write: () => Promise<WriteOutcome>): Promise<void> {
-  try {
-    pending.resolve(await write());
-  } catch (error) {
-    pending.reject(error);
+  private async writeAlone(pending: Pending): Promise<void> {
+    try {
+      pending.resolve(await writeActivity(this.db, pending.write));
+    } catch (error) {
+      pending.reject(error);
+    }
   }
-}
-
-function shapeOf(write: ActivityWrite): string {
-  return `${write.activity.type} ${write.credential.kind} ${write.guards.length} ${write.rows.length}`;
-}
-
-function bodyOf(write: ActivityWrite): string {
-  return `${write.activity.organizationId} ${write.activity.fingerprint}`;
-}
-
-function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }
