@@ -7,9 +7,10 @@ import { createHash, randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { NEW_ACTIVITY, type ActivityWrite, type WriteOutcome } from '../src/store/activities.ts';
 import { ActivityWriter } from '../src/store/activityWriter.ts';
-import type { Queryable } from '../src/store/db.ts';
+import pg from 'pg';
+import { DatabaseUnavailable, openDatabase, type Queryable } from '../src/store/db.ts';
 import { insertSmartContractInterface } from '../src/store/smartContractInterfaces.ts';
-import { testDatabases } from './support/databases.ts';
+import { testDatabases, urlWithSchema } from './support/databases.ts';
 import { startTestServer, type Credentials, type TestServer } from './support/server.ts';
 
 const ABI = '[{"type":"function","name":"totalSupply","stateMutability":"view","inputs":[],"outputs":[{"name":"","type":"uint256"}]}]';
@@ -139,6 +140,36 @@ for (const tdb of testDatabases) {
       assert.ok(refused.state.revokedAt instanceof Date);
       assert.deepEqual(await stored([writes[2]!.activity.id]), { activities: 0, interfaces: 0 });
     });
+
+    test(
+      'a shared statement that runs out of time rejects each of its writes as unavailable, and writes none',
+      { skip: tdb.url ? false : 'needs a second connection holding a lock: PostgreSQL only' },
+      async () => {
+        const schema = (server.db as { schema?: string }).schema!;
+        // Another session holds the interfaces table, so every insert into it waits past the bound.
+        const holder = new pg.Client({ connectionString: urlWithSchema(tdb.url!, schema) });
+        await holder.connect();
+        const impatient = await openDatabase({ url: tdb.url!, schema, timeoutMs: 300 });
+        try {
+          await holder.query('BEGIN');
+          await holder.query('LOCK TABLE smart_contract_interfaces IN ACCESS EXCLUSIVE MODE');
+          const db = counting(impatient);
+          const writer = new ActivityWriter(db, { concurrency: 1 });
+          const writes = Array.from({ length: 5 }, () => contractWrite(org));
+          const settled = await Promise.allSettled(writes.map((write) => writer.write(write)));
+          assert.equal(db.statements, 2, 'the first alone, then the four that waited, together');
+          for (const result of settled) {
+            assert.equal(result.status, 'rejected');
+            assert.ok(result.reason instanceof DatabaseUnavailable && result.reason.timedOut, String(result.reason));
+          }
+          await holder.query('ROLLBACK');
+          assert.deepEqual(await stored(writes.map((w) => w.activity.id)), { activities: 0, interfaces: 0 });
+        } finally {
+          await holder.end();
+          await impatient.close();
+        }
+      },
+    );
 
     test('through HTTP: forty concurrent new activities, each answered with its own, none lost or doubled', async () => {
       const client = server.client(org);
