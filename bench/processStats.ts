@@ -37,13 +37,18 @@ export function memoryMiB(pid: number): { rss: number; peak: number } | undefine
   return { rss: kib('VmRSS') / 1024, peak: kib('VmHWM') / 1024 };
 }
 
-/** Busy and total CPU ms of the whole host (all CPUs), for the share of its CPUs in use during a round. */
-export function hostCpu(): { busy: number; total: number } {
+/**
+ * CPU ms of the whole host (all CPUs): busy (this machine's work), stolen (time a virtual machine's
+ * CPUs were ready to run but the hypervisor ran someone else, /proc/stat "steal") and total.
+ */
+export function hostCpu(): { busy: number; stolen: number; total: number } {
   const line = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0]!;
   const values = line.trim().split(/\s+/).slice(1).map(Number);
   const total = values.slice(0, 8).reduce((a, b) => a + b, 0); // guest time is already inside user
   const idle = (values[3] ?? 0) + (values[4] ?? 0);
-  return { busy: ((total - idle) * 1000) / CLOCK_TICKS, total: (total * 1000) / CLOCK_TICKS };
+  const stolen = values[7] ?? 0;
+  const ms = (ticks: number) => (ticks * 1000) / CLOCK_TICKS;
+  return { busy: ms(total - idle - stolen), stolen: ms(stolen), total: ms(total) };
 }
 
 /**

@@ -376,6 +376,8 @@ interface RoundResult {
   /** undefined for the embedded store (its database runs inside Signet's process). */
   pgCpuMsPerActivity: number | undefined;
   hostBusy: number;
+  /** Share of all CPUs the hypervisor gave to others while this machine had work for them (steal). */
+  stolen: number;
   /** Share of all CPUs used by the process measured, its PostgreSQL backends and wrk: the rest of hostBusy is someone else's. */
   ownBusy: number;
   backendsAppeared: number;
@@ -412,6 +414,7 @@ async function round(target: Target, scenario: Scenario, credentials: Credential
     cpuMsPerActivity: (cpu1 - cpu0) / ok,
     pgCpuMsPerActivity: pgCpu === undefined ? undefined : pgCpu / ok,
     hostBusy: (host1.busy - host0.busy) / (host1.total - host0.total),
+    stolen: (host1.stolen - host0.stolen) / (host1.total - host0.total),
     ownBusy: (cpu1 - cpu0 + (pgCpu ?? 0) + wrk.cpuMs) / (host1.total - host0.total),
     backendsAppeared: backends?.appeared ?? 0,
     backendsVanished: backends?.vanished ?? 0,
@@ -632,13 +635,16 @@ function median(values: number[]): number {
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
+/** Above this share of stolen CPU the run says its figures are not a quiet machine's. */
+const STOLEN_WARNING = 0.05;
+
 const medianOf = (rounds: RoundResult[], pick: (r: RoundResult) => number | undefined) => {
   const values = rounds.map(pick).filter((v): v is number => v !== undefined);
   return values.length ? median(values) : undefined;
 };
 
 function table(results: ScenarioResult[], statements: Map<string, StatementCount>): string {
-  const header = ['scenario', 'conns', 'process', 'activities/s', 'p50 ms', 'p99 ms', 'CPU ms/act', 'PG ms/act', 'stmts/act', 'peak RSS MiB', 'vs floor', 'host busy (ours)'];
+  const header = ['scenario', 'conns', 'process', 'activities/s', 'p50 ms', 'p99 ms', 'CPU ms/act', 'PG ms/act', 'stmts/act', 'peak RSS MiB', 'vs floor', 'host busy (ours)', 'stolen'];
   const rows: string[][] = [];
   for (const { scenario, targets } of results) {
     const floor = targets.find((t) => t.role === 'floor');
@@ -667,6 +673,7 @@ function table(results: ScenarioResult[], statements: Map<string, StatementCount
         fmt(target.peakRssMiB, 0),
         target.role === 'signet' && floorRate && rate ? `${fmt(rate / floorRate, 2)}×` : target.role === 'floor' ? '1×' : 'n/a',
         `${fmt(100 * (medianOf(target.rounds, (r) => r.hostBusy) ?? NaN), 0)}% (${fmt(100 * (medianOf(target.rounds, (r) => r.ownBusy) ?? NaN), 0)}%)`,
+        `${fmt(100 * (medianOf(target.rounds, (r) => r.stolen) ?? NaN), 0)}%`,
       ]);
     }
   }
@@ -739,7 +746,8 @@ try {
       'process (/proc/<pid>/stat) over the round ÷ 200 answers; PG ms/act: the same for its PostgreSQL backends (pg_stat_activity of the ' +
       'bench database, read every 200 ms); peak RSS: VmHWM of the process at the end of its scenario (each scenario starts fresh processes); ' +
       'host busy: share of all CPUs in use on the machine during the round, and (ours) the share used by the process, its backends and wrk; ' +
-      'the difference is other work on the machine, which makes the figures noisy.',
+      'the difference is other work on the machine, which makes the figures noisy; stolen: share of all CPUs the hypervisor gave to other ' +
+      'virtual machines while this one had work for them (/proc/stat steal), which slows every process of the round unevenly.',
   );
   out.push(
     `stmts/act: Query + Sync messages Signet sent to PostgreSQL ÷ 200 answers, counted by a loopback proxy in the bench process in separate rounds ` +
@@ -767,6 +775,13 @@ try {
   out.push(`  create_smart_contract_interface at 16 connections: ${fmt(ratio, 2)}× the floor (at least 0.6×) ${check(Number.isFinite(ratio) ? ratio >= 0.6 : undefined)}`);
   out.push(`  400 KiB ABI at 1 connection: p50 ${fmt(abiP50, 1)} ms (at most 25 ms) ${check(abiP50 === undefined ? undefined : abiP50 <= 25)}`);
   out.push(`  idle RSS on PostgreSQL ${mib(idlePostgres)} (at most 130 MiB) ${check(idlePostgres === undefined ? undefined : idlePostgres <= 130)}; embedded ${mib(idleEmbedded)} (stated)`);
+  const stolen = medianOf(results.flatMap((r) => r.targets.flatMap((t) => t.rounds)), (r) => r.stolen);
+  if (stolen !== undefined && stolen > STOLEN_WARNING) {
+    out.push(
+      `  the hypervisor took ${fmt(100 * stolen, 0)}% of the CPUs (median of the rounds): the rates and the ratios are not those of a quiet ` +
+        'machine and move from one run to the next; run again when the "stolen" column stays near 0%',
+    );
+  }
   console.log(out.join('\n'));
 
   if (args.json) {
