@@ -33,6 +33,12 @@ const { values: args } = parseArgs({
     json: { type: 'string', default: process.env.BENCH_JSON ?? '' },
     /** A folder: every `signet serve` of the throughput rounds writes a V8 CPU profile there (node --cpu-prof). */
     profile: { type: 'string', default: process.env.BENCH_PROFILE ?? '' },
+    /**
+     * Variables added to every `signet serve`'s environment, `NAME=value` separated by spaces (e.g.
+     * `SIGNET_DATABASE_POOL_SIZE=20 NODE_OPTIONS=--max-semi-space-size=64`): how to compare two
+     * settings, run by run. The bench's own settings (port, database, keys…) win.
+     */
+    'signet-env': { type: 'string', default: process.env.BENCH_SIGNET_ENV ?? '' },
   },
 });
 
@@ -53,6 +59,18 @@ const WARMUP_SECONDS = bounded('warmup', args.warmup, 0, 30);
 const IDLE_SECONDS = bounded('idle', args.idle, 1, 60);
 const STATEMENT_REQUESTS = bounded('statement-requests', args['statement-requests'], 10, 5000);
 const WRK_THREADS = bounded('threads', args.threads, 1, 16);
+const SIGNET_ENV = signetEnvironment(args['signet-env']);
+
+/** --signet-env parsed; a malformed pair stops the run rather than measuring something else than asked. */
+function signetEnvironment(text: string): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const pair of text.split(/\s+/).filter(Boolean)) {
+    const match = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/.exec(pair);
+    if (!match) fail(`--signet-env takes NAME=value pairs separated by spaces, got ${JSON.stringify(pair)}`);
+    env[match[1]!] = match[2]!;
+  }
+  return env;
+}
 const LUA_SCRIPT = path.join(ROOT, 'bench', 'replay.lua');
 
 type Kind = 'contract' | 'otp' | 'abi';
@@ -175,6 +193,7 @@ async function startSignet(options: { databaseUrl: string; worker: boolean; data
     [...profile, SIGNET_BIN, 'serve'],
     {
       ...cleanEnvironment(),
+      ...SIGNET_ENV,
       SIGNET_HOST: '127.0.0.1',
       SIGNET_PORT: String(port),
       SIGNET_DATABASE_URL: options.databaseUrl,
@@ -738,6 +757,9 @@ try {
     `rounds: ${ROUNDS} × ${SECONDS} s per process, floor and Signet interleaved (ABBA), after ${WARMUP_SECONDS} s of warm-up each; figures are medians of the rounds; ` +
       `wrk replays bodies stamped beforehand, each a new activity (resubmission: the same 16 again); loopback; whole run ${fmt(minutes, 1)} min`,
   );
+  if (Object.keys(SIGNET_ENV).length > 0) {
+    out.push(`signet serve ran with: ${Object.entries(SIGNET_ENV).map(([name, value]) => `${name}=${value}`).join(' ')}`);
+  }
   out.push('');
   out.push(table(results, statements));
   out.push('');
