@@ -94,7 +94,8 @@ describe('first start on the embedded store', () => {
     const deadline = Date.now() + 10_000;
     let files: string[] = [];
     while (Date.now() < deadline) {
-      files = fs.existsSync(mailDir) ? fs.readdirSync(mailDir).filter((f) => f.endsWith('.eml')) : [];
+      // Created, then written: a file is counted once it holds the message.
+      files = fs.existsSync(mailDir) ? fs.readdirSync(mailDir).filter((f) => f.endsWith('.eml') && fs.statSync(path.join(mailDir, f)).size > 0) : [];
       if (files.length > 0) break;
       await new Promise((r) => setTimeout(r, 50));
     }
@@ -102,7 +103,10 @@ describe('first start on the embedded store', () => {
     const eml = fs.readFileSync(path.join(mailDir, files[0]!), 'utf8');
     assert.match(eml, /^To: alice@example\.com/m);
     assert.match(eml, /Example Wallet/);
-    assert.match(served!.output(), new RegExp(files[0]!.replace('.', '\\.')), 'one log line names the file');
+    // The line follows the file, asynchronously and through a pipe: it may arrive a moment later.
+    const named = new RegExp(files[0]!.replace('.', '\\.'));
+    while (!named.test(served!.output()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    assert.match(served!.output(), named, 'one log line names the file');
   });
 
   test('the ready message names the exact commands, and the verify example verifies the code from the mailbox', async () => {
