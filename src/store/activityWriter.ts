@@ -9,9 +9,10 @@ import { DatabaseUnavailable, type Queryable } from './db.ts';
 export interface ActivityWriterOptions {
   /** Statements in flight at once; a write beyond them waits to join the next. */
   concurrency?: number;
-  /** Writes in one statement at most. */
-  maxBatch?: number;
 }
+
+/** Writes in one statement at most. */
+const MAX_GROUP = 32;
 
 interface Pending {
   write: ActivityWrite;
@@ -27,7 +28,6 @@ export class ActivityWriter {
   private queue: Pending[] = [];
   private inFlight = 0;
   private readonly concurrency: number;
-  private readonly maxBatch: number;
 
   constructor(
     private readonly db: Queryable,
@@ -37,7 +37,6 @@ export class ActivityWriter {
     // fewer activities/s (0.49–0.51× the floor against 0.61–0.64× in interleaved runs). One
     // statement of 32 writes takes a few milliseconds, so one writer is not what bounds a process.
     this.concurrency = options.concurrency ?? 1;
-    this.maxBatch = options.maxBatch ?? 32;
   }
 
   /** Writes the activity, alone or with others that are ready at the same moment; the outcome is its own. */
@@ -63,17 +62,16 @@ export class ActivityWriter {
   }
 
   /**
-   * The oldest waiting write and those after it of the same shape that carry other bodies than
-   * each other: a
-   * second submission of a body waits for the next statement, which sees the first. Their number is
-   * rounded down to a power of two, so a shape of write is prepared in a few sizes only.
+   * The oldest waiting write and those after it of the same shape that carry other bodies than each
+   * other: a second submission of a body waits for the next statement, which sees the first. Their
+   * number is rounded down to a power of two, so a shape of write is prepared in a few sizes only.
    */
   private take(): Pending[] {
     const { shape } = this.queue[0]!;
     const bodies = new Set<string>();
     const eligible: Pending[] = [];
     for (const pending of this.queue) {
-      if (eligible.length === this.maxBatch) break;
+      if (eligible.length === MAX_GROUP) break;
       if (pending.shape !== shape || bodies.has(pending.body)) continue;
       bodies.add(pending.body);
       eligible.push(pending);
