@@ -1,19 +1,17 @@
 // Verifies an API-key stamp: ECDSA P-256 with SHA-256 over the exact raw body bytes, with the
 // signature in strict DER (DESIGN §2.2). Which organization the key belongs to is authenticate.ts's job.
 import { verify } from 'node:crypto';
-import { promisify } from 'node:util';
 import { unauthenticated } from '../errors.ts';
 import type { ApiKeyStamp } from './parseStamp.ts';
 import { parseP256PublicKey } from '../keys/p256.ts';
 import { strictDerProblem } from '../keys/strictDer.ts';
 
-/** crypto.verify with a callback: the check runs on libuv's thread pool. */
-const verifyOnThreadPool = promisify(verify);
-
 /**
  * Rejects with 401 unless stamp.signature is stamp.publicKey's signature over body; resolves to the
- * key compressed. The ECDSA check runs on libuv's thread pool, so the event loop goes on serving
- * other requests meanwhile (it is the largest single piece of a request's CPU).
+ * key compressed. The check runs here, on the event loop: about 50 µs of CPU for a small body and
+ * 0.6 ms for the largest (1 MiB, SHA-256 being the part that grows). It ran on libuv's thread pool
+ * before, and handing it over and back cost more than it kept off the loop: in interleaved benchmark
+ * runs on two cores, checking here gave 0.66–0.74× the floor's activities/s against 0.56–0.67×.
  */
 export async function verifyApiKeyStamp(body: Buffer, stamp: ApiKeyStamp): Promise<{ publicKey: string }> {
   const { compressed, key } = parseP256PublicKey(stamp.publicKey);
@@ -30,7 +28,12 @@ export async function verifyApiKeyStamp(body: Buffer, stamp: ApiKeyStamp): Promi
     );
   }
   // A key or signature the library cannot use at all is a signature that does not verify.
-  const valid = await verifyOnThreadPool('sha256', body, { key, dsaEncoding: 'der' }, signature).catch(() => false);
+  let valid: boolean;
+  try {
+    valid = verify('sha256', body, { key, dsaEncoding: 'der' }, signature);
+  } catch {
+    valid = false;
+  }
   if (!valid) {
     throw unauthenticated(
       `stamp signature does not verify with publicKey ${compressed} over the request body; sign the exact ` +
