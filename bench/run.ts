@@ -404,7 +404,7 @@ interface RoundResult {
   wrk: WrkResult;
 }
 
-const DEFAULT_RATE: Record<Kind, number> = { contract: 10000, otp: 6000, abi: 300 };
+const DEFAULT_RATE: Record<Kind, number> = { contract: 10000, otp: 6000, abi: 1000 };
 
 async function round(target: Target, scenario: Scenario, credentials: Credentials, seconds: number, fixed?: string): Promise<RoundResult> {
   // Fresh bodies for three times the last rate (at least a generous default): each request a new activity.
