@@ -14,6 +14,7 @@ import { exampleCommands, renderSummary, type StartupFacts } from '../src/cli/st
 import { testDatabases } from './support/databases.ts';
 import { freePort, ROOT, serve, signet, SIGNET_BIN, ensureCompiled } from './support/processes.ts';
 import { ADMIN_TOKEN, startTestServer, type TestServer } from './support/server.ts';
+import { until } from './support/until.ts';
 
 const VERSION = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version as string;
 
@@ -248,8 +249,7 @@ describe('start-up output', () => {
     const baseUrl = `http://127.0.0.1:${port}`;
     const served = await serve({ SIGNET_DATA_DIR: dataDir, SIGNET_PORT: String(port), SIGNET_LOG_LEVEL: 'info', SIGNET_ADMIN_TOKEN: ADMIN_TOKEN }, baseUrl);
     try {
-      const deadline = Date.now() + 10_000;
-      while (!served.stdout().includes('Signet is ready') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      await until('the "Signet is ready" line', () => served.stdout().includes('Signet is ready'), { timeoutMs: 10_000, everyMs: 50 });
       assert.equal(await served.stop(), 0);
       const lines = served.stdout().split('\n').filter(Boolean).map((line) => JSON.parse(line));
       const ready = lines.filter((line) => line.msg === 'Signet is ready');
@@ -294,15 +294,17 @@ describe('start-up output', () => {
     child.stdout.on('data', (d) => (output += String(d).replace(/\r/g, '')));
     child.stderr.on('data', (d) => (output += String(d).replace(/\r/g, '')));
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    const until = async (what: string, timeoutMs = 60_000) => {
-      const deadline = Date.now() + timeoutMs;
-      while (!output.includes(what)) {
-        assert.ok(Date.now() < deadline && child.exitCode === null, `no "${what}" in:\n${output}`);
-        await new Promise((r) => setTimeout(r, 50));
-      }
-    };
+    const printed = (what: string, timeoutMs = 60_000) =>
+      until(
+        () => `"${what}" in:\n${output}`,
+        () => {
+          assert.ok(child.exitCode === null, `exited before "${what}":\n${output}`);
+          return output.includes(what);
+        },
+        { timeoutMs, everyMs: 50 },
+      );
     try {
-      await until('Stop with Ctrl-C.');
+      await printed('Stop with Ctrl-C.');
       const baseUrl = `http://127.0.0.1:${port}`;
       assert.ok(output.startsWith(`Signet ${VERSION} is ready at ${baseUrl}\n`), output);
       for (const row of [
@@ -334,7 +336,7 @@ describe('start-up output', () => {
       assert.match(example.text, /init_otp_auth: ACTIVITY_STATUS_COMPLETED otpId/);
 
       child.stdin.write('\x03'); // Ctrl-C at the terminal
-      await until('Signet stopped.', 15_000);
+      await printed('Signet stopped.', 15_000);
       assert.match(output, /Stopping \(SIGINT\): finishing the requests in flight/);
       assert.equal(await exited, 0);
     } finally {

@@ -10,6 +10,7 @@ import { SMTPServer } from 'smtp-server';
 import { SMTP_POOL_SIZE } from '../src/delivery/emailTransport.ts';
 import { serverStore, testDatabases, type ServerStore } from './support/databases.ts';
 import { freePort, serve, type Served } from './support/processes.ts';
+import { until } from './support/until.ts';
 
 const ADMIN_TOKEN = 'crash-test-admin-token-0123456789-abcdef';
 const MESSAGES = 200;
@@ -136,11 +137,12 @@ for (const tdb of testDatabases) {
       // and restart.
       const inHandAtKills: Array<{ sending: Set<string>; answering: number }> = [];
       for (let kill = 1; kill <= KILLS; kill++) {
-        const deadline = Date.now() + 30_000;
-        while (smtp.received.length < Math.floor((MESSAGES * kill) / (KILLS + 1)) + 3) {
-          assert.ok(Date.now() < deadline, `delivery stalled at ${smtp.received.length} before kill ${kill}`);
-          await new Promise((r) => setTimeout(r, 5));
-        }
+        const due = Math.floor((MESSAGES * kill) / (KILLS + 1)) + 3;
+        await until(
+          () => `${due} messages before kill ${kill} (delivery stalled at ${smtp.received.length})`,
+          () => smtp.received.length >= due,
+          { timeoutMs: 30_000, everyMs: 5 },
+        );
         served.child.kill('SIGKILL');
         const answering = smtp.answering();
         await exited(served);
@@ -156,13 +158,11 @@ for (const tdb of testDatabases) {
       }
 
       // Everything is delivered once the outbox is empty (the gauge reads the store).
-      const deadline = Date.now() + 30_000;
-      for (;;) {
-        const metrics = await (await fetch(`${baseUrl}/metrics`)).text();
-        if (/^signet_outbox_depth 0$/m.test(metrics)) break;
-        assert.ok(Date.now() < deadline, 'the outbox did not drain');
-        await new Promise((r) => setTimeout(r, 50));
-      }
+      await until(
+        'the outbox to drain',
+        async () => /^signet_outbox_depth 0$/m.test(await (await fetch(`${baseUrl}/metrics`)).text()),
+        { timeoutMs: 30_000, everyMs: 50 },
+      );
       await new Promise((r) => setTimeout(r, 200));
       assert.equal(await served.stop(), 0);
 

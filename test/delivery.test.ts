@@ -22,6 +22,7 @@ import { createSmsProvider } from '../src/delivery/sms/smsProvider.ts';
 import { openDatabase, type Database } from '../src/store/db.ts';
 import { testDatabases } from './support/databases.ts';
 import { startSmtpSink, type SmtpSink } from './support/smtpSink.ts';
+import { until } from './support/until.ts';
 
 const silent: DeliveryLogger = { info() {}, warn() {}, error() {} };
 const secret = randomBytes(32);
@@ -381,9 +382,7 @@ for (const tdb of testDatabases) {
       smtp.holdNext(SMTP_POOL_SIZE); // those sends stay mid-DATA until released
       const first = worker(db, { batchSize: 20 });
       const firstRound = first.runOnce();
-      for (const deadline = Date.now() + 5000; smtp.held() < SMTP_POOL_SIZE; await new Promise((r) => setTimeout(r, 10))) {
-        assert.ok(Date.now() < deadline, `only ${smtp.held()} sends reached the server`);
-      }
+      await until(() => `${SMTP_POOL_SIZE} sends at the server (${smtp.held()} reached it)`, () => smtp.held() >= SMTP_POOL_SIZE, { everyMs: 10 });
       const [states] = await db.query<{ sending: number; queued: number }>(
         "SELECT count(*) FILTER (WHERE status = 'sending')::int AS sending, count(*) FILTER (WHERE status = 'queued')::int AS queued FROM outbox",
       );
@@ -418,13 +417,17 @@ for (const tdb of testDatabases) {
       const w = worker(slowRecording);
       w.start();
       let most = 0;
-      for (const deadline = Date.now() + 15_000; ; await new Promise((r) => setTimeout(r, 10))) {
-        const [counted] = await db.query<{ recorded: number }>("SELECT count(*)::int AS recorded FROM outbox WHERE status = 'sent'");
-        const recorded = counted!.recorded;
-        most = Math.max(most, smtp.messages.length - recorded);
-        if (recorded === 12) break;
-        assert.ok(Date.now() < deadline, `only ${recorded} of 12 recorded`);
-      }
+      let recorded = 0;
+      await until(
+        () => `12 recorded (${recorded} are)`,
+        async () => {
+          const [counted] = await db.query<{ recorded: number }>("SELECT count(*)::int AS recorded FROM outbox WHERE status = 'sent'");
+          recorded = counted!.recorded;
+          most = Math.max(most, smtp.messages.length - recorded);
+          return recorded === 12;
+        },
+        { timeoutMs: 15_000, everyMs: 10 },
+      );
       await w.stop();
       assert.ok(most <= SMTP_POOL_SIZE, `${most} messages were accepted by the server and not recorded at one moment`);
       assert.equal(smtp.messages.length, 12);
@@ -435,9 +438,7 @@ for (const tdb of testDatabases) {
       smtp.holdNext(1);
       const slow = worker(db, { leaseMs: 600 });
       const slowRound = slow.runOnce();
-      for (const deadline = Date.now() + 5000; smtp.held() < 1; await new Promise((r) => setTimeout(r, 10))) {
-        assert.ok(Date.now() < deadline, 'the send did not reach the server');
-      }
+      await until('the send to reach the server', () => smtp.held() >= 1, { everyMs: 10 });
       const other = worker();
       for (const until = Date.now() + 1500; Date.now() < until; await new Promise((r) => setTimeout(r, 50))) {
         assert.equal(await other.runOnce(), 0, 'the message is still its first worker\'s');

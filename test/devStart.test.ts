@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { freePort, run, serve, signet, type Served } from './support/processes.ts';
+import { until } from './support/until.ts';
 
 describe('signet migrate', () => {
   test('applies the migrations once to a fresh embedded store', async () => {
@@ -91,22 +92,22 @@ describe('first start on the embedded store', () => {
     assert.match(result.stdout, /create_smart_contract_interface: ACTIVITY_STATUS_COMPLETED smartContractInterfaceId [0-9a-f-]{36}/);
 
     const mailDir = path.join(dataDir, 'mail');
-    const deadline = Date.now() + 10_000;
-    let files: string[] = [];
-    while (Date.now() < deadline) {
-      // Created, then written: a file is counted once it holds the message.
-      files = fs.existsSync(mailDir) ? fs.readdirSync(mailDir).filter((f) => f.endsWith('.eml') && fs.statSync(path.join(mailDir, f)).size > 0) : [];
-      if (files.length > 0) break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    const files = await until(
+      'a message in the dev mailbox',
+      () => {
+        // Created, then written: a file is counted once it holds the message.
+        const written = fs.existsSync(mailDir) ? fs.readdirSync(mailDir).filter((f) => f.endsWith('.eml') && fs.statSync(path.join(mailDir, f)).size > 0) : [];
+        return written.length > 0 && written;
+      },
+      { timeoutMs: 10_000, everyMs: 50 },
+    );
     assert.equal(files.length, 1);
     const eml = fs.readFileSync(path.join(mailDir, files[0]!), 'utf8');
     assert.match(eml, /^To: alice@example\.com/m);
     assert.match(eml, /Example Wallet/);
     // The line follows the file, asynchronously and through a pipe: it may arrive a moment later.
     const named = new RegExp(files[0]!.replace('.', '\\.'));
-    while (!named.test(served!.output()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-    assert.match(served!.output(), named, 'one log line names the file');
+    await until('a log line naming the file', () => named.test(served!.output()), { timeoutMs: 10_000, everyMs: 50 });
   });
 
   test('the ready message names the exact commands, and the verify example verifies the code from the mailbox', async () => {

@@ -13,6 +13,7 @@ import { BUILT_IN_EMAIL } from '../src/otp/builtInEmail.ts';
 import { testDatabases } from './support/databases.ts';
 import { startTestServer, type Credentials, type TestServer } from './support/server.ts';
 import { startSmtpSink, type SmtpSink } from './support/smtpSink.ts';
+import { until } from './support/until.ts';
 
 const GROUPED = /\b([0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{5})\b/;
 
@@ -93,12 +94,10 @@ for (const tdb of testDatabases) {
       const phone = '+14155552680';
       const otpId = await initOtp({ otpType: 'OTP_TYPE_SMS', contact: phone });
       const log = path.join(server.dataDir, 'sms.log');
-      let text: string | undefined;
-      for (const deadline = Date.now() + 5000; !text && Date.now() < deadline; await new Promise((r) => setTimeout(r, 20))) {
+      const text: string = await until(`an SMS to ${phone}`, () => {
         const lines = fs.existsSync(log) ? fs.readFileSync(log, 'utf8').trim().split('\n') : [];
-        text = lines.map((line) => JSON.parse(line)).find((sms) => sms.to === phone)?.text;
-      }
-      assert.ok(text, `no SMS reached ${phone}`);
+        return lines.map((line) => JSON.parse(line)).find((sms) => sms.to === phone)?.text;
+      });
       const grouped = /^([0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{5}) is your Acme Wallet verification code\. It expires in 5 minutes\.$/.exec(text)?.[1];
       assert.ok(grouped, text);
       assert.match(await verify(otpId, grouped), /^ey/);

@@ -6,6 +6,7 @@ import { ApiKeyStamper } from '@turnkey/api-key-stamper';
 import { testDatabases } from './support/databases.ts';
 import { startTestServer, type Credentials, type TestServer } from './support/server.ts';
 import { startSmtpSink, type SmtpSink } from './support/smtpSink.ts';
+import { until } from './support/until.ts';
 
 const SUBMIT_OTP = '/public/v1/submit/init_otp_auth';
 
@@ -127,14 +128,7 @@ for (const tdb of testDatabases) {
       );
       assert.equal(accepted.status, 200, JSON.stringify(accepted.json));
       assert.equal((await server.db.query('SELECT id FROM activities')).length, before.length + 1);
-      const messages = await smtp.waitFor(smtp.messages.length);
-      const deadline = Date.now() + 5000;
-      let mail = messages.find((m) => JSON.stringify(m.to).includes('dave@example.com'));
-      while (!mail && Date.now() < deadline) {
-        await new Promise((r) => setTimeout(r, 20));
-        mail = smtp.messages.find((m) => JSON.stringify(m.to).includes('dave@example.com'));
-      }
-      assert.ok(mail, 'email to dave arrived');
+      const mail = await smtp.waitForMailTo('dave@example.com');
       assert.equal(mail.from!.value[0]!.address, 'hello@acme.example');
       assert.equal(mail.from!.value[0]!.name, 'Acme Security');
       assert.equal(mail.replyTo!.value[0]!.address, 'support@acme.example');
@@ -216,15 +210,15 @@ for (const tdb of testDatabases) {
       assert.equal(sent.status, 200, JSON.stringify(sent.json));
       assert.equal(sent.json.activity.intent.initOtpAuthIntentV3.contact, '+14155552671');
       const otpId = sent.json.activity.result.initOtpAuthResultV2.otpId;
-      const deadline = Date.now() + 5000;
       let status = '';
-      while (Date.now() < deadline) {
-        const [row] = await server.db.query<{ status: string }>('SELECT status FROM outbox WHERE otp_id = $1', [otpId]);
-        status = row!.status;
-        if (status === 'sent') break;
-        await new Promise((r) => setTimeout(r, 20));
-      }
-      assert.equal(status, 'sent');
+      await until(
+        () => `the SMS to be sent (its outbox row is ${status})`,
+        async () => {
+          const [row] = await server.db.query<{ status: string }>('SELECT status FROM outbox WHERE otp_id = $1', [otpId]);
+          status = row!.status;
+          return status === 'sent';
+        },
+      );
       const fs = await import('node:fs');
       const log = fs.readFileSync(`${server.dataDir}/sms.log`, 'utf8');
       assert.match(log, /\+14155552671/);

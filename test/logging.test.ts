@@ -8,6 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import { testDatabases } from './support/databases.ts';
 import { ADMIN_TOKEN, startTestServer, type Credentials, type TestServer } from './support/server.ts';
 import { startSmtpSink, type SmtpSink } from './support/smtpSink.ts';
+import { until } from './support/until.ts';
 
 const CODE = /\b([0-9A-HJKMNP-TV-Z]{9})\b/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -115,11 +116,7 @@ for (const tdb of testDatabases) {
       assert.ok(token.length > 100);
 
       // Let the worker log its line for the sent message before reading the log.
-      const deadline = Date.now() + 5000;
-      while (!log.text().includes('OTP message sent')) {
-        assert.ok(Date.now() < deadline, 'the worker logged the sent message');
-        await new Promise((r) => setTimeout(r, 20));
-      }
+      await until('the worker to log the sent message', () => log.text().includes('OTP message sent'));
       const lines = log.lines();
 
       const created = lines.filter((line) => line.msg === 'activity created');

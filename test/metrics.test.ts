@@ -11,6 +11,7 @@ import type { Database } from '../src/store/db.ts';
 import { testDatabases, type TestDatabase } from './support/databases.ts';
 import { startTestServer, type Credentials, type TestServer } from './support/server.ts';
 import { startSmtpSink, type SmtpSink } from './support/smtpSink.ts';
+import { until } from './support/until.ts';
 
 const CONTRACT = 'ACTIVITY_TYPE_CREATE_SMART_CONTRACT_INTERFACE';
 const CONTRACT_ROUTE = '/public/v1/submit/create_smart_contract_interface';
@@ -198,13 +199,14 @@ for (const tdb of testDatabases) {
       const client = server.client(acme);
       await client.initOtpAuth(otpBody(acme.organizationId, `metrics-${randomUUID().slice(0, 8)}@example.com`) as any);
 
-      const deadline = Date.now() + 10_000;
-      let after = await scrape(server);
-      while (delta(before, after, 'signet_deliveries_total', { channel: 'email', status: 'sent' }) < 1) {
-        assert.ok(Date.now() < deadline, 'the email was not delivered within 10 s');
-        await new Promise((r) => setTimeout(r, 50));
-        after = await scrape(server);
-      }
+      const after = await until(
+        'the email to be delivered',
+        async () => {
+          const scraped = await scrape(server);
+          return delta(before, scraped, 'signet_deliveries_total', { channel: 'email', status: 'sent' }) >= 1 && scraped;
+        },
+        { timeoutMs: 10_000, everyMs: 50 },
+      );
       assert.equal(delta(before, after, 'signet_deliveries_total', { channel: 'email', status: 'sent' }), 1);
       assert.equal(delta(before, after, 'signet_deliveries_total', { channel: 'email', status: 'retrying' }), 0);
       assert.equal(delta(before, after, 'signet_activities_total', { type: OTP, outcome: 'created' }), 1);

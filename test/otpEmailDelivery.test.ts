@@ -9,6 +9,7 @@ import sharp from 'sharp';
 import { testDatabases } from './support/databases.ts';
 import { startTestServer, type Credentials, type TestServer } from './support/server.ts';
 import { startSmtpSink, type SmtpSink } from './support/smtpSink.ts';
+import { until } from './support/until.ts';
 
 for (const tdb of testDatabases) {
   describe(`OTP email with template and logo (${tdb.name})`, () => {
@@ -94,13 +95,16 @@ for (const tdb of testDatabases) {
 
       const otpId = activity.result.initOtpAuthResultV2.otpId;
       // The email can arrive a moment before the worker records the outcome.
-      let row: { status: string; logo_error: string } | undefined;
-      for (const deadline = Date.now() + 5000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 20))) {
-        [row] = await server.db.query<{ status: string; logo_error: string }>('SELECT status, logo_error FROM outbox WHERE otp_id = $1', [otpId]);
-        if (row!.status === 'sent') break;
-      }
-      assert.equal(row!.status, 'sent');
-      assert.match(row!.logo_error, /not a PNG/);
+      let status = '';
+      const row = await until(
+        () => `the outbox row to be sent (it is ${status})`,
+        async () => {
+          const [current] = await server.db.query<{ status: string; logo_error: string }>('SELECT status, logo_error FROM outbox WHERE otp_id = $1', [otpId]);
+          status = current!.status;
+          return status === 'sent' && current!;
+        },
+      );
+      assert.match(row.logo_error, /not a PNG/);
     });
   });
 }

@@ -23,6 +23,7 @@ import { testDatabases } from './support/databases.ts';
 import { signet } from './support/processes.ts';
 import { ADMIN_TOKEN, startTestServer, type Credentials, type TestServer } from './support/server.ts';
 import { startSmtpSink, type SmtpSink } from './support/smtpSink.ts';
+import { until } from './support/until.ts';
 
 const CODE = /\b([0-9A-HJKMNP-TV-Z]{9})\b/;
 /** The default SMS shows the code in two groups (`30FM-DAGXE`); it is encrypted as it reads. */
@@ -93,15 +94,11 @@ for (const tdb of testDatabases) {
     const read = new Set<unknown>();
     /** The code of the next email to `contact` not read before. */
     async function codeSentTo(contact: string): Promise<string> {
-      const deadline = Date.now() + 5000;
-      for (;;) {
+      return until(`an email with a code to ${contact}`, () => {
         const mail = smtp.messages.find((m) => !read.has(m) && JSON.stringify(m.to).includes(contact));
         if (mail) read.add(mail);
-        const code = mail && CODE.exec(mail.text ?? '')?.[1];
-        if (code) return code;
-        assert.ok(Date.now() < deadline, `no email with a code reached ${contact}`);
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
+        return mail && CODE.exec(mail.text ?? '')?.[1];
+      });
     }
 
     /** init_otp and verify_otp V2 through sdk-server, the client encrypting the code: the token and the client's key. */
@@ -284,12 +281,10 @@ for (const tdb of testDatabases) {
       const typed = `(${phone.slice(2, 5)}) ${phone.slice(5, 8)}-${phone.slice(8)}`;
       const { otpId, otpEncryptionTargetBundle } = await sdkServer().initOtp({ otpType: 'OTP_TYPE_SMS', contact: `+1 ${typed}`, appName: 'Acme Wallet' });
       const smsLog = path.join(server.dataDir, 'sms.log');
-      let code: string | undefined;
-      for (const deadline = Date.now() + 5000; !code && Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 20))) {
+      const code: string = await until(`an SMS to ${phone}`, () => {
         const lines = fs.existsSync(smsLog) ? fs.readFileSync(smsLog, 'utf8').trim().split('\n') : [];
-        code = lines.map((line) => JSON.parse(line)).filter((sms) => sms.to === phone).map((sms) => SMS_CODE.exec(sms.text)?.[1]).pop();
-      }
-      assert.ok(code, `no SMS reached ${phone}`);
+        return lines.map((line) => JSON.parse(line)).filter((sms) => sms.to === phone).map((sms) => SMS_CODE.exec(sms.text)?.[1]).pop();
+      });
       const clientKey = generateP256KeyPair();
       const encryptedOtpBundle = await encryptOtpCodeToBundle(code, otpEncryptionTargetBundle, clientKey.publicKey, keys.otpEncryptionBundleSignerPublicKey);
       const { verificationToken } = await sdkServer().verifyOtp({ otpId, encryptedOtpBundle });

@@ -12,16 +12,9 @@ import { TurnkeyClient } from '@turnkey/http';
 import { SMTPServer } from 'smtp-server';
 import { serverStore, testDatabases, type ServerStore } from './support/databases.ts';
 import { freePort, serve, type Served } from './support/processes.ts';
+import { until } from './support/until.ts';
 
 const ADMIN_TOKEN = 'shutdown-test-admin-token-0123456789-xyz';
-
-async function until(what: string, check: () => boolean, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    assert.ok(Date.now() < deadline, `timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 function exitOf(served: Served): Promise<number | null> {
   const { child } = served;
@@ -118,18 +111,17 @@ for (const tdb of testDatabases) {
           [signed.stamp.stampHeaderName]: signed.stamp.stampHeaderValue,
         },
       } as RequestInit);
-      await until('the request to reach the server', () => served!.output().includes('"reqId":"in-flight-1"'));
+      await until('the request to reach the server', () => served!.output().includes('"reqId":"in-flight-1"'), { timeoutMs: 15_000 });
 
       const signalled = Date.now();
       served.child.kill('SIGTERM');
-      await until('the shutdown to start', () => served!.output().includes('shutting down'));
+      await until('the shutdown to start', () => served!.output().includes('shutting down'), { timeoutMs: 15_000 });
       // The listener closes while the request is still in flight (the rest of its body not yet sent).
-      const deadline = Date.now() + 5000;
-      let fresh: number | string;
-      while ((fresh = await freshGet(`${baseUrl}/healthz`)) !== 'ECONNREFUSED') {
-        assert.ok(Date.now() < deadline, `a new connection was still answered (${fresh}) 5 s after SIGTERM`);
-        await new Promise((r) => setTimeout(r, 20));
-      }
+      let fresh: number | string = '';
+      await until(
+        () => `new connections to be refused after SIGTERM (one was answered: ${fresh})`,
+        async () => (fresh = await freshGet(`${baseUrl}/healthz`)) === 'ECONNREFUSED',
+      );
       sendRest();
 
       const response = await answer;
@@ -156,7 +148,7 @@ for (const tdb of testDatabases) {
       assert.equal(emlFor(store.dataDir, contact).length, status === 'sent' ? 1 : 0);
 
       served = await serve(env, baseUrl);
-      await until('the email in the dev mailbox', () => emlFor(store.dataDir, contact).length > 0);
+      await until('the email in the dev mailbox', () => emlFor(store.dataDir, contact).length > 0, { timeoutMs: 15_000 });
       await new Promise((r) => setTimeout(r, 500));
       assert.equal(emlFor(store.dataDir, contact).length, 1, 'delivered exactly once');
       assert.equal(await served.stop(), 0);
@@ -189,10 +181,10 @@ for (const tdb of testDatabases) {
         const contact = `midsend-${randomUUID().slice(0, 8)}@example.com`;
         const { activity } = (await client.initOtpAuth(otpBody(client.organizationId, contact) as any)) as any;
         const otpId = activity.result.initOtpAuthResultV2.otpId;
-        await until('the worker to be sending', () => dataStarted);
+        await until('the worker to be sending', () => dataStarted, { timeoutMs: 15_000 });
 
         served.child.kill('SIGTERM');
-        await until('the shutdown to start', () => served!.output().includes('shutting down'));
+        await until('the shutdown to start', () => served!.output().includes('shutting down'), { timeoutMs: 15_000 });
         await new Promise((r) => setTimeout(r, 300));
         assert.equal(served.child.exitCode, null, 'the process waits for the send in hand');
         release();

@@ -10,6 +10,7 @@ import { createTwilioProvider, parseRetryAfter, type TwilioSettings } from '../s
 import { testDatabases } from './support/databases.ts';
 import { freePort, signet } from './support/processes.ts';
 import { ADMIN_TOKEN, startTestServer, type Credentials, type TestServer } from './support/server.ts';
+import { until } from './support/until.ts';
 import {
   startTwilioServer,
   TWILIO_ACCOUNT_SID,
@@ -192,13 +193,16 @@ for (const tdb of testDatabases) {
     }
 
     async function settled(otpId: string, status: string, timeoutMs = 10_000) {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const delivery = await deliveryOf(otpId);
-        if (delivery.status === status) return delivery;
-        if (Date.now() > deadline) assert.fail(`delivery of ${otpId} is ${delivery.status}, expected ${status}`);
-        await new Promise((resolve) => setTimeout(resolve, 25));
-      }
+      let now = '';
+      return until(
+        () => `delivery of ${otpId} to be ${status} (it is ${now})`,
+        async () => {
+          const delivery = await deliveryOf(otpId);
+          now = delivery.status;
+          return now === status && delivery;
+        },
+        { timeoutMs, everyMs: 25 },
+      );
     }
 
     test('the SMS carries the template with the code, and that code verifies', async () => {

@@ -1,6 +1,7 @@
 // A real SMTP server on loopback that keeps what it receives, parsed, for email tests.
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
+import { until } from './until.ts';
 
 export interface SmtpSink {
   /** smtp://127.0.0.1:<port>, for SIGNET_SMTP_URL. */
@@ -74,21 +75,10 @@ export async function startSmtpSink(): Promise<SmtpSink> {
     releaseHeld() {
       for (const accept of held.splice(0)) accept();
     },
-    async waitFor(count, timeoutMs = 5000) {
-      const deadline = Date.now() + timeoutMs;
-      while (messages.length < count) {
-        if (Date.now() > deadline) throw new Error(`expected ${count} emails, received ${messages.length}`);
-        await new Promise((r) => setTimeout(r, 20));
-      }
-      return messages;
-    },
-    async waitForMailTo(address, timeoutMs = 5000) {
-      for (const deadline = Date.now() + timeoutMs; ; await new Promise((r) => setTimeout(r, 20))) {
-        const mail = messages.find((m) => JSON.stringify(m.to).includes(address));
-        if (mail) return mail;
-        if (Date.now() > deadline) throw new Error(`no email to ${address}`);
-      }
-    },
+    waitFor: (count, timeoutMs = 5000) =>
+      until(() => `${count} emails (received ${messages.length})`, () => messages.length >= count && messages, { timeoutMs }),
+    waitForMailTo: (address, timeoutMs = 5000) =>
+      until(`an email to ${address}`, () => messages.find((m) => JSON.stringify(m.to).includes(address)), { timeoutMs }),
     close: () => {
       for (const accept of held.splice(0)) accept();
       return new Promise<void>((resolve) => server.close(() => resolve()));
