@@ -90,7 +90,7 @@ for (const tdb of testDatabases) {
 
     test('writes ready while one runs share statements (4, 2, 1 after the first); each is created once', async () => {
       const db = counting(server.db);
-      const writer = new ActivityWriter(db, { concurrency: 1 });
+      const writer = new ActivityWriter(db);
       const writes = Array.from({ length: 8 }, () => contractWrite(org));
       const outcomes = await Promise.all(writes.map((write) => writer.write(write)));
       assert.deepEqual(outcomes, writes.map(() => ({ kind: 'created' })));
@@ -100,7 +100,7 @@ for (const tdb of testDatabases) {
 
     test('a unique value taken twice in one statement: nothing of it stays, and each write is answered on its own', async () => {
       const db = counting(server.db);
-      const writer = new ActivityWriter(db, { concurrency: 1 });
+      const writer = new ActivityWriter(db);
       const first = contractWrite(org);
       const shared = randomUUID();
       const [a, b, c, d] = [contractWrite(org, { interfaceId: shared }), contractWrite(org, { interfaceId: shared }), contractWrite(org), contractWrite(org)];
@@ -117,7 +117,7 @@ for (const tdb of testDatabases) {
     });
 
     test('the same body twice among waiting writes: the second waits for a later statement and gets the first activity', async () => {
-      const writer = new ActivityWriter(server.db, { concurrency: 1 });
+      const writer = new ActivityWriter(server.db);
       const body = JSON.stringify({ type: 'ACTIVITY_TYPE_CREATE_SMART_CONTRACT_INTERFACE', organizationId: org.organizationId, nonce: randomUUID() });
       const [blocker, original, again, other] = [contractWrite(org), contractWrite(org, { body }), contractWrite(org, { body }), contractWrite(org)];
       const outcomes = await Promise.all([blocker!, original!, again!, other!].map((write) => writer.write(write)));
@@ -129,7 +129,7 @@ for (const tdb of testDatabases) {
 
     test('a credential refused in a shared statement refuses its own write only', async () => {
       const db = counting(server.db);
-      const writer = new ActivityWriter(db, { concurrency: 1 });
+      const writer = new ActivityWriter(db);
       const revoked = await server.createOrganization('Writer Revoked Org');
       await server.admin('DELETE', `/organizations/${revoked.organizationId}/api-keys/${revoked.apiKeyId}`);
       const writes = [contractWrite(org), contractWrite(org), contractWrite(revoked), contractWrite(org)];
@@ -154,7 +154,7 @@ for (const tdb of testDatabases) {
           await holder.query('BEGIN');
           await holder.query('LOCK TABLE smart_contract_interfaces IN ACCESS EXCLUSIVE MODE');
           const db = counting(impatient);
-          const writer = new ActivityWriter(db, { concurrency: 1 });
+          const writer = new ActivityWriter(db);
           const writes = Array.from({ length: 5 }, () => contractWrite(org));
           const settled = await Promise.allSettled(writes.map((write) => writer.write(write)));
           assert.equal(db.statements, 2, 'the first alone, then the four that waited, together');

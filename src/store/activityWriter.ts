@@ -6,11 +6,6 @@
 import { batchable, writeActivities, writeActivity, type ActivityWrite, type WriteOutcome } from './activities.ts';
 import { DatabaseUnavailable, type Queryable } from './db.ts';
 
-export interface ActivityWriterOptions {
-  /** Statements in flight at once; a write beyond them waits to join the next. */
-  concurrency?: number;
-}
-
 /** Writes in one statement at most. */
 const MAX_GROUP = 32;
 
@@ -26,18 +21,15 @@ interface Pending {
 
 export class ActivityWriter {
   private queue: Pending[] = [];
-  private inFlight = 0;
-  private readonly concurrency: number;
+  /**
+   * Whether a statement is running. One at a time: on the benchmark's two cores, two in flight made
+   * smaller groups and fewer activities/s (0.49–0.51× the floor against 0.61–0.64× in interleaved
+   * runs; again 0.59–0.64× against 0.69–0.78× with the stamp check on the event loop). A statement
+   * of 32 writes takes a few milliseconds, so one writer is not what bounds a process.
+   */
+  private writing = false;
 
-  constructor(
-    private readonly db: Queryable,
-    options: ActivityWriterOptions = {},
-  ) {
-    // One statement in flight: on the benchmark's two cores, two in flight made smaller groups and
-    // fewer activities/s (0.49–0.51× the floor against 0.61–0.64× in interleaved runs). One
-    // statement of 32 writes takes a few milliseconds, so one writer is not what bounds a process.
-    this.concurrency = options.concurrency ?? 1;
-  }
+  constructor(private readonly db: Queryable) {}
 
   /** Writes the activity, alone or with others that are ready at the same moment; the outcome is its own. */
   write(write: ActivityWrite): Promise<WriteOutcome> {
@@ -51,14 +43,12 @@ export class ActivityWriter {
   }
 
   private drain(): void {
-    while (this.inFlight < this.concurrency && this.queue.length > 0) {
-      const batch = this.take();
-      this.inFlight += 1;
-      void this.flush(batch).finally(() => {
-        this.inFlight -= 1;
-        this.drain();
-      });
-    }
+    if (this.writing || this.queue.length === 0) return;
+    this.writing = true;
+    void this.flush(this.take()).finally(() => {
+      this.writing = false;
+      this.drain();
+    });
   }
 
   /**
