@@ -48,6 +48,17 @@ function bounded(name: string, value: string, min: number, max: number): number 
   return n;
 }
 
+/** --signet-env parsed; a malformed pair stops the run rather than measuring something else than asked. */
+function signetEnvironment(text: string): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const pair of text.split(/\s+/).filter(Boolean)) {
+    const match = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/.exec(pair);
+    if (!match) fail(`--signet-env takes NAME=value pairs separated by spaces, got ${JSON.stringify(pair)}`);
+    env[match[1]!] = match[2]!;
+  }
+  return env;
+}
+
 function fail(message: string): never {
   console.error(`bench: ${message}`);
   process.exit(1);
@@ -60,17 +71,6 @@ const IDLE_SECONDS = bounded('idle', args.idle, 1, 60);
 const STATEMENT_REQUESTS = bounded('statement-requests', args['statement-requests'], 10, 5000);
 const WRK_THREADS = bounded('threads', args.threads, 1, 16);
 const SIGNET_ENV = signetEnvironment(args['signet-env']);
-
-/** --signet-env parsed; a malformed pair stops the run rather than measuring something else than asked. */
-function signetEnvironment(text: string): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const pair of text.split(/\s+/).filter(Boolean)) {
-    const match = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/.exec(pair);
-    if (!match) fail(`--signet-env takes NAME=value pairs separated by spaces, got ${JSON.stringify(pair)}`);
-    env[match[1]!] = match[2]!;
-  }
-  return env;
-}
 const LUA_SCRIPT = path.join(ROOT, 'bench', 'replay.lua');
 
 type Kind = 'contract' | 'otp' | 'abi';
@@ -423,6 +423,8 @@ async function round(target: Target, scenario: Scenario, credentials: Credential
   const ok = wrk.requests - refused;
   if (ok === 0) throw new Error(`${target.role}: no request answered 200 (${JSON.stringify(wrk.statuses)}): ${wrk.sample}\n${target.process.output()}`);
   const rate = ok / (wrk.durationUs / 1e6);
+  // CPU ms of the whole host (all its CPUs) during the round: what the shares below are of.
+  const hostMs = host1.total - host0.total;
   target.lastRate = rate;
   if (!fixed) fs.rmSync(file, { force: true });
   const result: RoundResult = {
@@ -432,9 +434,9 @@ async function round(target: Target, scenario: Scenario, credentials: Credential
     p99Ms: wrk.p99Us / 1000,
     cpuMsPerActivity: (cpu1 - cpu0) / ok,
     pgCpuMsPerActivity: pgCpu === undefined ? undefined : pgCpu / ok,
-    hostBusy: (host1.busy - host0.busy) / (host1.total - host0.total),
-    stolen: (host1.stolen - host0.stolen) / (host1.total - host0.total),
-    ownBusy: (cpu1 - cpu0 + (pgCpu ?? 0) + wrk.cpuMs) / (host1.total - host0.total),
+    hostBusy: (host1.busy - host0.busy) / hostMs,
+    stolen: (host1.stolen - host0.stolen) / hostMs,
+    ownBusy: (cpu1 - cpu0 + (pgCpu ?? 0) + wrk.cpuMs) / hostMs,
     backendsAppeared: backends?.appeared ?? 0,
     backendsVanished: backends?.vanished ?? 0,
     wrk,
