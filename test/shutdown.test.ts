@@ -16,6 +16,9 @@ import { until } from './support/until.ts';
 
 const ADMIN_TOKEN = 'shutdown-test-admin-token-0123456789-xyz';
 
+/** How long to wait for what a starting or stopping `signet serve` does (it is a process of its own). */
+const SLOW = { timeoutMs: 15_000 };
+
 function exitOf(served: Served): Promise<number | null> {
   const { child } = served;
   if (child.exitCode !== null) return Promise.resolve(child.exitCode);
@@ -111,11 +114,11 @@ for (const tdb of testDatabases) {
           [signed.stamp.stampHeaderName]: signed.stamp.stampHeaderValue,
         },
       } as RequestInit);
-      await until('the request to reach the server', () => served!.output().includes('"reqId":"in-flight-1"'), { timeoutMs: 15_000 });
+      await until('the request to reach the server', () => served!.output().includes('"reqId":"in-flight-1"'), SLOW);
 
       const signalled = Date.now();
       served.child.kill('SIGTERM');
-      await until('the shutdown to start', () => served!.output().includes('shutting down'), { timeoutMs: 15_000 });
+      await until('the shutdown to start', () => served!.output().includes('shutting down'), SLOW);
       // The listener closes while the request is still in flight (the rest of its body not yet sent).
       let fresh: number | string = '';
       await until(
@@ -148,7 +151,7 @@ for (const tdb of testDatabases) {
       assert.equal(emlFor(store.dataDir, contact).length, status === 'sent' ? 1 : 0);
 
       served = await serve(env, baseUrl);
-      await until('the email in the dev mailbox', () => emlFor(store.dataDir, contact).length > 0, { timeoutMs: 15_000 });
+      await until('the email in the dev mailbox', () => emlFor(store.dataDir, contact).length > 0, SLOW);
       await new Promise((r) => setTimeout(r, 500));
       assert.equal(emlFor(store.dataDir, contact).length, 1, 'delivered exactly once');
       assert.equal(await served.stop(), 0);
@@ -181,10 +184,10 @@ for (const tdb of testDatabases) {
         const contact = `midsend-${randomUUID().slice(0, 8)}@example.com`;
         const { activity } = (await client.initOtpAuth(otpBody(client.organizationId, contact) as any)) as any;
         const otpId = activity.result.initOtpAuthResultV2.otpId;
-        await until('the worker to be sending', () => dataStarted, { timeoutMs: 15_000 });
+        await until('the worker to be sending', () => dataStarted, SLOW);
 
         served.child.kill('SIGTERM');
-        await until('the shutdown to start', () => served!.output().includes('shutting down'), { timeoutMs: 15_000 });
+        await until('the shutdown to start', () => served!.output().includes('shutting down'), SLOW);
         await new Promise((r) => setTimeout(r, 300));
         assert.equal(served.child.exitCode, null, 'the process waits for the send in hand');
         release();
