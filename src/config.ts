@@ -349,7 +349,7 @@ export const SETTINGS = {
     'SMS codes one `userIdentifier` of an organization may request per window, as `COUNT/SECONDS`; more is a 429 with `Retry-After`.',
   ),
   SIGNET_RATE_LIMIT_SMS_PER_CONTACT: rate('5/3600', 'SMS codes one phone number may receive per organization and window (stops SMS pumping).'),
-  SIGNET_RATE_LIMIT_EMAIL_PER_CONTACT: rate('10/3600', 'Email codes one address may receive per organization and window.'),
+  SIGNET_RATE_LIMIT_EMAIL_PER_CONTACT: rate('10/3600', 'Email codes one address may receive per organization and window, all its spellings together (`Victim@example.com` is `victim@example.com`).'),
   SIGNET_AUTH_FAILURE_LIMIT: rate(
     '30/60',
     'Failed authentications (bad or unknown stamps) one client address may cause per window; more is a 429 with `Retry-After` until the window passes. Requests stamped with a credential that has authenticated before are never held back.',

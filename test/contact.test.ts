@@ -1,8 +1,20 @@
-// Contact rules: which email addresses and phone numbers are accepted, how phone numbers become
-// E.164, and which display names are safe in a mail header.
+// Contact rules: which email addresses and phone numbers are accepted, the one form of an email
+// address, how phone numbers become E.164, and which display names are safe in a mail header.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { emailAddressProblem, headerSafeProblem, normalizePhoneNumber } from '../src/otp/contact.ts';
+import { canonicalEmailAddress, emailAddressProblem, headerSafeProblem, normalizePhoneNumber } from '../src/otp/contact.ts';
+
+describe('canonicalEmailAddress', () => {
+  test('every spelling of an address is one: the whole address in lowercase', () => {
+    for (const spelling of ['victim@example.com', 'Victim@example.com', 'VICTIM@EXAMPLE.COM', 'victim@EXAMPLE.com', 'vIcTiM@Example.Com']) {
+      assert.equal(emailAddressProblem(spelling), undefined, spelling);
+      assert.equal(canonicalEmailAddress(spelling), 'victim@example.com', spelling);
+    }
+    // Nothing but the letters changes.
+    assert.equal(canonicalEmailAddress("O'Brien+OTP_1@Mail.Example.CO.UK"), "o'brien+otp_1@mail.example.co.uk");
+    assert.equal(canonicalEmailAddress('admin@XN--BCHER-KVA.example'), 'admin@xn--bcher-kva.example');
+  });
+});
 
 describe('emailAddressProblem', () => {
   test('accepts ordinary addresses', () => {

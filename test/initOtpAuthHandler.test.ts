@@ -85,8 +85,8 @@ describe('init_otp_auth parameters', () => {
     }
   });
 
-  test('contact: an email address is echoed as given, a phone number becomes E.164', () => {
-    assert.equal(initOtpAuthParameters.parse({ ...EMAIL, contact: 'Alice@Example.com' }).contact, 'Alice@Example.com');
+  test('contact: an email address is echoed in lowercase, a phone number becomes E.164', () => {
+    assert.equal(initOtpAuthParameters.parse({ ...EMAIL, contact: 'Alice@Example.com' }).contact, 'alice@example.com');
     const sms = initOtpAuthParameters.parse({ ...SMS, contact: '+44 (0) 20 7946 0958' });
     assert.equal(sms.contact, '+442079460958');
     // An SMS intent carries no email fields, not even the sender name default.

@@ -119,7 +119,7 @@ for (const tdb of testDatabases) {
         headers: { 'content-type': 'application/json', [stamp.stampHeaderName]: stamp.stampHeaderValue },
         body: text,
       });
-      return { status: response.status, json: (await response.json()) as any };
+      return { status: response.status, retryAfter: response.headers.get('retry-after'), json: (await response.json()) as any };
     }
 
     function loginBody(parameters: object, type = 'ACTIVITY_TYPE_OTP_LOGIN_V2') {
@@ -400,6 +400,54 @@ for (const tdb of testDatabases) {
       );
       assert.equal(elsewhere.status, 400);
       assert.match(elsewhere.json.message, /was issued in organization/);
+    });
+
+    test('every spelling of one mailbox is one contact: one user, one budget of 10 codes an hour, then 429 for each spelling', async () => {
+      const mailbox = `victim-${randomUUID().slice(0, 8)}@example.com`;
+      const [local, domain] = mailbox.split('@') as [string, string];
+      const spellings = [mailbox, `V${mailbox.slice(1)}`, `${local}@${domain.toUpperCase()}`, mailbox.toUpperCase()];
+      const { userIds } = await sdkServer().createUsers({
+        users: [{ userName: 'Victim', userEmail: spellings[1]!, apiKeys: [], authenticators: [], oauthProviders: [], userTags: [] }],
+      });
+      // Another spelling is the same address: taken.
+      await assert.rejects(
+        sdkServer().createUsers({ users: [{ userName: 'Twin', userEmail: spellings[3]!, apiKeys: [], authenticators: [], oauthProviders: [], userTags: [] }] }),
+        /is already the email address of another user/,
+      );
+
+      // A code asked for in capitals goes to the mailbox, and its token names the mailbox and logs in its user.
+      const client = sdkServer();
+      const { otpId, otpEncryptionTargetBundle } = await client.initOtp({ otpType: 'OTP_TYPE_EMAIL', contact: spellings[3]!, appName: 'Acme Wallet' });
+      const clientKey = generateP256KeyPair();
+      const encryptedOtpBundle = await encryptOtpCodeToBundle(await codeSentTo(mailbox), otpEncryptionTargetBundle, clientKey.publicKey, keys.otpEncryptionBundleSignerPublicKey);
+      const { verificationToken } = await client.verifyOtp({ otpId, encryptedOtpBundle });
+      assert.equal((await verifyOtpVerificationToken(verificationToken, keys.verificationTokenSignerPublicKey)).contact, mailbox);
+      const { session } = await client.otpLogin({ verificationToken, publicKey: clientKey.publicKey, clientSignature: await clientSignature(verificationToken, clientKey, clientKey.publicKey) });
+      assert.equal(claimsOf(session).user_id, userIds[0]);
+
+      // Nine more codes in any spelling fill the mailbox's budget (SIGNET_RATE_LIMIT_EMAIL_PER_CONTACT, 10 an hour).
+      const initOtp = (contact: string, organizationId = org.organizationId) =>
+        submitRaw('/public/v1/submit/init_otp', {
+          type: 'ACTIVITY_TYPE_INIT_OTP_V3',
+          timestampMs: String(Date.now()),
+          organizationId,
+          parameters: { otpType: 'OTP_TYPE_EMAIL', contact, appName: 'Acme Wallet' },
+        });
+      for (let i = 1; i < 10; i++) {
+        const sent = await initOtp(spellings[i % spellings.length]!);
+        assert.equal(sent.status, 200, JSON.stringify(sent.json));
+        assert.equal(sent.json.activity.intent.initOtpIntentV3.contact, mailbox, 'the intent echoes the address in lowercase');
+      }
+      // The organization's id in capitals names the same organization, and the same budget.
+      for (const [contact, organizationId] of [...spellings.map((s) => [s, org.organizationId]), [mailbox, org.organizationId.toUpperCase()]] as const) {
+        const refused = await initOtp(contact, organizationId);
+        assert.equal(refused.status, 429, `${contact} in organization ${organizationId}: ${refused.json.message ?? 'a new OTP'}`);
+        assert.match(refused.json.message, /too many email codes for this email address: at most 10 every 3600 seconds/);
+        const retryAfter = Number(refused.retryAfter);
+        assert.ok(retryAfter >= 1 && retryAfter <= 3600, `Retry-After ${refused.retryAfter}`);
+      }
+      const [{ n }] = (await server.db.query<{ n: number }>('SELECT count(*)::int AS n FROM otps WHERE lower(contact) = $1', [mailbox])) as [{ n: number }];
+      assert.equal(n, 10, 'no OTP was created past the limit');
     });
   });
 }

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { invalidField, resourceExhausted } from '../errors.ts';
 import { generateOtpCode, hashOtpCode } from '../otp/code.ts';
-import { emailAddressProblem, headerSafeProblem, MAX_EMAIL_LENGTH, normalizePhoneNumber } from '../otp/contact.ts';
+import { canonicalEmailAddress, emailAddressProblem, headerSafeProblem, MAX_EMAIL_LENGTH, normalizePhoneNumber } from '../otp/contact.ts';
 import { renderOtpSms, type OtpEmail, type OtpSms } from '../otp/messages.ts';
 import { NEW_ACTIVITY } from '../store/activities.ts';
 import { emailTemplateExists } from '../store/emailTemplates.ts';
@@ -206,7 +206,7 @@ const fields = z.strictObject({
     .describe('OTP_TYPE_SMS or OTP_TYPE_EMAIL. Selects delivery by SMS or by email'),
   // Checked against otpType below; the bound here keeps the phone parser off huge inputs.
   contact: text(MAX_EMAIL_LENGTH).describe(
-    'Email address or phone number that receives the OTP: an email address for OTP_TYPE_EMAIL (kept as given), a phone number in international form (+ and country code) for OTP_TYPE_SMS, normalised to E.164 in the intent',
+    'Email address or phone number that receives the OTP: an email address for OTP_TYPE_EMAIL, in lowercase in the intent (every spelling of an address is one contact), a phone number in international form (+ and country code) for OTP_TYPE_SMS, normalised to E.164 in the intent',
   ),
   appName: text(MAX_APP_NAME_LENGTH, (v) =>
     v.trim() === '' ? 'must not be empty; it names your app in the message' : headerSafeProblem(v, MAX_APP_NAME_LENGTH),
@@ -277,8 +277,8 @@ function contactProblem(otpType: OtpType, contact: string): string | undefined {
 
 /**
  * `parameters` of init_otp_auth; its output is the intent echoed in the activity, with defaults
- * filled in and `contact` normalised: E.164 for SMS, an email address exactly as given (only
- * validated: the local part may be case-sensitive, and whitespace is refused rather than trimmed).
+ * filled in and `contact` normalised, as it is stored, sent to, verified and rate-limited: E.164 for
+ * SMS, canonicalEmailAddress for email (whitespace is refused rather than trimmed).
  * For email, an absent or empty `sendFromEmailSenderName` becomes "Notifications"; an SMS intent
  * carries no email fields.
  */
@@ -329,7 +329,7 @@ export const initOtpAuthParameters = fields
       return { ...p, contact: (normalizePhoneNumber(p.contact) as { e164: string }).e164 };
     }
     const senderName = p.sendFromEmailSenderName?.trim() ? p.sendFromEmailSenderName : DEFAULT_SENDER_NAME;
-    return { ...p, sendFromEmailSenderName: senderName };
+    return { ...p, contact: canonicalEmailAddress(p.contact), sendFromEmailSenderName: senderName };
   });
 
 export type InitOtpAuthIntent = z.output<typeof initOtpAuthParameters>;
@@ -400,8 +400,10 @@ export async function planOtpIssue(
 
   const limits = context.config.otpRateLimits;
   const channel = intent.otpType === 'OTP_TYPE_SMS' ? 'SMS' : 'email';
+  // A scope names its organization in one spelling: the envelope's organizationId is as the client
+  // wrote it, and a UUID in capitals is the same organization (the contact is canonical already).
   const quota = (scope: 'user_identifier' | 'contact', value: string, limit: RateLimit, label: string) => ({
-    gate: takeFromRateWindow(`${scope}:${intent.otpType}:${organizationId}:${value}`, limit),
+    gate: takeFromRateWindow(`${scope}:${intent.otpType}:${organizationId.toLowerCase()}:${value}`, limit),
     error: (detail: unknown) => {
       const retryAfter = Math.max(1, Number(detail) || 1);
       // Its first words are those @turnkey/core looks for to tell its app the limit was reached.

@@ -48,6 +48,17 @@ export function emailAddressProblem(value: string): string | undefined {
   return domainProblem(domain);
 }
 
+/**
+ * The one form of an email address that Signet stores, compares, sends to and counts limits by: the
+ * whole address in lowercase. Every spelling of a mailbox (`Alice@Example.com`, `ALICE@example.COM`)
+ * is one contact, as it is for practically every mail system; giving each its own user, OTP budget
+ * or token would multiply them. Takes an address emailAddressProblem accepts (ASCII only, so the
+ * lowercase is the same in every locale and in SQL's lower()).
+ */
+export function canonicalEmailAddress(address: string): string {
+  return address.toLowerCase();
+}
+
 function domainProblem(domain: string): string | undefined {
   if (domain.length === 0) return 'has no domain after the @';
   if (domain.length > MAX_DOMAIN_LENGTH) return `has a domain longer than ${MAX_DOMAIN_LENGTH} characters`;
