@@ -1,7 +1,8 @@
 // Upgrading a store keeps what it holds readable: activities written before migration 012 (intent and
 // result stored bare) render the same answer after it as an activity written today, and users made
 // before 013 have no contacts and were last changed when created; votes stored in their own table
-// before 017 move into their activity's row, and a store with two votes of one activity is refused.
+// before 017 move into their activity's row, and a store with two votes of one activity is refused;
+// emails written before 018 are lowercased, no user lost, rate windows of one mailbox merged.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, describe, test } from 'node:test';
@@ -74,11 +75,11 @@ for (const tdb of testDatabases) {
   });
 }
 
-/** A new store (schema) migrated through 016, when votes had their own table, with one organization and user. */
-async function storeBeforeVotesMoved(tdb: (typeof testDatabases)[number], cleanup: Array<() => Promise<void>>) {
+/** A new store (its own schema on PostgreSQL) migrated through `through`; `cleanup` closes and drops it. */
+async function storeThrough(tdb: (typeof testDatabases)[number], cleanup: Array<() => Promise<void>>, through: string): Promise<Database> {
   let db: Database;
   if (tdb.url) {
-    const schema = await createSchema(tdb.url, `signet_votes_${randomUUID().slice(0, 8)}`);
+    const schema = await createSchema(tdb.url, `signet_upgrade_${randomUUID().slice(0, 8)}`);
     db = await openDatabase({ url: tdb.url, schema });
     cleanup.push(async () => {
       await db.close();
@@ -88,7 +89,13 @@ async function storeBeforeVotesMoved(tdb: (typeof testDatabases)[number], cleanu
     db = await openDatabase({});
     cleanup.push(() => db.close());
   }
-  await migrate(db, { through: '016_activity_statement_keys.sql' });
+  await migrate(db, { through });
+  return db;
+}
+
+/** A new store migrated through 016, when votes had their own table, with one organization and user. */
+async function storeBeforeVotesMoved(tdb: (typeof testDatabases)[number], cleanup: Array<() => Promise<void>>) {
+  const db = await storeThrough(tdb, cleanup, '016_activity_statement_keys.sql');
   const organizationId = randomUUID();
   const userId = randomUUID();
   await db.query('INSERT INTO organizations (id, name) VALUES ($1, $2)', [organizationId, 'votes']);
@@ -152,6 +159,97 @@ for (const tdb of testDatabases) {
       await assert.rejects(migrate(store.db), /more than one vote/);
       const [kept] = await store.db.query<{ n: number }>('SELECT count(*)::int AS n FROM votes');
       assert.equal(kept!.n, 2);
+    });
+  });
+}
+
+/** A store migrated through 017, when emails were kept as given, with two organizations. */
+async function storeBeforeCanonicalContacts(tdb: (typeof testDatabases)[number], cleanup: Array<() => Promise<void>>) {
+  const db = await storeThrough(tdb, cleanup, '017_vote_in_activity.sql');
+  const organizations = [randomUUID(), randomUUID()] as const;
+  for (const id of organizations) await db.query('INSERT INTO organizations (id, name) VALUES ($1, $2)', [id, 'contacts']);
+  const user = async (organizationId: string, email: string, removed = false) => {
+    const id = randomUUID();
+    await db.query('INSERT INTO users (id, organization_id, user_name, email, removed_at) VALUES ($1, $2, $3, $4, $5)', [
+      id, organizationId, email, email, removed ? new Date() : null,
+    ]);
+    return id;
+  };
+  const emailsOf = async (organizationId: string) =>
+    (await db.query<{ id: string; user_name: string; email: string; removed: boolean }>(
+      'SELECT id, user_name, email, removed_at IS NOT NULL AS removed FROM users WHERE organization_id = $1 ORDER BY id',
+      [organizationId],
+    ));
+  return { db, organizations, user, emailsOf };
+}
+
+for (const tdb of testDatabases) {
+  describe(`emails are kept in lowercase (${tdb.name})`, () => {
+    const cleanup: Array<() => Promise<void>> = [];
+    after(async () => {
+      for (const step of cleanup) await step();
+    });
+
+    test('users, OTPs and rate windows written before are normalised; every user is kept, removed ones too', async () => {
+      const store = await storeBeforeCanonicalContacts(tdb, cleanup);
+      const [org, other] = store.organizations;
+      const alice = await store.user(org, 'Alice@Example.com');
+      // A removed user may have had the same mailbox in another spelling: it is kept, in lowercase too.
+      const removed = await store.user(org, 'ALICE@example.com', true);
+      const elsewhere = await store.user(other, 'alice@EXAMPLE.com');
+      const otp = (otpType: string, contact: string) =>
+        store.db.query(
+          `INSERT INTO otps (id, organization_id, activity_id, otp_type, contact, code_hash, otp_length, alphanumeric, expires_at)
+           VALUES ($1, $2, $3, $4, $5, 'hash', 9, true, now() + interval '5 minutes') RETURNING id`,
+          [randomUUID(), org, randomUUID(), otpType, contact],
+        );
+      await otp('OTP_TYPE_EMAIL', 'Bob@Example.com');
+      await otp('OTP_TYPE_SMS', '+14155552671');
+      const at = (minutes: number) => new Date(Date.UTC(2026, 10, 25, 12, minutes));
+      const window = (scope: string, ...minutes: number[]) =>
+        store.db.query('INSERT INTO otp_rate_windows (scope, sent_at) VALUES ($1, $2)', [scope, minutes.map(at)]);
+      // One mailbox's sends under three spellings (the organization id in capitals too) become one window.
+      await window(`contact:OTP_TYPE_EMAIL:${org}:Victim@example.com`, 1, 3);
+      await window(`contact:OTP_TYPE_EMAIL:${org.toUpperCase()}:victim@EXAMPLE.COM`, 2);
+      await window(`contact:OTP_TYPE_EMAIL:${org}:victim@example.com`, 4);
+      // A user identifier is the client's own value: only its organization id changes.
+      await window(`user_identifier:OTP_TYPE_SMS:${org.toUpperCase()}:IP-Hash:1`, 5);
+      await window(`contact:OTP_TYPE_SMS:${org}:+14155552671`, 6);
+
+      assert.ok((await migrate(store.db)).includes('018_canonical_contacts.sql'));
+      const expected = [
+        { id: alice, user_name: 'Alice@Example.com', email: 'alice@example.com', removed: false },
+        { id: removed, user_name: 'ALICE@example.com', email: 'alice@example.com', removed: true },
+      ];
+      assert.deepEqual(await store.emailsOf(org), expected.sort((a, b) => (a.id < b.id ? -1 : 1)), 'in the order of their ids');
+      assert.deepEqual(await store.emailsOf(other), [{ id: elsewhere, user_name: 'alice@EXAMPLE.com', email: 'alice@example.com', removed: false }]);
+      // The unique index now holds the lowercase form: another active user with it is refused.
+      await assert.rejects(store.user(org, 'alice@example.com'), /users_organization_email|duplicate key/);
+      const contacts = await store.db.query<{ otp_type: string; contact: string }>('SELECT otp_type, contact FROM otps ORDER BY otp_type');
+      assert.deepEqual(contacts, [{ otp_type: 'OTP_TYPE_EMAIL', contact: 'bob@example.com' }, { otp_type: 'OTP_TYPE_SMS', contact: '+14155552671' }]);
+      const windows = await store.db.query<{ scope: string; sent_at: Date[] }>('SELECT scope, sent_at FROM otp_rate_windows ORDER BY scope');
+      assert.deepEqual(windows, [
+        { scope: `contact:OTP_TYPE_EMAIL:${org}:victim@example.com`, sent_at: [1, 2, 3, 4].map(at) },
+        { scope: `contact:OTP_TYPE_SMS:${org}:+14155552671`, sent_at: [at(6)] },
+        { scope: `user_identifier:OTP_TYPE_SMS:${org}:IP-Hash:1`, sent_at: [at(5)] },
+      ]);
+    });
+
+    test('two users not removed whose emails differ only in case (possible only without 013\'s index) stop the upgrade, and the store is left as it was', async () => {
+      const store = await storeBeforeCanonicalContacts(tdb, cleanup);
+      const [org] = store.organizations;
+      await store.db.query('DROP INDEX users_organization_email');
+      const first = await store.user(org, 'Twin@example.com');
+      const second = await store.user(org, 'twin@example.com');
+      const before = await store.emailsOf(org);
+      await assert.rejects(migrate(store.db), (error: Error) => {
+        assert.match(error.message, /have the email twin@example\.com in different letter case; remove all but one/);
+        for (const id of [first, second, org]) assert.ok(error.message.includes(id), `${id} named in ${error.message}`);
+        return true;
+      });
+      assert.deepEqual(await store.emailsOf(org), before);
+      const [applied] = await store.db.query<{ n: number }>("SELECT count(*)::int AS n FROM schema_migrations WHERE name = '018_canonical_contacts.sql'");
+      assert.equal(applied!.n, 0);
     });
   });
 }

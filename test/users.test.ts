@@ -94,15 +94,15 @@ for (const tdb of testDatabases) {
     });
     after(() => server.close());
 
-    test('the admin API creates a user with contacts: email as given, phone in E.164, a name by default', async () => {
+    test('the admin API creates a user with contacts: email in lowercase, phone in E.164, a name by default', async () => {
       const created = await call(server, 'POST', `/organizations/${org.organizationId}/users`, {
         email: 'Carol.Smith@Example.com',
         phoneNumber: '+1 (415) 555-2672',
       });
       assert.equal(created.status, 200, JSON.stringify(created.json));
-      assert.equal(created.json.email, 'Carol.Smith@Example.com');
+      assert.equal(created.json.email, 'carol.smith@example.com');
       assert.equal(created.json.phoneNumber, '+14155552672');
-      assert.equal(created.json.userName, 'Carol.Smith@Example.com', 'the name defaults to the email');
+      assert.equal(created.json.userName, 'carol.smith@example.com', 'the name defaults to the email');
       assert.match(created.json.createdAt, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
       assert.equal(created.json.updatedAt, created.json.createdAt);
       const shown = await call(server, 'GET', `/organizations/${org.organizationId}/users/${created.json.userId}`);
@@ -120,14 +120,14 @@ for (const tdb of testDatabases) {
     test('an email (in any letter case) and a phone number belong to one user of an organization', async () => {
       const base = `/organizations/${org.organizationId}/users`;
       assert.equal((await call(server, 'POST', base, { email: 'dana@example.com', phoneNumber: '+14155552673' })).status, 200);
-      assertRefused(await call(server, 'POST', base, { email: 'DANA@example.COM' }), 'email', /DANA@example\.COM is already the email address of another user/);
+      assertRefused(await call(server, 'POST', base, { email: 'DANA@example.COM' }), 'email', /dana@example\.com is already the email address of another user/);
       assertRefused(await call(server, 'POST', base, { phoneNumber: '+1 415-555-2673' }), 'phoneNumber', /\+14155552673 is already the phone number of another user/);
       assertRefused(await call(server, 'POST', base, { email: 'not an address' }), 'email', /must be an email address/);
       assertRefused(await call(server, 'POST', base, { phoneNumber: '4155552673' }), 'phoneNumber', /must start with \+/);
       // Another organization has users of its own.
       const other = await server.createOrganization('Elsewhere');
       assert.equal((await call(server, 'POST', `/organizations/${other.organizationId}/users`, { email: 'dana@example.com' })).status, 200);
-      const [{ n }] = (await server.db.query<{ n: number }>('SELECT count(*)::int AS n FROM users WHERE lower(email) = $1', ['dana@example.com'])) as [{ n: number }];
+      const [{ n }] = (await server.db.query<{ n: number }>('SELECT count(*)::int AS n FROM users WHERE email = $1', ['dana@example.com'])) as [{ n: number }];
       assert.equal(n, 2, 'nothing was written by the refusals');
     });
 
@@ -216,7 +216,7 @@ for (const tdb of testDatabases) {
 
       const taken = await signet(['user', 'create', '--org', listed.organizationId, '--email', 'FRANK@example.com'], env);
       assert.equal(taken.code, 1);
-      assert.match(taken.stderr, /400: email: FRANK@example\.com is already the email address of another user/);
+      assert.match(taken.stderr, /400: email: frank@example\.com is already the email address of another user/);
       const missing = await signet(['user', 'remove', '--org', listed.organizationId], env);
       assert.equal(missing.code, 2);
       assert.match(missing.stderr, /--user is required/);
@@ -258,10 +258,10 @@ for (const tdb of testDatabases) {
       assert.equal(userIds.length, 2);
       const intent = activity.intent.createUsersIntentV4;
       assert.equal(intent.users[1].userPhoneNumber, '+14155552675', 'the intent holds the phone number in E.164');
-      assert.equal(intent.users[0].userEmail, 'Grace@Example.com');
+      assert.equal(intent.users[0].userEmail, 'grace@example.com', 'and the email in lowercase');
 
       const grace = (await call(server, 'GET', `/organizations/${org.organizationId}/users/${userIds[0]}`)).json;
-      assert.equal(grace.email, 'Grace@Example.com');
+      assert.equal(grace.email, 'grace@example.com');
       const heidi = (await call(server, 'GET', `/organizations/${org.organizationId}/users/${userIds[1]}`)).json;
       assert.equal(heidi.phoneNumber, '+14155552675');
       const [key] = await server.db.query<{ user_id: string; name: string; expires_at: Date }>('SELECT user_id, name, expires_at FROM api_keys WHERE public_key = $1', [keyPair.apiPublicKey]);
@@ -275,7 +275,7 @@ for (const tdb of testDatabases) {
       // Each new credential stamps for its user, and the vote names the user with its contacts.
       const byKey = (await server.client(keyPair).createSmartContractInterface(contractBody(org.organizationId, 'grace'))) as any;
       assert.equal(byKey.activity.votes[0].userId, userIds[0]);
-      assert.equal(byKey.activity.votes[0].user.userEmail, 'Grace@Example.com');
+      assert.equal(byKey.activity.votes[0].user.userEmail, 'grace@example.com');
       const byPasskey = (await new TurnkeyClient({ baseUrl: server.baseUrl }, webauthnStamperFor(passkey) as any).createSmartContractInterface(
         contractBody(org.organizationId, 'heidi'),
       )) as any;
@@ -350,7 +350,7 @@ for (const tdb of testDatabases) {
         [[{ userName: 'a', userEmail: 'kim@example.com' }, { userName: 'b', userEmail: 'KIM@example.com' }], 'parameters.users[1].userEmail', /same email address as parameters\.users\[0\]\.userEmail/],
         [[{ userName: 'a', userPhoneNumber: '+14155552678' }, { userName: 'b', userPhoneNumber: '+1 (415) 555-2678' }], 'parameters.users[1].userPhoneNumber', /same phone number/],
         [[{ userName: 'a', apiKeys: [p256Key('x', fresh.apiPublicKey)] }, { userName: 'b', apiKeys: [p256Key('y', fresh.apiPublicKey)] }], 'parameters.users[1].apiKeys[0].publicKey', /same public key/],
-        [[{ userName: 'new', userEmail: 'lee@example.com' }, { userName: 'taken', userEmail: 'JUDY@example.com' }], 'parameters.users[1].userEmail', /JUDY@example\.com is already the email address of another user/],
+        [[{ userName: 'new', userEmail: 'lee@example.com' }, { userName: 'taken', userEmail: 'JUDY@example.com' }], 'parameters.users[1].userEmail', /judy@example\.com is already the email address of another user/],
         [[{ userName: 'taken', userPhoneNumber: '+1 415 555 2677' }], 'parameters.users[0].userPhoneNumber', /\+14155552677 is already the phone number of another user/],
         [[{ userName: 'key', apiKeys: [p256Key('k', fresh.apiPublicKey)] }, { userName: 'k2', apiKeys: [p256Key('k', registered.apiPublicKey)] }], 'parameters.users[1].apiKeys[0].publicKey', /already registered in the organization/],
         [[{ userName: 'pk', authenticators: [{ authenticatorName: 'again', challenge, attestation }] }], 'parameters.users[0].authenticators[0].attestation', /this credential is already registered/],
@@ -442,7 +442,8 @@ for (const tdb of testDatabases) {
 
     test('findUserByContact and userActive: the organization\'s users not removed', async () => {
       const user = (await call(server, 'POST', `/organizations/${org.organizationId}/users`, { userName: 'nina', email: 'Nina@Example.com', phoneNumber: '+14155552679' })).json;
-      assert.deepEqual(await findUserByContact(server.db, org.organizationId, { email: 'nina@example.COM' }), { id: user.userId, userName: 'nina' });
+      // Stored in lowercase, and looked up in lowercase (the callers' canonicalEmailAddress).
+      assert.deepEqual(await findUserByContact(server.db, org.organizationId, { email: 'nina@example.com' }), { id: user.userId, userName: 'nina' });
       assert.deepEqual(await findUserByContact(server.db, org.organizationId, { phoneNumber: '+14155552679' }), { id: user.userId, userName: 'nina' });
       const other = await server.createOrganization('Not hers');
       assert.equal(await findUserByContact(server.db, other.organizationId, { email: 'nina@example.com' }), undefined);

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { invalidArgument, invalidField, type FieldViolation } from '../errors.ts';
-import { emailAddressProblem, MAX_EMAIL_LENGTH, MAX_PHONE_INPUT_LENGTH, normalizePhoneNumber } from '../otp/contact.ts';
+import { canonicalEmailAddress, emailAddressProblem, MAX_EMAIL_LENGTH, MAX_PHONE_INPUT_LENGTH, normalizePhoneNumber } from '../otp/contact.ts';
 import { P256_PUBLIC_KEY_PATTERN, p256PointHex } from '../keys/p256.ts';
 import { verifyAuthenticatorRegistration } from '../keys/verifyAuthenticatorRegistration.ts';
 import { NEW_ACTIVITY } from '../store/activities.ts';
@@ -121,7 +121,7 @@ const user = z
   .strictObject({
     userName: name.describe('Name of the user; not blank'),
     userEmail: userEmail
-      .describe("Email address of the user, by which an OTP login finds it: kept as given, unique among the organization's users not removed (compared in any letter case); an empty string is none")
+      .describe("Email address of the user, by which an OTP login finds it: stored in lowercase, as init_otp's contact is (every spelling of an address is one contact), and unique among the organization's users not removed; an empty string is none")
       .optional(),
     userPhoneNumber: userPhoneNumber
       .describe("Phone number of the user in international form, stored in E.164 (+14155552671); unique among the organization's users not removed; an empty string is none")
@@ -134,14 +134,14 @@ const user = z
   .describe('A user to create: it needs at least one of apiKeys, authenticators, userEmail or userPhoneNumber')
   .transform(({ userEmail, userPhoneNumber, ...rest }) => ({
     ...rest,
-    // In the intent the phone number is in E.164, as it is stored and matched.
-    ...(userEmail ? { userEmail } : {}),
+    // In the intent the contacts are as they are stored and matched: the email in lowercase, the phone number in E.164.
+    ...(userEmail ? { userEmail: canonicalEmailAddress(userEmail) } : {}),
     ...(userPhoneNumber ? { userPhoneNumber: (normalizePhoneNumber(userPhoneNumber) as { e164: string }).e164 } : {}),
   }));
 
 /**
- * `parameters` of create_users. Contacts and keys appear once in the request: an email in any letter
- * case, a phone number once normalised, a public key in either form.
+ * `parameters` of create_users. Contacts and keys appear once in the request, once normalised: an
+ * email in any letter case, a phone number in any typing, a public key in either form.
  */
 export const createUsersParameters = z
   .strictObject({
@@ -161,7 +161,7 @@ export const createUsersParameters = z
       else ctx.addIssue({ code: 'custom', path: ['users', i, ...field], message: `is the same ${what} as ${first}; each may appear once` });
     };
     p.users.forEach((u, i) => {
-      if (u.userEmail) once(`email:${u.userEmail.toLowerCase()}`, 'email address', i, 'userEmail');
+      if (u.userEmail) once(`email:${u.userEmail}`, 'email address', i, 'userEmail');
       if (u.userPhoneNumber) once(`phone:${u.userPhoneNumber}`, 'phone number', i, 'userPhoneNumber');
       u.apiKeys.forEach((k, j) => {
         const point = p256PointHex(k.publicKey);

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { invalidField, notFound } from '../errors.ts';
 import { P256_PUBLIC_KEY_PATTERN, p256PointHex } from '../keys/p256.ts';
 import { clientSignatureProblem, CLIENT_SIGNATURE_SCHEME } from '../otp/clientSignature.ts';
+import { canonicalEmailAddress } from '../otp/contact.ts';
 import { signSession } from '../otp/session.ts';
 import { MAX_VERIFICATION_TOKEN_LENGTH, readVerificationToken, VERIFICATION_TOKEN_KEY } from '../otp/verificationToken.ts';
 import { NEW_ACTIVITY } from '../store/activities.ts';
@@ -176,7 +177,8 @@ async function planLogin(context: ExecutionContext, intent: OtpLoginIntent, sign
     throw invalidField('parameters.clientSignature', 'the verification token is bound to no key, so nothing can check this signature; leave it out');
   }
 
-  const contact = token.verificationType === 'OTP_TYPE_SMS' ? { phoneNumber: token.contact } : { email: token.contact };
+  // A token signed before contacts were stored in one form may name the email in another spelling.
+  const contact = token.verificationType === 'OTP_TYPE_SMS' ? { phoneNumber: token.contact } : { email: canonicalEmailAddress(token.contact) };
   const user = await findUserByContact(context.db, organizationId, contact);
   const named = 'email' in contact ? `email address ${contact.email}` : `phone number ${contact.phoneNumber}`;
   if (!user) {

@@ -3,7 +3,7 @@
 // every credential it holds at once.
 import { randomUUID } from 'node:crypto';
 import { invalidField, type SignetError } from '../errors.ts';
-import { emailAddressProblem, normalizePhoneNumber } from '../otp/contact.ts';
+import { canonicalEmailAddress, emailAddressProblem, normalizePhoneNumber } from '../otp/contact.ts';
 import type { Database, Queryable } from '../store/db.ts';
 import type { Page, PageRequest } from '../store/pages.ts';
 import {
@@ -36,13 +36,13 @@ function view(user: UserRecord): UserView {
   };
 }
 
-/** The email as given (validated) and the phone number in E.164, or a 400 naming the field. */
+/** The email in lowercase and the phone number in E.164, as they are stored and matched, or a 400 naming the field. */
 export function userContacts(input: { email?: string; phoneNumber?: string }): { email?: string; phoneNumber?: string } {
   const contacts: { email?: string; phoneNumber?: string } = {};
   if (input.email !== undefined) {
     const problem = emailAddressProblem(input.email);
     if (problem) throw invalidField('email', `must be an email address: it ${problem}`);
-    contacts.email = input.email;
+    contacts.email = canonicalEmailAddress(input.email);
   }
   if (input.phoneNumber !== undefined) {
     const phone = normalizePhoneNumber(input.phoneNumber);

@@ -52,7 +52,7 @@ export const adminSchemas = {
     email: z
       .string()
       .meta({ maxLength: MAX_EMAIL_LENGTH })
-      .describe("Email address of the user, by which an OTP login finds it: checked like init_otp_auth's contact and kept as given; unique among the organization's users not removed, in any letter case")
+      .describe("Email address of the user, by which an OTP login finds it: checked like init_otp_auth's contact and stored in lowercase as it is (every spelling of an address is one contact); unique among the organization's users not removed")
       .optional(),
     phoneNumber: z
       .string()

@@ -1,6 +1,7 @@
 // Users (table users): the people and services of an organization that credentials belong to, with
-// their contacts (an email, a phone number in E.164), unique among the organization's users not
-// removed; and their removal, which revokes every credential of the user at once.
+// their contacts (an email in lowercase, a phone number in E.164: canonicalEmailAddress and
+// normalizePhoneNumber of src/otp/contact.ts, applied by the callers), unique among the
+// organization's users not removed; and their removal, which revokes every credential of the user at once.
 import type { Database, Queryable } from './db.ts';
 import type { Gate } from './activities.ts';
 import { selectPage, type Page, type PageRequest } from './pages.ts';
@@ -9,7 +10,7 @@ import { run, sql, type Sql } from './sql.ts';
 export interface UserRecord {
   id: string;
   userName: string;
-  /** As given (validated), compared in any letter case. */
+  /** In lowercase (canonicalEmailAddress). */
   email: string | null;
   /** E.164. */
   phoneNumber: string | null;
@@ -17,7 +18,7 @@ export interface UserRecord {
   updatedAt: Date;
 }
 
-/** A new user: email validated, phone number normalised to E.164 by the caller. */
+/** A new user: email validated and in lowercase, phone number normalised to E.164, by the caller. */
 export interface NewUser {
   id: string;
   userName: string;
@@ -136,7 +137,7 @@ export async function removeUser(db: Database, organizationId: string, id: strin
   });
 }
 
-/** The organization's (not removed) user whose email (case-insensitively) or phone number is this. */
+/** The organization's (not removed) user whose email (in lowercase) or phone number (E.164) is this. */
 export async function findUserByContact(
   db: Queryable,
   organizationId: string,
@@ -146,7 +147,7 @@ export async function findUserByContact(
     'email' in contact
       ? await db.query<{ id: string; user_name: string }>(
           `SELECT id, user_name FROM users
-            WHERE organization_id = $1 AND lower(email) = lower($2) AND removed_at IS NULL AND email IS NOT NULL`,
+            WHERE organization_id = $1 AND email = $2 AND removed_at IS NULL AND email IS NOT NULL`,
           [organizationId, contact.email],
         )
       : await db.query<{ id: string; user_name: string }>(
@@ -189,7 +190,7 @@ function contactsTaken(organizationId: string, contacts: Array<{ email?: string 
   ]);
   return sql`SELECT w.index, w.field FROM jsonb_to_recordset(${JSON.stringify(wanted)}::jsonb) AS w (index int, field text, email text, phone_number text)
               WHERE EXISTS (SELECT 1 FROM users u WHERE u.organization_id = ${organizationId}::uuid AND u.removed_at IS NULL
-                               AND u.email IS NOT NULL AND lower(u.email) = lower(w.email))
+                               AND u.email IS NOT NULL AND u.email = w.email)
                  OR EXISTS (SELECT 1 FROM users u WHERE u.organization_id = ${organizationId}::uuid AND u.removed_at IS NULL
                                AND u.phone_number IS NOT NULL AND u.phone_number = w.phone_number)
               ORDER BY w.index, w.field`;
