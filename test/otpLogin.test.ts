@@ -449,5 +449,19 @@ for (const tdb of testDatabases) {
       const [{ n }] = (await server.db.query<{ n: number }>('SELECT count(*)::int AS n FROM otps WHERE lower(contact) = $1', [mailbox])) as [{ n: number }];
       assert.equal(n, 10, 'no OTP was created past the limit');
     });
+
+    test('a token naming the email in another spelling (signed before emails were kept in lowercase) logs in its user', async () => {
+      const { email, userId } = await newUserEmail();
+      const client = sdkServer();
+      const { otpId, otpEncryptionTargetBundle } = await client.initOtp({ otpType: 'OTP_TYPE_EMAIL', contact: email, appName: 'Acme Wallet' });
+      // An OTP as an earlier version stored it: the address as the client wrote it.
+      await server.db.query('UPDATE otps SET contact = $2 WHERE id = $1', [otpId, email.toUpperCase()]);
+      const clientKey = generateP256KeyPair();
+      const encryptedOtpBundle = await encryptOtpCodeToBundle(await codeSentTo(email), otpEncryptionTargetBundle, clientKey.publicKey, keys.otpEncryptionBundleSignerPublicKey);
+      const { verificationToken } = await client.verifyOtp({ otpId, encryptedOtpBundle });
+      assert.equal(claimsOf(verificationToken).contact, email.toUpperCase());
+      const { session } = await client.otpLogin({ verificationToken, publicKey: clientKey.publicKey, clientSignature: await clientSignature(verificationToken, clientKey, clientKey.publicKey) });
+      assert.equal(claimsOf(session).user_id, userId);
+    });
   });
 }
