@@ -335,6 +335,34 @@ for (const tdb of testDatabases) {
       assert.equal((await query(third.clientKey)).status, 200);
     });
 
+    test('ten logins of one user at once, each with invalidateExisting and its own token, leave exactly one live session', async () => {
+      const { email, userId } = await newUserEmail();
+      const tokens = [];
+      for (let i = 0; i < 10; i++) tokens.push(await verified(email));
+      const logins = await Promise.all(
+        tokens.map(async ({ verificationToken, clientKey }) =>
+          submitRaw(
+            '/public/v1/submit/otp_login',
+            loginBody({ verificationToken, publicKey: clientKey.publicKey, clientSignature: await clientSignature(verificationToken, clientKey, clientKey.publicKey), invalidateExisting: true }),
+          ),
+        ),
+      );
+      assert.deepEqual(logins.map((login) => login.status), tokens.map(() => 200), JSON.stringify(logins.map((login) => login.json.message)));
+      const [live] = await server.db.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM api_keys WHERE user_id = $1 AND kind = 'session' AND revoked_at IS NULL",
+        [userId],
+      );
+      assert.equal(live!.n, 1, 'live sessions after ten concurrent logins that each end the others');
+      // And as the clients see it: one session key stamps, the nine others are told their session ended.
+      const queries = await Promise.all(
+        tokens.map(({ clientKey }) =>
+          submitRaw('/public/v1/query/list_activities', { organizationId: org.organizationId }, { apiPublicKey: clientKey.publicKey, apiPrivateKey: clientKey.privateKey }),
+        ),
+      );
+      assert.deepEqual(queries.map((query) => query.status).sort(), [200, ...Array(9).fill(401)]);
+      for (const ended of queries.filter((query) => query.status === 401)) assert.match(ended.json.message, /session ended/);
+    });
+
     test('refusals name the problem: wrong code, another OTP\'s bundle, a wrong client signature, an unknown contact, a token used twice at once', async () => {
       const { email } = await newUserEmail();
       const client = sdkServer();

@@ -186,6 +186,7 @@ export class ActivityEngine {
         guards: (plan.guards ?? []).map((guard) => guard.condition),
         gates: (plan.gates ?? []).map((gate) => gate.gate),
         rows: plan.rows ?? [],
+        locks: plan.locks ?? [],
       });
     let outcome = await write();
     // A concurrent request took a unique value after the checks read: written again, the checks

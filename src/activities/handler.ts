@@ -58,6 +58,11 @@ export interface ActivityPlan<Result extends object = object> {
   gates?: Array<{ gate: Gate; error: (detail: unknown) => SignetError }>;
   /** The activity's own rows, each a statement reading store's NEW_ACTIVITY. */
   rows?: Sql[];
+  /**
+   * Row locks (store's) taken before the activity's statement, in its transaction, to make a
+   * change that reads other activities' rows one step with concurrent ones taking the same lock.
+   */
+  locks?: Sql[];
   /** A message is queued for delivery: the worker is woken once the activity commits. */
   queuesDelivery?: boolean;
 }
