@@ -52,6 +52,12 @@ export interface ExecutionContext {
 /** What an activity does, for the engine to write with the activity in one statement. */
 export interface ActivityPlan<Result extends object = object> {
   result: Result;
+  /**
+   * Names of the result's fields that are bearer secrets (whoever reads one can use it, e.g. a verification
+   * token bound to no key): they appear in the answer to this request only. The activity is stored,
+   * and so read back and resubmitted, with each of them "" (the shape clients type stays).
+   */
+  secretFields?: readonly string[];
   /** Conditions read in the statement, each with the refusal when it does not hold. */
   guards?: Array<{ condition: Sql; error: SignetError }>;
   /** Checks that write (store's Gate), each with the refusal built from its detail when it fails. */
