@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import { NEW_ACTIVITY, type ActivityWrite, type WriteOutcome } from '../src/store/activities.ts';
 import { ActivityWriter } from '../src/store/activityWriter.ts';
 import pg from 'pg';
-import { DatabaseUnavailable, openDatabase, type Queryable } from '../src/store/db.ts';
+import { DatabaseUnavailable, openDatabase, type Database } from '../src/store/db.ts';
 import { insertSmartContractInterface } from '../src/store/smartContractInterfaces.ts';
 import { testDatabases, urlWithSchema } from './support/databases.ts';
 import { startTestServer, type Credentials, type TestServer } from './support/server.ts';
@@ -56,14 +56,17 @@ function contractWrite(org: Credentials, options: { body?: string; interfaceId?:
 }
 
 /** The store, counting the statements sent through it. */
-function counting(db: Queryable): Queryable & { statements: number } {
+function counting(db: Database): Database & { statements: number } {
   const counted = {
+    kind: db.kind,
     statements: 0,
     query<T>(text: string, params?: unknown[]) {
       counted.statements += 1;
       return db.query<T>(text, params);
     },
     exec: (text: string) => db.exec(text),
+    transaction: db.transaction.bind(db),
+    close: () => db.close(),
   };
   return counted;
 }

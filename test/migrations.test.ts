@@ -3,6 +3,7 @@
 // before 013 have no contacts and were last changed when created; votes stored in their own table
 // before 017 move into their activity's row, and a store with two votes of one activity is refused;
 // emails written before 018 are lowercased, no user lost, rate windows of one mailbox merged.
+// bearer verification tokens and codes kept in clear are scrubbed by 019.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, describe, test } from 'node:test';
@@ -37,7 +38,7 @@ for (const tdb of testDatabases) {
       ]);
       const rows = [
         ['ACTIVITY_TYPE_INIT_OTP_AUTH_V3', '{"otpType":"OTP_TYPE_EMAIL","contact":"a@example.com"}', { otpId: 'o-1' }],
-        ['ACTIVITY_TYPE_VERIFY_OTP', '{"otpId":"o-1","otpCode":"<redacted>"}', { verificationToken: 't' }],
+        ['ACTIVITY_TYPE_VERIFY_OTP', '{"otpId":"o-1","otpCode":"[redacted]","publicKey":"02ab"}', { verificationToken: 't' }],
         ['ACTIVITY_TYPE_CREATE_SMART_CONTRACT_INTERFACE', '{"label":"x"}', { smartContractInterfaceId: 's-1' }],
       ] as const;
       for (const [index, [type, intent, result]] of rows.entries()) {
@@ -250,6 +251,96 @@ for (const tdb of testDatabases) {
       assert.deepEqual(await store.emailsOf(org), before);
       const [applied] = await store.db.query<{ n: number }>("SELECT count(*)::int AS n FROM schema_migrations WHERE name = '018_canonical_contacts.sql'");
       assert.equal(applied!.n, 0);
+    });
+  });
+}
+
+for (const tdb of testDatabases) {
+  describe(`bearer secrets leave stored activities (${tdb.name})`, () => {
+    const cleanup: Array<() => Promise<void>> = [];
+    after(async () => {
+      for (const step of cleanup) await step();
+    });
+
+    test('a verify_otp V1 token bound to no key becomes "", a code kept in clear "[redacted]"; bound tokens and V2 stay as they were', async () => {
+      let db: Database;
+      if (tdb.url) {
+        const schema = await createSchema(tdb.url, 'signet_secrets');
+        db = await openDatabase({ url: tdb.url, schema });
+        cleanup.push(async () => {
+          await db.close();
+          await dropSchema(tdb.url!, schema);
+        });
+      } else {
+        db = await openDatabase({});
+        cleanup.push(() => db.close());
+      }
+      await migrate(db, { through: '017_vote_in_activity.sql' });
+      const organizationId = randomUUID();
+      const userId = randomUUID();
+      await db.query('INSERT INTO organizations (id, name) VALUES ($1, $2)', [organizationId, 'secrets']);
+      await db.query('INSERT INTO users (id, organization_id, user_name, created_at) VALUES ($1, $2, $3, now())', [userId, organizationId, 'verifier']);
+      const bearer = 'eyJhbGciOiJFUzI1NiJ9.eyJqdGkiOiJiZWFyZXIifQ.bearer-signature';
+      const code = 'k7q2-m9xh4';
+      const otpId = randomUUID();
+      const body = (parameters: object) => JSON.stringify({ type: 'ACTIVITY_TYPE_VERIFY_OTP', timestampMs: '1767225600000', organizationId, parameters });
+      const rows = [
+        // An early V1 activity: the code in clear in the intent and the signed body, the token bound to no key.
+        {
+          intent: JSON.stringify({ verifyOtpIntent: { otpId, otpCode: code, expirationSeconds: '3600' } }),
+          rawBody: body({ otpId, otpCode: code }),
+          result: { verifyOtpResult: { verificationToken: bearer } },
+        },
+        // V1 with publicKey: the token needs that key's signature to log in.
+        {
+          intent: JSON.stringify({ verifyOtpIntent: { otpId, otpCode: '[redacted]', expirationSeconds: '3600', publicKey: '02ab' } }),
+          rawBody: body({ otpId, otpCode: '[redacted]', publicKey: '02AB' }),
+          result: { verifyOtpResult: { verificationToken: 'bound.to.key' } },
+        },
+        // V2 under the V1 type string (what @turnkey/core sends): bound to the bundle's key.
+        {
+          intent: JSON.stringify({ verifyOtpIntentV2: { otpId, encryptedOtpBundle: '{"x":1}', expirationSeconds: '3600' } }),
+          rawBody: body({ otpId, encryptedOtpBundle: '{"x":1}' }),
+          result: { verifyOtpResult: { verificationToken: 'bound.to.bundle-key' } },
+        },
+      ];
+      for (const [index, row] of rows.entries()) {
+        await db.query(
+          `INSERT INTO activities (id, organization_id, type, status, fingerprint, timestamp_ms, raw_body, stamp_header, intent, result,
+                                   created_at, updated_at, vote_id, vote_user_id, vote_selection, vote_public_key, vote_signature, vote_scheme, vote_created_at)
+           VALUES ($1, $2, 'ACTIVITY_TYPE_VERIFY_OTP', 'ACTIVITY_STATUS_COMPLETED', $3, '1767225600000', $4, 'stamp', $5, $6::jsonb, now(), now(),
+                   $7, $8, 'VOTE_SELECTION_APPROVED', '02ab', '3006', 'SIGNATURE_SCHEME_TK_API_P256', now())`,
+          [randomUUID(), organizationId, `sha256:${index}`, row.rawBody, row.intent, JSON.stringify(row.result), randomUUID(), userId],
+        );
+      }
+
+      assert.ok((await migrate(db)).includes('019_bearer_secrets_scrubbed.sql'));
+      const stored = async (index: number) => {
+        const [row] = await db.query<{ raw_body: string; intent: string; result: string; vote_message: string | null }>(
+          'SELECT raw_body, intent, result::text AS result, vote_message FROM activities WHERE fingerprint = $1',
+          [`sha256:${index}`],
+        );
+        const record = await findActivity(db, { organizationId, fingerprint: `sha256:${index}` });
+        return { row: row!, activity: JSON.parse(activityResponseJson(record!)).activity };
+      };
+
+      const early = await stored(0);
+      for (const text of [early.row.raw_body, early.row.intent, early.row.result, JSON.stringify(early.activity)]) {
+        assert.equal(text.includes(bearer), false);
+        assert.equal(text.includes(code), false);
+      }
+      assert.equal(early.activity.result.verifyOtpResult.verificationToken, '');
+      assert.deepEqual(early.activity.intent, { verifyOtpIntent: { otpId, otpCode: '[redacted]', expirationSeconds: '3600' } });
+      // The rest of the signed body is left byte for byte; the vote's message is that body.
+      assert.equal(early.row.raw_body, body({ otpId, otpCode: '[redacted]' }));
+      assert.equal(early.activity.votes[0].message, early.row.raw_body);
+
+      for (const index of [1, 2]) {
+        const { row, activity } = await stored(index);
+        assert.equal(row.raw_body, rows[index]!.rawBody);
+        assert.equal(row.intent, rows[index]!.intent);
+        assert.deepEqual(activity.result.verifyOtpResult, rows[index]!.result.verifyOtpResult);
+      }
     });
   });
 }

@@ -18,6 +18,7 @@ import {
 } from '@turnkey/crypto';
 import { TurnkeyClient } from '@turnkey/http';
 import { Turnkey } from '@turnkey/sdk-server';
+import { appProofProblems } from '../src/activities/appProofs.ts';
 import { startServer } from '../src/server.ts';
 import { testDatabases } from './support/databases.ts';
 import { signet } from './support/processes.ts';
@@ -333,6 +334,114 @@ for (const tdb of testDatabases) {
       assert.equal(revoked.status, 401);
       assert.match(revoked.json.message, /session ended: .*revoked/);
       assert.equal((await query(third.clientKey)).status, 200);
+    });
+
+    test("a token bound to no key is in verify_otp's answer only: another user's session cannot read it from the activities and log in with it", async () => {
+      const victim = await newUserEmail();
+      const other = await newUserEmail();
+      // Another user of the organization, with a session of their own.
+      const x = await verified(other.email);
+      const xLogin = await submitRaw(
+        '/public/v1/submit/otp_login',
+        loginBody({ verificationToken: x.verificationToken, publicKey: x.clientKey.publicKey, clientSignature: await clientSignature(x.verificationToken, x.clientKey, x.clientKey.publicKey) }),
+      );
+      assert.equal(xLogin.status, 200, JSON.stringify(xLogin.json));
+      const xSession = { apiPublicKey: x.clientKey.publicKey, apiPrivateKey: x.clientKey.privateKey };
+
+      // The victim's code verified with V1 and no publicKey (by the app's backend), with App Proofs.
+      const { otpId } = await sdkServer().initOtp({ otpType: 'OTP_TYPE_EMAIL', contact: victim.email, appName: 'Acme Wallet' });
+      const verifyBody = {
+        type: 'ACTIVITY_TYPE_VERIFY_OTP',
+        timestampMs: String(Date.now()),
+        organizationId: org.organizationId,
+        parameters: { otpId, otpCode: await codeSentTo(victim.email) },
+        generateAppProofs: true,
+      };
+      const first = await submitRaw('/public/v1/submit/verify_otp', verifyBody);
+      assert.equal(first.status, 200, JSON.stringify(first.json));
+      const activityId: string = first.json.activity.id;
+      const token: string = first.json.activity.result.verifyOtpResult.verificationToken;
+      assert.match(token, /^[\w-]+\.[\w-]+\.[\w-]+$/);
+      assert.equal('public_key' in claimsOf(token), false);
+      assert.equal(first.json.activity.result.activity.result.verifyOtpResult.verificationToken, token);
+      const proven = (activity: any) =>
+        appProofProblems(
+          { id: activity.id, type: activity.type, organizationId: activity.organizationId, fingerprint: activity.fingerprint, timestampMs: activity.timestampMs, result: activity.result.verifyOtpResult },
+          activity.appProofs,
+          [keys.appProofSignerPublicKey],
+        );
+      assert.deepEqual(proven(first.json.activity), []);
+
+      // Never written: no column of any stored activity holds it.
+      const [stored] = await server.db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM activities
+          WHERE strpos(result::text || intent || raw_body || coalesce(vote_message, '') || coalesce(app_proofs::text, ''), $1) > 0`,
+        [token],
+      );
+      assert.equal(stored!.n, 0);
+
+      // What every later read shows: the field, empty; the stored App Proof binds that result.
+      const withoutToken = (activity: any) => {
+        assert.equal(activity.id, activityId);
+        assert.equal(activity.result.verifyOtpResult.verificationToken, '');
+        assert.equal(activity.result.activity.result.verifyOtpResult.verificationToken, '');
+        assert.deepEqual(proven(activity), []);
+      };
+      const listed = await submitRaw('/public/v1/query/list_activities', { organizationId: org.organizationId, filterByType: ['ACTIVITY_TYPE_VERIFY_OTP'] }, xSession);
+      assert.equal(listed.status, 200, JSON.stringify(listed.json));
+      assert.equal(JSON.stringify(listed.json).includes(token), false);
+      withoutToken(listed.json.activities.find((activity: any) => activity.id === activityId));
+      const got = await submitRaw('/public/v1/query/get_activity', { organizationId: org.organizationId, activityId }, xSession);
+      assert.equal(got.status, 200, JSON.stringify(got.json));
+      withoutToken(got.json.activity);
+      // The same body again (a client retrying) is answered with the stored activity: no token either.
+      const again = await submitRaw('/public/v1/submit/verify_otp', verifyBody);
+      assert.equal(again.status, 200, JSON.stringify(again.json));
+      assert.equal(JSON.stringify(again.json).includes(token), false);
+      withoutToken(again.json.activity);
+
+      // What the other session could read logs nobody in.
+      const thief = generateP256KeyPair();
+      const stolen = await submitRaw(
+        '/public/v1/submit/otp_login',
+        loginBody({ verificationToken: got.json.activity.result.verifyOtpResult.verificationToken, publicKey: thief.publicKey }, 'ACTIVITY_TYPE_OTP_LOGIN'),
+        xSession,
+      );
+      assert.equal(stolen.status, 400);
+      assert.match(stolen.json.message, /parameters\.verificationToken/);
+      // The token of the first answer does, once, as the victim.
+      const victimKey = generateP256KeyPair();
+      const login = await submitRaw('/public/v1/submit/otp_login', loginBody({ verificationToken: token, publicKey: victimKey.publicKey }, 'ACTIVITY_TYPE_OTP_LOGIN'));
+      assert.equal(login.status, 200, JSON.stringify(login.json));
+      assert.equal(claimsOf(login.json.activity.result.otpLoginResult.session).user_id, victim.userId);
+    });
+
+    test('ten logins of one user at once, each with invalidateExisting and its own token, leave exactly one live session', async () => {
+      const { email, userId } = await newUserEmail();
+      const tokens = [];
+      for (let i = 0; i < 10; i++) tokens.push(await verified(email));
+      const logins = await Promise.all(
+        tokens.map(async ({ verificationToken, clientKey }) =>
+          submitRaw(
+            '/public/v1/submit/otp_login',
+            loginBody({ verificationToken, publicKey: clientKey.publicKey, clientSignature: await clientSignature(verificationToken, clientKey, clientKey.publicKey), invalidateExisting: true }),
+          ),
+        ),
+      );
+      assert.deepEqual(logins.map((login) => login.status), tokens.map(() => 200), JSON.stringify(logins.map((login) => login.json.message)));
+      const [live] = await server.db.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM api_keys WHERE user_id = $1 AND kind = 'session' AND revoked_at IS NULL",
+        [userId],
+      );
+      assert.equal(live!.n, 1, 'live sessions after ten concurrent logins that each end the others');
+      // And as the clients see it: one session key stamps, the nine others are told their session ended.
+      const queries = await Promise.all(
+        tokens.map(({ clientKey }) =>
+          submitRaw('/public/v1/query/list_activities', { organizationId: org.organizationId }, { apiPublicKey: clientKey.publicKey, apiPrivateKey: clientKey.privateKey }),
+        ),
+      );
+      assert.deepEqual(queries.map((query) => query.status).sort(), [200, ...Array(9).fill(401)]);
+      for (const ended of queries.filter((query) => query.status === 401)) assert.match(ended.json.message, /session ended/);
     });
 
     test('refusals name the problem: wrong code, another OTP\'s bundle, a wrong client signature, an unknown contact, a token used twice at once', async () => {

@@ -152,13 +152,18 @@ for (const tdb of testDatabases) {
       ecdh.generateKeys();
       const compressed = ecdh.getPublicKey('hex', 'compressed');
       const { otpId, code } = await sendCode();
-      const result = await verify({ otpId, otpCode: code, expirationSeconds: '60', publicKey: compressed.toUpperCase() });
+      const body = verifyBody({ otpId, otpCode: code, expirationSeconds: '60', publicKey: compressed.toUpperCase() });
+      const result = await submit(body);
       assert.equal(result.status, 200, JSON.stringify(result.json));
       assert.equal(result.json.activity.intent.verifyOtpIntent.publicKey, compressed);
       const jwks = createRemoteJWKSet(new URL(`${server.baseUrl}/.well-known/jwks.json`));
       const { payload } = await jwtVerify(result.json.activity.result.verifyOtpResult.verificationToken, jwks);
       assert.equal(payload.public_key, compressed);
       assert.equal(payload.exp! - payload.iat!, 60);
+      // Bound to a key, the token logs in only with that key's signature: it is kept, and the same body again answers it.
+      const again = await submit(body);
+      assert.equal(again.json.activity.id, result.json.activity.id);
+      assert.equal(again.json.activity.result.verifyOtpResult.verificationToken, result.json.activity.result.verifyOtpResult.verificationToken);
 
       // Uncompressed keys are accepted too; a point off the curve or a non-key is refused.
       const second = await sendCode();
@@ -246,14 +251,13 @@ for (const tdb of testDatabases) {
       const first = await submit(body);
       assert.equal(first.status, 200, JSON.stringify(first.json));
 
-      // The same bytes again is a client polling: the stored activity, token included.
+      // The same bytes again is a client polling: the stored activity, whose token bound to no key
+      // (a bearer secret) was not kept: the field is there, empty.
       const again = await submit(body);
       assert.equal(again.status, 200, JSON.stringify(again.json));
       assert.equal(again.json.activity.id, first.json.activity.id);
-      assert.equal(
-        again.json.activity.result.verifyOtpResult.verificationToken,
-        first.json.activity.result.verifyOtpResult.verificationToken,
-      );
+      assert.notEqual(first.json.activity.result.verifyOtpResult.verificationToken, '');
+      assert.equal(again.json.activity.result.verifyOtpResult.verificationToken, '');
 
       // A new request with the same code is a second use.
       assertRefused(await verify({ otpId, otpCode: code }), 400, /already used; request a new code/);

@@ -127,19 +127,16 @@ export class ActivityEngine {
       throw error;
     }
 
-    const appProofs =
+    // A bearer secret of the result is never written: the stored result holds "" in its place.
+    const storedResult: object = plan.secretFields?.length
+      ? { ...plan.result, ...Object.fromEntries(plan.secretFields.map((field) => [field, ''])) }
+      : plan.result;
+    const proofsOf = async (result: object) =>
       generateAppProofs
-        ? [
-            await createAppProof(this.deps.keys, {
-              id: activityId,
-              type: handler.activityType,
-              organizationId,
-              fingerprint,
-              timestampMs,
-              result: plan.result,
-            }),
-          ]
+        ? [await createAppProof(this.deps.keys, { id: activityId, type: handler.activityType, organizationId, fingerprint, timestampMs, result })]
         : undefined;
+    // The stored proof binds the result as stored, which every later read of the activity shows.
+    const appProofs = await proofsOf(storedResult);
     // A secret the body carries in clear is not kept: the stored body (the votes' message) and the
     // intent have it replaced; the fingerprint, over the bytes as signed, still checks the signature.
     const redacted = handler.redact;
@@ -156,7 +153,7 @@ export class ActivityEngine {
       timestampMs,
       rawBody,
       intentJson: `{${JSON.stringify(handler.intentKey)}:${JSON.stringify(intent)}}`,
-      result: { [handler.resultKey]: plan.result },
+      result: { [handler.resultKey]: storedResult },
       createdAt: now,
       updatedAt: now,
       votes: [
@@ -186,11 +183,17 @@ export class ActivityEngine {
         guards: (plan.guards ?? []).map((guard) => guard.condition),
         gates: (plan.gates ?? []).map((gate) => gate.gate),
         rows: plan.rows ?? [],
+        locks: plan.locks ?? [],
       });
     let outcome = await write();
     // A concurrent request took a unique value after the checks read: written again, the checks
     // see it and refuse with the field it is in.
     if (outcome.kind === 'conflict') outcome = await write();
+    // Only the request that made the activity is answered with its secrets, and with a proof of them.
+    if (outcome.kind === 'created' && storedResult !== plan.result) {
+      const answerProofs = await proofsOf(plan.result);
+      return this.settle(plan, principal, { ...record, result: { [handler.resultKey]: plan.result }, ...(answerProofs ? { appProofs: answerProofs } : {}) }, outcome, storedOr);
+    }
     return this.settle(plan, principal, record, outcome, storedOr);
   }
 

@@ -52,12 +52,23 @@ export interface ExecutionContext {
 /** What an activity does, for the engine to write with the activity in one statement. */
 export interface ActivityPlan<Result extends object = object> {
   result: Result;
+  /**
+   * Names of the result's fields that are bearer secrets (whoever reads one can use it, e.g. a verification
+   * token bound to no key): they appear in the answer to this request only. The activity is stored,
+   * and so read back and resubmitted, with each of them "" (the shape clients type stays).
+   */
+  secretFields?: readonly string[];
   /** Conditions read in the statement, each with the refusal when it does not hold. */
   guards?: Array<{ condition: Sql; error: SignetError }>;
   /** Checks that write (store's Gate), each with the refusal built from its detail when it fails. */
   gates?: Array<{ gate: Gate; error: (detail: unknown) => SignetError }>;
   /** The activity's own rows, each a statement reading store's NEW_ACTIVITY. */
   rows?: Sql[];
+  /**
+   * Row locks (store's) taken before the activity's statement, in its transaction, to make a
+   * change that reads other activities' rows one step with concurrent ones taking the same lock.
+   */
+  locks?: Sql[];
   /** A message is queued for delivery: the worker is woken once the activity commits. */
   queuesDelivery?: boolean;
 }

@@ -112,7 +112,7 @@ const resultSchema = z.strictObject({
   verificationToken: z
     .string()
     .describe(
-      "A signed ES256 JWT naming the verified contact (claims id, verification_type, contact, organization_id, public_key, exp): otp_login takes it once. Check it with @turnkey/crypto's verifyOtpVerificationToken and verificationTokenSignerPublicKey of /.well-known/signet-keys.json (V2), or any JOSE library and /.well-known/jwks.json (V1)",
+      "A signed ES256 JWT naming the verified contact (claims id, verification_type, contact, organization_id, public_key, exp): otp_login takes it once. Check it with @turnkey/crypto's verifyOtpVerificationToken and verificationTokenSignerPublicKey of /.well-known/signet-keys.json (V2), or any JOSE library and /.well-known/jwks.json (V1). A token bound to no key (V1 without publicKey) logs in without a signature, so it is given in this answer only: the stored activity (get_activity, list_activities, the same body submitted again) holds \"\" instead",
     ),
 });
 type VerifyOtpResult = z.infer<typeof resultSchema>;
@@ -164,7 +164,7 @@ export const verifyOtpV2: ActivityHandler<typeof verifyOtpV2Parameters, VerifyOt
       otpId: otp.id,
       issuedAt: context.now,
     });
-    return claimed(context, otp.id, field, token);
+    return claimed(context, otp.id, field, token, false);
   },
 };
 
@@ -172,7 +172,7 @@ export const verifyOtp: ActivityHandler<typeof verifyOtpParameters, VerifyOtpRes
   path: 'verify_otp',
   activityType: 'ACTIVITY_TYPE_VERIFY_OTP',
   description:
-    'V1 (`otpCode`): checks the code in clear (at most 5 wrong codes; single use; the code is not kept) and answers a verification token, bound to `publicKey` when one is given. The only way to verify an OTP of `init_otp_auth`.',
+    'V1 (`otpCode`): checks the code in clear (at most 5 wrong codes; single use; the code is not kept) and answers a verification token, bound to `publicKey` when one is given. Without `publicKey` the token is a bearer secret: only this answer holds it, the stored activity has `""`. The only way to verify an OTP of `init_otp_auth`.',
   takes: (parameters) => !('encryptedOtpBundle' in parameters),
   // The code is not kept: the stored intent and the votes' message carry REDACTED_CODE instead. The
   // vote's signature still checks against the fingerprint, the SHA-256 of the bytes as signed.
@@ -196,7 +196,8 @@ export const verifyOtp: ActivityHandler<typeof verifyOtpParameters, VerifyOtpRes
       issuedAt: context.now,
       expirationSeconds: Number(intent.expirationSeconds),
     });
-    return claimed(context, otp.id, field, token);
+    // Bound to no key, the token logs in whoever holds it (otp_login V1 without a signature).
+    return claimed(context, otp.id, field, token, intent.publicKey === undefined);
   },
 };
 
@@ -246,11 +247,12 @@ async function checkCode(context: ExecutionContext, otp: OtpRecord, given: strin
 /**
  * The plan once the code is right: the token, and the OTP used by the activity's own statement,
  * only while still unused, unexpired and under the limit there: two concurrent right guesses cannot
- * both get a token.
+ * both get a token. A bearer token is answered but not stored.
  */
-function claimed(context: ExecutionContext, id: string, field: string, verificationToken: string): ActivityPlan<VerifyOtpResult> {
+function claimed(context: ExecutionContext, id: string, field: string, verificationToken: string, bearer: boolean): ActivityPlan<VerifyOtpResult> {
   return {
     result: { verificationToken },
+    ...(bearer ? { secretFields: ['verificationToken'] } : {}),
     gates: [
       {
         gate: { statement: claimOtp(context.organizationId, id, context.now, MAX_FAILED_ATTEMPTS), detail: otpState(id) },

@@ -2,7 +2,7 @@
 // statement that composes the activity, its domain rows and the checks it depends on; read one by
 // fingerprint or id, or a page of an organization's activities, each with its votes, in one statement.
 import { credentialState, credentialUsable, parseCredentialState, runWithCredential, type CredentialState, type CredentialUse } from './credentials.ts';
-import type { Queryable } from './db.ts';
+import type { Database, Queryable } from './db.ts';
 import { pageOf, pageStatement, type Page, type PageRequest } from './pages.ts';
 import { join, raw, run, sql, substitute, type Sql } from './sql.ts';
 import { VOTE_COLUMNS, voteValues, VOTES_JSON, votesFromJson, type VoteRecord } from './votes.ts';
@@ -158,6 +158,13 @@ export interface ActivityWrite {
   gates: Gate[];
   /** Statements writing the activity's own rows, each reading NEW_ACTIVITY. */
   rows: Sql[];
+  /**
+   * Row locks (SELECT … FOR NO KEY UPDATE) taken before the activity's statement, in its
+   * transaction: a concurrent write taking the same lock commits first, and the statement, whose
+   * snapshot is taken when it starts, then sees what it wrote (a lock taken inside the statement
+   * would come after its snapshot).
+   */
+  locks?: Sql[];
 }
 
 export type WriteOutcome =
@@ -181,13 +188,22 @@ export type WriteOutcome =
 /**
  * Writes an activity in one statement: the fingerprint decides (a body submitted before is answered
  * with its stored activity, read in the same statement), then the credential, the guards and the
- * gates, then the activity with its rows and vote, all or nothing.
+ * gates, then the activity with its rows and vote, all or nothing. A write with locks takes them
+ * first, in one transaction with the statement.
  */
-export async function writeActivity(db: Queryable, write: ActivityWrite): Promise<WriteOutcome> {
+export async function writeActivity(db: Database, write: ActivityWrite): Promise<WriteOutcome> {
   const { ctes, outcome } = composeWrite(write, '');
+  const statement = sql`WITH ${join(ctes, ',\n')}\n${outcome}`;
+  const locks = write.locks ?? [];
   let result: Record<string, unknown> | undefined;
   try {
-    [result] = await run<Record<string, unknown>>(db, sql`WITH ${join(ctes, ',\n')}\n${outcome}`);
+    [result] =
+      locks.length === 0
+        ? await run<Record<string, unknown>>(db, statement)
+        : await db.transaction(async (tx) => {
+            for (const lock of locks) await run(tx, lock);
+            return run<Record<string, unknown>>(tx, statement);
+          });
   } catch (error) {
     if ((error as { code?: unknown }).code === UNIQUE_VIOLATION) return { kind: 'conflict' };
     throw error;
@@ -198,10 +214,11 @@ export async function writeActivity(db: Queryable, write: ActivityWrite): Promis
 /**
  * Whether a write may share its statement with others (writeActivities): it has no gates, which
  * write rows other activities may also write (a rate window, an OTP), so each sees the others'
- * effects only when it runs in a statement of its own. Guards and the credential check only read.
+ * effects only when it runs in a statement of its own, and no locks, which come before its own
+ * statement. Guards and the credential check only read.
  */
 export function batchable(write: ActivityWrite): boolean {
-  return write.gates.length === 0;
+  return write.gates.length === 0 && (write.locks ?? []).length === 0;
 }
 
 /**

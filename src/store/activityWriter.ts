@@ -4,7 +4,7 @@
 // at once, alone, as it would without this. What a statement and a commit cost besides their rows
 // (the round trip, waking a backend, setting up the plan, the WAL flush) is then shared.
 import { batchable, writeActivities, writeActivity, type ActivityWrite, type WriteOutcome } from './activities.ts';
-import { DatabaseUnavailable, type Queryable } from './db.ts';
+import { DatabaseUnavailable, type Database } from './db.ts';
 
 /** Writes in one statement at most. */
 const MAX_GROUP = 32;
@@ -29,7 +29,7 @@ export class ActivityWriter {
    */
   private writing = false;
 
-  constructor(private readonly db: Queryable) {}
+  constructor(private readonly db: Database) {}
 
   /** Writes the activity, alone or with others that are ready at the same moment; the outcome is its own. */
   write(write: ActivityWrite): Promise<WriteOutcome> {

@@ -206,6 +206,16 @@ export function registerSessionKey(
              RETURNING id`;
 }
 
+/**
+ * A lock (ActivityPlan.locks) on the user's row, held until the activity commits, that a login
+ * ending the user's other sessions takes: concurrent ones then revoke one after another, each
+ * seeing the session keys the others committed, whatever the process. NO KEY: inserts that
+ * reference the user (its keys, its activities) are not held up.
+ */
+export function lockUserSessions(organizationId: string, userId: string): Sql {
+  return sql`SELECT id FROM users WHERE id = ${userId}::uuid AND organization_id = ${organizationId}::uuid FOR NO KEY UPDATE`;
+}
+
 /** A row of the activity's statement: revokes the user's other live session keys (otp_login's invalidateExisting). */
 export function revokeOtherSessionKeys(activity: Sql, user: { organizationId: string; userId: string; keepPublicKey: string; now: Date }): Sql {
   return sql`UPDATE api_keys SET revoked_at = ${user.now}::timestamptz
