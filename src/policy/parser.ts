@@ -80,9 +80,10 @@ class Parser {
     return this.next();
   }
 
-  private open(): void {
+  /** Entering the bracket at `position`. */
+  private open(position: number): void {
     if (++this.depth > MAX_NESTING) {
-      throw new ExpressionFailure(this.current.position, `nesting deeper than ${MAX_NESTING} brackets`);
+      throw new ExpressionFailure(position, `nesting deeper than ${MAX_NESTING} brackets`);
     }
   }
 
@@ -146,7 +147,7 @@ class Parser {
         }
       } else if (this.isOp('[')) {
         const bracket = this.next();
-        this.open();
+        this.open(bracket.position);
         const first = this.parseOr();
         if (this.isOp('..')) {
           this.next();
@@ -169,8 +170,7 @@ class Parser {
     if (fn === undefined) {
       throw new ExpressionFailure(name.position, `unknown function '${name.text}': expected one of ${LIST_FUNCTIONS.join(', ')}`);
     }
-    this.next(); // (
-    this.open();
+    this.open(this.next().position);
     const position = name.position;
     let node: Node;
     if (fn === 'count') {
@@ -208,14 +208,14 @@ class Parser {
       case 'op':
         if (token.text === '(') {
           this.next();
-          this.open();
+          this.open(token.position);
           const inner = this.parseOr();
           this.close(')');
           return inner;
         }
         if (token.text === '[') {
           this.next();
-          this.open();
+          this.open(token.position);
           const items: Node[] = [];
           if (!this.isOp(']')) {
             items.push(this.parseOr());

@@ -63,7 +63,7 @@ class Checker {
       case 'index': {
         const target = this.check(node.target, scope);
         const index = this.check(node.index, scope);
-        if (target.kind === 'dynamic') {
+        if (isLoose(target)) {
           expect(node.index, index, 'int', 'string');
           return DYNAMIC;
         }
@@ -109,7 +109,7 @@ class Checker {
   }
 
   private fieldType(target: Type, field: string, position: number): Type {
-    if (target.kind === 'dynamic') return DYNAMIC;
+    if (isLoose(target)) return DYNAMIC;
     if (target.kind !== 'struct') throw new ExpressionFailure(position, `expected a struct before '.${field}', found ${typeName(target)}`);
     const type = target.fields.get(field);
     if (type === undefined) {
