@@ -14,7 +14,17 @@ export interface EvaluationOptions {
   readonly maxSteps?: number;
 }
 
-type Scope = ReadonlyMap<string, unknown>;
+/** Bound variables, innermost first: a chain, so binding one per list item costs no copy. */
+export interface Scope {
+  readonly name: string;
+  readonly value: unknown;
+  readonly outer: Scope | undefined;
+}
+
+function lookup(scope: Scope | undefined, name: string): { value: unknown } | undefined {
+  for (let at = scope; at !== undefined; at = at.outer) if (at.name === name) return at;
+  return undefined;
+}
 type Primitive = boolean | number | string | null;
 
 function kindOf(value: unknown): string {
@@ -55,13 +65,13 @@ export class Evaluator {
   }
 
   /** The boolean value of `node`; throws ExpressionFailure when it has none. */
-  truth(node: Node, scope: Scope): boolean {
+  truth(node: Node, scope: Scope | undefined): boolean {
     const value = this.value(node, scope);
     if (typeof value !== 'boolean') throw new ExpressionFailure(startOf(node), `expected bool, found ${kindOf(value)}`);
     return value;
   }
 
-  value(node: Node, scope: Scope): unknown {
+  value(node: Node, scope: Scope | undefined): unknown {
     this.tick(node);
     switch (node.type) {
       case 'literal':
@@ -69,7 +79,8 @@ export class Evaluator {
       case 'list':
         return node.items.map((item) => this.value(item, scope));
       case 'name': {
-        if (scope.has(node.name)) return scope.get(node.name);
+        const bound = lookup(scope, node.name);
+        if (bound !== undefined) return bound.value;
         if (this.keywords.has(node.name)) return this.keywords.get(node.name);
         throw new ExpressionFailure(node.position, `unknown keyword '${node.name}'`);
       }
@@ -129,7 +140,7 @@ export class Evaluator {
     return target[field];
   }
 
-  private compare(node: Extract<Node, { type: 'compare' }>, scope: Scope): boolean {
+  private compare(node: Extract<Node, { type: 'compare' }>, scope: Scope | undefined): boolean {
     const left = this.value(node.left, scope);
     const right = this.value(node.right, scope);
     if (node.operator === 'in') return this.member(node, left, right, node.left, node.right);
@@ -162,7 +173,7 @@ export class Evaluator {
     return list.some((item) => item === value);
   }
 
-  private call(node: Extract<Node, { type: 'call' }>, scope: Scope): unknown {
+  private call(node: Extract<Node, { type: 'call' }>, scope: Scope | undefined): unknown {
     const target = this.value(node.target, scope);
     if (!Array.isArray(target)) throw new ExpressionFailure(node.position, `expected list before '.${node.function}', found ${kindOf(target)}`);
     switch (node.function) {
@@ -171,14 +182,15 @@ export class Evaluator {
       case 'contains':
         return this.member(node, this.value(node.argument!, scope), target, node.argument!, node.target);
       default: {
-        const inner = new Map(scope);
-        const holds = (item: unknown) => {
-          inner.set(node.variable!, item);
-          return this.truth(node.argument!, inner);
-        };
-        if (node.function === 'all') return target.every(holds);
-        if (node.function === 'any') return target.some(holds);
-        return target.filter(holds);
+        // Plain loops, no closure per call: this is the innermost loop of nested all/any/filter.
+        const selected: unknown[] = [];
+        for (const item of target) {
+          const holds = this.truth(node.argument!, { name: node.variable!, value: item, outer: scope });
+          if (node.function === 'all' && !holds) return false;
+          if (node.function === 'any' && holds) return true;
+          if (node.function === 'filter' && holds) selected.push(item);
+        }
+        return node.function === 'filter' ? selected : node.function === 'all';
       }
     }
   }
@@ -186,5 +198,5 @@ export class Evaluator {
 
 /** Evaluates a compiled expression over `bindings` (its kind's keywords) to true or false, or an error. */
 export function evaluate(expression: CompiledExpression, bindings: Bindings, options: EvaluationOptions = {}): Result<boolean> {
-  return capture(() => new Evaluator(bindings, options.maxSteps).truth(expression.root, new Map()));
+  return capture(() => new Evaluator(bindings, options.maxSteps).truth(expression.root, undefined));
 }

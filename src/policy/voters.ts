@@ -31,11 +31,12 @@ function selection(node: Node, shadowed: ReadonlySet<string>): { keyword: string
 }
 
 export function countsVoter(consensus: CompiledExpression, candidate: Candidate, bindings: Bindings): boolean {
-  const evaluator = () => new Evaluator(bindings);
+  // One budget for the whole analysis, however many predicates the expression has.
+  const evaluator = new Evaluator(bindings);
   const passes = (predicates: readonly Call[], item: unknown): boolean =>
     predicates.every((call) => {
       try {
-        return evaluator().truth(call.argument!, new Map([[call.variable!, item]]));
+        return evaluator.truth(call.argument!, { name: call.variable!, value: item, outer: undefined });
       } catch (failure) {
         // A predicate that cannot be decided for this user alone (it reads an outer variable, say) does not count them.
         if (failure instanceof ExpressionFailure) return false;
