@@ -187,6 +187,13 @@ describe('expressions that fail never allow', () => {
     assert.equal(decide(input({ submitter: PLAIN, policies, activity: shortOtp })).outcome, 'OUTCOME_DENY_EXPLICIT');
   });
 
+  test('an effect other than EFFECT_ALLOW (a corrupt row, say) is taken as a DENY', () => {
+    const odd = { ...policy('odd', 'EFFECT_ALLOW'), effect: 'EFFECT_MAYBE' as Policy['effect'] };
+    const decision = decide(input({ submitter: PLAIN, policies: [policy('allow-all', 'EFFECT_ALLOW'), odd] }));
+    assert.equal(decision.outcome, 'OUTCOME_DENY_EXPLICIT');
+    assert.equal(decision.outcome === 'OUTCOME_DENY_EXPLICIT' && decision.policyId, 'odd');
+  });
+
   test('a budget-exhausting ALLOW does not apply', () => {
     const many = Array.from({ length: 500 }, (_, i) => user(`u${i}`, ['t1']));
     const decision = decide(

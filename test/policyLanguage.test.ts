@@ -263,6 +263,12 @@ describe('bounds on size and nesting', () => {
 });
 
 describe('evaluation errors are values', () => {
+  test('an absent field named by the activity itself is not echoed in the error (it may be a secret)', () => {
+    const bindings = activity({ code: '123456', map: { a: 1 } });
+    assert.equal(evaluationError('activity.params.map[activity.params.code] == 1', bindings), 'at 21: no field of the computed name');
+    assert.equal(evaluationError("activity.params.code[activity.params.code] == '1'", bindings), 'at 22: expected int index, found string');
+  });
+
   test('an absent field, including inherited JavaScript names', () => {
     assert.equal(evaluationError('activity.params.missing == 1'), "at 17: no field 'missing'");
     assert.equal(evaluationError("activity.params['missing'] == 1"), "at 17: no field 'missing'");
@@ -280,7 +286,7 @@ describe('evaluation errors are values', () => {
     assert.equal(evaluationError('activity.params.otp_length.all(x, x)'), "at 28: expected list before '.all', found int");
     assert.equal(evaluationError('1 in activity.params.otp_length'), 'at 6: expected list, found int');
     assert.equal(evaluationError('activity.params.list in [1]'), 'at 1: expected bool, int or string, found list');
-    assert.equal(evaluationError('activity.params.list.x == 1'), "at 22: expected a struct before 'x', found list");
+    assert.equal(evaluationError('activity.params.list.x == 1'), "at 22: expected a struct to read the field 'x' from, found list");
   });
 
   test('indexes and slices out of range', () => {

@@ -127,8 +127,9 @@ export function decide(input: DecisionInput): Decision {
   let consensusNeeded = roots > 0 && validThreshold(rootQuorum.threshold);
   for (const policy of policies) {
     const verdict = judge(policy, conditionScope, consensusScope);
+    // Anything but EFFECT_ALLOW is treated as a DENY: an effect the module does not know must not allow.
     const allow = policy.effect === 'EFFECT_ALLOW';
-    const deny = policy.effect === 'EFFECT_DENY';
+    const deny = !allow;
     switch (verdict.kind) {
       case 'omitted':
         continue;
@@ -140,7 +141,7 @@ export function decide(input: DecisionInput): Decision {
       case 'applies':
         evaluations.push({ policyId: policy.policyId, outcome: allow ? 'OUTCOME_ALLOW' : 'OUTCOME_DENY_EXPLICIT' });
         if (allow) allowedBy ??= policy;
-        else deniedBy ??= policy;
+        if (deny) deniedBy ??= policy;
         continue;
       case 'consensus-pending': {
         const counted = allow && countsVoter(verdict.consensus, submitter, consensusScope);

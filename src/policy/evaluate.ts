@@ -96,7 +96,11 @@ export class Evaluator {
       case 'index': {
         const target = this.value(node.target, scope);
         const index = this.value(node.index, scope);
-        if (isStruct(target) && typeof index === 'string') return this.field(target, index, node.index.position);
+        if (isStruct(target) && typeof index === 'string') {
+          // A key computed from the activity is data (perhaps a secret): an error names only a key written in the policy.
+          const written = node.index.type === 'literal';
+          return this.field(target, index, startOf(node.index), written);
+        }
         if (!Array.isArray(target) && typeof target !== 'string') {
           throw new ExpressionFailure(startOf(node.target), `expected list or string to index, found ${kindOf(target)}`);
         }
@@ -133,10 +137,11 @@ export class Evaluator {
     }
   }
 
-  private field(target: unknown, field: string, position: number): unknown {
-    if (!isStruct(target)) throw new ExpressionFailure(position, `expected a struct before '${field}', found ${kindOf(target)}`);
+  private field(target: unknown, field: string, position: number, written = true): unknown {
+    const name = written ? `'${field}'` : 'of the computed name';
+    if (!isStruct(target)) throw new ExpressionFailure(position, `expected a struct to read the field ${name} from, found ${kindOf(target)}`);
     // Own fields only: `constructor` or `__proto__` must read as absent, not as JavaScript's.
-    if (!Object.hasOwn(target, field) || target[field] === undefined) throw new ExpressionFailure(position, `no field '${field}'`);
+    if (!Object.hasOwn(target, field) || target[field] === undefined) throw new ExpressionFailure(position, `no field ${name}`);
     return target[field];
   }
 

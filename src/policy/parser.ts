@@ -45,8 +45,6 @@ function describe(token: Token): string {
       return 'the end of the expression';
     case 'string':
       return 'a string';
-    case 'int':
-      return `'${token.text}'`;
     default:
       return `'${token.text}'`;
   }
