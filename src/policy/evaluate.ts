@@ -1,7 +1,5 @@
 // The interpreter: walks a compiled expression's tree over the values bound to its keywords, within a
 // step budget. Every failure (absent field, wrong type, index out of range, budget spent) is a value.
-// && and || (and all/any) stop at the first operand that decides them, left to right, so a guard such
-// as `activity.type == 'X' && activity.params.field == 1` does not fail on activities without `field`.
 import type { CompiledExpression } from './compile.ts';
 import { ExpressionFailure, capture, type Result } from './failure.ts';
 import type { Bindings } from './keywords.ts';
@@ -85,6 +83,9 @@ export class Evaluator {
         throw new ExpressionFailure(node.position, `unknown keyword '${node.name}'`);
       }
       case 'logical': {
+        // Left to right, stopping at the operand that decides (as all/any do): a guard such as
+        // `activity.type == 'X' && activity.params.field == 1` must not fail, and so deny through a
+        // failing DENY, on activities that have no `field`.
         const decisive = node.operator === '||';
         for (const operand of node.operands) if (this.truth(operand, scope) === decisive) return decisive;
         return !decisive;

@@ -1,7 +1,5 @@
-// Whether a consensus expression counts a user: it selects approvers (or their credentials) by a
-// predicate the user meets — `approvers.any(u, …)`, `approvers.filter(u, …)…` — or counts every
-// approver — `approvers.count()`. Such a user's approval can move the expression towards true, so
-// the activity waits for more approvals (consensus needed) and the user may vote on it.
+// Whether a consensus expression counts a user, whose approval can then move it towards true: the
+// activity waits for more approvals (consensus needed) and the user may vote on it.
 import type { CompiledExpression } from './compile.ts';
 import { ExpressionFailure } from './failure.ts';
 import type { Bindings, PolicyCredential, PolicyUser } from './keywords.ts';
@@ -30,6 +28,12 @@ function selection(node: Node, shadowed: ReadonlySet<string>): { keyword: string
   return inner;
 }
 
+/**
+ * True when the expression selects approvers (or their credentials) by a predicate the candidate
+ * meets — `approvers.any(u, …)`, `approvers.filter(u, …).filter(…).count()` — or counts every
+ * approver — `approvers.count()`. all() and contains() select no one; a predicate that fails for the
+ * candidate alone (it reads an outer variable) does not count them.
+ */
 export function countsVoter(consensus: CompiledExpression, candidate: Candidate, bindings: Bindings): boolean {
   // One budget for the whole analysis, however many predicates the expression has.
   const evaluator = new Evaluator(bindings);
