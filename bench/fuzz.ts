@@ -15,6 +15,7 @@ import { parseArgs } from 'node:util';
 import { activityHandlers } from '../src/activities/registry.ts';
 import { queryHandlers } from '../src/queries/registry.ts';
 import { freePort, serve } from '../test/support/processes.ts';
+import { seededRandom } from './seededRandom.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -27,17 +28,7 @@ const REQUESTS = Number(args.requests);
 const CONCURRENCY = Number(args.concurrency);
 const ADMIN_TOKEN = 'fuzz-admin-token-0123456789-abcdefghijklmnop';
 
-// mulberry32: small, fast, good enough to pick mutations reproducibly.
-let state = Number(args.seed) >>> 0;
-function random(): number {
-  state = (state + 0x6d2b79f5) >>> 0;
-  let t = state;
-  t = Math.imul(t ^ (t >>> 15), t | 1);
-  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-}
-const below = (n: number) => Math.floor(random() * n);
-const pick = <T>(items: readonly T[]): T => items[below(items.length)]!;
+const { below, pick } = seededRandom(Number(args.seed));
 
 const STRINGS = [
   '', ' ', 'a', '0', '-1', '1e309', 'null', 'true', '{}', '[]', '"', '\\', '\u0000', '\ud800', '\udfff', '💥', 'ÿ',

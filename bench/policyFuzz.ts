@@ -1,0 +1,324 @@
+// A fuzzer for the policy language (src/policy/): compiles and evaluates generated expressions
+// (from the grammar, typed so most are valid), mutations of valid ones (bytes and tokens dropped,
+// repeated, swapped or replaced), deep nesting, huge lists and adversarial nesting of all/any over
+// long lists, and decides with each as a policy's condition or consensus. It fails (exit 1) if any
+// exception escapes the module, an error has no position within the expression, or a result is not
+// a boolean; it prints the worst compile and evaluation times. Deterministic for a seed.
+//   npm run fuzz:policy -- --expressions 100000 [--seed 1]
+import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import {
+  compileExpression,
+  decide,
+  evaluate,
+  mayVote,
+  paramsForPolicy,
+  type Approver,
+  type Bindings,
+  type CompiledExpression,
+  type ExpressionError,
+  type ExpressionKind,
+  type Result,
+} from '../src/policy/index.ts';
+import { seededRandom } from './seededRandom.ts';
+
+const { values: args } = parseArgs({
+  options: {
+    expressions: { type: 'string', default: '100000' },
+    seed: { type: 'string', default: '1' },
+  },
+});
+const EXPRESSIONS = Number(args.expressions);
+const { random, below, pick } = seededRandom(Number(args.seed));
+
+// ---- the values expressions are evaluated over --------------------------------------------------
+
+const LONG = Array.from({ length: 20_000 }, (_, i) => i);
+const INTENT = {
+  otpLength: 6,
+  flag: true,
+  name: 'alpha',
+  text: 'abcdefghij',
+  numbers: [1, 2, 3, 5, 8],
+  words: ['a', 'b', 'alpha'],
+  long: LONG,
+  longWords: LONG.map(String),
+  nested: { inner: { value: 7, list: [{ id: 'x' }, { id: 'y' }] } },
+  nothing: null,
+  mixed: [1, 'a', true, null, [1], { a: 1 }],
+};
+const PARAMS = paramsForPolicy(INTENT);
+const ACTIVITY = { type: 'ACTIVITY_TYPE_INIT_OTP_AUTH_V3', params: PARAMS };
+const CONDITION: Bindings = {
+  activity: { type: ACTIVITY.type, kind: 'INIT_OTP_AUTH', resource: 'AUTH', action: 'CREATE', params: PARAMS },
+};
+const approver = (id: string, tags: string[]): Approver => ({
+  user: { id, tags, email: `${id}@example.com`, name: id },
+  credentials: [{ id: `k-${id}`, user_id: id, type: 'CREDENTIAL_TYPE_API_KEY_P256', public_key: '02ab', credential_id: '' }],
+});
+const APPROVERS = Array.from({ length: 40 }, (_, i) => approver(`u${i}`, i % 3 === 0 ? ['t1'] : ['t2', 'ops']));
+const CONSENSUS: Bindings = { approvers: APPROVERS.map((a) => a.user), credentials: APPROVERS.flatMap((a) => a.credentials) };
+
+// ---- generation from the grammar ----------------------------------------------------------------
+
+type Gen = 'bool' | 'int' | 'string' | 'ints' | 'strings' | 'users' | 'user' | 'credentials' | 'credential' | 'any';
+interface Scope {
+  readonly kind: ExpressionKind;
+  readonly variables: readonly (readonly [string, Gen])[];
+}
+const VARIABLES = ['x', 'y', 'u', 'v', 'item', 'approvers', 'activity'];
+const STRINGS = ['', 'a', 'alpha', 't1', 'ops', 'u0', 'u3', "it\\'s", 'ACTIVITY_TYPE_INIT_OTP_AUTH_V3', 'AUTH', 'CREATE', '\\\\', 'ÿ💥'];
+
+function variable(scope: Scope, type: Gen): string | undefined {
+  const matching = scope.variables.filter(([, t]) => t === type);
+  return matching.length > 0 ? pick(matching)[0] : undefined;
+}
+
+function listFunction(scope: Scope, depth: number, list: Gen, element: Gen, fn: 'all' | 'any' | 'filter'): string {
+  const name = pick(VARIABLES);
+  const inner: Scope = { kind: scope.kind, variables: [...scope.variables, [name, element]] };
+  return `${gen(scope, list, depth + 1)}.${fn}(${name}, ${gen(inner, 'bool', depth + 1)})`;
+}
+
+function gen(scope: Scope, type: Gen, depth: number): string {
+  const leaf = depth > 6 || random() < 0.25;
+  const condition = scope.kind === 'condition';
+  const bound = variable(scope, type);
+  if (bound !== undefined && random() < 0.3) return bound;
+  switch (type) {
+    case 'bool': {
+      if (leaf) return pick(['true', 'false', condition ? 'activity.params.flag' : 'approvers.count() > 1']);
+      const choice = below(11);
+      if (choice === 0) return `${gen(scope, 'bool', depth + 1)} ${pick(['&&', '||'])} ${gen(scope, 'bool', depth + 1)}`;
+      if (choice === 1) return `(${gen(scope, 'bool', depth + 1)})`;
+      if (choice === 2) return `${gen(scope, 'int', depth + 1)} ${pick(['==', '!=', '<', '>', '<=', '>='])} ${gen(scope, 'int', depth + 1)}`;
+      if (choice === 3) return `${gen(scope, 'string', depth + 1)} ${pick(['==', '!='])} ${gen(scope, 'string', depth + 1)}`;
+      if (choice === 4) return `${gen(scope, 'int', depth + 1)} in ${gen(scope, 'ints', depth + 1)}`;
+      if (choice === 5) return `${gen(scope, 'strings', depth + 1)}.contains(${gen(scope, 'string', depth + 1)})`;
+      if (choice === 6) return listFunction(scope, depth, 'ints', 'int', pick(['all', 'any']));
+      if (choice === 7) return listFunction(scope, depth, condition ? 'strings' : 'users', condition ? 'string' : 'user', pick(['all', 'any']));
+      if (choice === 8 && !condition) return listFunction(scope, depth, 'credentials', 'credential', pick(['all', 'any']));
+      if (choice === 9 && condition) return `activity.params.${pick(['flag', 'nothing', 'name', 'missing'])}${random() < 0.5 ? '' : " == 'alpha'"}`;
+      return `${gen(scope, 'bool', depth + 1)} == ${pick(['true', 'false'])}`;
+    }
+    case 'int': {
+      if (leaf) return pick(['0', '1', '2', '-1', '6', '9007199254740991', condition ? 'activity.params.otp_length' : 'approvers.count()']);
+      const choice = below(4);
+      if (choice === 0) return `${gen(scope, pick(['ints', 'strings', condition ? 'ints' : 'users']), depth + 1)}.count()`;
+      if (choice === 1) return `${gen(scope, 'ints', depth + 1)}[${gen(scope, 'int', depth + 1)}]`;
+      if (choice === 2 && condition) return `activity.params.${pick(['numbers', 'long'])}[${below(8)}]`;
+      return condition ? `activity.params.nested.inner['value']` : '3';
+    }
+    case 'string': {
+      if (leaf) return `'${pick(STRINGS)}'`;
+      const choice = below(5);
+      if (choice === 0) return `${gen(scope, 'string', depth + 1)}[${below(4)}]`;
+      if (choice === 1) return `${gen(scope, 'string', depth + 1)}[${below(3)}..${below(6)}]`;
+      if (choice === 2) return condition ? `activity.${pick(['type', 'kind', 'resource', 'action'])}` : `${gen(scope, 'user', depth + 1)}.${pick(['id', 'email', 'name'])}`;
+      if (choice === 3) return condition ? `activity.params.${pick(['name', 'text', 'nested'])}` : `${gen(scope, 'credential', depth + 1)}.${pick(['type', 'user_id', 'id'])}`;
+      return `${gen(scope, 'strings', depth + 1)}[${below(3)}]`;
+    }
+    case 'ints': {
+      if (leaf) return condition ? pick(['activity.params.numbers', 'activity.params.long', '[]', '[1, 2, 3]']) : pick(['[]', '[1, 2, 3]']);
+      const choice = below(4);
+      if (choice === 0) return `[${Array.from({ length: below(5) }, () => gen(scope, 'int', depth + 1)).join(', ')}]`;
+      if (choice === 1) return `${gen(scope, 'ints', depth + 1)}[${below(3)}..${below(40_000)}]`;
+      if (choice === 2) return listFunction(scope, depth, 'ints', 'int', 'filter');
+      return condition ? 'activity.params.long' : '[1, 2]';
+    }
+    case 'strings': {
+      if (leaf) return condition ? pick(['activity.params.words', 'activity.params.long_words', "['a', 'b']"]) : `${gen(scope, 'user', depth + 1)}.tags`;
+      if (random() < 0.5) return `[${Array.from({ length: below(5) }, () => gen(scope, 'string', depth + 1)).join(', ')}]`;
+      return listFunction(scope, depth, 'strings', 'string', 'filter');
+    }
+    case 'users':
+      return leaf || random() < 0.5 ? 'approvers' : listFunction(scope, depth, 'users', 'user', 'filter');
+    case 'user':
+      return `${gen(scope, 'users', depth + 1)}[${below(3)}]`;
+    case 'credentials':
+      return leaf || random() < 0.5 ? 'credentials' : listFunction(scope, depth, 'credentials', 'credential', 'filter');
+    case 'credential':
+      return `${gen(scope, 'credentials', depth + 1)}[${below(2)}]`;
+    default:
+      return gen(scope, pick(['bool', 'int', 'string', 'ints', 'strings']), depth + 1);
+  }
+}
+
+// ---- mutations and adversarial shapes -----------------------------------------------------------
+
+const TOKENS = ['&&', '||', '==', '!=', '<', '>', '<=', '>=', 'in', '[', ']', '(', ')', '.', '..', ',', "'", '-', 'true', 'false', 'activity', 'approvers', 'credentials', 'params', 'all', 'any', 'filter', 'contains', 'count', 'x', '0', '99999999999999999999', '"', '\\', '\u0000', '💥', '\ud800', ' ', '\n'];
+
+function mutate(source: string): string {
+  const times = 1 + below(4);
+  let out = source;
+  for (let i = 0; i < times; i++) {
+    const at = below(out.length + 1);
+    const length = below(Math.min(12, out.length - at) + 1);
+    switch (below(7)) {
+      case 0:
+        out = out.slice(0, at) + out.slice(at + length);
+        break;
+      case 1:
+        out = out.slice(0, at) + pick(TOKENS) + out.slice(at);
+        break;
+      case 2:
+        out = out.slice(0, at) + String.fromCharCode(below(0x3000)) + out.slice(at + 1);
+        break;
+      case 3:
+        out = out.slice(0, at) + out.slice(at, at + length).repeat(2 + below(4)) + out.slice(at + length);
+        break;
+      case 4: {
+        const tokens = out.split(/(\s+|&&|\|\||==|!=|<=|>=|\.\.|[()[\].,<>])/).filter((t) => t !== '');
+        if (tokens.length > 1) {
+          const [a, b] = [below(tokens.length), below(tokens.length)];
+          [tokens[a], tokens[b]] = [tokens[b]!, tokens[a]!];
+        }
+        out = tokens.join('');
+        break;
+      }
+      case 5: {
+        const tokens = out.split(/(\s+|&&|\|\||==|!=|<=|>=|\.\.|[()[\].,<>])/).filter((t) => t !== '');
+        if (tokens.length > 0) tokens[below(tokens.length)] = pick(TOKENS);
+        out = tokens.join('');
+        break;
+      }
+      default:
+        out = out.slice(0, at);
+    }
+  }
+  return out;
+}
+
+function adversarial(kind: ExpressionKind): string {
+  const depth = 50 + below(30);
+  const list = kind === 'condition' ? 'activity.params.long' : 'approvers';
+  switch (below(8)) {
+    case 0:
+      return `${'('.repeat(depth)}true${')'.repeat(depth)}`;
+    case 1:
+      return `${'['.repeat(depth)}1${']'.repeat(depth)}.count() == 1`;
+    case 2: // nested all/any/filter over long lists: quadratic and worse, cut by the step budget
+      return nestedOverLists(list, kind);
+    case 3: // a list literal as long as an expression may be
+      return `1 in [${Array.from({ length: 2000 }, () => '1').join(',')}]`.slice(0, 4096 - below(3) * 2000);
+    case 4:
+      return Array.from({ length: 500 + below(400) }, () => pick(['true', 'false'])).join(pick(['&&', '||']));
+    case 5:
+      return `activity.params${'.nested'.repeat(1 + below(600))} == 1`;
+    case 6:
+      return `'${'a'.repeat(4000 + below(200))}' == 'a'`;
+    default:
+      return `${'[true].all(x, '.repeat(depth)}true${')'.repeat(depth)}`;
+  }
+}
+
+function nestedOverLists(list: string, kind: ExpressionKind): string {
+  const levels = 2 + below(5);
+  let body = kind === 'condition' ? `v0 >= 0 && v${levels - 1} >= 0` : `v0.id != v${levels - 1}.id || true`;
+  for (let level = levels - 1; level >= 0; level--) {
+    const fn = pick(['all', 'any', 'filter'] as const);
+    body = fn === 'filter' ? `${list}.filter(v${level}, ${body}).count() >= 0` : `${list}.${fn}(v${level}, ${body})`;
+  }
+  return body;
+}
+
+// ---- the run ------------------------------------------------------------------------------------
+
+const valid: string[] = [];
+const stats = { expressions: 0, compiled: 0, compileErrors: 0, evaluated: 0, evaluationErrors: 0, decisions: 0, escaped: 0, malformed: 0 };
+const compileTimes: number[] = [];
+const evaluateTimes: number[] = [];
+let worstCompile = { ms: 0, source: '' };
+let worstEvaluate = { ms: 0, source: '' };
+
+function checkError(error: ExpressionError, source: string, what: string): void {
+  const ok = error.position >= 1 && error.position <= source.length + 1 && error.message.startsWith(`at ${error.position}: `);
+  if (!ok) {
+    stats.malformed++;
+    if (stats.malformed <= 5) console.error(`${what} error without a position in the expression: ${JSON.stringify(error)} for ${JSON.stringify(source.slice(0, 200))}`);
+  }
+}
+
+function escaped(error: unknown, source: string): void {
+  stats.escaped++;
+  if (stats.escaped <= 5) console.error(`exception escaped for ${JSON.stringify(source.slice(0, 300))}:`, error);
+}
+
+const preview = (source: string) => (source.length > 120 ? `${source.slice(0, 120)}… (${source.length} characters)` : source);
+
+for (let i = 0; i < EXPRESSIONS; i++) {
+  const kind: ExpressionKind = random() < 0.5 ? 'condition' : 'consensus';
+  const roll = random();
+  const source =
+    roll < 0.45 || valid.length === 0
+      ? gen({ kind, variables: [] }, random() < 0.9 ? 'bool' : 'any', 0)
+      : roll < 0.9
+        ? mutate(pick(valid))
+        : adversarial(kind);
+  stats.expressions++;
+
+  let result: Result<CompiledExpression>;
+  const started = performance.now();
+  try {
+    result = compileExpression(source, kind);
+  } catch (error) {
+    escaped(error, source);
+    continue;
+  }
+  const compileMs = performance.now() - started;
+  compileTimes.push(compileMs);
+  if (compileMs > worstCompile.ms) worstCompile = { ms: compileMs, source };
+  if (!result.ok) {
+    stats.compileErrors++;
+    checkError(result.error, source, 'compile');
+    continue;
+  }
+  stats.compiled++;
+  if (valid.length < 5000) valid.push(source);
+  else valid[below(valid.length)] = source;
+
+  const expression = result.value;
+  try {
+    const evaluationStarted = performance.now();
+    const value = evaluate(expression, expression.kind === 'condition' ? CONDITION : CONSENSUS);
+    const evaluateMs = performance.now() - evaluationStarted;
+    evaluateTimes.push(evaluateMs);
+    if (evaluateMs > worstEvaluate.ms) worstEvaluate = { ms: evaluateMs, source };
+    stats.evaluated++;
+    if (!value.ok) {
+      stats.evaluationErrors++;
+      checkError(value.error, source, 'evaluation');
+    } else if (typeof value.value !== 'boolean') {
+      stats.malformed++;
+    }
+    if (i % 10 === 0) {
+      const policy = {
+        policyId: `p${i}`,
+        policyName: 'fuzz',
+        effect: random() < 0.5 ? ('EFFECT_ALLOW' as const) : ('EFFECT_DENY' as const),
+        ...(expression.kind === 'condition' ? { condition: expression } : { consensus: expression }),
+      };
+      const context = { rootQuorum: { threshold: 2, userIds: ['u0', 'u1'] }, policies: [policy], activity: ACTIVITY, approvers: APPROVERS.slice(0, 1 + below(APPROVERS.length)) };
+      const decision = decide({ ...context, submitter: APPROVERS[0]! });
+      if (!decision.outcome.startsWith('OUTCOME_')) stats.malformed++;
+      mayVote(pick(APPROVERS), context);
+      stats.decisions++;
+    }
+  } catch (error) {
+    escaped(error, source);
+  }
+}
+
+console.log(
+  `expressions: ${stats.expressions}, compiled: ${stats.compiled}, compile errors: ${stats.compileErrors}, ` +
+    `evaluated: ${stats.evaluated}, evaluation errors: ${stats.evaluationErrors}, decisions: ${stats.decisions}`,
+);
+function percentiles(times: number[]): string {
+  const sorted = [...times].sort((a, b) => a - b);
+  const at = (q: number) => (sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0).toFixed(3);
+  return `median ${at(0.5)} ms, p99 ${at(0.99)} ms, p99.9 ${at(0.999)} ms`;
+}
+console.log(`compile: ${percentiles(compileTimes)}; worst ${worstCompile.ms.toFixed(2)} ms for ${preview(worstCompile.source)}`);
+console.log(`evaluation: ${percentiles(evaluateTimes)}; worst ${worstEvaluate.ms.toFixed(2)} ms for ${preview(worstEvaluate.source)}`);
+console.log(`escaped exceptions: ${stats.escaped}, malformed results: ${stats.malformed}`);
+process.exitCode = stats.escaped === 0 && stats.malformed === 0 ? 0 : 1;

@@ -1,0 +1,208 @@
+// The interpreter: walks a compiled expression's tree over the values bound to its keywords, within a
+// step budget. Every failure (absent field, wrong type, index out of range, budget spent) is a value.
+import type { CompiledExpression } from './compile.ts';
+import { ExpressionFailure, capture, type Result } from './failure.ts';
+import type { Bindings } from './keywords.ts';
+import { startOf, type Node } from './parser.ts';
+
+/** Nodes evaluated (and list items visited by in, contains, slices) before an evaluation fails. */
+export const DEFAULT_MAX_STEPS = 100_000;
+
+export interface EvaluationOptions {
+  readonly maxSteps?: number;
+}
+
+/** Bound variables, innermost first: a chain, so binding one per list item costs no copy. */
+export interface Scope {
+  readonly name: string;
+  readonly value: unknown;
+  readonly outer: Scope | undefined;
+}
+
+function lookup(scope: Scope | undefined, name: string): { value: unknown } | undefined {
+  for (let at = scope; at !== undefined; at = at.outer) if (at.name === name) return at;
+  return undefined;
+}
+type Primitive = boolean | number | string | null;
+
+function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'list';
+  switch (typeof value) {
+    case 'boolean':
+      return 'bool';
+    case 'number':
+      return 'int';
+    case 'string':
+      return 'string';
+    case 'object':
+      return 'struct';
+    default:
+      return 'nothing';
+  }
+}
+
+const isPrimitive = (value: unknown): value is Primitive =>
+  value === null || typeof value === 'boolean' || typeof value === 'number' || typeof value === 'string';
+const isStruct = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+export class Evaluator {
+  private steps = 0;
+  private readonly keywords: ReadonlyMap<string, unknown>;
+
+  constructor(
+    bindings: Bindings,
+    private readonly maxSteps: number = DEFAULT_MAX_STEPS,
+  ) {
+    this.keywords = new Map(Object.entries(bindings));
+  }
+
+  private tick(node: Node, count = 1): void {
+    this.steps += count;
+    if (this.steps > this.maxSteps) throw new ExpressionFailure(node.position, `evaluation exceeded its budget of ${this.maxSteps} steps`);
+  }
+
+  /** The boolean value of `node`; throws ExpressionFailure when it has none. */
+  truth(node: Node, scope: Scope | undefined): boolean {
+    const value = this.value(node, scope);
+    if (typeof value !== 'boolean') throw new ExpressionFailure(startOf(node), `expected bool, found ${kindOf(value)}`);
+    return value;
+  }
+
+  value(node: Node, scope: Scope | undefined): unknown {
+    this.tick(node);
+    switch (node.type) {
+      case 'literal':
+        return node.value;
+      case 'list':
+        return node.items.map((item) => this.value(item, scope));
+      case 'name': {
+        const bound = lookup(scope, node.name);
+        if (bound !== undefined) return bound.value;
+        if (this.keywords.has(node.name)) return this.keywords.get(node.name);
+        throw new ExpressionFailure(node.position, `unknown keyword '${node.name}'`);
+      }
+      case 'logical': {
+        // Left to right, stopping at the operand that decides (as all/any do): a guard such as
+        // `activity.type == 'X' && activity.params.field == 1` must not fail, and so deny through a
+        // failing DENY, on activities that have no `field`.
+        const decisive = node.operator === '||';
+        for (const operand of node.operands) if (this.truth(operand, scope) === decisive) return decisive;
+        return !decisive;
+      }
+      case 'compare':
+        return this.compare(node, scope);
+      case 'field':
+        return this.field(this.value(node.target, scope), node.field, node.position);
+      case 'index': {
+        const target = this.value(node.target, scope);
+        const index = this.value(node.index, scope);
+        if (isStruct(target) && typeof index === 'string') {
+          // A key computed from the activity is data (perhaps a secret): an error names only a key written in the policy.
+          const written = node.index.type === 'literal';
+          return this.field(target, index, startOf(node.index), written);
+        }
+        if (!Array.isArray(target) && typeof target !== 'string') {
+          throw new ExpressionFailure(startOf(node.target), `expected list or string to index, found ${kindOf(target)}`);
+        }
+        if (typeof index !== 'number' || !Number.isInteger(index)) {
+          throw new ExpressionFailure(startOf(node.index), `expected int index, found ${kindOf(index)}`);
+        }
+        if (index < 0 || index >= target.length) {
+          throw new ExpressionFailure(startOf(node.index), `index ${index} out of range for a ${kindOf(target)} of length ${target.length}`);
+        }
+        return target[index];
+      }
+      case 'slice': {
+        const target = this.value(node.target, scope);
+        const start = this.value(node.start, scope);
+        const end = this.value(node.end, scope);
+        if (!Array.isArray(target) && typeof target !== 'string') {
+          throw new ExpressionFailure(startOf(node.target), `expected list or string to slice, found ${kindOf(target)}`);
+        }
+        for (const [bound, at] of [
+          [start, node.start],
+          [end, node.end],
+        ] as const) {
+          if (typeof bound !== 'number' || !Number.isInteger(bound)) throw new ExpressionFailure(startOf(at), `expected int, found ${kindOf(bound)}`);
+        }
+        const [from, to] = [start as number, end as number];
+        if (from < 0 || from > to || to > target.length) {
+          throw new ExpressionFailure(node.position, `slice [${from}..${to}] out of range for a ${kindOf(target)} of length ${target.length}`);
+        }
+        if (Array.isArray(target)) this.tick(node, to - from);
+        return target.slice(from, to);
+      }
+      case 'call':
+        return this.call(node, scope);
+    }
+  }
+
+  private field(target: unknown, field: string, position: number, written = true): unknown {
+    const name = written ? `'${field}'` : 'of the computed name';
+    if (!isStruct(target)) throw new ExpressionFailure(position, `expected a struct to read the field ${name} from, found ${kindOf(target)}`);
+    // Own fields only: `constructor` or `__proto__` must read as absent, not as JavaScript's.
+    if (!Object.hasOwn(target, field) || target[field] === undefined) throw new ExpressionFailure(position, `no field ${name}`);
+    return target[field];
+  }
+
+  private compare(node: Extract<Node, { type: 'compare' }>, scope: Scope | undefined): boolean {
+    const left = this.value(node.left, scope);
+    const right = this.value(node.right, scope);
+    if (node.operator === 'in') return this.member(node, left, right, node.left, node.right);
+    if (node.operator === '==' || node.operator === '!=') {
+      if (!isPrimitive(left) || !isPrimitive(right) || kindOf(left) !== kindOf(right)) {
+        throw new ExpressionFailure(node.position, `cannot compare ${kindOf(left)} with ${kindOf(right)}`);
+      }
+      return (left === right) === (node.operator === '==');
+    }
+    if (typeof left !== 'number' || typeof right !== 'number') {
+      throw new ExpressionFailure(node.position, `expected int ${node.operator} int, found ${kindOf(left)} ${node.operator} ${kindOf(right)}`);
+    }
+    switch (node.operator) {
+      case '<':
+        return left < right;
+      case '>':
+        return left > right;
+      case '<=':
+        return left <= right;
+      default:
+        return left >= right;
+    }
+  }
+
+  /** `value in list`, `list.contains(value)`: equal to some item of the same kind. */
+  private member(node: Node, value: unknown, list: unknown, valueNode: Node, listNode: Node): boolean {
+    if (!Array.isArray(list)) throw new ExpressionFailure(startOf(listNode), `expected list, found ${kindOf(list)}`);
+    if (!isPrimitive(value)) throw new ExpressionFailure(startOf(valueNode), `expected bool, int or string, found ${kindOf(value)}`);
+    this.tick(node, list.length);
+    return list.some((item) => item === value);
+  }
+
+  private call(node: Extract<Node, { type: 'call' }>, scope: Scope | undefined): unknown {
+    const target = this.value(node.target, scope);
+    if (!Array.isArray(target)) throw new ExpressionFailure(node.position, `expected list before '.${node.function}', found ${kindOf(target)}`);
+    switch (node.function) {
+      case 'count':
+        return target.length;
+      case 'contains':
+        return this.member(node, this.value(node.argument!, scope), target, node.argument!, node.target);
+      default: {
+        // Plain loops, no closure per call: this is the innermost loop of nested all/any/filter.
+        const selected: unknown[] = [];
+        for (const item of target) {
+          const holds = this.truth(node.argument!, { name: node.variable!, value: item, outer: scope });
+          if (node.function === 'all' && !holds) return false;
+          if (node.function === 'any' && holds) return true;
+          if (node.function === 'filter' && holds) selected.push(item);
+        }
+        return node.function === 'filter' ? selected : node.function === 'all';
+      }
+    }
+  }
+}
+
+/** Evaluates a compiled expression over `bindings` (its kind's keywords) to true or false, or an error. */
+export function evaluate(expression: CompiledExpression, bindings: Bindings, options: EvaluationOptions = {}): Result<boolean> {
+  return capture(() => new Evaluator(bindings, options.maxSteps).truth(expression.root, undefined));
+}

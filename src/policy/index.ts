@@ -1,0 +1,31 @@
+// The policy module's public surface: compile expressions when a policy is written, decide when an
+// activity is submitted or voted on. Pure: no I/O, no imports from other folders.
+export { ACTIVITY_RESOURCES, activityKind, activityResource, type ActivityResource } from './activityResources.ts';
+export { compileExpression, type CompiledExpression } from './compile.ts';
+export {
+  decide,
+  mayVote,
+  type Approver,
+  type Decision,
+  type DecisionContext,
+  type DecisionInput,
+  type Effect,
+  type Outcome,
+  type Policy,
+  type PolicyEvaluation,
+  type RootQuorum,
+} from './decide.ts';
+export { DEFAULT_MAX_STEPS, evaluate, type EvaluationOptions } from './evaluate.ts';
+export type { ExpressionError, Result } from './failure.ts';
+export {
+  CREDENTIAL_TYPES,
+  type Bindings,
+  type CredentialType,
+  type ExpressionKind,
+  type PolicyActivity,
+  type PolicyCredential,
+  type PolicyUser,
+  type PolicyValue,
+} from './keywords.ts';
+export { paramsForPolicy, snakeCase } from './params.ts';
+export { MAX_EXPRESSION_LENGTH, MAX_NESTING } from './parser.ts';
