@@ -25,6 +25,7 @@ import { AuthFailureThrottle, registerAuthFailureThrottle } from './authFailureT
 import { registerCors } from './cors.ts';
 import { registerHealthRoutes } from './healthRoutes.ts';
 import { registerJwksRoutes } from './jwksRoutes.ts';
+import { registerLingeringClose } from './lingeringClose.ts';
 import { registerMetrics, type Metrics } from './metrics.ts';
 import { queryHandlers } from '../queries/registry.ts';
 import { registerOpenApiRoutes } from './openapiRoutes.ts';
@@ -111,6 +112,7 @@ export function buildApp(deps: AppDependencies): FastifyInstance {
   const throttle = new AuthFailureThrottle(config.authFailureLimit);
   registerAuthFailureThrottle(app, throttle);
   drainOnClose(app);
+  registerLingeringClose(app);
 
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
