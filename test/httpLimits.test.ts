@@ -24,10 +24,10 @@ function parseRaw(text: string): Omit<RawAnswer, 'closedAfterMs'> {
 }
 
 /** Opens a raw connection, lets `drive` write to it, and resolves when the server closes it. */
-function rawExchange(port: number, drive: (socket: net.Socket) => void, giveUpMs = 10_000): Promise<RawAnswer> {
+function rawExchange(port: number, drive: (socket: net.Socket) => void, giveUpMs = 10_000, localAddress?: string): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
     const started = Date.now();
-    const socket = net.connect(port, '127.0.0.1', () => drive(socket));
+    const socket = net.connect({ port, host: '127.0.0.1', ...(localAddress ? { localAddress } : {}) }, () => drive(socket));
     let text = '';
     socket.setEncoding('utf8');
     socket.on('data', (chunk) => (text += chunk));
@@ -69,13 +69,19 @@ for (const tdb of testDatabases.slice(0, 1)) {
     after(() => server.close());
 
     test('slow-body clients get a 408 and are disconnected at the request timeout, while others are served', async () => {
-      const slow = Array.from({ length: 200 }, () =>
-        rawExchange(port, (socket) => {
-          socket.write(postHead(100_000));
-          // One body byte every 200 ms: alive, but never done.
-          const drip = setInterval(() => socket.writable && socket.write('{'), 200);
-          socket.on('close', () => clearInterval(drip));
-        }),
+      // From four addresses, each under SIGNET_MAX_CONNECTIONS_PER_ADDRESS (64).
+      const slow = Array.from({ length: 200 }, (_, i) =>
+        rawExchange(
+          port,
+          (socket) => {
+            socket.write(postHead(100_000));
+            // One body byte every 200 ms: alive, but never done.
+            const drip = setInterval(() => socket.writable && socket.write('{'), 200);
+            socket.on('close', () => clearInterval(drip));
+          },
+          10_000,
+          `127.0.0.${2 + (i % 4)}`,
+        ),
       );
       // Meanwhile an ordinary client is answered at once.
       const healthy = await fetch(`${server.baseUrl}/healthz`);
