@@ -202,6 +202,8 @@ async function startSignet(options: { databaseUrl: string; worker: boolean; data
       SIGNET_OTP_SECRET: OTP_SECRET,
       SIGNET_LOG_LEVEL: 'warn',
       SIGNET_AUTH_FAILURE_LIMIT: '999999/1',
+      // Every load connection comes from this one address.
+      SIGNET_MAX_CONNECTIONS_PER_ADDRESS: '0',
       SIGNET_OUTBOX_WORKER: String(options.worker),
     },
     `http://127.0.0.1:${port}`,

@@ -368,6 +368,13 @@ export const SETTINGS = {
     unit: 'ms',
     description: 'How long an idle kept-alive connection stays open. Behind a load balancer that reuses connections, set it above the balancer\'s idle timeout (e.g. 65000 for 60 s).',
   }),
+  SIGNET_MAX_CONNECTIONS_PER_ADDRESS: integer({
+    default: 64,
+    min: 0,
+    max: 100_000,
+    description:
+      'Open connections one client address (an IPv6 /64) may hold; more are closed at once. Connections from `SIGNET_TRUSTED_PROXIES` are not capped. 0: no cap. Behind a proxy not named there, every client shares its address: raise it or set 0. See [Limits on clients](#limits-on-clients).',
+  }),
   SIGNET_SHUTDOWN_TIMEOUT_MS: integer({
     default: 10_000,
     min: 100,
@@ -474,6 +481,8 @@ export interface Config {
   requestTimeoutMs: number;
   /** Idle time of a kept-alive connection (SIGNET_KEEP_ALIVE_TIMEOUT_MS). */
   keepAliveTimeoutMs: number;
+  /** Open connections per client address, 0 for no cap (SIGNET_MAX_CONNECTIONS_PER_ADDRESS). */
+  maxConnectionsPerAddress: number;
   /** Bound of a graceful shutdown (SIGNET_SHUTDOWN_TIMEOUT_MS). */
   shutdownTimeoutMs: number;
   /** Accept http:// logo URLs besides https (SIGNET_ALLOW_HTTP_LOGOS; tests, closed networks). */
@@ -587,6 +596,7 @@ export function loadConfig(env: Env = process.env): Config {
     authFailureLimit: v.SIGNET_AUTH_FAILURE_LIMIT,
     requestTimeoutMs: v.SIGNET_REQUEST_TIMEOUT_MS,
     keepAliveTimeoutMs: v.SIGNET_KEEP_ALIVE_TIMEOUT_MS,
+    maxConnectionsPerAddress: v.SIGNET_MAX_CONNECTIONS_PER_ADDRESS,
     shutdownTimeoutMs: v.SIGNET_SHUTDOWN_TIMEOUT_MS,
     allowHttpLogos: v.SIGNET_ALLOW_HTTP_LOGOS,
     logoAllowPrivate: v.SIGNET_LOGO_ALLOW_PRIVATE,

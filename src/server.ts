@@ -14,6 +14,7 @@ import { createEmailTransport } from './delivery/emailTransport.ts';
 import { OutboxWorker } from './delivery/outboxWorker.ts';
 import { createSmsProvider } from './delivery/sms/smsProvider.ts';
 import { buildApp } from './http/app.ts';
+import { connectionBounds, limitConnections, openFileLimit, type ConnectionBounds } from './http/connectionLimits.ts';
 import { Metrics } from './http/metrics.ts';
 import { openDatabase, type Database } from './store/db.ts';
 import { migrate } from './store/migrate.ts';
@@ -25,6 +26,8 @@ export interface RunningServer {
   /** http://host:port the server listens on. */
   url: string;
   adminToken: string;
+  /** How many connections it holds open at most, read from the open-file limit at start. */
+  connections: ConnectionBounds;
   /** Written on the first start of an empty embedded store. */
   devCredentials?: DevCredentials;
   close(): Promise<void>;
@@ -82,6 +85,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     });
     const started = worker;
 
+    const connections = connectionBounds(config, openFileLimit());
+    limitConnections(app.server, connections, config, metrics, app.log);
     await app.listen({ host: config.host, port: config.port });
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
@@ -96,7 +101,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
         await started.stop(); // finishes the sends under way, gives back the messages not begun
         if (ownsDb) await db.close();
       })());
-    return { app, db, worker: started, url, adminToken, ...(devCredentials ? { devCredentials } : {}), close };
+    return { app, db, worker: started, url, adminToken, connections, ...(devCredentials ? { devCredentials } : {}), close };
   } catch (error) {
     if (ownsDb) await db.close();
     throw error;

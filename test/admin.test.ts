@@ -186,6 +186,33 @@ for (const tdb of testDatabases) {
       assert.match(noOrg.json.message, /`signet org list`/);
     });
 
+    test('a NUL, an unpaired surrogate or a percent-encoding that is not UTF-8 in a path or query parameter is a 400 naming it, not a 500 from the database', async () => {
+      const org = (await call(server, 'POST', '/organizations', { name: 'NUL' })).json;
+      const base = `/organizations/${org.organizationId}/sender-domains`;
+      await call(server, 'POST', base, { domain: 'x.example' });
+      const refused = async (method: string, route: string, field: string, description: RegExp) => {
+        const response = await fetch(`${server.baseUrl}/admin/v1${route}`, { method, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+        const json = (await response.json()) as any;
+        assert.equal(response.status, 400, `${route}: ${JSON.stringify(json)}`);
+        assert.deepEqual(Object.keys(json).sort(), ['code', 'details', 'message']);
+        assert.equal(json.code, 3);
+        assert.equal(json.details[0].fieldViolations[0].field, field);
+        assert.match(json.details[0].fieldViolations[0].description, description);
+        assert.match(response.headers.get('x-request-id') ?? '', /.+/);
+      };
+      await refused('DELETE', `${base}/x%00y`, 'domain', /NUL/);
+      await refused('DELETE', `/organizations/${org.organizationId}%00/sender-domains/x.example`, 'organizationId', /NUL/);
+      // %ED%A0%80 is an unpaired surrogate written as UTF-8; %FF is no UTF-8 at all.
+      await refused('DELETE', `${base}/x%ED%A0%80y`, '(path)', /not valid percent-encoded UTF-8/);
+      await refused('DELETE', `${base}/x%FFy`, '(path)', /not valid percent-encoded UTF-8/);
+      await refused('GET', `${base}?after=%00`, 'after', /NUL/);
+      await refused('GET', `${base}?after=a%ED%A0%80b`, 'after', /not valid percent-encoded UTF-8/);
+      await refused('GET', `${base}?a%00=1`, '(query)', /a parameter name contains a NUL/);
+      // Nothing was removed, and the same request without the NUL works.
+      assert.deepEqual((await call(server, 'GET', base)).json.senderDomains.map((d: any) => d.domain), ['x.example']);
+      assert.equal((await call(server, 'DELETE', `${base}/x.example`)).status, 200);
+    });
+
     test('unknown users, API keys and templates are 404s naming the command that lists them', async () => {
       const org = (await call(server, 'POST', '/organizations', { name: 'Hints' })).json;
       const base = `/organizations/${org.organizationId}`;

@@ -233,12 +233,14 @@ describe('start-up output', () => {
       docs: 'http://10.0.0.5:8080/docs',
       storage: 'PostgreSQL postgres://signet:********@db:5432/signet',
       dataDir: '/var/lib/signet',
+      connections: 'at most 960 (open-file limit 1035, 75 kept for the store, delivery and logs); 64 per client address',
       smsLog: '/var/lib/signet/sms.log',
     };
     const summary = renderSummary(facts, 'info');
     assert.match(summary, /^Signet 9\.9\.9 is ready at http:\/\/10\.0\.0\.5:8080\n {2}API reference {5}http:\/\/10\.0\.0\.5:8080\/docs\n/);
     assert.match(summary, /Storage {11}PostgreSQL postgres:\/\/signet:\*{8}@db:5432\/signet/);
     assert.match(summary, /SMS log {11}\/var\/lib\/signet\/sms\.log/);
+    assert.match(summary, /Connections {7}at most 960 \(open-file limit 1035, 75 kept for the store, delivery and logs\); 64 per client address\n/);
     assert.doesNotMatch(summary, /Admin token|Dev mailbox|Dev credentials|examples/);
     assert.match(summary, /Logs: JSON lines at info on standard error\. Stop with Ctrl-C\.$/);
   });
@@ -254,8 +256,9 @@ describe('start-up output', () => {
       const lines = served.stdout().split('\n').filter(Boolean).map((line) => JSON.parse(line));
       const ready = lines.filter((line) => line.msg === 'Signet is ready');
       assert.equal(ready.length, 1);
-      const { level, time, pid, hostname, msg, ...facts } = ready[0];
+      const { level, time, pid, hostname, msg, connections, ...facts } = ready[0];
       assert.equal(level, 30);
+      assert.match(connections, /^at most \d+ \(open-file limit \d+, 576 kept for the store, delivery and logs\); 64 per client address$/);
       assert.deepEqual(facts, {
         version: VERSION,
         url: baseUrl,

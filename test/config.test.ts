@@ -22,6 +22,7 @@ test('defaults match the README', () => {
     emailPerContact: { count: 10, windowSeconds: 3600 },
   });
   assert.equal(config.outboxWorker, true);
+  assert.equal(config.maxConnectionsPerAddress, 64);
   assert.equal(config.url, 'http://127.0.0.1:8080');
 });
 
@@ -66,6 +67,8 @@ test('a bad value names its variable', () => {
     [{ SIGNET_EMAIL_FROM: 'nobody' }, /SIGNET_EMAIL_FROM must be an email address/],
     [{ SIGNET_REQUEST_TIMEOUT_MS: '10' }, /SIGNET_REQUEST_TIMEOUT_MS must be a whole number from 1000 to 600000 ms/],
     [{ SIGNET_AUTH_FAILURE_LIMIT: '0/60' }, /SIGNET_AUTH_FAILURE_LIMIT must be COUNT\/SECONDS/],
+    [{ SIGNET_MAX_CONNECTIONS_PER_ADDRESS: '-1' }, /SIGNET_MAX_CONNECTIONS_PER_ADDRESS must be a whole number from 0 to 100000, got "-1"/],
+    [{ SIGNET_MAX_CONNECTIONS_PER_ADDRESS: '100001' }, /SIGNET_MAX_CONNECTIONS_PER_ADDRESS must be a whole number from 0 to 100000/],
   ];
   for (const [env, message] of cases) {
     assert.throws(() => loadConfig(env), (error: unknown) => error instanceof ConfigError && message.test(error.message));

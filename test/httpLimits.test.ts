@@ -24,10 +24,10 @@ function parseRaw(text: string): Omit<RawAnswer, 'closedAfterMs'> {
 }
 
 /** Opens a raw connection, lets `drive` write to it, and resolves when the server closes it. */
-function rawExchange(port: number, drive: (socket: net.Socket) => void, giveUpMs = 10_000): Promise<RawAnswer> {
+function rawExchange(port: number, drive: (socket: net.Socket) => void, giveUpMs = 10_000, localAddress?: string): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
     const started = Date.now();
-    const socket = net.connect(port, '127.0.0.1', () => drive(socket));
+    const socket = net.connect({ port, host: '127.0.0.1', ...(localAddress ? { localAddress } : {}) }, () => drive(socket));
     let text = '';
     socket.setEncoding('utf8');
     socket.on('data', (chunk) => (text += chunk));
@@ -69,13 +69,19 @@ for (const tdb of testDatabases.slice(0, 1)) {
     after(() => server.close());
 
     test('slow-body clients get a 408 and are disconnected at the request timeout, while others are served', async () => {
-      const slow = Array.from({ length: 200 }, () =>
-        rawExchange(port, (socket) => {
-          socket.write(postHead(100_000));
-          // One body byte every 200 ms: alive, but never done.
-          const drip = setInterval(() => socket.writable && socket.write('{'), 200);
-          socket.on('close', () => clearInterval(drip));
-        }),
+      // From four addresses, each under SIGNET_MAX_CONNECTIONS_PER_ADDRESS (64).
+      const slow = Array.from({ length: 200 }, (_, i) =>
+        rawExchange(
+          port,
+          (socket) => {
+            socket.write(postHead(100_000));
+            // One body byte every 200 ms: alive, but never done.
+            const drip = setInterval(() => socket.writable && socket.write('{'), 200);
+            socket.on('close', () => clearInterval(drip));
+          },
+          10_000,
+          `127.0.0.${2 + (i % 4)}`,
+        ),
       );
       // Meanwhile an ordinary client is answered at once.
       const healthy = await fetch(`${server.baseUrl}/healthz`);
@@ -130,6 +136,41 @@ for (const tdb of testDatabases.slice(0, 1)) {
       assert.equal(JSON.parse(answer.body).code, 3);
       assert.match(answer.headers['x-request-id'] ?? '', /.+/);
       assert.equal(answer.headers['connection'], 'close');
+    });
+
+    test('a body over 1 MiB, declared or chunked, gets its 413 every time, without a reset, however much of it the client sends', async () => {
+      // The client writes its whole body and reads what comes back, as most clients do; a reset
+      // (EPIPE or ECONNRESET on its side) can destroy the 413 before it is read.
+      const chunked = (size: number) => {
+        const chunk = Buffer.alloc(64 * 1024, 'a');
+        const parts: Buffer[] = [];
+        for (let sent = 0; sent < size; sent += chunk.length) parts.push(Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n'));
+        return Buffer.concat([...parts, Buffer.from('0\r\n\r\n')]);
+      };
+      const cases = [
+        { name: '8 MiB', head: postHead(8 * 1024 * 1024), body: Buffer.alloc(8 * 1024 * 1024, 'a'), times: 50 },
+        { name: '1 MiB + 1 byte', head: postHead(1024 * 1024 + 1), body: Buffer.alloc(1024 * 1024 + 1, 'a'), times: 50 },
+        {
+          name: '8 MiB chunked',
+          head: 'POST /public/v1/submit/init_otp_auth HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n',
+          body: chunked(8 * 1024 * 1024),
+          times: 20,
+        },
+      ];
+      for (const { name, head, body, times } of cases) {
+        const failures: string[] = [];
+        for (let i = 0; i < times; i++) {
+          const errors: string[] = [];
+          const answer = await rawExchange(port, (socket) => {
+            socket.on('error', (error: NodeJS.ErrnoException) => errors.push(error.code ?? error.message));
+            socket.write(head);
+            socket.write(body);
+          });
+          if (answer.status !== 413 || errors.length > 0) failures.push(`${answer.status || 'no answer'} ${errors.join(' ')}`);
+          else assert.equal(JSON.parse(answer.body).code, 3);
+        }
+        assert.deepEqual(failures, [], `${name}: ${times - failures.length} of ${times} read their 413 without a reset`);
+      }
     });
 
     test('a wrong content type is named in the 415', async () => {

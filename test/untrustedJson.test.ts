@@ -67,6 +67,16 @@ for (const tdb of testDatabases) {
       assert.match(admin.json.message, /levels deep/);
     });
 
+    test('a NUL or an undecodable percent-encoding in the query string of a public route is a 400 naming the parameter, before the stamp', async () => {
+      const body = JSON.stringify({ organizationId: org.organizationId });
+      const nul = await postStamped(server.baseUrl, '/public/v1/query/list_activities?paginationOptions.after=a%00b', body, org);
+      assertRefused(nul, 'paginationOptions.after', /contains a NUL character/);
+      const unstamped = await post(server.baseUrl, '/public/v1/submit/init_otp_auth?x=%ED%A0%80', '{}', { 'content-type': 'application/json' });
+      assertRefused(unstamped, 'x', /not valid percent-encoded UTF-8/);
+      // The same query without them is answered.
+      assert.equal((await postStamped(server.baseUrl, '/public/v1/query/list_activities?paginationOptions.after=ab', body, org)).status, 200);
+    });
+
     test('nesting up to the limit is read; one level more is refused', async () => {
       const nested = (levels: number) => '['.repeat(levels) + ']'.repeat(levels);
       // The body object is level 1, parameters level 2, so notes can hold MAX_BODY_DEPTH - 2 more levels.

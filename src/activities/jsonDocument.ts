@@ -51,7 +51,8 @@ function join(path: string, key: string | number): string {
   return path === '' ? key : `${path}.${key}`;
 }
 
-const unstorable = (text: string) => text.includes('\u0000') || !text.isWellFormed();
+/** A string PostgreSQL's text and jsonb cannot hold: one with NUL or an unpaired UTF-16 surrogate. */
+export const unstorable = (text: string) => text.includes('\u0000') || !text.isWellFormed();
 
 /**
  * The first problem of a parsed JSON value: nesting deeper than `maxDepth` (objects and arrays), a

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { devCredentialsHelp, devCredentialsPath } from '../admin/devBootstrap.ts';
 import { adminTokenPath } from '../admin/localSecrets.ts';
 import { displayedValue, type Config } from '../config.ts';
+import type { ConnectionBounds } from '../http/connectionLimits.ts';
 import { PACKAGE_ROOT, VERSION } from './packageInfo.ts';
 const EXAMPLES = ['submit.ts', 'verify.ts', 'otp-login.ts'];
 
@@ -16,6 +17,8 @@ export interface StartupFacts {
   docs: string;
   storage: string;
   dataDir: string;
+  /** How many connections the server holds open at most, and why. */
+  connections: string;
   /** dev-credentials.json, when the embedded store's development organization has one. */
   devCredentials?: string;
   /** True on the start that created the development organization and wrote the file. */
@@ -49,7 +52,20 @@ export function exampleCommands(dataDir: string, cwd: string): string[] {
   return present.map((file) => [...prefix, 'npx tsx', `examples/${file}`].join(' '));
 }
 
-export function startupFacts(config: Config, server: { url: string; devCredentials?: unknown }, cwd = process.cwd()): StartupFacts {
+/** The connection bounds in words: the server's, from the open-file limit, and the per-address cap. */
+export function connectionsFact({ openFiles, reserve, maxConnections, perAddress }: ConnectionBounds): string {
+  const server =
+    maxConnections === undefined
+      ? 'no bound from the open-file limit (unlimited or unknown)'
+      : `at most ${maxConnections} (open-file limit ${openFiles}, ${reserve} kept for the store, delivery and logs)`;
+  return `${server}; ${perAddress === 0 ? 'no cap per client address' : `${perAddress} per client address`}`;
+}
+
+export function startupFacts(
+  config: Config,
+  server: { url: string; devCredentials?: unknown; connections: ConnectionBounds },
+  cwd = process.cwd(),
+): StartupFacts {
   const credentials = devCredentialsPath(config);
   const hasCredentials = fs.existsSync(credentials);
   return {
@@ -58,6 +74,7 @@ export function startupFacts(config: Config, server: { url: string; devCredentia
     docs: `${server.url}/docs`,
     storage: config.databaseUrl ? `PostgreSQL ${displayedValue('SIGNET_DATABASE_URL', config.databaseUrl)}` : `embedded PGlite in ${path.join(config.dataDir, 'pglite')}`,
     dataDir: config.dataDir,
+    connections: connectionsFact(server.connections),
     ...(hasCredentials ? { devCredentials: credentials } : {}),
     ...(server.devCredentials ? { devCredentialsWritten: true as const } : {}),
     ...(config.adminToken === undefined ? { adminTokenFile: adminTokenPath(config) } : {}),
@@ -73,6 +90,7 @@ export function renderSummary(facts: StartupFacts, logLevel: string): string {
     ['API reference', facts.docs],
     ['Storage', facts.storage],
     ['Data folder', facts.dataDir],
+    ['Connections', facts.connections],
     ['Admin token', facts.adminTokenFile && `${facts.adminTokenFile} (the signet CLI reads it)`],
     ['Dev mailbox', facts.mailbox && `${facts.mailbox}${path.sep} (OTP email, one .eml file each)`],
     ['SMS log', facts.smsLog],

@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
 import type { ActivityEngine } from '../activities/engine.ts';
 import type { CredentialCache } from '../auth/credentialCache.ts';
 import type { ActivityHandler } from '../activities/handler.ts';
@@ -25,12 +25,14 @@ import { AuthFailureThrottle, registerAuthFailureThrottle } from './authFailureT
 import { registerCors } from './cors.ts';
 import { registerHealthRoutes } from './healthRoutes.ts';
 import { registerJwksRoutes } from './jwksRoutes.ts';
+import { registerLingeringClose } from './lingeringClose.ts';
 import { registerMetrics, type Metrics } from './metrics.ts';
 import { queryHandlers } from '../queries/registry.ts';
 import { registerOpenApiRoutes } from './openapiRoutes.ts';
 import { registerQueryRoutes } from './queryRoutes.ts';
 import { DebugRequestLines, loggerOptions, REQUEST_ID_HEADER, registerRequestIds, requestId } from './requestLog.ts';
 import { StampChecker } from './stampChecker.ts';
+import { registerUrlParameterCheck, undecodablePath } from './urlParameters.ts';
 import { registerSubmitRoutes } from './submitRoutes.ts';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -54,6 +56,8 @@ function toSignetError(error: FastifyError & { code?: string }, contentType: str
       return payloadTooLarge(BODY_LIMIT_BYTES);
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return unsupportedMediaType(contentType?.slice(0, 100));
+    case 'FST_ERR_BAD_URL':
+      return undecodablePath();
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return invalidArgument('request body is empty; send the activity as a JSON object');
   }
@@ -95,6 +99,12 @@ export function buildApp(deps: AppDependencies): FastifyInstance {
       connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(config.requestTimeoutMs / 4))),
     },
     clientErrorHandler: answerClientError,
+    // The router's own refusals (a path parameter that is not percent-encoded UTF-8) are answered
+    // before any hook runs; they take the error shape and a request id too.
+    frameworkErrors: (error, request, reply) => {
+      const signetError = toSignetError(error, undefined) ?? internal();
+      (reply as FastifyReply).header(REQUEST_ID_HEADER, request.id).status(signetError.status).send(signetError.toJSON());
+    },
     // Only the proxies an operator names may say who the client is (X-Forwarded-For → request.ip).
     trustProxy: config.trustedProxies.length > 0 ? config.trustedProxies : false,
   });
@@ -108,9 +118,11 @@ export function buildApp(deps: AppDependencies): FastifyInstance {
   registerRequestIds(app);
   registerMetrics(app, deps.metrics, config.metricsHosts);
   registerCors(app, config.corsOrigins); // before the throttle: a preflight has no stamp to count
+  registerUrlParameterCheck(app);
   const throttle = new AuthFailureThrottle(config.authFailureLimit);
   registerAuthFailureThrottle(app, throttle);
   drainOnClose(app);
+  registerLingeringClose(app);
 
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));

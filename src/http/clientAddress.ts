@@ -1,5 +1,6 @@
 // Who a request comes from, and whether that address is on a list (SIGNET_ADMIN_HOST,
-// SIGNET_METRICS_HOST): exact addresses, CIDR ranges or `*`, IPv4-mapped IPv6 judged as IPv4.
+// SIGNET_METRICS_HOST): exact addresses, CIDR ranges or `*`, IPv4-mapped IPv6 judged as IPv4; and
+// which connections count as one client for SIGNET_MAX_CONNECTIONS_PER_ADDRESS.
 // With SIGNET_TRUSTED_PROXIES set, Fastify takes the client from X-Forwarded-For (request.ip).
 import ipaddr from 'ipaddr.js';
 
@@ -31,4 +32,15 @@ export function addressMatcher(list: readonly string[]): (address: string | unde
     if (!address) return false;
     return ranges.some(([range, bits]) => range.kind() === address.kind() && address.match(range, bits));
   };
+}
+
+/**
+ * The client a connection is counted against: an IPv4 address, or an IPv6 /64, which is what one
+ * host or network is given (a client holding a /64 could otherwise take 2^64 addresses).
+ */
+export function connectionClient(value: string | undefined): string {
+  const address = value === undefined ? undefined : parseAddress(value);
+  if (!address) return String(value);
+  if (address.kind() === 'ipv4') return address.toString();
+  return `${(address as ipaddr.IPv6).parts.slice(0, 4).map((part) => part.toString(16)).join(':')}::/64`;
 }

@@ -13,6 +13,11 @@ export type ActivityOutcome = 'created' | 'resubmitted' | 'refused' | 'failed';
 
 const ACTIVITY_OUTCOMES: readonly ActivityOutcome[] = ['created', 'resubmitted', 'refused', 'failed'];
 
+/** Why a connection was closed as soon as it was accepted: its client's cap, or the server's bound. */
+export type ConnectionRefusal = 'address' | 'server';
+
+const CONNECTION_REFUSALS: readonly ConnectionRefusal[] = ['address', 'server'];
+
 /** The route label of a request no route matched: one value, whatever the URL was. */
 export const UNMATCHED_ROUTE = 'unmatched';
 
@@ -35,6 +40,7 @@ export class Metrics {
   private readonly activityDuration: Histogram<'type' | 'outcome'>;
   private readonly deliveries: Counter<'channel' | 'status'>;
   private readonly stampFailures: Counter<'reason'>;
+  private readonly refusedConnections: Counter<'reason'>;
 
   /**
    * @param db the store whose outbox depth is read at each scrape.
@@ -79,6 +85,12 @@ export class Metrics {
       labelNames: ['reason'],
       registers,
     });
+    this.refusedConnections = new Counter({
+      name: 'signet_connections_refused_total',
+      help: 'Connections closed as soon as accepted, by reason: "address" (SIGNET_MAX_CONNECTIONS_PER_ADDRESS) or "server" (the bound set by the open-file limit)',
+      labelNames: ['reason'],
+      registers,
+    });
     new Gauge({
       name: 'signet_outbox_depth',
       help: 'OTP messages not finished yet (queued, retrying or being sent), over the whole store; NaN when unreadable',
@@ -102,6 +114,7 @@ export class Metrics {
     }
     for (const channel of CHANNELS) for (const status of ATTEMPT_OUTCOMES) this.deliveries.inc({ channel, status }, 0);
     for (const reason of STAMP_FAILURE_REASONS) this.stampFailures.inc({ reason }, 0);
+    for (const reason of CONNECTION_REFUSALS) this.refusedConnections.inc({ reason }, 0);
   }
 
   request(method: string, route: string, status: number, seconds: number): void {
@@ -120,6 +133,10 @@ export class Metrics {
 
   stampFailure(reason: StampFailureReason): void {
     this.stampFailures.inc({ reason });
+  }
+
+  connectionRefused(reason: ConnectionRefusal): void {
+    this.refusedConnections.inc({ reason });
   }
 
   /** The exposition text: this app's metrics and the process's. */

@@ -75,10 +75,17 @@ export interface Served {
   stop(): Promise<number | null>;
 }
 
-/** Starts `signet serve` and resolves once /healthz answers. */
-export async function serve(env: Record<string, string>, baseUrl: string, timeoutMs = 60_000): Promise<Served> {
+/**
+ * Starts `signet serve` and resolves once /healthz answers; with `openFileLimit`, under that limit
+ * (`ulimit -n` in a shell that then becomes the server).
+ */
+export async function serve(env: Record<string, string>, baseUrl: string, timeoutMs = 60_000, openFileLimit?: number): Promise<Served> {
   ensureCompiled();
-  const child = spawn(process.execPath, [SIGNET_BIN, 'serve'], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const [command, args] =
+    openFileLimit === undefined
+      ? [process.execPath, [SIGNET_BIN, 'serve']]
+      : ['sh', ['-c', 'ulimit -n "$0" && exec "$@"', String(openFileLimit), process.execPath, SIGNET_BIN, 'serve']];
+  const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   let stdout = '';
   child.stdout!.on('data', (d) => {
