@@ -737,6 +737,7 @@ async function main() {
     let route = pathOf(operation, pristine) + (!pristine && (operation.parameters.some((p) => p.in === 'query') || below(20) === 0) ? queryOf(operation) : '');
     let label = `${operation.method} ${operation.template}`;
     let body: Buffer | undefined;
+    let bodyKind = '';
     let outcome: Outcome;
     let headers: Record<string, string> = {};
 
@@ -754,8 +755,9 @@ async function main() {
       }
       const valid = operation.examples.length ? filled(pick(operation.examples), operation.auth, org.organizationId, pristine) : undefined;
       if (valid !== undefined) {
-        if (pristine) body = Buffer.from(JSON.stringify(valid));
-        else body = below(20) === 0 && sentBodies.length > 0 ? pick(sentBodies) : bodyFor(valid).body; // sometimes a resubmission
+        if (pristine) [body, bodyKind] = [Buffer.from(JSON.stringify(valid)), 'example'];
+        else if (below(20) === 0 && sentBodies.length > 0) [body, bodyKind] = [pick(sentBodies), 'resubmission'];
+        else ({ body, kind: bodyKind } = bodyFor(valid));
         headers['content-type'] = 'application/json';
       } else if (below(10) === 0) {
         body = Buffer.from(below(2) ? JSON.stringify(randomValue()) : randomString().slice(0, 5000));
@@ -785,7 +787,7 @@ async function main() {
       failure.count++;
       if (failure.examples.length < 3) {
         failure.examples.push(
-          (label === RAW ? `raw ${excerpt(body)}` : `${method} ${route.length > 200 ? `${route.slice(0, 200)}… (${route.length} chars)` : route}, body ${excerpt(body)}${describeHeaders(headers)}`) +
+          (label === RAW ? `raw ${excerpt(body)}` : `${method} ${route.length > 200 ? `${route.slice(0, 200)}… (${route.length} chars)` : route}, body ${bodyKind ? `(${bodyKind}) ` : ''}${excerpt(body)}${describeHeaders(headers)}`) +
             (outcome.previous ? `\n        on a kept-alive connection after: ${outcome.previous}` : ''),
         );
       }
