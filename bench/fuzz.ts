@@ -331,13 +331,25 @@ function remember(name: string, value: string) {
   known.set(name, values);
 }
 
-function harvest(value: unknown, parent = '', depth = 0): void {
+/** Ids that belong together (a user's id with its organization's), for paths with several of them. */
+const groups: Array<Record<string, string>> = [];
+
+function harvest(value: unknown, parent = '', depth = 0, context: Record<string, string> = {}): void {
   if (depth > 12 || value === null || typeof value !== 'object') return;
+  const group = { ...context };
   for (const [key, child] of Object.entries(value)) {
-    if (typeof child === 'string') {
-      remember(key, child);
-      if (key === 'id' && parent) remember(`${parent.replace(/s$/, '')}Id`, child);
-    } else harvest(child, Array.isArray(value) ? parent : key, depth + 1);
+    if (typeof child !== 'string') continue;
+    remember(key, child);
+    if (key === 'id' && parent) remember(`${parent.replace(/s$/, '')}Id`, child);
+    const name = key === 'id' && parent ? `${parent.replace(/s$/, '')}Id` : key;
+    if (identifying(name) && !protectedValues.has(child) && child.length <= 300) group[name] = child;
+  }
+  if (Object.keys(group).length > Object.keys(context).length && Object.keys(group).length > 1) {
+    if (groups.length < 512) groups.push(group);
+    else groups[below(groups.length)] = group;
+  }
+  for (const [key, child] of Object.entries(value)) {
+    if (child !== null && typeof child === 'object') harvest(child, Array.isArray(value) ? parent : key, depth + 1, group);
   }
 }
 
@@ -398,6 +410,14 @@ function parameterValue(parameter: Parameter): string {
 
 /** The operation's path with values for its parameters: ones the server gave when `pristine`, else any. */
 function pathOf(operation: Operation, pristine: boolean): string {
+  const names = [...operation.template.matchAll(/\{([^}]+)\}/g)].map(([, name]) => name!);
+  if (names.length > 1 && (pristine || below(3) === 0)) {
+    const matching = groups.filter((group) => names.every((name) => group[name] !== undefined));
+    if (matching.length) {
+      const group = pick(matching);
+      return operation.template.replace(/\{([^}]+)\}/g, (_m, name: string) => encode(group[name]!));
+    }
+  }
   return operation.template.replace(/\{([^}]+)\}/g, (_m, name: string) => {
     const parameter = operation.parameters.find((p) => p.in === 'path' && p.name === name) ?? { name, in: 'path' as const, schema: {} };
     if (pristine) {
