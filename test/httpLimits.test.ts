@@ -1,6 +1,6 @@
 // What the HTTP layer bounds and how it answers before any route runs: a slow client is cut off
 // with a 408, an idle kept-alive connection is closed, and every answer of the HTTP parser (431,
-// 400, 408) has the error shape of DESIGN §2.5, a request id and `Connection: close`.
+// 400, 408) has the error shape of DESIGN §2.5 (no body for a HEAD), a request id and `Connection: close`.
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import net from 'node:net';
@@ -123,6 +123,28 @@ for (const tdb of testDatabases.slice(0, 1)) {
       assert.equal(await get({ 'x-big': 'a'.repeat(17_000) }), 431);
       assert.equal(await get({}), 200);
       agent.destroy();
+    });
+
+    test('a HEAD with a 17 KB header gets its 431 without a body, which a client would take for a broken next answer', async () => {
+      const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+      const request = (method: string, headers: Record<string, string>) =>
+        new Promise<number>((resolve, reject) => {
+          http
+            .request(`${server.baseUrl}/healthz`, { method, agent, headers }, (response) => {
+              response.resume();
+              response.on('end', () => resolve(response.statusCode!));
+            })
+            .on('error', reject)
+            .end();
+        });
+      assert.equal(await request('HEAD', { 'x-big': 'a'.repeat(17_000) }), 431);
+      assert.equal(await request('HEAD', {}), 200);
+      agent.destroy();
+
+      const answer = await rawExchange(port, (socket) => socket.write(`HEAD /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(17_000)}\r\n\r\n`));
+      assert.equal(answer.status, 431);
+      assert.equal(answer.body, '');
+      assert.equal(answer.headers['connection'], 'close');
     });
 
     test('malformed HTTP gets 400 in the error shape', async () => {

@@ -196,10 +196,13 @@ function answerClientError(this: FastifyInstance, error: NodeJS.ErrnoException, 
   this.log.debug({ reqId: id, code: error.code, statusCode: status }, 'client error');
   // A response already under way on this connection cannot be followed by another one.
   const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  // The answer to a HEAD is headers alone: a client reads any body after them as a broken next answer.
+  // The method is known when the bytes the parser refused begin the request (a client's one write).
+  const head = (error as NodeJS.ErrnoException & { rawPacket?: Buffer }).rawPacket?.subarray(0, 5).toString('latin1') === 'HEAD ';
   if (socket.writable && !inFlight?.headersSent) {
     socket.end(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
-        `Content-Length: ${Buffer.byteLength(body)}\r\n${REQUEST_ID_HEADER}: ${id}\r\nConnection: close\r\n\r\n${body}`,
+        `Content-Length: ${Buffer.byteLength(body)}\r\n${REQUEST_ID_HEADER}: ${id}\r\nConnection: close\r\n\r\n${head ? '' : body}`,
     );
   }
   socket.destroySoon();
