@@ -81,7 +81,8 @@ describe('first start on the embedded store', () => {
     assert.match(credentials.apiPrivateKey, /^[0-9a-f]{64}$/);
     assert.equal(fs.statSync(file).mode & 0o777, 0o600);
     assert.equal(fs.statSync(path.join(dataDir, 'admin-token')).mode & 0o777, 0o600);
-    assert.ok(served!.output().includes(file), 'the path is printed');
+    // The ready line is written asynchronously: /healthz can answer before it reaches the pipe.
+    await until('the ready line naming the file', () => served!.output().includes(file), { timeoutMs: 10_000, everyMs: 50 });
     assert.equal((await fetch(`${baseUrl}/readyz`)).status, 200);
   });
 
