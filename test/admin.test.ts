@@ -183,6 +183,14 @@ for (const tdb of testDatabases) {
       assert.ok(again.json.message.includes(`\`signet sender-domain list --org ${org.organizationId}\``), again.json.message);
       const noOrg = await call(server, 'DELETE', '/organizations/00000000-0000-4000-8000-000000000000/sender-domains/mail.acme.example');
       assert.equal(noOrg.status, 404);
+
+      // A domain may be 253 characters: one that long is removed by its name in the path too.
+      const long = `${Array.from({ length: 3 }, () => 'a'.repeat(63)).join('.')}.${'b'.repeat(53)}.example`;
+      assert.equal(long.length, 253);
+      assert.equal((await call(server, 'POST', base, { domain: long })).status, 200);
+      const removedLong = await call(server, 'DELETE', `${base}/${long}`);
+      assert.equal(removedLong.status, 200, JSON.stringify(removedLong.json));
+      assert.equal(removedLong.json.domain, long);
       assert.match(noOrg.json.message, /`signet org list`/);
     });
 
