@@ -91,6 +91,12 @@ for (const tdb of testDatabases) {
       return row!;
     }
 
+    /** The votes stored for these activities: the submitter's, written by the activity's statement. */
+    async function votesOf(activityIds: string[]): Promise<number> {
+      const [row] = await server.db.query<{ n: number }>('SELECT count(*)::int AS n FROM votes WHERE activity_id = ANY($1::uuid[])', [activityIds]);
+      return row!.n;
+    }
+
     test('writes ready while one runs share statements (4, 2, 1 after the first); each is created once', async () => {
       const db = counting(server.db);
       const writer = new ActivityWriter(db);
@@ -99,6 +105,7 @@ for (const tdb of testDatabases) {
       assert.deepEqual(outcomes, writes.map(() => ({ kind: 'created' })));
       assert.equal(db.statements, 4);
       assert.deepEqual(await stored(writes.map((w) => w.activity.id)), { activities: 8, interfaces: 8 });
+      assert.equal(await votesOf(writes.map((w) => w.activity.id)), 8, 'each with its vote, in the same statements');
     });
 
     test('a unique value taken twice in one statement: nothing of it stays, and each write is answered on its own', async () => {
@@ -117,6 +124,7 @@ for (const tdb of testDatabases) {
       const loser = [a!, b!][kinds.slice(1, 3).indexOf('conflict')]!;
       assert.deepEqual(await stored([first, a!, b!, c!, d!].map((w) => w.activity.id)), { activities: 4, interfaces: 4 });
       assert.deepEqual(await stored([loser.activity.id]), { activities: 0, interfaces: 0 });
+      assert.equal(await votesOf([first, a!, b!, c!, d!].map((w) => w.activity.id)), 4, 'no vote of the refused write');
     });
 
     test('the same body twice among waiting writes: the second waits for a later statement and gets the first activity', async () => {
@@ -127,6 +135,7 @@ for (const tdb of testDatabases) {
       assert.deepEqual(outcomes.map((outcome) => outcome.kind), ['created', 'created', 'existing', 'created']);
       const existing = outcomes[2] as Extract<WriteOutcome, { kind: 'existing' }>;
       assert.equal(existing.activity.id, original!.activity.id);
+      assert.equal(existing.activity.votes.length, 1, 'read with its vote in the same statement');
       assert.deepEqual(await stored([original!.activity.id, again!.activity.id]), { activities: 1, interfaces: 1 });
     });
 
