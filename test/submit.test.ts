@@ -307,7 +307,7 @@ for (const tdb of testDatabases) {
     const failing: ActivityHandler = {
       ...activityHandlers.find((h) => h.path === 'create_smart_contract_interface')!,
       parameters: z.strictObject({ label: z.string() }),
-      async plan(context) {
+      async execute(context) {
         return {
           result: {},
           rows: [
