@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { createHash, randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { NEW_ACTIVITY, type ActivityWrite, type WriteOutcome } from '../src/store/activities.ts';
+import { findActivity, findActivityFor, listActivitiesFor, NEW_ACTIVITY, writeActivity, type ActivityWrite, type WriteOutcome } from '../src/store/activities.ts';
 import { ActivityWriter } from '../src/store/activityWriter.ts';
 import pg from 'pg';
 import { DatabaseUnavailable, openDatabase, type Database } from '../src/store/db.ts';
@@ -137,6 +137,27 @@ for (const tdb of testDatabases) {
       assert.equal(existing.activity.id, original!.activity.id);
       assert.equal(existing.activity.votes.length, 1, 'read with its vote in the same statement');
       assert.deepEqual(await stored([original!.activity.id, again!.activity.id]), { activities: 1, interfaces: 1 });
+    });
+
+    test('an activity and its vote are one statement to write, and each read of it with its votes one more', async () => {
+      const db = counting(server.db);
+      const write = contractWrite(org);
+      assert.deepEqual(await writeActivity(db, write), { kind: 'created' });
+      assert.equal(db.statements, 1, 'the activity and its vote');
+      const { id, organizationId, fingerprint } = write.activity;
+      const credential = { kind: 'apiKey' as const, apiKeyId: org.apiKeyId, now: new Date() };
+      const reads = [
+        (await findActivity(db, { organizationId, fingerprint }))!,
+        (await findActivityFor(db, credential, { organizationId, id })).activity!,
+        (await listActivitiesFor(db, credential, { organizationId, limit: 1, maxBytes: 1 << 20 })).page!.rows[0]!,
+      ];
+      const again = await writeActivity(db, { ...contractWrite(org, { body: write.activity.rawBody }) });
+      assert.equal(db.statements, 5, 'one per read, and the resubmission answered by its own write statement');
+      assert.equal(again.kind, 'existing');
+      for (const read of [...reads, (again as Extract<WriteOutcome, { kind: 'existing' }>).activity]) {
+        assert.equal(read.id, id);
+        assert.deepEqual(read.votes.map((vote) => [vote.id, vote.userId, vote.selection]), [[write.vote.id, org.userId, 'VOTE_SELECTION_APPROVED']]);
+      }
     });
 
     test('a credential refused in a shared statement refuses its own write only', async () => {
