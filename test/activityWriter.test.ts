@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { createHash, randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { NEW_ACTIVITY, type ActivityWrite, type WriteOutcome } from '../src/store/activities.ts';
+import { findActivity, findActivityFor, listActivitiesFor, NEW_ACTIVITY, writeActivity, type ActivityWrite, type WriteOutcome } from '../src/store/activities.ts';
 import { ActivityWriter } from '../src/store/activityWriter.ts';
 import pg from 'pg';
 import { DatabaseUnavailable, openDatabase, type Database } from '../src/store/db.ts';
@@ -91,6 +91,12 @@ for (const tdb of testDatabases) {
       return row!;
     }
 
+    /** The votes stored for these activities: the submitter's, written by the activity's statement. */
+    async function votesOf(activityIds: string[]): Promise<number> {
+      const [row] = await server.db.query<{ n: number }>('SELECT count(*)::int AS n FROM votes WHERE activity_id = ANY($1::uuid[])', [activityIds]);
+      return row!.n;
+    }
+
     test('writes ready while one runs share statements (4, 2, 1 after the first); each is created once', async () => {
       const db = counting(server.db);
       const writer = new ActivityWriter(db);
@@ -99,6 +105,7 @@ for (const tdb of testDatabases) {
       assert.deepEqual(outcomes, writes.map(() => ({ kind: 'created' })));
       assert.equal(db.statements, 4);
       assert.deepEqual(await stored(writes.map((w) => w.activity.id)), { activities: 8, interfaces: 8 });
+      assert.equal(await votesOf(writes.map((w) => w.activity.id)), 8, 'each with its vote, in the same statements');
     });
 
     test('a unique value taken twice in one statement: nothing of it stays, and each write is answered on its own', async () => {
@@ -117,6 +124,7 @@ for (const tdb of testDatabases) {
       const loser = [a!, b!][kinds.slice(1, 3).indexOf('conflict')]!;
       assert.deepEqual(await stored([first, a!, b!, c!, d!].map((w) => w.activity.id)), { activities: 4, interfaces: 4 });
       assert.deepEqual(await stored([loser.activity.id]), { activities: 0, interfaces: 0 });
+      assert.equal(await votesOf([first, a!, b!, c!, d!].map((w) => w.activity.id)), 4, 'no vote of the refused write');
     });
 
     test('the same body twice among waiting writes: the second waits for a later statement and gets the first activity', async () => {
@@ -127,7 +135,29 @@ for (const tdb of testDatabases) {
       assert.deepEqual(outcomes.map((outcome) => outcome.kind), ['created', 'created', 'existing', 'created']);
       const existing = outcomes[2] as Extract<WriteOutcome, { kind: 'existing' }>;
       assert.equal(existing.activity.id, original!.activity.id);
+      assert.equal(existing.activity.votes.length, 1, 'read with its vote in the same statement');
       assert.deepEqual(await stored([original!.activity.id, again!.activity.id]), { activities: 1, interfaces: 1 });
+    });
+
+    test('an activity and its vote are one statement to write, and each read of it with its votes one more', async () => {
+      const db = counting(server.db);
+      const write = contractWrite(org);
+      assert.deepEqual(await writeActivity(db, write), { kind: 'created' });
+      assert.equal(db.statements, 1, 'the activity and its vote');
+      const { id, organizationId, fingerprint } = write.activity;
+      const credential = { kind: 'apiKey' as const, apiKeyId: org.apiKeyId, now: new Date() };
+      const reads = [
+        (await findActivity(db, { organizationId, fingerprint }))!,
+        (await findActivityFor(db, credential, { organizationId, id })).activity!,
+        (await listActivitiesFor(db, credential, { organizationId, limit: 1, maxBytes: 1 << 20 })).page!.rows[0]!,
+      ];
+      const again = await writeActivity(db, { ...contractWrite(org, { body: write.activity.rawBody }) });
+      assert.equal(db.statements, 5, 'one per read, and the resubmission answered by its own write statement');
+      assert.equal(again.kind, 'existing');
+      for (const read of [...reads, (again as Extract<WriteOutcome, { kind: 'existing' }>).activity]) {
+        assert.equal(read.id, id);
+        assert.deepEqual(read.votes.map((vote) => [vote.id, vote.userId, vote.selection]), [[write.vote.id, org.userId, 'VOTE_SELECTION_APPROVED']]);
+      }
     });
 
     test('a credential refused in a shared statement refuses its own write only', async () => {

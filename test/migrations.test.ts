@@ -3,13 +3,14 @@
 // before 013 have no contacts and were last changed when created; votes stored in their own table
 // before 017 move into their activity's row, and a store with two votes of one activity is refused;
 // emails written before 018 are lowercased, no user lost, rate windows of one mailbox merged.
-// bearer verification tokens and codes kept in clear are scrubbed by 019.
+// bearer verification tokens and codes kept in clear are scrubbed by 019; 020 moves every vote of an
+// activity row into the votes table again, rendered as before, one per user and activity.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, describe, test } from 'node:test';
 import { activityResponseJson } from '../src/activities/render.ts';
 import { openDatabase, type Database } from '../src/store/db.ts';
-import { findActivity } from '../src/store/activities.ts';
+import { findActivity, type ActivityRecord } from '../src/store/activities.ts';
 import { migrate } from '../src/store/migrate.ts';
 import { createSchema, dropSchema, testDatabases } from './support/databases.ts';
 
@@ -136,7 +137,11 @@ for (const tdb of testDatabases) {
       await store.vote(signedBody, null, at);
       await store.vote(ownMessage, 'a message of its own', at);
 
-      assert.ok((await migrate(store.db)).includes('017_vote_in_activity.sql'));
+      assert.ok((await migrate(store.db, { through: '017_vote_in_activity.sql' })).includes('017_vote_in_activity.sql'));
+      const [left] = await store.db.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_tables WHERE tablename = 'votes' AND schemaname = current_schema()");
+      assert.equal(left!.n, 0, 'the votes table is gone');
+      // Read as this version stores them (020 gave votes their own table again).
+      await migrate(store.db);
       const votesOf = async (index: number) => {
         const record = await findActivity(store.db, { organizationId: store.organizationId, fingerprint: `sha256:${index}` });
         assert.ok(record);
@@ -148,8 +153,6 @@ for (const tdb of testDatabases) {
       assert.equal(first!.createdAt, at.toISOString());
       assert.equal((await votesOf(1))[0]!.message, 'a message of its own');
       assert.deepEqual(await votesOf(2), []);
-      const [left] = await store.db.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_tables WHERE tablename = 'votes' AND schemaname = current_schema()");
-      assert.equal(left!.n, 0, 'the votes table is gone');
     });
 
     test('a store holding two votes of one activity is refused, and left as it was', async () => {
@@ -316,8 +319,8 @@ for (const tdb of testDatabases) {
 
       assert.ok((await migrate(db)).includes('019_bearer_secrets_scrubbed.sql'));
       const stored = async (index: number) => {
-        const [row] = await db.query<{ raw_body: string; intent: string; result: string; vote_message: string | null }>(
-          'SELECT raw_body, intent, result::text AS result, vote_message FROM activities WHERE fingerprint = $1',
+        const [row] = await db.query<{ raw_body: string; intent: string; result: string }>(
+          'SELECT raw_body, intent, result::text AS result FROM activities WHERE fingerprint = $1',
           [`sha256:${index}`],
         );
         const record = await findActivity(db, { organizationId, fingerprint: `sha256:${index}` });
@@ -341,6 +344,118 @@ for (const tdb of testDatabases) {
         assert.equal(row.intent, rows[index]!.intent);
         assert.deepEqual(activity.result.verifyOtpResult, rows[index]!.result.verifyOtpResult);
       }
+    });
+  });
+}
+
+/** A store migrated through 019, when an activity's vote was kept in its row, with one organization and two users. */
+async function storeBeforeVoteTable(tdb: (typeof testDatabases)[number], cleanup: Array<() => Promise<void>>) {
+  const db = await storeThrough(tdb, cleanup, '019_bearer_secrets_scrubbed.sql');
+  const organizationId = randomUUID();
+  await db.query('INSERT INTO organizations (id, name) VALUES ($1, $2)', [organizationId, 'vote table']);
+  const user = async (name: string, email: string | null) => {
+    const id = randomUUID();
+    const at = new Date('2026-03-04T05:06:07.089Z');
+    await db.query('INSERT INTO users (id, organization_id, user_name, email, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $5)', [
+      id, organizationId, name, email, at,
+    ]);
+    return { userId: id, userName: name, userEmail: email, userPhoneNumber: null, userCreatedAt: at, userUpdatedAt: at };
+  };
+  const createdAt = new Date('2026-05-06T07:08:09.123Z');
+  /** An activity as 019 stored it, with the vote in its row or none, and the record this version must read back. */
+  const activity = async (index: number, rawBody: string, vote?: { user: Awaited<ReturnType<typeof user>>; message: string | null }) => {
+    const id = randomUUID();
+    const voteId = randomUUID();
+    await db.query(
+      `INSERT INTO activities (id, organization_id, type, status, fingerprint, timestamp_ms, raw_body, stamp_header, intent, result,
+                               created_at, updated_at, vote_id, vote_user_id, vote_selection, vote_message, vote_public_key, vote_signature, vote_scheme, vote_created_at)
+       VALUES ($1, $2, 'ACTIVITY_TYPE_CREATE_SMART_CONTRACT_INTERFACE', 'ACTIVITY_STATUS_COMPLETED', $3, '1767225600000', $4, 'stamp',
+               '{"createSmartContractInterfaceIntent":{"label":"x"}}', '{"createSmartContractInterfaceResult":{"smartContractInterfaceId":"s"}}', $5, $5,
+               $6, $7, $8, $9, '02ab', '3006', 'SIGNATURE_SCHEME_TK_API_P256', $5)`,
+      [id, organizationId, `sha256:${index}`, rawBody, createdAt, vote ? voteId : null, vote?.user.userId ?? null,
+       vote ? 'VOTE_SELECTION_APPROVED' : null, vote?.message ?? null],
+    );
+    const expected: ActivityRecord = {
+      id, organizationId, type: 'ACTIVITY_TYPE_CREATE_SMART_CONTRACT_INTERFACE', status: 'ACTIVITY_STATUS_COMPLETED', fingerprint: `sha256:${index}`,
+      timestampMs: '1767225600000', rawBody, intentJson: '{"createSmartContractInterfaceIntent":{"label":"x"}}',
+      result: { createSmartContractInterfaceResult: { smartContractInterfaceId: 's' } }, createdAt, updatedAt: createdAt,
+      votes: vote
+        ? [{ id: voteId, ...vote.user, selection: 'VOTE_SELECTION_APPROVED', ...(vote.message === null ? {} : { message: vote.message }),
+             publicKey: '02ab', signature: '3006', scheme: 'SIGNATURE_SCHEME_TK_API_P256', createdAt }]
+        : [],
+    };
+    return expected;
+  };
+  return { db, organizationId, user, activity };
+}
+
+for (const tdb of testDatabases) {
+  describe(`votes have their own table again (${tdb.name})`, () => {
+    const cleanup: Array<() => Promise<void>> = [];
+    after(async () => {
+      for (const step of cleanup) await step();
+    });
+
+    test('every vote of an activity row moves into votes and the activity renders the same answer', async () => {
+      const store = await storeBeforeVoteTable(tdb, cleanup);
+      const alice = await store.user('alice', 'alice@example.com');
+      const bob = await store.user('bob', null);
+      const expected = [
+        await store.activity(0, '{"signed":"body"}', { user: alice, message: null }),
+        await store.activity(1, '{"other":"body"}', { user: bob, message: 'a message of its own' }),
+        await store.activity(2, '{}'),
+      ];
+
+      assert.deepEqual(await migrate(store.db), ['020_votes.sql']);
+      for (const [index, record] of expected.entries()) {
+        const read = await findActivity(store.db, { organizationId: store.organizationId, fingerprint: `sha256:${index}` });
+        assert.equal(activityResponseJson(read!), activityResponseJson(record), `activity ${index}`);
+      }
+      const votes = await store.db.query<{ activity_id: string; organization_id: string; message: string | null }>(
+        'SELECT activity_id, organization_id, message FROM votes ORDER BY message NULLS FIRST',
+      );
+      assert.deepEqual(votes, [
+        { activity_id: expected[0]!.id, organization_id: store.organizationId, message: null },
+        { activity_id: expected[1]!.id, organization_id: store.organizationId, message: 'a message of its own' },
+      ]);
+      const [columns] = await store.db.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM information_schema.columns WHERE table_name = 'activities' AND column_name LIKE 'vote%' AND table_schema = current_schema()",
+      );
+      assert.equal(columns!.n, 0, "the activity row's vote columns are gone");
+    });
+
+    test('one vote per user and activity; several users each vote, read oldest first; an approval or a rejection only', async () => {
+      const store = await storeBeforeVoteTable(tdb, cleanup);
+      const alice = await store.user('alice', 'alice@example.com');
+      const bob = await store.user('bob', null);
+      const carol = await store.user('carol', null);
+      const record = await store.activity(0, '{"signed":"body"}', { user: alice, message: null });
+      await migrate(store.db);
+      const vote = (userId: string, selection: string, at: Date, id = randomUUID()) =>
+        store.db.query(
+          `INSERT INTO votes (id, activity_id, organization_id, user_id, selection, message, public_key, signature, scheme, created_at)
+           VALUES ($1, $2, $3, $4, $5, 'another stamp', '03cd', '3007', 'SIGNATURE_SCHEME_TK_API_P256', $6)`,
+          [id, record.id, store.organizationId, userId, selection, at],
+        );
+      await assert.rejects(vote(alice.userId, 'VOTE_SELECTION_REJECTED', new Date()), /votes_activity_id_user_id_key|duplicate key/);
+      await assert.rejects(vote(bob.userId, 'VOTE_SELECTION_MAYBE', new Date()), /votes_selection_check|check constraint/);
+      // Two votes of one moment are read in the order of their ids.
+      const later = new Date(record.createdAt.getTime() + 1000);
+      const ids = [randomUUID(), randomUUID()].sort().reverse();
+      await vote(carol.userId, 'VOTE_SELECTION_REJECTED', later, ids[0]);
+      await vote(bob.userId, 'VOTE_SELECTION_APPROVED', later, ids[1]);
+      const read = await findActivity(store.db, { organizationId: store.organizationId, id: record.id });
+      const other = { message: 'another stamp', publicKey: '03cd', signature: '3007', scheme: 'SIGNATURE_SCHEME_TK_API_P256', createdAt: later };
+      const votes = [
+        ...record.votes,
+        { id: ids[1]!, ...bob, selection: 'VOTE_SELECTION_APPROVED', ...other },
+        { id: ids[0]!, ...carol, selection: 'VOTE_SELECTION_REJECTED', ...other },
+      ];
+      assert.equal(activityResponseJson(read!), activityResponseJson({ ...record, votes }));
+      // An activity's votes go with it.
+      await store.db.query('DELETE FROM activities WHERE id = $1', [record.id]);
+      const [left] = await store.db.query<{ n: number }>('SELECT count(*)::int AS n FROM votes');
+      assert.equal(left!.n, 0);
     });
   });
 }

@@ -372,10 +372,11 @@ for (const tdb of testDatabases) {
         );
       assert.deepEqual(proven(first.json.activity), []);
 
-      // Never written: no column of any stored activity holds it.
+      // Never written: no column of any stored activity or of its votes holds it.
       const [stored] = await server.db.query<{ n: number }>(
         `SELECT count(*)::int AS n FROM activities
-          WHERE strpos(result::text || intent || raw_body || coalesce(vote_message, '') || coalesce(app_proofs::text, ''), $1) > 0`,
+          WHERE strpos(result::text || intent || raw_body || coalesce(app_proofs::text, '') ||
+                       coalesce((SELECT string_agg(v.message, '') FROM votes v WHERE v.activity_id = activities.id), ''), $1) > 0`,
         [token],
       );
       assert.equal(stored!.n, 0);

@@ -108,6 +108,18 @@ for (const tdb of testDatabases) {
       );
       await expectError(client.getActivities({ organizationId: org.organizationId, filterByType: ['create_users' as any] }), 400, /filterByType/);
       await expectError(client.getActivities({ organizationId: org.organizationId, filterByStatus: ['COMPLETED' as any] }), 400, /filterByStatus/);
+      // A status is one of the ecosystem's, all of which are filters (one this server never writes
+      // matches nothing); any other is a 400 listing them.
+      await expectError(
+        client.getActivities({ organizationId: org.organizationId, filterByStatus: ['ACTIVITY_STATUS_DONE' as any] }),
+        400,
+        /filterByStatus.*ACTIVITY_STATUS_CONSENSUS_NEEDED/,
+      );
+      const waiting = (await client.getActivities({
+        organizationId: org.organizationId,
+        filterByStatus: ['ACTIVITY_STATUS_CONSENSUS_NEEDED', 'ACTIVITY_STATUS_REJECTED', 'ACTIVITY_STATUS_AUTHENTICATORS_NEEDED', 'ACTIVITY_STATUS_PENDING'],
+      })) as any;
+      assert.deepEqual(waiting.activities, []);
       // A well-formed type this server never records is a filter that matches nothing, as on the hosted service.
       const none = (await client.getActivities({ organizationId: org.organizationId, filterByType: ['ACTIVITY_TYPE_SIGN_TRANSACTION_V2'] })) as any;
       assert.deepEqual(none.activities, []);

@@ -157,7 +157,7 @@ for (const tdb of testDatabases) {
       assert.equal((await call(server, 'POST', `/organizations/${org.organizationId}/api-keys`, { userId: user.userId })).status, 404, 'no new key for it');
       assert.equal((await call(server, 'DELETE', `${base}/${randomUUID()}`)).status, 404);
       // The activities it voted on still show it.
-      const [voted] = await server.db.query<{ n: number }>('SELECT count(*)::int AS n FROM activities WHERE vote_user_id = $1', [user.userId]);
+      const [voted] = await server.db.query<{ n: number }>('SELECT count(*)::int AS n FROM votes WHERE user_id = $1', [user.userId]);
       assert.equal(voted!.n, 2);
       const again = await call(server, 'POST', base, { email: 'Erin@example.com' });
       assert.equal(again.status, 200, 'the email is free again');

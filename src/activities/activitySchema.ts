@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { APP_PROOF_SCHEME } from './appProofs.ts';
 import type { ActivityHandler } from './handler.ts';
+import { ACTIVITY_STATUS } from './status.ts';
 
 /** A described UUID field, as every schema of the OpenAPI document writes one. */
 export const uuid = (description: string) => z.uuid().describe(description);
@@ -67,7 +68,7 @@ export const appProofSchema = z
 const common = {
   id: uuid('Unique identifier of the activity'),
   organizationId: uuid('Unique identifier of the organization'),
-  status: z.string().describe('Activity status. A successful submission shows ACTIVITY_STATUS_COMPLETED'),
+  status: z.string().describe(`Activity status. A successful submission shows ${ACTIVITY_STATUS.COMPLETED}`),
   type: z.string().describe('Activity type, the same value as in the request'),
 };
 const bookkeeping = {

@@ -191,7 +191,7 @@ export const createSmartContractInterface: ActivityHandler<typeof parameters, Cr
     label: 'Tether USD (balanceOf)',
   },
 
-  async plan(context, intent) {
+  async execute(context, intent) {
     const id = randomUUID();
     // The digest is over the text as submitted, so a client can check what it stored byte for byte.
     const digest = `sha256:${createHash('sha256').update(intent.smartContractInterface, 'utf8').digest('hex')}`;

@@ -217,7 +217,7 @@ export const createUsers: ActivityHandler<typeof createUsersParameters, z.infer<
     ],
   },
 
-  async plan(context, intent) {
+  async execute(context, intent) {
     const { organizationId, now, config } = context;
     const users: NewUser[] = [];
     const keys: NewApiKey[] = [];

@@ -24,7 +24,7 @@ export const deleteSmartContractInterface: ActivityHandler<typeof parameters, z.
   resultSchema,
   example: { smartContractInterfaceId: '5b0c2f4e-8d7a-4c3b-9e1f-2a6d8c4b7e90' },
 
-  async plan(context, intent) {
+  async execute(context, intent) {
     const { organizationId } = context;
     const id = intent.smartContractInterfaceId;
     return {

@@ -1,7 +1,9 @@
-// The activity engine: everything every activity shares. Reads the envelope, enforces liveness and
-// idempotency, has the handler plan its effect, and writes the activity, its rows, its vote and the
-// checks they depend on (the credential among them) in one statement; renders the stored activity.
-// The stamp is verified before (auth/), over the raw bytes.
+// The activity engine: everything every activity shares. An activity's life, in submit's order:
+// intake (the envelope and the handler's parameter schema make the intent), the decision point
+// (whether it may take effect now), execute (the handler's effect, planned when the activity is
+// allowed), and the write of the activity, its vote, its rows and the checks they depend on (the
+// credential among them) in one statement; then the stored activity, rendered. Liveness and
+// idempotency come before. The stamp is verified before (auth/), over the raw bytes.
 import { hash, randomUUID } from 'node:crypto';
 import type { Config } from '../config.ts';
 import { credentialRefused, invalidArgument, invalidField, SignetError, unauthenticated } from '../errors.ts';
@@ -13,6 +15,7 @@ import { envelopeSchema, type Envelope } from './envelope.ts';
 import type { ActivityHandler, ActivityPlan, ExecutionContext, Principal } from './handler.ts';
 import { activityResponseJson } from './render.ts';
 import type { ServiceKeys } from './serviceKeys.ts';
+import { ACTIVITY_STATUS, type ActivityStatus } from './status.ts';
 import { schemaError } from './violations.ts';
 
 export interface EngineDependencies {
@@ -36,6 +39,30 @@ export interface SubmissionOutcome {
   organizationId: string;
   /** False when the body had been submitted before and the stored activity was returned. */
   created: boolean;
+}
+
+/**
+ * Intake, pure: the App Proofs flag and the intent, which the handler's parameter schema makes of the
+ * envelope's parameters (strict, defaults filled), or a 400 naming what is wrong.
+ */
+function intake(handler: ActivityHandler, envelope: Envelope): { intent: unknown; generateAppProofs: boolean } {
+  // The ecosystem's server-side and browser SDKs send the App Proofs flag inside `parameters`.
+  const { generateAppProofs: flagged, ...parameters } = envelope.parameters;
+  if (flagged !== undefined && typeof flagged !== 'boolean') throw invalidField('parameters.generateAppProofs', 'must be true or false');
+  const parsed = handler.parameters.safeParse(parameters, { reportInput: true });
+  if (!parsed.success) throw schemaError(parsed.error, 'parameters', 'invalid parameters');
+  return { intent: parsed.data, generateAppProofs: envelope.generateAppProofs === true || flagged === true };
+}
+
+/** What the decision point says of an activity: today, that it may take effect now. */
+type Decision = 'allowed';
+
+/** The status an activity is written with, by its decision. */
+const STATUS_OF: Readonly<Record<Decision, ActivityStatus>> = { allowed: ACTIVITY_STATUS.COMPLETED };
+
+/** The decision point: every credential of the organization may write (authorization decides here, with src/policy's `decide`). */
+function authorize(_activity: { principal: Principal; type: string; intent: unknown }): Decision {
+  return 'allowed';
 }
 
 export class ActivityEngine {
@@ -90,6 +117,7 @@ export class ActivityEngine {
       throw error;
     };
 
+    // Liveness: a stamp too far from the server clock is refused (unless the body was stored before).
     const skew = Math.abs(now.getTime() - Number(timestampMs));
     if (skew > config.timestampToleranceMs) {
       return storedOr(
@@ -101,13 +129,14 @@ export class ActivityEngine {
       );
     }
 
-    // The ecosystem's server-side and browser SDKs send the App Proofs flag inside `parameters`.
-    const { generateAppProofs: flagged, ...parameters } = envelope.parameters;
-    if (flagged !== undefined && typeof flagged !== 'boolean') throw invalidField('parameters.generateAppProofs', 'must be true or false');
-    const generateAppProofs = envelope.generateAppProofs === true || flagged === true;
-    const parsed = handler.parameters.safeParse(parameters, { reportInput: true });
-    if (!parsed.success) throw schemaError(parsed.error, 'parameters', 'invalid parameters');
+    // 1. Intake, pure: the envelope and the handler's parameter schema make the intent.
+    const { intent, generateAppProofs } = intake(handler, envelope);
 
+    // 2. The decision point: whether the activity may take effect now; it is written with the status
+    // its decision gives.
+    const decision = authorize({ principal, type: envelope.type, intent });
+
+    // 3. Execute: the handler plans its effect, now that the activity is allowed.
     const activityId = randomUUID();
     const context: ExecutionContext = {
       activityId,
@@ -121,12 +150,14 @@ export class ActivityEngine {
     };
     let plan: ActivityPlan;
     try {
-      plan = await handler.plan(context, parsed.data);
+      plan = await handler.execute(context, intent);
     } catch (error) {
       if (error instanceof SignetError && error.status < 500) return storedOr(error);
       throw error;
     }
 
+    // 4. The write: the activity with its status, its submitter's vote, and the handler's rows and
+    // checks, in one statement; then the answer its outcome gives (settle).
     // A bearer secret of the result is never written: the stored result holds "" in its place.
     const storedResult: object = plan.secretFields?.length
       ? { ...plan.result, ...Object.fromEntries(plan.secretFields.map((field) => [field, ''])) }
@@ -143,16 +174,16 @@ export class ActivityEngine {
     const rawBody = redacted
       ? JSON.stringify({ ...submission.document, parameters: redacted(envelope.parameters) })
       : submission.body.toString('utf8');
-    const intent = redacted ? redacted(parsed.data as Record<string, unknown>) : parsed.data;
+    const storedIntent = redacted ? redacted(intent as Record<string, unknown>) : intent;
     const record: ActivityRecord = {
       id: activityId,
       organizationId,
       type: envelope.type,
-      status: 'ACTIVITY_STATUS_COMPLETED',
+      status: STATUS_OF[decision],
       fingerprint,
       timestampMs,
       rawBody,
-      intentJson: `{${JSON.stringify(handler.intentKey)}:${JSON.stringify(intent)}}`,
+      intentJson: `{${JSON.stringify(handler.intentKey)}:${JSON.stringify(storedIntent)}}`,
       result: { [handler.resultKey]: storedResult },
       createdAt: now,
       updatedAt: now,

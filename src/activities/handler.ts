@@ -1,6 +1,7 @@
 // The contract between the activity engine and one activity type. A handler declares its wire
-// names and parameter schema, and plans its effect: the result, the rows to write and the checks they
-// depend on, which the engine writes with the activity and its vote in one statement. Everything
+// names and parameter schema, and executes the activity once it is allowed: it plans the effect (the
+// result, the rows to write and the checks they depend on), which the engine writes with the activity
+// and its vote in one statement. Everything
 // common (envelope, stamp, liveness, idempotency, votes, rendering, errors) belongs to the engine.
 import type { z } from 'zod';
 import type { Config } from '../config.ts';
@@ -105,12 +106,13 @@ export interface ActivityHandler<Schema extends z.ZodType = z.ZodType, Result ex
   example: z.input<Schema>;
   /**
    * The result object under `resultKey`, described field by field for the OpenAPI document (the
-   * engine does not check `plan`'s result against it; test/openapi.test.ts checks real answers do).
+   * engine does not check `execute`'s result against it; test/openapi.test.ts checks real answers do).
    */
   resultSchema?: z.ZodType<Result>;
   /**
-   * Plans the activity's effect. Throw a SignetError to refuse the request before anything is
-   * written; a refusal that must leave a trace (a wrong OTP guess counted) writes it first.
+   * Executes the activity, called when it is allowed: plans its effect, which the engine writes. Throw
+   * a SignetError to refuse the request before anything is written; a refusal that must leave a trace
+   * (a wrong OTP guess counted) writes it first.
    */
-  plan(context: ExecutionContext, intent: z.output<Schema>): Promise<ActivityPlan<Result>>;
+  execute(context: ExecutionContext, intent: z.output<Schema>): Promise<ActivityPlan<Result>>;
 }

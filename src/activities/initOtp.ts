@@ -30,7 +30,7 @@ export const initOtp: ActivityHandler<typeof initOtpAuthParameters, InitOtpResul
   resultSchema,
   example: initOtpAuth.example,
 
-  async plan(context, intent) {
+  async execute(context, intent) {
     const target = createTargetKey();
     const signer = await context.keys.get(SERVICE_KEYS.otpEncryptionBundle.purpose);
     const plan = await planOtpIssue(context, intent, target.privateKey);

@@ -353,7 +353,7 @@ export const initOtpAuth: ActivityHandler<typeof initOtpAuthParameters, InitOtpA
     emailCustomization: { magicLinkTemplate: 'https://wallet.example/login?code=%s' },
   },
 
-  plan: (context, intent) => planOtpIssue(context, intent),
+  execute: (context, intent) => planOtpIssue(context, intent),
 };
 
 /**

@@ -127,7 +127,7 @@ export const otpLoginV2: ActivityHandler<typeof otpLoginV2Parameters, OtpLoginRe
   parameters: otpLoginV2Parameters,
   resultSchema,
   example: EXAMPLE,
-  plan: (context, intent) => planLogin(context, intent, true),
+  execute: (context, intent) => planLogin(context, intent, true),
 };
 
 /** V1: clientSignature may be left out, but only for a token bound to no key (verify_otp V1 without publicKey). */
@@ -140,7 +140,7 @@ export const otpLogin: ActivityHandler<typeof otpLoginParameters, OtpLoginResult
   parameters: otpLoginParameters,
   resultSchema,
   example: EXAMPLE,
-  plan: (context, intent) => planLogin(context, intent, false),
+  execute: (context, intent) => planLogin(context, intent, false),
 };
 
 const TOKEN_FIELD = 'parameters.verificationToken';

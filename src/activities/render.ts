@@ -4,6 +4,7 @@
 // intent key), and the signed body escaped once for every vote that signed it. One stored record
 // renders the same bytes on every read.
 import type { ActivityRecord, VoteRecord } from '../store/activities.ts';
+import { ACTIVITY_STATUS } from './status.ts';
 
 const quote = JSON.stringify;
 
@@ -40,7 +41,7 @@ export function activityJson(record: ActivityRecord): string {
   const result = record.result ? quote(record.result) : '{}';
   const votes = `[${record.votes.map((vote) => voteJson(vote, record.id, escapedBody)).join(',')}]`;
   // A completed activity can no longer be approved or rejected.
-  const open = record.status !== 'ACTIVITY_STATUS_COMPLETED' && record.status !== 'ACTIVITY_STATUS_FAILED';
+  const open = record.status !== ACTIVITY_STATUS.COMPLETED && record.status !== ACTIVITY_STATUS.FAILED;
   const common =
     `"id":${quote(record.id)},"organizationId":${quote(record.organizationId)},` +
     `"status":${quote(record.status)},"type":${quote(record.type)}`;

@@ -135,7 +135,7 @@ export const verifyOtpV2: ActivityHandler<typeof verifyOtpV2Parameters, VerifyOt
     encryptedOtpBundle: '{"encappedPublic":"04…","ciphertext":"…"}',
   },
 
-  async plan(context, intent) {
+  async execute(context, intent) {
     const field = 'parameters.encryptedOtpBundle';
     const otp = await verifiableOtp(context, intent.otpId, field);
     if (otp.sealedTargetKey === null) {
@@ -183,7 +183,7 @@ export const verifyOtp: ActivityHandler<typeof verifyOtpParameters, VerifyOtpRes
   resultSchema,
   example: { otpId: '3c9a1e2b-7d4f-4a6b-8c2d-1e0f9a8b7c6d', otpCode: 'K7Q2M9XH4' },
 
-  async plan(context, intent) {
+  async execute(context, intent) {
     const field = 'parameters.otpCode';
     const otp = await verifiableOtp(context, intent.otpId, field);
     await checkCode(context, otp, intent.otpCode, field);

@@ -3,21 +3,22 @@
 import { z } from 'zod';
 import { activitySchema } from '../activities/activitySchema.ts';
 import { activityJson } from '../activities/render.ts';
+import { ACTIVITY_STATUS, ACTIVITY_STATUSES } from '../activities/status.ts';
 import { listActivitiesFor } from '../store/activities.ts';
 import { pageRequest, pageRows, paginationOptions } from './pagination.ts';
 import { granted, type QueryHandler } from './query.ts';
 
-// Any well-formed status or type is accepted, as the hosted service does: a filter for one this
-// server never records (an activity type it does not implement) simply matches nothing.
-const STATUS = /^ACTIVITY_STATUS_[A-Z_]{1,64}$/;
+// A status is one of the ecosystem's (activities/status.ts), a type any well-formed one, as the hosted
+// service takes them: a filter for one this server never records (a status it does not write yet, an
+// activity type it does not implement) simply matches nothing.
 const TYPE = /^ACTIVITY_TYPE_[A-Z0-9_]{1,96}$/;
 
 const request = z.strictObject({
   organizationId: z.uuid({ message: 'must be the UUID of your organization' }).describe('Unique identifier of your organization'),
   filterByStatus: z
-    .array(z.string().regex(STATUS, 'must be an activity status such as ACTIVITY_STATUS_COMPLETED'))
+    .array(z.enum(ACTIVITY_STATUSES, { message: `must be an activity status: ${ACTIVITY_STATUSES.join(', ')}` }))
     .max(16)
-    .describe('Only activities with one of these statuses (at most 16), e.g. ACTIVITY_STATUS_COMPLETED')
+    .describe(`Only activities with one of these statuses (at most 16), e.g. ${ACTIVITY_STATUS.COMPLETED}`)
     .optional(),
   filterByType: z
     .array(z.string().regex(TYPE, 'must be an activity type such as ACTIVITY_TYPE_INIT_OTP_AUTH_V3'))
@@ -30,7 +31,7 @@ const request = z.strictObject({
 export const listActivities: QueryHandler = {
   path: 'list_activities',
   description: "The organization's activities, newest first, filtered by status and type, in pages (`@turnkey/http`'s `getActivities`).",
-  example: { organizationId: '9f5e7c2a-3b1d-4e6f-8a9b-0c1d2e3f4a5b', filterByStatus: ['ACTIVITY_STATUS_COMPLETED'], paginationOptions: { limit: '20' } },
+  example: { organizationId: '9f5e7c2a-3b1d-4e6f-8a9b-0c1d2e3f4a5b', filterByStatus: [ACTIVITY_STATUS.COMPLETED], paginationOptions: { limit: '20' } },
   request,
   answer: z.strictObject({ activities: z.array(activitySchema).describe("The organization's activities, newest first: one page") }),
   async run(context, query: z.output<typeof request>) {

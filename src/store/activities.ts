@@ -1,11 +1,11 @@
-// Activities (table activities) with their vote, kept in the activity's row: written by one
-// statement that composes the activity, its domain rows and the checks it depends on; read one by
+// Activities (table activities) with their votes (store/votes.ts): written by one statement that
+// composes the activity, its submitter's vote, its domain rows and the checks it depends on; read one by
 // fingerprint or id, or a page of an organization's activities, each with its votes, in one statement.
 import { credentialState, credentialUsable, parseCredentialState, runWithCredential, type CredentialState, type CredentialUse } from './credentials.ts';
 import type { Database, Queryable } from './db.ts';
 import { pageOf, pageStatement, type Page, type PageRequest } from './pages.ts';
 import { join, raw, run, sql, substitute, type Sql } from './sql.ts';
-import { VOTE_COLUMNS, voteValues, VOTES_JSON, votesFromJson, type VoteRecord } from './votes.ts';
+import { submitterVoteInsert, VOTES_JSON, votesFromJson, type VoteRecord } from './votes.ts';
 
 export type { VoteRecord } from './votes.ts';
 
@@ -265,14 +265,15 @@ function composeWrite(write: ActivityWrite, prefix: string): { ctes: Sql[]; outc
   });
   ctes.push(sql`${name('new_activity')} AS (
     INSERT INTO activities (id, organization_id, type, status, fingerprint, timestamp_ms, raw_body, stamp_header, intent,
-                            result, app_proofs, created_at, updated_at, ${VOTE_COLUMNS})
+                            result, app_proofs, created_at, updated_at)
     SELECT ${activity.id}::uuid, ${activity.organizationId}::uuid, ${activity.type}, ${activity.status}, ${activity.fingerprint},
            ${activity.timestampMs}, ${activity.rawBody}, ${activity.stampHeader}, ${activity.intentJson},
            ${JSON.stringify(activity.result)}::jsonb, ${activity.appProofs ? JSON.stringify(activity.appProofs) : null}::jsonb,
-           ${activity.createdAt}::timestamptz, ${activity.createdAt}::timestamptz, ${voteValues({ ...vote, createdAt: activity.createdAt })}
+           ${activity.createdAt}::timestamptz, ${activity.createdAt}::timestamptz
      WHERE EXISTS (SELECT 1 FROM ${previous})
     ON CONFLICT (organization_id, fingerprint) DO NOTHING
     RETURNING id)`);
+  ctes.push(sql`${name('vote')} AS (${submitterVoteInsert({ ...vote, organizationId: activity.organizationId, createdAt: activity.createdAt }, name('new_activity'))})`);
   write.rows.forEach((row, i) => ctes.push(sql`${name(`row${i}`)} AS (${prefix ? substitute(row, NEW_ACTIVITY, name('new_activity')) : row})`));
 
   const gateColumns = write.gates.map(

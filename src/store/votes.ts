@@ -1,6 +1,6 @@
-// Votes: who approved an activity, with the stamp that says so. Signet records one, the
-// submitter's, kept in the activity's own row (activities.vote_*, migration 017); its message is the
-// activity's raw body, kept once in activities.raw_body (vote_message NULL).
+// Votes (table votes): who approved or rejected an activity, with the stamp that says so, one per
+// user and activity. Today Signet records one, the submitter's, written by the activity's own
+// statement; its message is the activity's raw body, kept once in activities.raw_body (message NULL).
 import { sql, type Sql } from './sql.ts';
 
 export interface VoteRecord {
@@ -21,24 +21,39 @@ export interface VoteRecord {
   createdAt: Date;
 }
 
-/** The columns of activities that hold its vote, in the order of voteValues. */
-export const VOTE_COLUMNS = sql`vote_id, vote_user_id, vote_selection, vote_message, vote_public_key, vote_signature, vote_scheme, vote_created_at`;
-
-/** The values of VOTE_COLUMNS for the vote of the stamp that submitted the activity (its message: the raw body). */
-export function voteValues(vote: { id: string; userId: string; selection: string; publicKey: string; signature: string; scheme: string; createdAt: Date }): Sql {
-  return sql`${vote.id}::uuid, ${vote.userId}::uuid, ${vote.selection}, NULL, ${vote.publicKey}, ${vote.signature}, ${vote.scheme},
-             ${vote.createdAt}::timestamptz`;
+/** A vote to write: who, with which stamp, saying what, for which organization's activity. */
+export interface NewVote {
+  id: string;
+  organizationId: string;
+  userId: string;
+  selection: string;
+  publicKey: string;
+  signature: string;
+  scheme: string;
+  createdAt: Date;
 }
 
 /**
- * An expression: the votes of the activity row aliased `a` as a JSON array — its one vote with its
- * user as it is now, or none; a NULL message is the activity's raw body, not read twice.
+ * A statement part writing the vote of the stamp that submitted an activity (its message: the raw
+ * body, stored once) for each row `activity` yields: the activity's statement passes the activity
+ * row it has just written, so the vote exists exactly when the activity was written.
  */
-export const VOTES_JSON = sql`coalesce((SELECT json_build_array(json_build_object(
-    'id', a.vote_id, 'userId', a.vote_user_id, 'userName', u.user_name, 'userEmail', u.email, 'userPhoneNumber', u.phone_number,
-    'userCreatedAt', u.created_at, 'userUpdatedAt', u.updated_at, 'selection', a.vote_selection, 'message', a.vote_message,
-    'publicKey', a.vote_public_key, 'signature', a.vote_signature, 'scheme', a.vote_scheme, 'createdAt', a.vote_created_at))
-  FROM users u WHERE a.vote_id IS NOT NULL AND u.id = a.vote_user_id), '[]')`;
+export function submitterVoteInsert(vote: NewVote, activity: Sql): Sql {
+  return sql`INSERT INTO votes (id, activity_id, organization_id, user_id, selection, message, public_key, signature, scheme, created_at)
+    SELECT ${vote.id}::uuid, id, ${vote.organizationId}::uuid, ${vote.userId}::uuid, ${vote.selection}, NULL, ${vote.publicKey},
+           ${vote.signature}, ${vote.scheme}, ${vote.createdAt}::timestamptz
+      FROM ${activity}`;
+}
+
+/**
+ * An expression: the votes of the activity row aliased `a` as a JSON array, oldest first (then by
+ * id), each with its user as it is now; a NULL message is the activity's raw body, not read twice.
+ */
+export const VOTES_JSON = sql`coalesce((SELECT json_agg(json_build_object(
+    'id', v.id, 'userId', v.user_id, 'userName', u.user_name, 'userEmail', u.email, 'userPhoneNumber', u.phone_number,
+    'userCreatedAt', u.created_at, 'userUpdatedAt', u.updated_at, 'selection', v.selection, 'message', v.message,
+    'publicKey', v.public_key, 'signature', v.signature, 'scheme', v.scheme, 'createdAt', v.created_at) ORDER BY v.created_at, v.id)
+  FROM votes v JOIN users u ON u.id = v.user_id WHERE v.activity_id = a.id), '[]')`;
 
 /** The votes of VOTES_JSON as records. */
 export function votesFromJson(json: unknown): VoteRecord[] {
