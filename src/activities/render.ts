@@ -40,8 +40,9 @@ export function activityJson(record: ActivityRecord): string {
   const intent = record.intentJson;
   const result = record.result ? quote(record.result) : '{}';
   const votes = `[${record.votes.map((vote) => voteJson(vote, record.id, escapedBody)).join(',')}]`;
-  // A completed activity can no longer be approved or rejected.
-  const open = record.status !== ACTIVITY_STATUS.COMPLETED && record.status !== ACTIVITY_STATUS.FAILED;
+  // Only an activity waiting for approvals can be approved or rejected; a completed, failed or
+  // rejected one no longer can. (Whether this reader may vote comes with authorization.)
+  const open = record.status === ACTIVITY_STATUS.CONSENSUS_NEEDED;
   const common =
     `"id":${quote(record.id)},"organizationId":${quote(record.organizationId)},` +
     `"status":${quote(record.status)},"type":${quote(record.type)}`;
