@@ -86,7 +86,7 @@ export function buildApp(deps: AppDependencies): FastifyInstance {
     bodyLimit: BODY_LIMIT_BYTES,
     // Fastify's 100-character default would refuse a valid path value with a 414: a sender domain
     // may be 253 characters.
-    maxParamLength: 256,
+    routerOptions: { maxParamLength: 256 },
     // Stamps and fingerprints are over exact bytes; nothing may rewrite the body.
     onProtoPoisoning: 'error',
     return503OnClosing: true,
