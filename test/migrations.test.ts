@@ -266,19 +266,7 @@ for (const tdb of testDatabases) {
     });
 
     test('a verify_otp V1 token bound to no key becomes "", a code kept in clear "[redacted]"; bound tokens and V2 stay as they were', async () => {
-      let db: Database;
-      if (tdb.url) {
-        const schema = await createSchema(tdb.url, 'signet_secrets');
-        db = await openDatabase({ url: tdb.url, schema });
-        cleanup.push(async () => {
-          await db.close();
-          await dropSchema(tdb.url!, schema);
-        });
-      } else {
-        db = await openDatabase({});
-        cleanup.push(() => db.close());
-      }
-      await migrate(db, { through: '017_vote_in_activity.sql' });
+      const db = await storeThrough(tdb, cleanup, '017_vote_in_activity.sql');
       const organizationId = randomUUID();
       const userId = randomUUID();
       await db.query('INSERT INTO organizations (id, name) VALUES ($1, $2)', [organizationId, 'secrets']);
