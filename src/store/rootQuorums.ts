@@ -2,10 +2,12 @@
 // users who are its members. A member is a user of the same organization (a foreign key says so);
 // threshold <= number of members is kept by insertRootQuorum, the one statement that writes a quorum.
 import type { Queryable } from './db.ts';
-import { run, sql } from './sql.ts';
+import { runWithCredential, type CredentialState, type CredentialUse } from './credentials.ts';
+import { run, sql, type Sql } from './sql.ts';
 
 export interface RootQuorum {
   threshold: number;
+  /** Oldest user first (then by id). */
   userIds: string[];
 }
 
@@ -34,4 +36,29 @@ export async function insertRootQuorum(db: Queryable, organizationId: string, qu
         RETURNING user_id`,
   );
   return rows.length > 0;
+}
+
+/** An expression: the quorum of the organization `organizationId` (an expression) as JSON {threshold, userIds}, NULL when it has none. */
+export function rootQuorumJson(organizationId: Sql): Sql {
+  return sql`(SELECT json_build_object('threshold', q.threshold, 'userIds', coalesce(
+                (SELECT json_agg(m.user_id ORDER BY u.created_at, u.id)
+                   FROM root_quorum_members m JOIN users u ON u.id = m.user_id
+                  WHERE m.organization_id = q.organization_id), '[]'))
+                FROM root_quorums q WHERE q.organization_id = ${organizationId})`;
+}
+
+/** The organization's root quorum, on behalf of a credential checked in the same statement. */
+export async function findRootQuorumFor(
+  db: Queryable,
+  use: CredentialUse,
+  organizationId: string,
+): Promise<{ refused?: CredentialState; quorum?: RootQuorum }> {
+  const { refused, rows } = await runWithCredential<{ quorum: RootQuorum | null }>(
+    db,
+    use,
+    sql`SELECT ${rootQuorumJson(sql`${organizationId}::uuid`)} AS quorum`,
+  );
+  if (refused) return { refused };
+  const quorum = rows[0]?.quorum;
+  return quorum ? { quorum } : {};
 }
