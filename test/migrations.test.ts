@@ -4,7 +4,9 @@
 // before 017 move into their activity's row, and a store with two votes of one activity is refused;
 // emails written before 018 are lowercased, no user lost, rate windows of one mailbox merged.
 // bearer verification tokens and codes kept in clear are scrubbed by 019; 020 moves every vote of an
-// activity row into the votes table again, rendered as before, one per user and activity.
+// activity row into the votes table again, rendered as before, one per user and activity; 022 gives
+// every organization a root quorum: its first user alone (not removed when it has one), threshold 1,
+// or no member when it has no user.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, describe, test } from 'node:test';
@@ -394,7 +396,7 @@ for (const tdb of testDatabases) {
         await store.activity(2, '{}'),
       ];
 
-      assert.deepEqual(await migrate(store.db), ['020_votes.sql']);
+      assert.deepEqual(await migrate(store.db, { through: '020_votes.sql' }), ['020_votes.sql']);
       for (const [index, record] of expected.entries()) {
         const read = await findActivity(store.db, { organizationId: store.organizationId, fingerprint: `sha256:${index}` });
         assert.equal(activityResponseJson(read!), activityResponseJson(record), `activity ${index}`);
@@ -444,6 +446,55 @@ for (const tdb of testDatabases) {
       await store.db.query('DELETE FROM activities WHERE id = $1', [record.id]);
       const [left] = await store.db.query<{ n: number }>('SELECT count(*)::int AS n FROM votes');
       assert.equal(left!.n, 0);
+    });
+  });
+}
+
+for (const tdb of testDatabases) {
+  describe(`every organization gets a root quorum (${tdb.name})`, () => {
+    const cleanup: Array<() => Promise<void>> = [];
+    after(async () => {
+      for (const step of cleanup) await step();
+    });
+
+    test('its first user alone, threshold 1: the oldest (then by id), not removed when it has one; none for an organization without users', async () => {
+      // Through 020 so that whichever later migrations exist run on these rows.
+      const db = await storeThrough(tdb, cleanup, '020_votes.sql');
+      const organization = async (name: string) => {
+        const id = randomUUID();
+        await db.query('INSERT INTO organizations (id, name) VALUES ($1, $2)', [id, name]);
+        return id;
+      };
+      const user = async (organizationId: string, created: string, removed = false, id = randomUUID()) => {
+        await db.query('INSERT INTO users (id, organization_id, user_name, created_at, updated_at, removed_at) VALUES ($1, $2, $3, $4, $4, $5)', [
+          id, organizationId, 'u', new Date(created), removed ? new Date() : null,
+        ]);
+        return id;
+      };
+      const team = await organization('team');
+      await user(team, '2026-01-01T00:00:00Z', true); // the oldest, removed
+      const [low, high] = [randomUUID(), randomUUID()].sort();
+      await user(team, '2026-01-02T00:00:00Z', false, high);
+      await user(team, '2026-01-02T00:00:00Z', false, low); // same moment, the lower id first
+      await user(team, '2026-01-03T00:00:00Z');
+      const allRemoved = await organization('all removed');
+      await user(allRemoved, '2026-02-02T00:00:00Z', true);
+      const firstRemoved = await user(allRemoved, '2026-02-01T00:00:00Z', true);
+      const empty = await organization('empty');
+
+      assert.ok((await migrate(db)).includes('022_root_quorum.sql'));
+      const quorum = async (organizationId: string) => {
+        const [row] = await db.query<{ threshold: number }>('SELECT threshold FROM root_quorums WHERE organization_id = $1', [organizationId]);
+        const members = await db.query<{ user_id: string }>('SELECT user_id FROM root_quorum_members WHERE organization_id = $1', [organizationId]);
+        return { threshold: row?.threshold, userIds: members.map((m) => m.user_id) };
+      };
+      assert.deepEqual(await quorum(team), { threshold: 1, userIds: [low] });
+      assert.deepEqual(await quorum(allRemoved), { threshold: 1, userIds: [firstRemoved] });
+      assert.deepEqual(await quorum(empty), { threshold: 1, userIds: [] });
+      const [counts] = await db.query<{ quorums: number; organizations: number }>(
+        'SELECT (SELECT count(*)::int FROM root_quorums) AS quorums, (SELECT count(*)::int FROM organizations) AS organizations',
+      );
+      assert.deepEqual(counts, { quorums: 3, organizations: 3 });
     });
   });
 }

@@ -317,6 +317,8 @@ describe('OpenAPI', () => {
       await query('get_app_proofs', { activityId: created.activity.id });
       await query('list_app_proofs', { activityId: created.activity.id });
       await query('get_app_proof_keys', {});
+      await query('get_organization_configs', {});
+      assert.equal((await query('get_organization', {})).organizationData.users[1].userEmail, 'doc@example.com');
       checkActivity('delete_smart_contract_interface', await submit('delete_smart_contract_interface', { smartContractInterfaceId: id }));
     });
 

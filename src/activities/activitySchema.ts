@@ -15,28 +15,28 @@ export const timestamp = (description: string) => z.iso.datetime().describe(`${d
 /** An array Signet always leaves empty, kept because the ecosystem's clients require the field. */
 const alwaysEmpty = (description: string) => z.array(z.unknown()).max(0).describe(`${description}; always empty`);
 
-/** The voter as the ecosystem's v1User. */
-export const voteUserSchema = z
+/** A user as the ecosystem's v1User (render.ts's userJson): a voter, an organization's user. */
+export const userSchema = z
   .strictObject({
     userId: uuid('Unique identifier of the user'),
     userName: z.string().describe('Name of the user'),
     userEmail: z.string().optional().describe('Email address of the user, when it has one'),
     userPhoneNumber: z.string().optional().describe('Phone number of the user in E.164, when it has one'),
-    authenticators: alwaysEmpty("The user's passkeys: the vote already names the credential that signed (publicKey)"),
-    apiKeys: alwaysEmpty("The user's API keys: the vote already names the one that signed (publicKey)"),
+    authenticators: alwaysEmpty("The user's passkeys, not listed (a vote names the credential that signed it: publicKey)"),
+    apiKeys: alwaysEmpty("The user's API keys, not listed (a vote names the one that signed it: publicKey)"),
     userTags: alwaysEmpty('User tags (Signet has none)'),
     oauthProviders: alwaysEmpty('OAuth providers (Signet has none)'),
     mfaPolicies: alwaysEmpty('MFA policies (Signet has none)'),
     createdAt: timestamp('When the user was created'),
     updatedAt: timestamp('When the user was last changed'),
   })
-  .meta({ id: 'VoteUser', description: 'The user who voted, in the shape of the ecosystem\'s v1User' });
+  .meta({ id: 'User', description: "A user in the shape of the ecosystem's v1User" });
 
 export const voteSchema = z
   .strictObject({
     id: uuid('Unique identifier of the vote'),
     userId: uuid('The user whose credential stamped the request'),
-    user: voteUserSchema,
+    user: userSchema,
     activityId: uuid('The activity voted on'),
     selection: z.literal('VOTE_SELECTION_APPROVED').describe('The submitter approves its own request'),
     message: z

@@ -1,6 +1,6 @@
-// Tenants and their credentials for operators: organizations (with their first user), API keys,
-// WebAuthn authenticators and sender domains, checked before they reach the store. Used by the
-// admin API and the development bootstrap; users themselves are in users.ts.
+// Tenants and their credentials for operators: organizations (with their first user, alone in their
+// root quorum), API keys, WebAuthn authenticators and sender domains, checked before they reach the
+// store. Used by the admin API and the development bootstrap; users themselves are in users.ts.
 import { createPublicKey, ECDH, generateKeyPairSync, randomUUID } from 'node:crypto';
 import { invalidField, notFound, type SignetError } from '../errors.ts';
 import { insertApiKey, listApiKeys as listStoredApiKeys, revokeApiKey as revokeStoredApiKey } from '../store/apiKeys.ts';
@@ -8,6 +8,7 @@ import { insertAuthenticator } from '../store/authenticators.ts';
 import type { Database, Queryable } from '../store/db.ts';
 import { countOrganizations, insertOrganization, listOrganizations as listStoredOrganizations, organizationExists } from '../store/organizations.ts';
 import type { Page, PageRequest } from '../store/pages.ts';
+import { insertRootQuorum } from '../store/rootQuorums.ts';
 import { deleteSenderDomain, insertSenderDomain, listSenderDomains as listStoredSenderDomains } from '../store/senderDomains.ts';
 import { holdActiveUser, insertUser, userExists } from '../store/users.ts';
 
@@ -70,6 +71,10 @@ export async function createOrganization(
     await insertOrganization(tx, { id: organizationId, name: input.name });
     // A new organization has no user whose contact this one could take.
     await insertUser(tx, { id: userId, organizationId, userName: input.userName ?? 'root' });
+    // Its creator is its root quorum, alone: with the organization, or not at all.
+    if (!(await insertRootQuorum(tx, organizationId, { threshold: 1, userIds: [userId] }))) {
+      throw new Error(`the root quorum of the new organization ${organizationId} was not written`);
+    }
     const key = await addApiKey(tx, {
       organizationId,
       userId,

@@ -2,6 +2,7 @@
 import { getAppProofKeys, getAppProofs } from './appProofs.ts';
 import { getActivity } from './getActivity.ts';
 import { listActivities } from './listActivities.ts';
+import { getOrganization, getOrganizationConfigs } from './organization.ts';
 import type { QueryHandler } from './query.ts';
 import { getSmartContractInterface, listSmartContractInterfaces } from './smartContractInterfaces.ts';
 
@@ -14,4 +15,6 @@ export const queryHandlers: readonly QueryHandler[] = [
   // @turnkey/http's getAppProofs posts to list_app_proofs: the same query under that name.
   { ...getAppProofs, path: 'list_app_proofs' },
   getAppProofKeys,
+  getOrganizationConfigs,
+  getOrganization,
 ];

@@ -1,7 +1,10 @@
 // Organizations (table organizations): the tenants.
+import { runWithCredential, type CredentialState, type CredentialUse } from './credentials.ts';
 import type { Queryable } from './db.ts';
 import { selectPage, type Page, type PageRequest } from './pages.ts';
+import { rootQuorumJson, type RootQuorum } from './rootQuorums.ts';
 import { sql } from './sql.ts';
+import { firstUsersJson, usersFromJson, type UserRecord } from './users.ts';
 
 export interface OrganizationRecord {
   id: string;
@@ -30,4 +33,34 @@ export async function listOrganizations(db: Queryable, page: PageRequest): Promi
     page,
   );
   return { ...found, rows: found.rows.map((r) => ({ id: r.id, name: r.name, createdAt: r.created_at })) };
+}
+
+/** An organization with its root quorum and its first users (not removed), oldest first. */
+export interface OrganizationData {
+  id: string;
+  name: string;
+  rootQuorum: RootQuorum;
+  users: UserRecord[];
+}
+
+/**
+ * The organization, its root quorum and its first `usersLimit` users, on behalf of a credential
+ * checked in the same statement; undefined when the organization (or its quorum) is not there.
+ */
+export async function findOrganizationFor(
+  db: Queryable,
+  use: CredentialUse,
+  organizationId: string,
+  usersLimit: number,
+): Promise<{ refused?: CredentialState; organization?: OrganizationData }> {
+  const { refused, rows } = await runWithCredential<{ id: string; name: string; root_quorum: RootQuorum | null; users: unknown }>(
+    db,
+    use,
+    sql`SELECT o.id, o.name, ${rootQuorumJson(sql`o.id`)} AS root_quorum, ${firstUsersJson(sql`o.id`, usersLimit)} AS users
+          FROM organizations o WHERE o.id = ${organizationId}::uuid`,
+  );
+  if (refused) return { refused };
+  const [row] = rows;
+  if (!row?.root_quorum) return {};
+  return { organization: { id: row.id, name: row.name, rootQuorum: row.root_quorum, users: usersFromJson(row.users) } };
 }

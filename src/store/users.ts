@@ -96,6 +96,23 @@ export async function holdActiveUser(tx: Queryable, organizationId: string, id: 
   return rows.length > 0;
 }
 
+/**
+ * An expression: the first `limit` users (not removed) of the organization `organizationId` (an
+ * expression), oldest first (then by id), as a JSON array usersFromJson reads; read from the
+ * (organization_id, created_at, id) index, never sorting all of them.
+ */
+export function firstUsersJson(organizationId: Sql, limit: number): Sql {
+  return sql`(SELECT coalesce(json_agg(f ORDER BY f.created_at, f.id), '[]') FROM (
+                SELECT id, user_name, email, phone_number, created_at, updated_at FROM users
+                 WHERE organization_id = ${organizationId} AND removed_at IS NULL
+                 ORDER BY created_at, id LIMIT ${limit}::int) f)`;
+}
+
+/** The users of firstUsersJson as records. */
+export function usersFromJson(json: unknown): UserRecord[] {
+  return (json as UserRow[]).map(fromRow);
+}
+
 /** The organization's users not removed, newest first, in pages. */
 export async function listUsers(db: Queryable, organizationId: string, page: PageRequest): Promise<Page<UserRecord>> {
   const found = await selectPage<UserRow>(

@@ -1,0 +1,91 @@
+// get_organization_configs (the organization's root quorum, no features) and get_organization (the
+// organization with its root quorum and its first users), as @turnkey/http's getOrganizationConfigs
+// and getOrganization ask them.
+import { z } from 'zod';
+import { userSchema } from '../activities/activitySchema.ts';
+import { userJson } from '../activities/render.ts';
+import { notFound } from '../errors.ts';
+import { findOrganizationFor } from '../store/organizations.ts';
+import { findRootQuorumFor } from '../store/rootQuorums.ts';
+import { granted, type QueryHandler } from './query.ts';
+
+/** get_organization lists this many users at most: the oldest, not removed. */
+export const ORGANIZATION_USERS_LIMIT = 100;
+
+const organizationId = z.uuid({ message: 'must be the UUID of your organization' }).describe('Unique identifier of your organization');
+const example = { organizationId: '9f5e7c2a-3b1d-4e6f-8a9b-0c1d2e3f4a5b' };
+
+const quorumSchema = z
+  .strictObject({
+    threshold: z.number().int().min(1).describe('How many of its users make the root quorum'),
+    userIds: z.array(z.uuid()).describe('The users of the root quorum, oldest first; empty for an organization that had no user when quorums came in'),
+  })
+  .meta({ id: 'RootQuorum', description: "The organization's root quorum: its creator alone, threshold 1, unless the organization had none" });
+
+/** Empty lists the ecosystem's clients expect, of things Signet does not have yet. */
+const noneYet = (what: string) => z.array(z.unknown()).max(0).describe(`${what}: Signet has none yet; always empty`);
+
+function missing(organizationId: string): never {
+  throw notFound(`no organization ${organizationId}`);
+}
+
+export const getOrganizationConfigs: QueryHandler = {
+  path: 'get_organization_configs',
+  description: "The organization's configuration (`@turnkey/http`'s `getOrganizationConfigs`): its root quorum, and no features.",
+  example,
+  request: z.strictObject({ organizationId }),
+  answer: z.strictObject({
+    configs: z.strictObject({ features: noneYet('Organization features'), quorum: quorumSchema }).describe("The organization's configuration"),
+  }),
+  async run(context, query: { organizationId: string }) {
+    const { quorum } = granted(context, await findRootQuorumFor(context.db, context.principal.credential, query.organizationId));
+    if (!quorum) missing(query.organizationId);
+    return { configs: { features: [], quorum } };
+  },
+};
+
+export const getOrganization: QueryHandler = {
+  path: 'get_organization',
+  description:
+    `The organization (\`@turnkey/http\`'s \`getOrganization\`): its name, its root quorum and its users not removed, ` +
+    `the first ${ORGANIZATION_USERS_LIMIT} by creation at most (oldest first). \`policies\` and \`tags\` are empty: Signet has neither yet.`,
+  example,
+  request: z.strictObject({ organizationId }),
+  answer: z.strictObject({
+    organizationData: z
+      .strictObject({
+        organizationId: z.uuid().describe('Unique identifier of the organization'),
+        name: z.string().describe('Name of the organization'),
+        users: z
+          .array(userSchema)
+          .max(ORGANIZATION_USERS_LIMIT)
+          .describe(`The organization's users not removed, oldest first: the first ${ORGANIZATION_USERS_LIMIT} at most`),
+        policies: noneYet('Policies'),
+        rootQuorum: quorumSchema,
+        tags: noneYet('Tags'),
+      })
+      .describe('The organization'),
+  }),
+  async run(context, query: { organizationId: string }) {
+    const { organization } = granted(
+      context,
+      await findOrganizationFor(context.db, context.principal.credential, query.organizationId, ORGANIZATION_USERS_LIMIT),
+    );
+    if (!organization) missing(query.organizationId);
+    const users = organization.users.map((user) =>
+      userJson({
+        userId: user.id,
+        userName: user.userName,
+        userEmail: user.email,
+        userPhoneNumber: user.phoneNumber,
+        userCreatedAt: user.createdAt,
+        userUpdatedAt: user.updatedAt,
+      }),
+    );
+    const q = JSON.stringify;
+    return (
+      `{"organizationData":{"organizationId":${q(organization.id)},"name":${q(organization.name)},"users":[${users.join(',')}],` +
+      `"policies":[],"rootQuorum":${q(organization.rootQuorum)},"tags":[]}}`
+    );
+  },
+};
