@@ -9,7 +9,8 @@ import { ACTIVITY_STATUS } from './status.ts';
 const quote = JSON.stringify;
 
 /**
- * The voter as the ecosystem's v1User: every field it requires, the contacts when the user has them.
+ * The voter as the ecosystem's v1User: every field it requires, the contacts when the user has them,
+ * the ids of its tags.
  * The credential lists are left empty on purpose: a user may hold any number of keys and sessions,
  * and a vote names the one that signed it (publicKey) already.
  */
@@ -18,7 +19,7 @@ function userJson(vote: VoteRecord): string {
     `{"userId":${quote(vote.userId)},"userName":${quote(vote.userName)},` +
     (vote.userEmail === null ? '' : `"userEmail":${quote(vote.userEmail)},`) +
     (vote.userPhoneNumber === null ? '' : `"userPhoneNumber":${quote(vote.userPhoneNumber)},`) +
-    `"authenticators":[],"apiKeys":[],"userTags":[],"oauthProviders":[],"mfaPolicies":[],` +
+    `"authenticators":[],"apiKeys":[],"userTags":${quote(vote.userTags)},"oauthProviders":[],"mfaPolicies":[],` +
     `"createdAt":${quote(vote.userCreatedAt.toISOString())},"updatedAt":${quote(vote.userUpdatedAt.toISOString())}}`
   );
 }

@@ -4,6 +4,7 @@ import { getActivity } from './getActivity.ts';
 import { listActivities } from './listActivities.ts';
 import type { QueryHandler } from './query.ts';
 import { getSmartContractInterface, listSmartContractInterfaces } from './smartContractInterfaces.ts';
+import { listUserTags } from './userTags.ts';
 
 export const queryHandlers: readonly QueryHandler[] = [
   getActivity,
@@ -14,4 +15,5 @@ export const queryHandlers: readonly QueryHandler[] = [
   // @turnkey/http's getAppProofs posts to list_app_proofs: the same query under that name.
   { ...getAppProofs, path: 'list_app_proofs' },
   getAppProofKeys,
+  listUserTags,
 ];

@@ -1,0 +1,193 @@
+// User tags through @turnkey/http's own TurnkeyClient: create_user_tag (with users, a name taken, a
+// user not of the organization), list_user_tags in pages, create_users giving tags, the voter's
+// userTags, delete_user_tags taking the tag from its users, and another organization's tags.
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+import type { TurnkeyClient } from '@turnkey/http';
+import { generateApiKeyPair } from '../src/admin/organizations.ts';
+import { MAX_USER_TAGS } from '../src/activities/createUserTag.ts';
+import { testDatabases } from './support/databases.ts';
+import { startTestServer, type Credentials, type TestServer } from './support/server.ts';
+
+const ABI = JSON.stringify([{ type: 'event', name: 'Ping', inputs: [] }]);
+
+/** Rejects like @turnkey/http does for a non-2xx answer: the wire's code and message (and the field, when named). */
+async function refused(promise: Promise<unknown>, code: number, pattern: RegExp, field?: string) {
+  await assert.rejects(promise, (error: any) => {
+    assert.equal(error.code, code, String(error.message));
+    assert.match(String(error.message), pattern);
+    if (field !== undefined) assert.ok(JSON.stringify(error.details ?? []).includes(`"field":"${field}"`), JSON.stringify(error.details));
+    return true;
+  });
+}
+
+const stamp = (organizationId: string) => ({ timestampMs: String(Date.now()), organizationId });
+
+function createTag(client: TurnkeyClient, organizationId: string, userTagName: string, userIds: string[]) {
+  return client.createUserTag({ type: 'ACTIVITY_TYPE_CREATE_USER_TAG', ...stamp(organizationId), parameters: { userTagName, userIds } });
+}
+
+function deleteTags(client: TurnkeyClient, organizationId: string, userTagIds: string[]) {
+  return client.deleteUserTags({ type: 'ACTIVITY_TYPE_DELETE_USER_TAGS', ...stamp(organizationId), parameters: { userTagIds } });
+}
+
+function createUsers(client: TurnkeyClient, organizationId: string, users: Array<{ userName: string; publicKey: string; userTags: string[] }>) {
+  return client.createUsers({
+    type: 'ACTIVITY_TYPE_CREATE_USERS_V4',
+    ...stamp(organizationId),
+    parameters: {
+      users: users.map((u) => ({
+        userName: u.userName,
+        apiKeys: [{ apiKeyName: u.userName, publicKey: u.publicKey, curveType: 'API_KEY_CURVE_P256' as const }],
+        authenticators: [],
+        oauthProviders: [],
+        userTags: u.userTags,
+      })),
+    },
+  });
+}
+
+/** The tags the user's vote shows, on the answer to a submission it stamps and on reading it back. */
+async function votedTags(client: TurnkeyClient, organizationId: string, label: string): Promise<string[]> {
+  const { activity } = (await client.createSmartContractInterface({
+    type: 'ACTIVITY_TYPE_CREATE_SMART_CONTRACT_INTERFACE',
+    ...stamp(organizationId),
+    parameters: { smartContractAddress: '0xdAC17F958D2ee523a2206206994597C13D831ec7', smartContractInterface: ABI, type: 'SMART_CONTRACT_INTERFACE_TYPE_ETHEREUM', label },
+  })) as any;
+  const read = (await client.getActivity({ organizationId, activityId: activity.id })) as any;
+  assert.deepEqual(read.activity.votes[0].user.userTags, activity.votes[0].user.userTags, 'the same when read back');
+  return activity.votes[0].user.userTags;
+}
+
+for (const tdb of testDatabases) {
+  describe(`user tags (${tdb.name})`, () => {
+    let server: TestServer;
+    let org: Credentials;
+    let root: TurnkeyClient;
+    const people: Array<{ userId: string; client: TurnkeyClient }> = [];
+
+    before(async () => {
+      server = await startTestServer(tdb, { SIGNET_OUTBOX_WORKER: 'false' });
+      org = await server.createOrganization('Tagged');
+      root = server.client(org);
+      const keys = [generateApiKeyPair(), generateApiKeyPair()];
+      const made = (await createUsers(root, org.organizationId, [
+        { userName: 'Alice', publicKey: keys[0]!.apiPublicKey, userTags: [] },
+        { userName: 'Bob', publicKey: keys[1]!.apiPublicKey, userTags: [] },
+      ])) as any;
+      made.activity.result.createUsersResult.userIds.forEach((userId: string, i: number) => people.push({ userId, client: server.client(keys[i]!) }));
+    });
+    after(() => server.close());
+
+    test('a tag with two users: created, listed, shown on their votes; taken from them when deleted', async () => {
+      const [alice, bob] = people;
+      const { activity } = (await createTag(root, org.organizationId, '  approvers ', [alice!.userId, bob!.userId])) as any;
+      assert.equal(activity.status, 'ACTIVITY_STATUS_COMPLETED');
+      assert.deepEqual(activity.intent.createUserTagIntent, { userTagName: 'approvers', userIds: [alice!.userId, bob!.userId] }, 'the name trimmed');
+      const { userTagId, userIds } = activity.result.createUserTagResult;
+      assert.deepEqual(userIds, [alice!.userId, bob!.userId]);
+
+      const { userTags } = (await root.listUserTags({ organizationId: org.organizationId })) as any;
+      const [row] = await server.db.query<{ created_at: Date }>('SELECT created_at FROM user_tags WHERE id = $1', [userTagId]);
+      assert.deepEqual(userTags.find((t: any) => t.tagId === userTagId), {
+        tagId: userTagId,
+        tagName: 'approvers',
+        tagType: 'TAG_TYPE_USER',
+        createdAt: row!.created_at.toISOString(),
+        updatedAt: row!.created_at.toISOString(),
+      });
+      assert.deepEqual(await votedTags(alice!.client, org.organizationId, 'alice'), [userTagId]);
+      assert.deepEqual(await votedTags(bob!.client, org.organizationId, 'bob'), [userTagId]);
+      assert.deepEqual(await votedTags(root, org.organizationId, 'root'), [], 'an untagged user');
+
+      const deleted = (await deleteTags(root, org.organizationId, [userTagId])) as any;
+      assert.deepEqual(deleted.activity.intent.deleteUserTagsIntent, { userTagIds: [userTagId] });
+      assert.deepEqual(deleted.activity.result.deleteUserTagsResult, { userTagIds: [userTagId], userIds: [alice!.userId, bob!.userId].sort() });
+      const listed = (await root.listUserTags({ organizationId: org.organizationId })) as any;
+      assert.equal(listed.userTags.some((t: any) => t.tagId === userTagId), false);
+      assert.deepEqual(await votedTags(alice!.client, org.organizationId, 'alice again'), [], 'the tag is gone from its users');
+      const [members] = await server.db.query<{ n: number }>('SELECT count(*)::int AS n FROM user_tag_members WHERE tag_id = $1', [userTagId]);
+      assert.equal(members!.n, 0);
+      await refused(deleteTags(root, org.organizationId, [userTagId]), 5, new RegExp(`parameters.userTagIds\\[0\\]: no user tag ${userTagId}`));
+    });
+
+    test('a name the organization has is a 400; an unknown or removed user a 404 naming it; nothing is written', async () => {
+      await createTag(root, org.organizationId, 'operators', []);
+      const count = async () => (await server.db.query<{ n: number }>('SELECT count(*)::int AS n FROM user_tags'))[0]!.n;
+      const before = await count();
+      await refused(createTag(root, org.organizationId, ' operators', []), 3, /already has a tag named "operators"/, 'parameters.userTagName');
+      await refused(createTag(root, org.organizationId, '   ', []), 3, /must not be empty/, 'parameters.userTagName');
+      await refused(createTag(root, org.organizationId, 'x'.repeat(257), []), 3, /at most 256 characters/, 'parameters.userTagName');
+      const stranger = randomUUID();
+      await refused(createTag(root, org.organizationId, 'new', [people[0]!.userId, stranger]), 5, new RegExp(`parameters.userIds\\[1\\]: no user ${stranger}`));
+      const removed = await server.admin('POST', `/organizations/${org.organizationId}/users`, { email: 'gone@example.com' });
+      await server.admin('DELETE', `/organizations/${org.organizationId}/users/${removed.userId}`);
+      await refused(createTag(root, org.organizationId, 'new', [removed.userId]), 5, /parameters.userIds\[0\].*removed/);
+      await refused(createTag(root, org.organizationId, 'new', [people[0]!.userId, people[0]!.userId]), 3, /twice/, 'parameters.userIds');
+      assert.equal(await count(), before);
+    });
+
+    test('create_users gives tags by id; a tag not of the organization is a 404 naming the field', async () => {
+      const { activity: tagged } = (await createTag(root, org.organizationId, 'signers', [])) as any;
+      const tagId = tagged.result.createUserTagResult.userTagId;
+      const key = generateApiKeyPair();
+      const made = (await createUsers(root, org.organizationId, [{ userName: 'Carol', publicKey: key.apiPublicKey, userTags: [tagId.toUpperCase()] }])) as any;
+      assert.deepEqual(made.activity.intent.createUsersIntentV4.users[0].userTags, [tagId]);
+      assert.deepEqual(await votedTags(server.client(key), org.organizationId, 'carol'), [tagId]);
+
+      const users = async () => (await server.db.query<{ n: number }>('SELECT count(*)::int AS n FROM users'))[0]!.n;
+      const before = await users();
+      const unknown = randomUUID();
+      await refused(
+        createUsers(root, org.organizationId, [
+          { userName: 'Dan', publicKey: generateApiKeyPair().apiPublicKey, userTags: [tagId] },
+          { userName: 'Eve', publicKey: generateApiKeyPair().apiPublicKey, userTags: [tagId, unknown] },
+        ]),
+        5,
+        new RegExp(`parameters.users\\[1\\].userTags\\[1\\]: no user tag ${unknown}`),
+      );
+      assert.equal(await users(), before, 'no user written');
+
+      const deleted = (await deleteTags(root, org.organizationId, [tagId])) as any;
+      const carol = made.activity.result.createUsersResult.userIds[0];
+      assert.deepEqual(deleted.activity.result.deleteUserTagsResult.userIds, [carol]);
+    });
+
+    test("another organization's tags and users are not found, nor listed", async () => {
+      const other = await server.createOrganization('Other');
+      const otherClient = server.client(other);
+      const { activity } = (await createTag(otherClient, other.organizationId, 'approvers', [other.userId])) as any;
+      const theirs = activity.result.createUserTagResult.userTagId;
+      await refused(deleteTags(root, org.organizationId, [theirs]), 5, new RegExp(`no user tag ${theirs} in organization ${org.organizationId}`));
+      await refused(createUsers(root, org.organizationId, [{ userName: 'Fay', publicKey: generateApiKeyPair().apiPublicKey, userTags: [theirs] }]), 5, /parameters.users\[0\].userTags\[0\]/);
+      await refused(createTag(root, org.organizationId, 'borrowed', [other.userId]), 5, /parameters.userIds\[0\]/);
+      const listed = (await root.listUserTags({ organizationId: org.organizationId })) as any;
+      assert.equal(listed.userTags.some((t: any) => t.tagId === theirs), false);
+      // Its tag survived the other organization's attempts.
+      const own = (await otherClient.listUserTags({ organizationId: other.organizationId })) as any;
+      assert.deepEqual(own.userTags.map((t: any) => t.tagId), [theirs]);
+    });
+
+    test('list_user_tags pages newest first; an organization has at most the bound of tags', async () => {
+      const org2 = await server.createOrganization('Many tags');
+      const client = server.client(org2);
+      const ids: string[] = [];
+      for (const name of ['one', 'two', 'three']) ids.push(((await createTag(client, org2.organizationId, name, [])) as any).activity.result.createUserTagResult.userTagId);
+      const first = (await client.listUserTags({ organizationId: org2.organizationId, paginationOptions: { limit: '2' } } as any)) as any;
+      assert.deepEqual(first.userTags.map((t: any) => t.tagName), ['three', 'two']);
+      const next = (await client.listUserTags({ organizationId: org2.organizationId, paginationOptions: { limit: '2', after: first.userTags[1].tagId } } as any)) as any;
+      assert.deepEqual(next.userTags.map((t: any) => t.tagId), [ids[0]]);
+
+      // Fill the organization up to the bound directly; the next tag is refused.
+      await server.db.query(
+        `INSERT INTO user_tags (id, organization_id, name, created_at, updated_at)
+         SELECT gen_random_uuid(), $1, 'filler ' || n, now(), now() FROM generate_series(1, $2::int) n`,
+        [org2.organizationId, MAX_USER_TAGS - ids.length],
+      );
+      await refused(createTag(client, org2.organizationId, 'one too many', []), 3, new RegExp(`has ${MAX_USER_TAGS} user tags, the most`));
+      await deleteTags(client, org2.organizationId, [ids[0]!]);
+      await createTag(client, org2.organizationId, 'room again', []);
+    });
+  });
+}
