@@ -169,6 +169,79 @@ for (const tdb of testDatabases) {
       assert.deepEqual(own.userTags.map((t: any) => t.tagId), [theirs]);
     });
 
+    test('create_users giving a tag and delete_user_tags at once: each answered with its own outcome, never a 500', async () => {
+      for (let round = 0; round < 8; round++) {
+        const { activity } = (await createTag(root, org.organizationId, `race ${round}`, [])) as any;
+        const tagId = activity.result.createUserTagResult.userTagId;
+        const [made, deleted] = await Promise.allSettled([
+          createUsers(root, org.organizationId, [{ userName: `Racer ${round}`, publicKey: generateApiKeyPair().apiPublicKey, userTags: [tagId] }]),
+          deleteTags(root, org.organizationId, [tagId]),
+        ]);
+        for (const outcome of [made, deleted]) {
+          if (outcome.status === 'rejected') assert.ok([3, 5].includes((outcome.reason as any).code), String(outcome.reason));
+        }
+        const userId = made.status === 'fulfilled' ? (made.value as any).activity.result.createUsersResult.userIds[0] : undefined;
+        let result;
+        if (deleted.status === 'fulfilled') {
+          result = (deleted.value as any).activity.result.deleteUserTagsResult;
+        } else {
+          // The member came after the deletion read its tag's users: refused whole, and the tag is still there.
+          assert.match(String(deleted.reason), /changed while they were being deleted/);
+          result = ((await deleteTags(root, org.organizationId, [tagId])) as any).activity.result.deleteUserTagsResult;
+        }
+        // The user was created before the deletion (and is in its result) or after it, refused with the tag gone.
+        assert.deepEqual(result.userIds, userId ? [userId] : []);
+        if (made.status === 'rejected') assert.equal((made.reason as any).code, 5);
+      }
+    });
+
+    // Two connections: one holds the deletion uncommitted while the other's create_users arrives.
+    test('a deletion committing while create_users waits on its tag: create_users is a 404, never a 500', { skip: tdb.name !== 'postgres' && 'needs two connections' }, async () => {
+      const { activity } = (await createTag(root, org.organizationId, 'held', [])) as any;
+      const tagId = activity.result.createUserTagResult.userTagId;
+      let release!: () => void;
+      let deleting!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      const started = new Promise<void>((resolve) => (deleting = resolve));
+      const deletion = server.db.transaction(async (tx) => {
+        await tx.query('DELETE FROM user_tags WHERE id = $1', [tagId]);
+        deleting();
+        await held;
+      });
+      await started;
+      const made = createUsers(root, org.organizationId, [{ userName: 'Late', publicKey: generateApiKeyPair().apiPublicKey, userTags: [tagId] }]);
+      const settled = made.then(() => 'answered', () => 'answered');
+      // create_users waits on the tag's row until the deletion commits.
+      assert.equal(await Promise.race([settled, new Promise((resolve) => setTimeout(() => resolve('waiting'), 500))]), 'waiting');
+      release();
+      await deletion;
+      await refused(made, 5, new RegExp(`no user tag ${tagId}`));
+    });
+
+    test('a member added while delete_user_tags waits on its tag: the deletion is refused whole, never answers without it', { skip: tdb.name !== 'postgres' && 'needs two connections' }, async () => {
+      const { activity } = (await createTag(root, org.organizationId, 'joined late', [])) as any;
+      const tagId = activity.result.createUserTagResult.userTagId;
+      const member = people[0]!.userId;
+      let release!: () => void;
+      let adding!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      const started = new Promise<void>((resolve) => (adding = resolve));
+      const addition = server.db.transaction(async (tx) => {
+        await tx.query('INSERT INTO user_tag_members (tag_id, user_id) VALUES ($1, $2)', [tagId, member]);
+        adding();
+        await held;
+      });
+      await started;
+      const deletion = deleteTags(root, org.organizationId, [tagId]);
+      const settled = deletion.then(() => 'answered', () => 'answered');
+      assert.equal(await Promise.race([settled, new Promise((resolve) => setTimeout(() => resolve('waiting'), 500))]), 'waiting');
+      release();
+      await addition;
+      await refused(deletion, 3, /changed while they were being deleted/);
+      const again = (await deleteTags(root, org.organizationId, [tagId])) as any;
+      assert.deepEqual(again.activity.result.deleteUserTagsResult.userIds, [member]);
+    });
+
     test('list_user_tags pages newest first; an organization has at most the bound of tags', async () => {
       const org2 = await server.createOrganization('Many tags');
       const client = server.client(org2);
