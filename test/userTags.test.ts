@@ -100,6 +100,10 @@ for (const tdb of testDatabases) {
       assert.deepEqual(await votedTags(alice!.client, org.organizationId, 'alice'), [userTagId]);
       assert.deepEqual(await votedTags(bob!.client, org.organizationId, 'bob'), [userTagId]);
       assert.deepEqual(await votedTags(root, org.organizationId, 'root'), [], 'an untagged user');
+      const shown = await server.admin('GET', `/organizations/${org.organizationId}/users/${alice!.userId}`);
+      assert.deepEqual(shown.userTags, [userTagId], 'the admin API shows the user with its tags');
+      const { users } = await server.admin('GET', `/organizations/${org.organizationId}/users?limit=500`);
+      assert.deepEqual(users.find((u: any) => u.userId === bob!.userId).userTags, [userTagId]);
 
       const deleted = (await deleteTags(root, org.organizationId, [userTagId])) as any;
       assert.deepEqual(deleted.activity.intent.deleteUserTagsIntent, { userTagIds: [userTagId] });
@@ -107,6 +111,7 @@ for (const tdb of testDatabases) {
       const listed = (await root.listUserTags({ organizationId: org.organizationId })) as any;
       assert.equal(listed.userTags.some((t: any) => t.tagId === userTagId), false);
       assert.deepEqual(await votedTags(alice!.client, org.organizationId, 'alice again'), [], 'the tag is gone from its users');
+      assert.deepEqual((await server.admin('GET', `/organizations/${org.organizationId}/users/${alice!.userId}`)).userTags, []);
       const [members] = await server.db.query<{ n: number }>('SELECT count(*)::int AS n FROM user_tag_members WHERE tag_id = $1', [userTagId]);
       assert.equal(members!.n, 0);
       await refused(deleteTags(root, org.organizationId, [userTagId]), 5, new RegExp(`parameters.userTagIds\\[0\\]: no user tag ${userTagId}`));
