@@ -7,6 +7,8 @@ import { after, before, describe, test } from 'node:test';
 import type { TurnkeyClient } from '@turnkey/http';
 import { generateApiKeyPair } from '../src/admin/organizations.ts';
 import { MAX_USER_TAGS } from '../src/activities/createUserTag.ts';
+import { run } from '../src/store/sql.ts';
+import { lockOrganizationTags } from '../src/store/userTags.ts';
 import { testDatabases } from './support/databases.ts';
 import { startTestServer, type Credentials, type TestServer } from './support/server.ts';
 
@@ -264,6 +266,30 @@ for (const tdb of testDatabases) {
         [org2.organizationId, MAX_USER_TAGS - ids.length],
       );
       await refused(createTag(client, org2.organizationId, 'one too many', []), 3, new RegExp(`has ${MAX_USER_TAGS} user tags, the most`));
+      if (tdb.name === 'postgres') {
+        // One place left, and another process's create_user_tag (its lock and its tag, not committed
+        // yet) takes it while this one arrives: this one waits, then sees the place gone.
+        await server.db.query("DELETE FROM user_tags WHERE organization_id = $1 AND name = 'filler 1'", [org2.organizationId]);
+        let release!: () => void;
+        let holding!: () => void;
+        const held = new Promise<void>((resolve) => (release = resolve));
+        const started = new Promise<void>((resolve) => (holding = resolve));
+        const other = server.db.transaction(async (tx) => {
+          await run(tx, lockOrganizationTags(org2.organizationId));
+          await tx.query("INSERT INTO user_tags (id, organization_id, name, created_at, updated_at) VALUES ($1, $2, 'the last place', now(), now())", [randomUUID(), org2.organizationId]);
+          holding();
+          await held;
+        });
+        await started;
+        const late = createTag(client, org2.organizationId, 'too late', []);
+        const settled = late.then(() => 'answered', () => 'answered');
+        assert.equal(await Promise.race([settled, new Promise((resolve) => setTimeout(() => resolve('waiting'), 500))]), 'waiting');
+        release();
+        await other;
+        await refused(late, 3, /the most it may have/);
+        const [stored] = await server.db.query<{ n: number }>('SELECT count(*)::int AS n FROM user_tags WHERE organization_id = $1', [org2.organizationId]);
+        assert.equal(stored!.n, MAX_USER_TAGS);
+      }
       await deleteTags(client, org2.organizationId, [ids[0]!]);
       await createTag(client, org2.organizationId, 'room again', []);
     });
