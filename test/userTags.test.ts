@@ -132,6 +132,8 @@ for (const tdb of testDatabases) {
       await server.admin('DELETE', `/organizations/${org.organizationId}/users/${removed.userId}`);
       await refused(createTag(root, org.organizationId, 'new', [removed.userId]), 5, /parameters.userIds\[0\].*removed/);
       await refused(createTag(root, org.organizationId, 'new', [people[0]!.userId, people[0]!.userId]), 3, /twice/, 'parameters.userIds');
+      await refused(createTag(root, org.organizationId, 'new', Array.from({ length: 101 }, () => randomUUID())), 3, /at most 100 user ids/, 'parameters.userIds');
+      await refused(deleteTags(root, org.organizationId, []), 3, /at least one/, 'parameters.userTagIds');
       assert.equal(await count(), before);
     });
 
@@ -154,6 +156,13 @@ for (const tdb of testDatabases) {
         5,
         new RegExp(`parameters.users\\[1\\].userTags\\[1\\]: no user tag ${unknown}`),
       );
+      assert.equal(await users(), before, 'no user written');
+      // Bounded: a tag once per user, at most 20 a user and 100 distinct in a request.
+      const user = (name: string, userTags: string[]) => ({ userName: name, publicKey: generateApiKeyPair().apiPublicKey, userTags });
+      await refused(createUsers(root, org.organizationId, [user('Gus', [tagId, tagId])]), 3, /twice/, 'parameters.users[0].userTags[1]');
+      await refused(createUsers(root, org.organizationId, [user('Hal', Array.from({ length: 21 }, () => randomUUID()))]), 3, /at most 20/, 'parameters.users[0].userTags');
+      const many = Array.from({ length: 6 }, (_, i) => user(`Many ${i}`, Array.from({ length: 17 }, () => randomUUID())));
+      await refused(createUsers(root, org.organizationId, many), 3, /at most 100 distinct user tags/, 'parameters.users[5].userTags[15]');
       assert.equal(await users(), before, 'no user written');
 
       const deleted = (await deleteTags(root, org.organizationId, [tagId])) as any;
