@@ -102,7 +102,7 @@ for (const tdb of testDatabases) {
       const writer = new ActivityWriter(db);
       const writes = Array.from({ length: 8 }, () => contractWrite(org));
       const outcomes = await Promise.all(writes.map((write) => writer.write(write)));
-      assert.deepEqual(outcomes, writes.map(() => ({ kind: 'created' })));
+      assert.deepEqual(outcomes, writes.map(() => ({ kind: 'created', userTags: [] })));
       assert.equal(db.statements, 4);
       assert.deepEqual(await stored(writes.map((w) => w.activity.id)), { activities: 8, interfaces: 8 });
       assert.equal(await votesOf(writes.map((w) => w.activity.id)), 8, 'each with its vote, in the same statements');
@@ -142,7 +142,7 @@ for (const tdb of testDatabases) {
     test('an activity and its vote are one statement to write, and each read of it with its votes one more', async () => {
       const db = counting(server.db);
       const write = contractWrite(org);
-      assert.deepEqual(await writeActivity(db, write), { kind: 'created' });
+      assert.deepEqual(await writeActivity(db, write), { kind: 'created', userTags: [] });
       assert.equal(db.statements, 1, 'the activity and its vote');
       const { id, organizationId, fingerprint } = write.activity;
       const credential = { kind: 'apiKey' as const, apiKeyId: org.apiKeyId, now: new Date() };

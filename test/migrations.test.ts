@@ -349,7 +349,7 @@ async function storeBeforeVoteTable(tdb: (typeof testDatabases)[number], cleanup
     await db.query('INSERT INTO users (id, organization_id, user_name, email, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $5)', [
       id, organizationId, name, email, at,
     ]);
-    return { userId: id, userName: name, userEmail: email, userPhoneNumber: null, userCreatedAt: at, userUpdatedAt: at };
+    return { userId: id, userName: name, userEmail: email, userPhoneNumber: null, userCreatedAt: at, userUpdatedAt: at, userTags: [] as string[] };
   };
   const createdAt = new Date('2026-05-06T07:08:09.123Z');
   /** An activity as 019 stored it, with the vote in its row or none, and the record this version must read back. */
@@ -396,7 +396,7 @@ for (const tdb of testDatabases) {
         await store.activity(2, '{}'),
       ];
 
-      assert.deepEqual(await migrate(store.db, { through: '020_votes.sql' }), ['020_votes.sql']);
+      assert.ok((await migrate(store.db)).includes('020_votes.sql'));
       for (const [index, record] of expected.entries()) {
         const read = await findActivity(store.db, { organizationId: store.organizationId, fingerprint: `sha256:${index}` });
         assert.equal(activityResponseJson(read!), activityResponseJson(record), `activity ${index}`);

@@ -149,7 +149,8 @@ describe('OpenAPI', () => {
     assert.equal(at(users, 'users.[].apiKeys').maxItems, 10);
     assert.equal(at(users, 'users.[].authenticators').maxItems, 10);
     assert.equal(at(users, 'users.[].oauthProviders').maxItems, 0);
-    assert.equal(at(users, 'users.[].userTags').maxItems, 0);
+    assert.equal(at(users, 'users.[].userTags').maxItems, 20);
+    assert.equal(at(users, 'users.[].userTags.[]').format, 'uuid');
     assert.deepEqual(at(users, 'users.[].apiKeys.[].curveType').enum, ['API_KEY_CURVE_P256']);
     assert.equal(at(users, 'users.[].userName').maxLength, 256);
     assert.equal(at(users, 'users.[].userPhoneNumber').maxLength, 32);
@@ -320,6 +321,16 @@ describe('OpenAPI', () => {
       await query('get_organization_configs', {});
       assert.equal((await query('get_organization', {})).organizationData.users[1].userEmail, 'doc@example.com');
       checkActivity('delete_smart_contract_interface', await submit('delete_smart_contract_interface', { smartContractInterfaceId: id }));
+      // A tag of the submitter: its vote's user lists it.
+      const tagged = await submit('create_user_tag', { userTagName: 'Documented', userIds: [org.userId] });
+      checkActivity('create_user_tag', tagged);
+      const tagId = tagged.activity.result.createUserTagResult.userTagId;
+      const listed = await query('list_user_tags', {});
+      assert.equal(listed.userTags.length, 1);
+      const voted = await submit(contract.path, { ...(contract.example as object), label: 'tagged' });
+      assert.deepEqual(voted.activity.votes[0].user.userTags, [tagId]);
+      checkActivity(contract.path, voted);
+      checkActivity('delete_user_tags', await submit('delete_user_tags', { userTagIds: [tagId] }));
     });
 
     test('admin and service routes', async () => {

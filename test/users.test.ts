@@ -315,12 +315,12 @@ for (const tdb of testDatabases) {
       assert.deepEqual(made.intent.createUsersIntentV4.users[0].authenticators, []);
     });
 
-    test('create_users refuses what Signet does not support, naming the field', async () => {
+    test('create_users refuses what Signet does not support or is malformed, naming the field', async () => {
       const before = await count(server, 'users');
       const refusals: Array<[UserParams, string, RegExp]> = [
         [{ userName: 'k', apiKeys: [p256Key('k', generateApiKeyPair().apiPublicKey, { curveType: 'API_KEY_CURVE_SECP256K1' })] }, 'parameters.users[0].apiKeys[0].curveType', /does not support API_KEY_CURVE_SECP256K1/],
         [{ userName: 'o', userEmail: 'o@example.com', oauthProviders: [{ providerName: 'google', oidcToken: 'x' }] }, 'parameters.users[0].oauthProviders', /does not support OAuth providers/],
-        [{ userName: 't', userEmail: 't@example.com', userTags: ['admins'] }, 'parameters.users[0].userTags', /does not support user tags/],
+        [{ userName: 't', userEmail: 't@example.com', userTags: ['admins'] }, 'parameters.users[0].userTags[0]', /must be a user tag id/],
         [{ userName: 'p', userPhoneNumber: '555 2671' }, 'parameters.users[0].userPhoneNumber', /must start with \+/],
         [{ userName: 'e', userEmail: 'e@' }, 'parameters.users[0].userEmail', /must be an email address/],
         [{ userName: 'nothing' }, 'parameters.users[0]', /needs a way to sign in/],

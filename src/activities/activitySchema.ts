@@ -24,7 +24,7 @@ export const userSchema = z
     userPhoneNumber: z.string().optional().describe('Phone number of the user in E.164, when it has one'),
     authenticators: alwaysEmpty("The user's passkeys, not listed (a vote names the credential that signed it: publicKey)"),
     apiKeys: alwaysEmpty("The user's API keys, not listed (a vote names the one that signed it: publicKey)"),
-    userTags: alwaysEmpty('User tags (Signet has none)'),
+    userTags: z.array(z.uuid()).describe("Ids of the user's tags (create_user_tag, list_user_tags), in the order the tags were created"),
     oauthProviders: alwaysEmpty('OAuth providers (Signet has none)'),
     mfaPolicies: alwaysEmpty('MFA policies (Signet has none)'),
     createdAt: timestamp('When the user was created'),

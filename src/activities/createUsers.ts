@@ -1,10 +1,10 @@
 // The create_users activity (ACTIVITY_TYPE_CREATE_USERS_V4): users of the organization with their
-// contacts, API keys and passkeys, in the shape @turnkey/http's createUsers sends; all of them
+// contacts, API keys, passkeys and tags, in the shape @turnkey/http's createUsers sends; all of them
 // written with the activity in its one statement, after the checks that their contacts, keys and
-// credentials are not taken.
+// credentials are not taken and their tags are the organization's.
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { invalidArgument, invalidField, type FieldViolation } from '../errors.ts';
+import { invalidArgument, invalidField, notFound, type FieldViolation } from '../errors.ts';
 import { canonicalEmailAddress, emailAddressProblem, MAX_EMAIL_LENGTH, MAX_PHONE_INPUT_LENGTH, normalizePhoneNumber } from '../otp/contact.ts';
 import { P256_PUBLIC_KEY_PATTERN, p256PointHex } from '../keys/p256.ts';
 import { verifyAuthenticatorRegistration } from '../keys/verifyAuthenticatorRegistration.ts';
@@ -12,6 +12,7 @@ import { NEW_ACTIVITY } from '../store/activities.ts';
 import { apiKeysFree, insertApiKeysOfActivity, type NewApiKey } from '../store/apiKeys.ts';
 import { credentialIdsFree, insertAuthenticatorsOfActivity, type NewAuthenticator } from '../store/authenticators.ts';
 import { insertUsersOfActivity, usersContactsFree, type NewUser } from '../store/users.ts';
+import { insertUserTagMembersOfActivity, lockUserTags, userTagOfOrganization } from '../store/userTags.ts';
 import type { ActivityHandler, ActivityPlan } from './handler.ts';
 import { wholeNumberPattern } from './numberPattern.ts';
 
@@ -19,6 +20,9 @@ import { wholeNumberPattern } from './numberPattern.ts';
 // as many passkeys (each passkey's attestation is verified before anything is written).
 export const MAX_USERS = 100;
 export const MAX_CREDENTIALS = 10;
+/** Tags per user, and distinct tags in one request (each is checked in the activity's statement). */
+export const MAX_USER_TAGS_PER_USER = 20;
+export const MAX_REQUEST_USER_TAGS = 100;
 const MAX_NAME_LENGTH = 256;
 const MAX_CHALLENGE_LENGTH = 1024;
 /** An API key's lifetime: at most ten years, as the admin API's. */
@@ -129,7 +133,11 @@ const user = z
     apiKeys: list(apiKey, MAX_CREDENTIALS, 'API keys'),
     authenticators: list(authenticator, MAX_CREDENTIALS, 'authenticators'),
     oauthProviders: unsupported('OAuth providers'),
-    userTags: unsupported('user tags'),
+    userTags: list(
+      z.uuid({ message: 'must be a user tag id (a UUID), as create_user_tag returned it' }).transform((id) => id.toLowerCase()),
+      MAX_USER_TAGS_PER_USER,
+      'user tag ids',
+    ).describe(`Ids of tags of the organization to give the user (create_user_tag), at most ${MAX_USER_TAGS_PER_USER}; missing means []`),
   })
   .describe('A user to create: it needs at least one of apiKeys, authenticators, userEmail or userPhoneNumber')
   .transform(({ userEmail, userPhoneNumber, ...rest }) => ({
@@ -160,7 +168,19 @@ export const createUsersParameters = z
       if (first === undefined) firstAt.set(value, name);
       else ctx.addIssue({ code: 'custom', path: ['users', i, ...field], message: `is the same ${what} as ${first}; each may appear once` });
     };
+    const tags = new Set<string>();
     p.users.forEach((u, i) => {
+      u.userTags.forEach((tagId, j) => {
+        if (u.userTags.indexOf(tagId) !== j) {
+          ctx.addIssue({ code: 'custom', path: ['users', i, 'userTags', j], message: 'lists this tag twice; each may appear once per user' });
+        } else if (tags.has(tagId)) {
+          return;
+        } else if (tags.size >= MAX_REQUEST_USER_TAGS) {
+          ctx.addIssue({ code: 'custom', path: ['users', i, 'userTags', j], message: `one request may name at most ${MAX_REQUEST_USER_TAGS} distinct user tags` });
+        } else {
+          tags.add(tagId);
+        }
+      });
       if (u.userEmail) once(`email:${u.userEmail}`, 'email address', i, 'userEmail');
       if (u.userPhoneNumber) once(`phone:${u.userPhoneNumber}`, 'phone number', i, 'userPhoneNumber');
       u.apiKeys.forEach((k, j) => {
@@ -192,7 +212,7 @@ export const createUsers: ActivityHandler<typeof createUsersParameters, z.infer<
   path: 'create_users',
   activityType: 'ACTIVITY_TYPE_CREATE_USERS_V4',
   description:
-    "Creates users of the organization with their email, phone number, API keys and passkeys (as `@turnkey/http`'s `createUsers` sends them), all written with the activity in one statement; refused with a 400 naming the field when a contact, key or passkey is taken or given twice.",
+    "Creates users of the organization with their email, phone number, API keys, passkeys and user tags (as `@turnkey/http`'s `createUsers` sends them), all written with the activity in one statement; refused with a 400 naming the field when a contact, key or passkey is taken or given twice, a 404 naming it when a tag is not the organization's.",
   intentKey: 'createUsersIntentV4',
   resultKey: 'createUsersResult',
   parameters: createUsersParameters,
@@ -224,9 +244,16 @@ export const createUsers: ActivityHandler<typeof createUsersParameters, z.infer<
     const authenticators: NewAuthenticator[] = [];
     const origins: Origins = { contacts: [], publicKeys: new Map(), credentialIds: new Map() };
 
+    // Each tag once, with the first field that names it, for the refusal when it is not the organization's.
+    const tagFields = new Map<string, string>();
+    const members: Array<{ tagId: string; userId: string }> = [];
     for (const [i, params] of intent.users.entries()) {
       const userId = randomUUID();
       users.push({ id: userId, userName: params.userName, email: params.userEmail, phoneNumber: params.userPhoneNumber });
+      for (const [j, tagId] of params.userTags.entries()) {
+        if (!tagFields.has(tagId)) tagFields.set(tagId, `parameters.users[${i}].userTags[${j}]`);
+        members.push({ tagId, userId });
+      }
       origins.contacts.push({ email: params.userEmail, phoneNumber: params.userPhoneNumber });
       for (const [j, key] of params.apiKeys.entries()) {
         const publicKey = p256PointHex(key.publicKey)!.compressed;
@@ -266,14 +293,23 @@ export const createUsers: ActivityHandler<typeof createUsersParameters, z.infer<
     if (authenticators.length > 0) {
       gates.push({ gate: credentialIdsFree([...origins.credentialIds.keys()]), error: (detail) => credentialsTaken(detail, origins) });
     }
+    const tagIds = [...tagFields.keys()];
     return {
       result: { userIds: users.map((u) => u.id) },
+      guards: tagIds.map((tagId) => ({
+        condition: userTagOfOrganization(organizationId, tagId),
+        error: notFound(`${tagFields.get(tagId)}: no user tag ${tagId} in organization ${organizationId}`),
+      })),
       gates,
       rows: [
         insertUsersOfActivity(NEW_ACTIVITY, organizationId, users, now),
         ...(keys.length > 0 ? [insertApiKeysOfActivity(NEW_ACTIVITY, organizationId, keys, now)] : []),
         ...(authenticators.length > 0 ? [insertAuthenticatorsOfActivity(NEW_ACTIVITY, organizationId, authenticators, now)] : []),
+        ...(members.length > 0 ? [insertUserTagMembersOfActivity(NEW_ACTIVITY, members)] : []),
       ],
+      // A deletion of a tag running meanwhile either waits for these members (and then removes them
+      // with the tag) or commits first, and this statement then sees the tag gone (its guard).
+      ...(tagIds.length > 0 ? { locks: [lockUserTags(organizationId, tagIds, 'share')] } : {}),
     };
   },
 };

@@ -196,6 +196,8 @@ export class ActivityEngine {
           userPhoneNumber: principal.userPhoneNumber,
           userCreatedAt: principal.userCreatedAt,
           userUpdatedAt: principal.userUpdatedAt,
+          // The user's tags as the write's statement reads them (settle).
+          userTags: [],
           selection: 'VOTE_SELECTION_APPROVED',
           publicKey: principal.publicKey,
           signature: principal.signature,
@@ -238,7 +240,7 @@ export class ActivityEngine {
     switch (outcome.kind) {
       case 'created':
         if (plan.queuesDelivery) this.deps.onQueued?.();
-        return this.answer(record, true);
+        return this.answer({ ...record, votes: record.votes.map((vote, i) => (i === 0 ? { ...vote, userTags: outcome.userTags } : vote)) }, true);
       case 'existing':
         return this.answer(outcome.activity, false);
       case 'credentialRefused':

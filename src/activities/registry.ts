@@ -2,7 +2,9 @@
 import type { ActivityHandler } from './handler.ts';
 import { createSmartContractInterface } from './createSmartContractInterface.ts';
 import { createUsers } from './createUsers.ts';
+import { createUserTag } from './createUserTag.ts';
 import { deleteSmartContractInterface } from './deleteSmartContractInterface.ts';
+import { deleteUserTags } from './deleteUserTags.ts';
 import { initOtp } from './initOtp.ts';
 import { initOtpAuth } from './initOtpAuth.ts';
 import { otpLogin, otpLoginV2 } from './otpLogin.ts';
@@ -18,4 +20,6 @@ export const activityHandlers: readonly ActivityHandler[] = [
   createSmartContractInterface,
   deleteSmartContractInterface,
   createUsers,
+  createUserTag,
+  deleteUserTags,
 ];

@@ -9,19 +9,20 @@ import { ACTIVITY_STATUS } from './status.ts';
 const quote = JSON.stringify;
 
 /** What userJson renders of a user (a vote's user, an organization's). */
-export type UserFields = Pick<VoteRecord, 'userId' | 'userName' | 'userEmail' | 'userPhoneNumber' | 'userCreatedAt' | 'userUpdatedAt'>;
+export type UserFields = Pick<VoteRecord, 'userId' | 'userName' | 'userEmail' | 'userPhoneNumber' | 'userTags' | 'userCreatedAt' | 'userUpdatedAt'>;
 
 /**
  * A user as the ecosystem's v1User (a voter, an organization's user): every field it requires, the
- * contacts when the user has them. The credential lists are left empty on purpose: a user may hold
- * any number of keys and sessions, and a vote names the one that signed it (publicKey) already.
+ * contacts when the user has them, the ids of its tags. The credential lists are left empty on
+ * purpose: a user may hold any number of keys and sessions, and a vote names the one that signed it
+ * (publicKey) already.
  */
 export function userJson(user: UserFields): string {
   return (
     `{"userId":${quote(user.userId)},"userName":${quote(user.userName)},` +
     (user.userEmail === null ? '' : `"userEmail":${quote(user.userEmail)},`) +
     (user.userPhoneNumber === null ? '' : `"userPhoneNumber":${quote(user.userPhoneNumber)},`) +
-    `"authenticators":[],"apiKeys":[],"userTags":[],"oauthProviders":[],"mfaPolicies":[],` +
+    `"authenticators":[],"apiKeys":[],"userTags":${quote(user.userTags)},"oauthProviders":[],"mfaPolicies":[],` +
     `"createdAt":${quote(user.userCreatedAt.toISOString())},"updatedAt":${quote(user.userUpdatedAt.toISOString())}}`
   );
 }

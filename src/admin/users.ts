@@ -21,6 +21,8 @@ export interface UserView {
   userName: string;
   email?: string;
   phoneNumber?: string;
+  /** Ids of the user's tags. */
+  userTags: string[];
   createdAt: string;
   updatedAt: string;
 }
@@ -31,6 +33,7 @@ function view(user: UserRecord): UserView {
     userName: user.userName,
     ...(user.email !== null ? { email: user.email } : {}),
     ...(user.phoneNumber !== null ? { phoneNumber: user.phoneNumber } : {}),
+    userTags: user.userTags,
     createdAt: user.createdAt.toISOString(),
     updatedAt: user.updatedAt.toISOString(),
   };

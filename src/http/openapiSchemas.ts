@@ -40,6 +40,7 @@ const userView = z
     userName: z.string().describe('Name of the user'),
     email: z.string().optional().describe('Email address, when the user has one'),
     phoneNumber: z.string().optional().describe('Phone number in E.164, when the user has one'),
+    userTags: z.array(z.uuid()).describe("Ids of the user's tags (create_user_tag), in the order the tags were created"),
     createdAt: timestamp('When the user was created'),
     updatedAt: timestamp('When the user was last changed'),
   })

@@ -48,7 +48,7 @@ export const getOrganization: QueryHandler = {
   path: 'get_organization',
   description:
     `The organization (\`@turnkey/http\`'s \`getOrganization\`): its name, its root quorum and its users not removed, ` +
-    `the first ${ORGANIZATION_USERS_LIMIT} by creation at most (oldest first). \`policies\` and \`tags\` are empty: Signet has neither yet.`,
+    `the first ${ORGANIZATION_USERS_LIMIT} by creation at most (oldest first), each with its tag ids. \`policies\` is empty: Signet has none yet. \`tags\` is empty too: list the organization's tags with list_user_tags.`,
   example,
   request: z.strictObject({ organizationId }),
   answer: z.strictObject({
@@ -62,7 +62,7 @@ export const getOrganization: QueryHandler = {
           .describe(`The organization's users not removed, oldest first: the first ${ORGANIZATION_USERS_LIMIT} at most`),
         policies: noneYet('Policies'),
         rootQuorum: quorumSchema,
-        tags: noneYet('Tags'),
+        tags: z.array(z.unknown()).max(0).describe('Always empty: list_user_tags lists the organization\'s tags'),
       })
       .describe('The organization'),
   }),
@@ -78,6 +78,7 @@ export const getOrganization: QueryHandler = {
         userName: user.userName,
         userEmail: user.email,
         userPhoneNumber: user.phoneNumber,
+        userTags: user.userTags,
         userCreatedAt: user.createdAt,
         userUpdatedAt: user.updatedAt,
       }),

@@ -5,6 +5,7 @@ import { listActivities } from './listActivities.ts';
 import { getOrganization, getOrganizationConfigs } from './organization.ts';
 import type { QueryHandler } from './query.ts';
 import { getSmartContractInterface, listSmartContractInterfaces } from './smartContractInterfaces.ts';
+import { listUserTags } from './userTags.ts';
 
 export const queryHandlers: readonly QueryHandler[] = [
   getActivity,
@@ -17,4 +18,5 @@ export const queryHandlers: readonly QueryHandler[] = [
   getAppProofKeys,
   getOrganizationConfigs,
   getOrganization,
+  listUserTags,
 ];

@@ -5,6 +5,7 @@ import { credentialState, credentialUsable, parseCredentialState, runWithCredent
 import type { Database, Queryable } from './db.ts';
 import { pageOf, pageStatement, type Page, type PageRequest } from './pages.ts';
 import { join, raw, run, sql, substitute, type Sql } from './sql.ts';
+import { userTagIdsJson } from './userTags.ts';
 import { submitterVoteInsert, VOTES_JSON, votesFromJson, type VoteRecord } from './votes.ts';
 
 export type { VoteRecord } from './votes.ts';
@@ -168,7 +169,8 @@ export interface ActivityWrite {
 }
 
 export type WriteOutcome =
-  | { kind: 'created' }
+  /** userTags: the submitter's tags, read in the statement's snapshot (for its vote in the answer). */
+  | { kind: 'created'; userTags: string[] }
   /** The same body was submitted before: the stored activity. */
   | { kind: 'existing'; activity: ActivityRecord }
   | { kind: 'credentialRefused'; state: CredentialState }
@@ -280,6 +282,7 @@ function composeWrite(write: ActivityWrite, prefix: string): { ctes: Sql[]; outc
     (gate, i) => sql`EXISTS (SELECT 1 FROM ${name(`gate${i}`)}) AS ${raw(`gate${i}_ok`)}, ${gate.detail ?? sql`NULL`} AS ${raw(`gate${i}_detail`)}`,
   );
   const outcome = sql`SELECT EXISTS (SELECT 1 FROM ${name('new_activity')}) AS created,
+               CASE WHEN EXISTS (SELECT 1 FROM ${name('new_activity')}) THEN ${userTagIdsJson(sql`${vote.userId}::uuid`)} END AS submitter_tags,
                EXISTS (SELECT 1 FROM ${name('credential')}) AS credential_ok,
                CASE WHEN NOT EXISTS (SELECT 1 FROM ${name('credential')}) THEN ${credentialState(write.credential)} END AS credential_state,
                (SELECT row_to_json(e) FROM (SELECT ${COLUMNS} FROM activities a WHERE a.id = (SELECT id FROM ${name('existing')})) e) AS existing,
@@ -295,7 +298,7 @@ function guardsOf(write: ActivityWrite): Sql[] {
 
 /** What the row of a write's outcome says happened. */
 function outcomeOf(write: ActivityWrite, outcome: Record<string, unknown>): WriteOutcome {
-  if (outcome.created === true) return { kind: 'created' };
+  if (outcome.created === true) return { kind: 'created', userTags: (outcome.submitter_tags ?? []) as string[] };
   if (outcome.credential_ok !== true) return { kind: 'credentialRefused', state: parseCredentialState(outcome.credential_state) };
   if (outcome.existing) return { kind: 'existing', activity: fromRow(outcome.existing as ActivityRow) };
   const guard = guardsOf(write).findIndex((_, i) => outcome[`g${i}`] !== true);

@@ -6,6 +6,7 @@ import type { Database, Queryable } from './db.ts';
 import type { Gate } from './activities.ts';
 import { selectPage, type Page, type PageRequest } from './pages.ts';
 import { run, sql, type Sql } from './sql.ts';
+import { userTagIdsJson } from './userTags.ts';
 
 export interface UserRecord {
   id: string;
@@ -14,6 +15,8 @@ export interface UserRecord {
   email: string | null;
   /** E.164. */
   phoneNumber: string | null;
+  /** Ids of the user's tags (store/userTags.ts), in the order they were created. */
+  userTags: string[];
   createdAt: Date;
   updatedAt: Date;
 }
@@ -34,11 +37,13 @@ interface UserRow {
   user_name: string;
   email: string | null;
   phone_number: string | null;
+  /** Absent where the user cannot have tags yet (just inserted). */
+  user_tags?: string[];
   created_at: Date;
   updated_at: Date;
 }
 
-const COLUMNS = sql`a.id, a.user_name, a.email, a.phone_number, a.created_at, a.updated_at`;
+const COLUMNS = sql`a.id, a.user_name, a.email, a.phone_number, ${userTagIdsJson(sql`a.id`)} AS user_tags, a.created_at, a.updated_at`;
 
 function fromRow(row: UserRow): UserRecord {
   return {
@@ -46,6 +51,7 @@ function fromRow(row: UserRow): UserRecord {
     userName: row.user_name,
     email: row.email,
     phoneNumber: row.phone_number,
+    userTags: row.user_tags ?? [],
     createdAt: new Date(row.created_at),
     updatedAt: new Date(row.updated_at),
   };
@@ -74,10 +80,9 @@ export async function insertUser(
 
 /** The user, when it is of the organization and not removed. */
 export async function findUser(db: Queryable, organizationId: string, id: string): Promise<UserRecord | undefined> {
-  const [row] = await db.query<UserRow>(
-    `SELECT id, user_name, email, phone_number, created_at, updated_at FROM users
-      WHERE id = $1 AND organization_id = $2 AND removed_at IS NULL`,
-    [id, organizationId],
+  const [row] = await run<UserRow>(
+    db,
+    sql`SELECT ${COLUMNS} FROM users a WHERE a.id = ${id}::uuid AND a.organization_id = ${organizationId}::uuid AND a.removed_at IS NULL`,
   );
   return row ? fromRow(row) : undefined;
 }
@@ -103,9 +108,10 @@ export async function holdActiveUser(tx: Queryable, organizationId: string, id: 
  */
 export function firstUsersJson(organizationId: Sql, limit: number): Sql {
   return sql`(SELECT coalesce(json_agg(f ORDER BY f.created_at, f.id), '[]') FROM (
-                SELECT id, user_name, email, phone_number, created_at, updated_at FROM users
-                 WHERE organization_id = ${organizationId} AND removed_at IS NULL
-                 ORDER BY created_at, id LIMIT ${limit}::int) f)`;
+                SELECT u.id, u.user_name, u.email, u.phone_number, ${userTagIdsJson(sql`u.id`)} AS user_tags, u.created_at, u.updated_at
+                  FROM users u
+                 WHERE u.organization_id = ${organizationId} AND u.removed_at IS NULL
+                 ORDER BY u.created_at, u.id LIMIT ${limit}::int) f)`;
 }
 
 /** The users of firstUsersJson as records. */

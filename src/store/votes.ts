@@ -2,6 +2,7 @@
 // user and activity. Today Signet records one, the submitter's, written by the activity's own
 // statement; its message is the activity's raw body, kept once in activities.raw_body (message NULL).
 import { sql, type Sql } from './sql.ts';
+import { userTagIdsJson } from './userTags.ts';
 
 export interface VoteRecord {
   id: string;
@@ -12,6 +13,8 @@ export interface VoteRecord {
   userPhoneNumber: string | null;
   userCreatedAt: Date;
   userUpdatedAt: Date;
+  /** Ids of the user's tags (store/userTags.ts), in the order they were created. */
+  userTags: string[];
   selection: string;
   /** What the vote signed when it is not the activity's raw body (undefined: the raw body, stored once). */
   message?: string;
@@ -51,7 +54,7 @@ export function submitterVoteInsert(vote: NewVote, activity: Sql): Sql {
  */
 export const VOTES_JSON = sql`coalesce((SELECT json_agg(json_build_object(
     'id', v.id, 'userId', v.user_id, 'userName', u.user_name, 'userEmail', u.email, 'userPhoneNumber', u.phone_number,
-    'userCreatedAt', u.created_at, 'userUpdatedAt', u.updated_at, 'selection', v.selection, 'message', v.message,
+    'userCreatedAt', u.created_at, 'userUpdatedAt', u.updated_at, 'userTags', ${userTagIdsJson(sql`u.id`)}, 'selection', v.selection, 'message', v.message,
     'publicKey', v.public_key, 'signature', v.signature, 'scheme', v.scheme, 'createdAt', v.created_at) ORDER BY v.created_at, v.id)
   FROM votes v JOIN users u ON u.id = v.user_id WHERE v.activity_id = a.id), '[]')`;
 
