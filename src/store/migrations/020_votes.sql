@@ -3,12 +3,15 @@
 -- by the activity's one statement, from the activity row it has just written.
 -- message NULL is the activity's raw body, kept once in activities.raw_body (as since migration 009).
 -- The unique (activity_id, user_id) is both the rule (one vote per user and activity) and the index
--- by which an activity's votes are read.
+-- by which an activity's votes are read. No foreign keys, for the reason of migration 016: a vote is
+-- written by the statement that writes or reads its activity and checks the stamping user's
+-- credential, activities and users are never deleted, and a key to users would take a FOR KEY SHARE
+-- lock on the voter's row at every activity (one MultiXact for concurrent submissions of one user).
 CREATE TABLE votes (
   id               uuid PRIMARY KEY,
-  activity_id      uuid NOT NULL REFERENCES activities (id) ON DELETE CASCADE,
+  activity_id      uuid NOT NULL,
   organization_id  uuid NOT NULL,
-  user_id          uuid NOT NULL REFERENCES users (id),
+  user_id          uuid NOT NULL,
   selection        text NOT NULL CHECK (selection IN ('VOTE_SELECTION_APPROVED', 'VOTE_SELECTION_REJECTED')),
   message          text,
   public_key       text NOT NULL,
