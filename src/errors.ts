@@ -1,4 +1,4 @@
-// Every error a client can receive: its HTTP status, gRPC code and wire shape (DESIGN §2.5).
+// Every error a client can receive: its HTTP status, gRPC code and wire shape.
 // Code anywhere throws a SignetError; the HTTP layer renders it and never leaks a stack trace.
 
 export interface FieldViolation {

@@ -1,6 +1,6 @@
 // What the HTTP layer bounds and how it answers before any route runs: a slow client is cut off
 // with a 408, an idle kept-alive connection is closed, and every answer of the HTTP parser (431,
-// 400, 408) has the error shape of DESIGN §2.5 (no body for a HEAD), a request id and `Connection: close`.
+// 400, 408) has the error shape of src/errors.ts (no body for a HEAD), a request id and `Connection: close`.
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import net from 'node:net';

@@ -1,4 +1,4 @@
-// The architecture is visible in the imports (DESIGN §4): a request goes http → auth → activities
+// The architecture is visible in the imports: a request goes http → auth → activities
 // (and queries) → store, delivery → store; otp/, contracts/, keys/ and policy/ are pure rules that
 // import no folder but keys/ (otp/ reads P-256 keys); no folder imports one above it; and only store/
 // speaks SQL.

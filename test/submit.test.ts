@@ -1,6 +1,6 @@
 // The activity engine through the real HTTP stack, stamped by @turnkey/api-key-stamper: response
 // shape, votes, fingerprint, idempotency (also concurrent), liveness, and every error row of
-// DESIGN §2.5 with nothing half-written.
+// the error shape of src/errors.ts with nothing half-written.
 import assert from 'node:assert/strict';
 import { createHash, createPublicKey, verify } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
@@ -76,7 +76,7 @@ for (const tdb of testDatabases) {
     });
     after(() => server.close());
 
-    test('the client library submits and gets the seed shape plus the flat keys', async () => {
+    test('the client library submits and gets the nested shape plus the flat keys', async () => {
       const client = server.client(org);
       const body = contractBody(org.organizationId);
       const signed = await client.stampCreateSmartContractInterface(body as any);
@@ -164,7 +164,7 @@ for (const tdb of testDatabases) {
       assert.equal(row!.n, 1);
     });
 
-    describe('errors (DESIGN §2.5)', () => {
+    describe('errors', () => {
       test('400 malformed JSON', async () => {
         const body = '{"type": ';
         assertError(await post(server, SUBMIT_CONTRACT, body, await stamped(org, body)), 400, 3, /not valid JSON/);

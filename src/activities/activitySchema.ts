@@ -1,4 +1,4 @@
-// The activity object as render.ts writes it (DESIGN §2.4), described field by field for the OpenAPI
+// The activity object as render.ts writes it, described field by field for the OpenAPI
 // document: the flat object with the nested copy under result.activity, its votes with their user,
 // and App Proofs. The engine never parses an answer with these; test/openapi.test.ts checks real
 // answers against them. `activityObject` takes the intent and result of one activity type.
@@ -85,7 +85,7 @@ const bookkeeping = {
 
 const anyObject = (description: string) => z.record(z.string(), z.unknown()).describe(description);
 
-/** The copy of the activity under result.activity, as the seed nests it. */
+/** The copy of the activity under result.activity, as the API's reference nests it. */
 export const nestedActivitySchema = z
   .strictObject({
     ...common,
@@ -93,7 +93,7 @@ export const nestedActivitySchema = z
     result: anyObject('Outcome, under the result key of the activity type (e.g. initOtpAuthResultV2)'),
     ...bookkeeping,
   })
-  .meta({ id: 'NestedActivity', description: 'The activity again, nested in result.activity as the seed document shows it' });
+  .meta({ id: 'NestedActivity', description: 'The activity again, nested in result.activity as the API reference shows it' });
 
 /**
  * The activity object for one activity type (`intent` and `result` its own), or any type with the

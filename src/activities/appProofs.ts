@@ -1,4 +1,4 @@
-// App Proofs (the seed's optional generateAppProofs flag): a statement binding an activity's id,
+// App Proofs (the optional generateAppProofs flag): a statement binding an activity's id,
 // type, organization, fingerprint, timestampMs and result, signed with the service's P-256 proof
 // key in the encoding of @turnkey/crypto's verifyAppProofSignature, so anyone holding the activity
 // can check offline that this service produced that result.

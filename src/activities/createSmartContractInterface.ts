@@ -1,4 +1,4 @@
-// The create_smart_contract_interface activity (DESIGN §3.2): checks an Ethereum ABI or Solana IDL
+// The create_smart_contract_interface activity: checks an Ethereum ABI or Solana IDL
 // and its contract address, then stores the interface exactly as submitted, with its digest.
 import { createHash, randomUUID } from 'node:crypto';
 import { z } from 'zod';
@@ -11,7 +11,7 @@ import { insertSmartContractInterface } from '../store/smartContractInterfaces.t
 import type { ActivityHandler } from './handler.ts';
 import { jsonDocumentProblem } from './jsonDocument.ts';
 
-/** 400 KiB of UTF-8, the seed's limit; bytes, not characters, so multi-byte text counts fully. */
+/** 400 KiB of UTF-8, the API's documented limit; bytes, not characters, so multi-byte text counts fully. */
 export const MAX_INTERFACE_BYTES = 409_600;
 export const MAX_LABEL_LENGTH = 256;
 export const MAX_NOTES_LENGTH = 4096;

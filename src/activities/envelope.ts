@@ -1,4 +1,4 @@
-// The request envelope shared by every activity (seed §2.1, DESIGN §2.1). Parameters are only
+// The request envelope shared by every activity. Parameters are only
 // checked to be an object here; each handler's schema validates them. The descriptions are the
 // OpenAPI document's.
 import { z } from 'zod';

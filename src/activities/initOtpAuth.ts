@@ -1,5 +1,5 @@
-// The init_otp_auth activity (ACTIVITY_TYPE_INIT_OTP_AUTH_V3): its parameter rules (seed §2.2,
-// DESIGN §3.1) and its effect: one hashed OTP row and one outbox message, written with the activity
+// The init_otp_auth activity (ACTIVITY_TYPE_INIT_OTP_AUTH_V3): its parameter rules and its effect:
+// one hashed OTP row and one outbox message, written with the activity
 // in its statement, after the sender domain, template and rate-limit checks it depends on. init_otp
 // (initOtp.ts) shares both.
 import { randomUUID } from 'node:crypto';
@@ -189,7 +189,7 @@ const smsCustomization = z
 const EMAIL_ONLY = ['sendFromEmailAddress', 'sendFromEmailSenderName', 'replyToEmailAddress', 'emailCustomization'] as const;
 const SMS_ONLY = ['smsCustomization'] as const;
 
-// "Set" means it would change something: the seed defines an empty sender name as the default, and an
+// "Set" means it would change something: the API documents an empty sender name as the default, and an
 // empty customization object carries nothing, so clients that always send those are not refused.
 function isSet(value: unknown): boolean {
   if (value === undefined || value === '') return false;

@@ -1,4 +1,4 @@
-// The activity object on the wire (DESIGN §2.4): the seed's nested shape plus the flat keys that
+// The activity object on the wire: the nested shape of the API's reference plus the flat keys that
 // existing clients read, written as JSON text directly. Each large value is serialised once and the
 // same text placed in both copies: the intent as stored (JSON text made at submission, under its
 // intent key), and the signed body escaped once for every vote that signed it. One stored record

@@ -1,4 +1,4 @@
-// Turns schema failures into the wire's field violations (DESIGN §2.5), so every bad field is
+// Turns schema failures into the wire's field violations, so every bad field is
 // named with its full path (`parameters.emailCustomization.logoUrl`) and a fix a user can act on.
 import type { z } from 'zod';
 import { invalidArgument, type FieldViolation, type SignetError } from '../errors.ts';

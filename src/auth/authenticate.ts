@@ -1,5 +1,5 @@
 // Turns a request's stamp into the Principal that signed it: verifies the signature, then checks that
-// the credential is known, live and of the request's organization (DESIGN §2.2). API keys come from
+// the credential is known, live and of the request's organization. API keys come from
 // the credential cache when given one; the statements of the request check them again.
 import type { Principal } from '../activities/handler.ts';
 import { apiKeyExpired, apiKeyRevoked, authenticatorRevoked, permissionDenied, unauthenticated } from '../errors.ts';

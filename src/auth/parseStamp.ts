@@ -1,4 +1,4 @@
-// Reads the one stamp of a request from its headers (DESIGN §2.2) and checks its shape strictly;
+// Reads the one stamp of a request from its headers and checks its shape strictly;
 // signatures are verified elsewhere (verifyApiKeyStamp.ts, verifyWebAuthnStamp.ts).
 import { unauthenticated } from '../errors.ts';
 

@@ -1,5 +1,5 @@
 // Verifies an API-key stamp: ECDSA P-256 with SHA-256 over the exact raw body bytes, with the
-// signature in strict DER (DESIGN §2.2). Which organization the key belongs to is authenticate.ts's job.
+// signature in strict DER. Which organization the key belongs to is authenticate.ts's job.
 import { verify } from 'node:crypto';
 import { unauthenticated } from '../errors.ts';
 import type { ApiKeyStamp } from './parseStamp.ts';

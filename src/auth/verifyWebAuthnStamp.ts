@@ -1,5 +1,5 @@
 // Verifies a WebAuthn (passkey) stamp against its registered credential with @simplewebauthn/server
-// (DESIGN §2.2), and turns each failed check into a 401 that names it.
+//, and turns each failed check into a 401 that names it.
 import { createHash } from 'node:crypto';
 import { verifyAuthenticationResponse } from '@simplewebauthn/server';
 import { cose, decodeCredentialPublicKey } from '@simplewebauthn/server/helpers';

@@ -1,6 +1,6 @@
 // The Fastify application: keeps every JSON body as raw bytes (stamps are verified over them),
 // bounds how long a client may take, maps every failure (the HTTP parser's included) to the error
-// shape of DESIGN §2.5, and mounts the route modules, metrics, request ids, CORS and the failure throttle.
+// error shape of src/errors.ts, and mounts the route modules, metrics, request ids, CORS and the failure throttle.
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';

@@ -1,6 +1,6 @@
 // The well-known documents of the service's public keys, fetched without a stamp: the JWKS of
 // verify_otp's tokens, so any JWT library can check one, and signet-keys.json, the hex keys the
-// ecosystem's verifiers take as their override argument (DESIGN §1).
+// ecosystem's verifiers take as their override argument.
 import type { FastifyInstance } from 'fastify';
 import type { ServiceKeys } from '../activities/serviceKeys.ts';
 import { publicJwks, VERIFICATION_TOKEN_KEY, type PublicJwk } from '../otp/verificationToken.ts';

@@ -1,4 +1,4 @@
-// What the OpenAPI document says beyond the request schemas: the error shape (DESIGN §2.5), the
+// What the OpenAPI document says beyond the request schemas: the error shape, the
 // answers of the admin API (shapes of src/admin/*.ts) and of the service routes, the tags, and the
 // document's introduction (how a stamp is built, how to point the ecosystem's clients at Signet).
 import { z } from 'zod';
@@ -32,7 +32,7 @@ export const errorSchema = z
       )
       .describe('Empty, or one google.rpc.BadRequest naming each wrong field'),
   })
-  .meta({ id: 'Error', description: 'Every refusal and failure, with its HTTP status (DESIGN §2.5). Every answer carries X-Request-Id' });
+  .meta({ id: 'Error', description: 'Every refusal and failure, with its HTTP status. Every answer carries X-Request-Id' });
 
 const userView = z
   .strictObject({

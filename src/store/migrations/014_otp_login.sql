@@ -1,4 +1,4 @@
--- OTP login (DESIGN §3.3).
+-- OTP login.
 -- init_otp's per-OTP HPKE target key: the private half sealed under the deployment secret, cleared
 -- when the OTP is used, so a stored encryptedOtpBundle can no longer be opened by anyone.
 ALTER TABLE otps ADD COLUMN target_private_key text;
