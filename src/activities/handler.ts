@@ -72,6 +72,12 @@ export interface ActivityPlan<Result extends object = object> {
   locks?: Sql[];
   /** A message is queued for delivery: the worker is woken once the activity commits. */
   queuesDelivery?: boolean;
+  /**
+   * The activity changes what decides the organization's activities (its root quorum, its policies,
+   * its users' tags): the engine raises the organization's authority version in the same statement,
+   * so every process decides the next activity with what this one wrote.
+   */
+  changesAuthority?: boolean;
 }
 
 export interface ActivityHandler<Schema extends z.ZodType = z.ZodType, Result extends object = object> {

@@ -1,0 +1,14 @@
+-- What decides an organization's activities (its root quorum, its policies, its users' tags) has a
+-- version, raised by every statement that changes any of it. Processes keep what they decided with in
+-- memory; an activity's statement checks that the version it was decided under is still the current
+-- one, and a process that finds it changed reads the organization's authority again and decides anew.
+ALTER TABLE organizations ADD COLUMN authority_version bigint NOT NULL DEFAULT 0;
+
+-- A vote records the credential it was stamped with as policies see it (its type, and for a passkey
+-- its credential id), and what the organization's policies said of the activity with that vote counted
+-- (get_policy_evaluations: [{policyId, outcome}], [] when the root quorum decided). Votes written
+-- before have none: their credential is read as the scheme says, their evaluations as [].
+ALTER TABLE votes
+  ADD COLUMN credential_type text,
+  ADD COLUMN credential_id text,
+  ADD COLUMN policy_evaluations jsonb;
