@@ -54,15 +54,18 @@ export class SignetError extends Error {
     readonly retryAfterSeconds?: number,
     /** Set on 401/403 answers to a stamp: which check refused it. */
     readonly stampFailure?: StampFailureReason,
+    /** The ecosystem's machine-readable error code, sent as a TurnkeyErrorDetail (e.g. REQUEST_NOT_AUTHORIZED). */
+    readonly turnkeyErrorCode?: string,
   ) {
     super(message);
   }
 
   toJSON(): { code: number; message: string; details: unknown[] } {
-    const details =
+    const details: unknown[] =
       this.fieldViolations.length > 0
         ? [{ '@type': 'type.googleapis.com/google.rpc.BadRequest', fieldViolations: this.fieldViolations }]
         : [];
+    if (this.turnkeyErrorCode) details.push({ '@type': 'type.googleapis.com/errors.v1.TurnkeyErrorDetail', turnkeyErrorCode: this.turnkeyErrorCode });
     return { code: this.code, message: this.message, details };
   }
 }
@@ -81,6 +84,10 @@ export const unauthenticated = (message: string, stampFailure?: StampFailureReas
 /** 403. Give `stampFailure` when a valid stamp was refused for the organization it names. */
 export const permissionDenied = (message: string, stampFailure?: StampFailureReason) =>
   new SignetError(403, GrpcCode.PERMISSION_DENIED, message, [], undefined, stampFailure);
+
+/** 403: the organization's root quorum and policies do not allow the activity; nothing was stored. */
+export const requestNotAuthorized = (message: string) =>
+  new SignetError(403, GrpcCode.PERMISSION_DENIED, message, [], undefined, undefined, 'REQUEST_NOT_AUTHORIZED');
 
 export const notFound = (message: string) => new SignetError(404, GrpcCode.NOT_FOUND, message);
 

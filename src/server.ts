@@ -61,8 +61,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     const adminToken = loadAdminToken(config);
 
     let worker: OutboxWorker | undefined;
-    const engine = new ActivityEngine({ db, config, secret, keys: new ServiceKeys(db, secret), onQueued: () => worker?.wake() });
     const handlers = options.handlers ?? activityHandlers;
+    const engine = new ActivityEngine({ db, config, secret, keys: new ServiceKeys(db, secret), handlers, onQueued: () => worker?.wake() });
     const metrics = new Metrics(db, handlers.map((handler) => handler.activityType), (error) =>
       app.log.warn({ err: error }, 'metrics: cannot read the outbox depth; reported as NaN'),
     );

@@ -137,6 +137,7 @@ for (const tdb of testDatabases) {
           scheme: 'SIGNATURE_SCHEME_TK_API_P256',
           publicKey: active.apiPublicKey,
           signature: stamp.kind === 'apiKey' ? stamp.signature : '',
+          credentialType: 'CREDENTIAL_TYPE_API_KEY_P256',
           credential: { kind: 'apiKey', apiKeyId: apiKeyIds.get(active)!, now },
         } satisfies Principal);
       });
@@ -225,6 +226,7 @@ for (const tdb of testDatabases) {
           publicKey: Buffer.from(row!.public_key).toString('hex'),
           signature: stamp.signature,
           credentialId: passkey.credentialId,
+          credentialType: 'CREDENTIAL_TYPE_WEBAUTHN_AUTHENTICATOR',
           credential: { kind: 'authenticator', authenticatorId: row!.id },
         } satisfies Principal);
         assert.equal(await signCount(passkey), passkey.counter);

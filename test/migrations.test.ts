@@ -10,11 +10,15 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, describe, test } from 'node:test';
+import { NO_ACCESS } from '../src/activities/authorization.ts';
 import { activityResponseJson } from '../src/activities/render.ts';
 import { openDatabase, type Database } from '../src/store/db.ts';
 import { findActivity, type ActivityRecord } from '../src/store/activities.ts';
 import { migrate } from '../src/store/migrate.ts';
 import { createSchema, dropSchema, testDatabases } from './support/databases.ts';
+
+/** A vote written before votes recorded their credential and policy evaluations (migration 023). */
+const NOT_RECORDED = { credentialType: null, credentialId: null, webauthnCredentialId: null, policyEvaluations: [] };
 
 for (const tdb of testDatabases) {
   describe(`upgrading a store (${tdb.name})`, () => {
@@ -69,7 +73,7 @@ for (const tdb of testDatabases) {
       for (const [index, [, intent, result]] of rows.entries()) {
         const record = await findActivity(db, { organizationId, fingerprint: `sha256:${index}` });
         assert.ok(record);
-        const { activity } = JSON.parse(activityResponseJson(record));
+        const { activity } = JSON.parse(activityResponseJson(record, NO_ACCESS));
         const [intentKey, resultKey] = keys[index]!;
         assert.deepEqual(activity.intent, { [intentKey!]: JSON.parse(intent) });
         assert.deepEqual(activity.result[resultKey!], result);
@@ -147,7 +151,7 @@ for (const tdb of testDatabases) {
       const votesOf = async (index: number) => {
         const record = await findActivity(store.db, { organizationId: store.organizationId, fingerprint: `sha256:${index}` });
         assert.ok(record);
-        return JSON.parse(activityResponseJson(record)).activity.votes as Array<Record<string, unknown>>;
+        return JSON.parse(activityResponseJson(record, NO_ACCESS)).activity.votes as Array<Record<string, unknown>>;
       };
       const [first] = await votesOf(0);
       assert.equal(first!.message, '{"signed":"body"}');
@@ -314,7 +318,7 @@ for (const tdb of testDatabases) {
           [`sha256:${index}`],
         );
         const record = await findActivity(db, { organizationId, fingerprint: `sha256:${index}` });
-        return { row: row!, activity: JSON.parse(activityResponseJson(record!)).activity };
+        return { row: row!, activity: JSON.parse(activityResponseJson(record!, NO_ACCESS)).activity };
       };
 
       const early = await stored(0);
@@ -371,7 +375,7 @@ async function storeBeforeVoteTable(tdb: (typeof testDatabases)[number], cleanup
       result: { createSmartContractInterfaceResult: { smartContractInterfaceId: 's' } }, createdAt, updatedAt: createdAt,
       votes: vote
         ? [{ id: voteId, ...vote.user, selection: 'VOTE_SELECTION_APPROVED', ...(vote.message === null ? {} : { message: vote.message }),
-             publicKey: '02ab', signature: '3006', scheme: 'SIGNATURE_SCHEME_TK_API_P256', createdAt }]
+             publicKey: '02ab', signature: '3006', scheme: 'SIGNATURE_SCHEME_TK_API_P256', createdAt, ...NOT_RECORDED }]
         : [],
     };
     return expected;
@@ -399,7 +403,7 @@ for (const tdb of testDatabases) {
       assert.ok((await migrate(store.db)).includes('020_votes.sql'));
       for (const [index, record] of expected.entries()) {
         const read = await findActivity(store.db, { organizationId: store.organizationId, fingerprint: `sha256:${index}` });
-        assert.equal(activityResponseJson(read!), activityResponseJson(record), `activity ${index}`);
+        assert.equal(activityResponseJson(read!, NO_ACCESS), activityResponseJson(record, NO_ACCESS), `activity ${index}`);
       }
       const votes = await store.db.query<{ activity_id: string; organization_id: string; message: string | null }>(
         'SELECT activity_id, organization_id, message FROM votes ORDER BY message NULLS FIRST',
@@ -435,13 +439,13 @@ for (const tdb of testDatabases) {
       await vote(carol.userId, 'VOTE_SELECTION_REJECTED', later, ids[0]);
       await vote(bob.userId, 'VOTE_SELECTION_APPROVED', later, ids[1]);
       const read = await findActivity(store.db, { organizationId: store.organizationId, id: record.id });
-      const other = { message: 'another stamp', publicKey: '03cd', signature: '3007', scheme: 'SIGNATURE_SCHEME_TK_API_P256', createdAt: later };
+      const other = { message: 'another stamp', publicKey: '03cd', signature: '3007', scheme: 'SIGNATURE_SCHEME_TK_API_P256', createdAt: later, ...NOT_RECORDED };
       const votes = [
         ...record.votes,
         { id: ids[1]!, ...bob, selection: 'VOTE_SELECTION_APPROVED', ...other },
         { id: ids[0]!, ...carol, selection: 'VOTE_SELECTION_REJECTED', ...other },
       ];
-      assert.equal(activityResponseJson(read!), activityResponseJson({ ...record, votes }));
+      assert.equal(activityResponseJson(read!, NO_ACCESS), activityResponseJson({ ...record, votes }, NO_ACCESS));
     });
   });
 }

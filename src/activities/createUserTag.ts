@@ -53,6 +53,8 @@ export const createUserTag: ActivityHandler<typeof parameters, z.infer<typeof re
     const userTagId = randomUUID();
     const userIds = intent.userIds.map((id) => id.toLowerCase());
     return {
+      // Tags are what consensus rules count.
+      changesAuthority: true,
       result: { userTagId, userIds },
       guards: [
         {

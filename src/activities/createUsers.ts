@@ -310,6 +310,8 @@ export const createUsers: ActivityHandler<typeof createUsersParameters, z.infer<
       // A deletion of a tag running meanwhile either waits for these members (and then removes them
       // with the tag) or commits first, and this statement then sees the tag gone (its guard).
       ...(tagIds.length > 0 ? { locks: [lockUserTags(organizationId, tagIds, 'share')] } : {}),
+      // Tags given to users change what consensus rules count.
+      ...(members.length > 0 ? { changesAuthority: true } : {}),
     };
   },
 };

@@ -39,6 +39,8 @@ export const deleteUserTags: ActivityHandler<typeof parameters, z.infer<typeof r
     const userTagIds = intent.userTagIds.map((id) => id.toLowerCase());
     const userIds = await userTagMembers(context.db, organizationId, userTagIds);
     return {
+      // Tags are what consensus rules count.
+      changesAuthority: true,
       result: { userTagIds, userIds },
       guards: [
         ...userTagIds.map((tagId, i) => ({

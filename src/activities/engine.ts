@@ -1,18 +1,38 @@
 // The activity engine: everything every activity shares. An activity's life, in submit's order:
-// intake (the envelope and the handler's parameter schema make the intent), the decision point
-// (whether it may take effect now), execute (the handler's effect, planned when the activity is
-// allowed), and the write of the activity, its vote, its rows and the checks they depend on (the
-// credential among them) in one statement; then the stored activity, rendered. Liveness and
-// idempotency come before. The stamp is verified before (auth/), over the raw bytes.
+// intake (the envelope and the handler's parameter schema make the intent), the decision (the
+// organization's root quorum and policies over the approvers: allowed now, waiting for more
+// approvals, or refused), execute (the handler's effect, planned when the activity is allowed), and
+// the write of the activity, its vote, its rows and the checks they depend on (the credential and the
+// authority decided under among them) in one statement; then the stored activity, rendered for its
+// reader. A vote (approve_activity, reject_activity) decides a waiting activity again and, when it is
+// allowed, executes it then, once. Liveness and idempotency come before. The stamp is verified before
+// (auth/), over the raw bytes.
 import { hash, randomUUID } from 'node:crypto';
 import type { Config } from '../config.ts';
-import { credentialRefused, invalidArgument, invalidField, SignetError, unauthenticated } from '../errors.ts';
-import { findActivity, type ActivityRecord, type WriteOutcome } from '../store/activities.ts';
+import { credentialRefused, invalidArgument, invalidField, notFound, requestNotAuthorized, SignetError, unauthenticated, unavailable } from '../errors.ts';
+import type { Approver, Decision } from '../policy/index.ts';
+import { findActivity, lockActivity, writeVote, type ActivityRecord, type VoteRecord, type VoteWrite, type WriteOutcome } from '../store/activities.ts';
 import { ActivityWriter } from '../store/activityWriter.ts';
-import type { Database } from '../store/db.ts';
+import type { Database, Queryable } from '../store/db.ts';
+import { run } from '../store/sql.ts';
+import type { NewVote } from '../store/votes.ts';
 import { createAppProof } from './appProofs.ts';
 import { envelopeSchema, type Envelope } from './envelope.ts';
 import type { ActivityHandler, ActivityPlan, ExecutionContext, Principal } from './handler.ts';
+import {
+  accessOf,
+  approversOf,
+  Authorities,
+  AuthorityChanged,
+  decideActivity,
+  intentOf,
+  mayVoteOn,
+  NO_ACCESS,
+  principalCredential,
+  refusal,
+  type Access,
+  type Authority,
+} from './authorization.ts';
 import { activityResponseJson } from './render.ts';
 import type { ServiceKeys } from './serviceKeys.ts';
 import { ACTIVITY_STATUS, type ActivityStatus } from './status.ts';
@@ -28,6 +48,8 @@ export interface EngineDependencies {
   onQueued?: () => void;
   /** Called when a statement refused a credential the caller still held as good (to forget it). */
   onCredentialRefused?: (principal: Principal) => void;
+  /** Every activity handler, to execute a waiting activity of any type when a vote allows it. */
+  handlers: readonly ActivityHandler[];
   /** Clock, replaceable in tests. */
   now?: () => Date;
 }
@@ -54,20 +76,11 @@ function intake(handler: ActivityHandler, envelope: Envelope): { intent: unknown
   return { intent: parsed.data, generateAppProofs: envelope.generateAppProofs === true || flagged === true };
 }
 
-/** What the decision point says of an activity: today, that it may take effect now. */
-type Decision = 'allowed';
-
-/** The status an activity is written with, by its decision. */
-const STATUS_OF: Readonly<Record<Decision, ActivityStatus>> = { allowed: ACTIVITY_STATUS.COMPLETED };
-
-/** The decision point: every credential of the organization may write (authorization decides here, with src/policy's `decide`). */
-function authorize(_activity: { principal: Principal; type: string; intent: unknown }): Decision {
-  return 'allowed';
-}
-
 export class ActivityEngine {
   private readonly now: () => Date;
   private readonly writer: ActivityWriter;
+  /** Each organization's root quorum and policies, remembered per version of its authority. */
+  readonly authorities = new Authorities();
 
   constructor(private readonly deps: EngineDependencies) {
     this.now = deps.now ?? (() => new Date());
@@ -98,22 +111,19 @@ export class ActivityEngine {
 
   /**
    * Creates the activity of an authenticated submission, or answers with the stored one when the same
-   * body was submitted before (how clients poll, whatever its age).
+   * body was submitted before (how clients poll, whatever its age). A vote (approve_activity,
+   * reject_activity) is recorded on the activity it names instead.
    */
-  async submit(
-    handler: ActivityHandler,
-    submission: { body: Buffer; document: Record<string, unknown>; envelope: Envelope; principal: Principal; stampHeader: string },
-  ): Promise<SubmissionOutcome> {
+  async submit(handler: ActivityHandler, submission: Submission): Promise<SubmissionOutcome> {
     const { db, config } = this.deps;
     const { envelope, principal } = submission;
     const { organizationId, timestampMs } = envelope;
     const now = this.now();
     const fingerprint = `sha256:${hash('sha256', submission.body, 'hex')}`;
-    const stored = (activity: ActivityRecord) => this.answer(activity, false);
     const storedOr = async (error: unknown): Promise<SubmissionOutcome> => {
       // A refusal of a body submitted before is not the answer: its stored activity is.
       const activity = await findActivity(db, { organizationId, fingerprint });
-      if (activity) return stored(activity);
+      if (activity) return this.answer(activity, principal, false);
       throw error;
     };
 
@@ -131,39 +141,93 @@ export class ActivityEngine {
 
     // 1. Intake, pure: the envelope and the handler's parameter schema make the intent.
     const { intent, generateAppProofs } = intake(handler, envelope);
+    if (handler.votes) return this.vote(handler.votes, submission, (intent as { fingerprint: string }).fingerprint, now);
 
-    // 2. The decision point: whether the activity may take effect now; it is written with the status
-    // its decision gives.
-    const decision = authorize({ principal, type: envelope.type, intent });
+    for (let attempt = 1; ; attempt++) {
+      // 2. The decision, with the submitter as the one approver so far.
+      const authority = await this.authorities.of(db, organizationId);
+      const submitter = await this.authorities.approverOf(db, authority, principal);
+      const decided = { type: envelope.type, intent, rootQuorumOnly: handler.rootQuorumOnly === true };
+      const decision = decideActivity(authority, decided, [submitter]);
+      if (decision.outcome === 'OUTCOME_DENY_EXPLICIT' || decision.outcome === 'OUTCOME_DENY_IMPLICIT') {
+        return storedOr(refusal(decision, { type: envelope.type, organizationId, userId: principal.userId }, authority));
+      }
+      const allowed = decision.outcome === 'OUTCOME_ALLOW';
+      if (!allowed && handler.redact) {
+        // The secret such an activity carries is not kept, so it could never execute later.
+        return storedOr(
+          requestNotAuthorized(
+            `${envelope.type} needs more approvals, and it cannot wait for them: the secret it carries is not kept. ` +
+              'Submit it with a credential whose user may do it alone',
+          ),
+        );
+      }
 
-    // 3. Execute: the handler plans its effect, now that the activity is allowed.
-    const activityId = randomUUID();
-    const context: ExecutionContext = {
-      activityId,
-      organizationId,
-      principal,
-      now,
-      config,
-      secret: this.deps.secret,
-      db,
-      keys: this.deps.keys,
-    };
-    let plan: ActivityPlan;
-    try {
-      plan = await handler.execute(context, intent);
-    } catch (error) {
-      if (error instanceof SignetError && error.status < 500) return storedOr(error);
-      throw error;
+      // 3. Execute: the handler plans its effect, now that the activity is allowed. One that waits for
+      // approvals has no effect yet: it is planned when it is allowed.
+      const activityId = randomUUID();
+      let plan: ActivityPlan;
+      if (allowed) {
+        try {
+          plan = await handler.execute(this.context(activityId, organizationId, principal, now, db), intent);
+        } catch (error) {
+          if (error instanceof SignetError && error.status < 500) return storedOr(error);
+          throw error;
+        }
+      } else {
+        plan = { result: {} };
+      }
+
+      // 4. The write: the activity with its status, its submitter's vote, and the handler's rows and
+      // checks, in one statement; then the answer its outcome gives (settle).
+      const outcome = await this.writeNew(handler, submission, {
+        activityId,
+        fingerprint,
+        now,
+        plan,
+        status: allowed ? ACTIVITY_STATUS.COMPLETED : ACTIVITY_STATUS.CONSENSUS_NEEDED,
+        generateAppProofs: allowed && generateAppProofs,
+        evaluations: decision.evaluations,
+        authority,
+        intent,
+      });
+      if (outcome.kind === 'authorityChanged') {
+        // Another process changed the quorum, a policy or a tag since this one read them: read again.
+        this.authorities.forget(organizationId);
+        if (attempt < MAX_DECISIONS) continue;
+        throw unavailable("the organization's root quorum or policies kept changing while the activity was decided; nothing was stored, submit again");
+      }
+      return this.settle(plan, principal, outcome, storedOr);
     }
+  }
 
-    // 4. The write: the activity with its status, its submitter's vote, and the handler's rows and
-    // checks, in one statement; then the answer its outcome gives (settle).
-    // A bearer secret of the result is never written: the stored result holds "" in its place.
-    const storedResult: object = plan.secretFields?.length
-      ? { ...plan.result, ...Object.fromEntries(plan.secretFields.map((field) => [field, ''])) }
-      : plan.result;
+  private context(activityId: string, organizationId: string, principal: Principal, now: Date, db: Queryable): ExecutionContext {
+    const { config, secret, keys } = this.deps;
+    return { activityId, organizationId, principal, now, config, secret, db, keys };
+  }
+
+  /** Writes a new activity (allowed now, or waiting), and says what happened. */
+  private async writeNew(
+    handler: ActivityHandler,
+    submission: Submission,
+    fields: {
+      activityId: string;
+      fingerprint: string;
+      now: Date;
+      plan: ActivityPlan;
+      status: ActivityStatus;
+      generateAppProofs: boolean;
+      evaluations: Decision['evaluations'];
+      authority: Authority;
+      intent: unknown;
+    },
+  ): Promise<{ kind: 'authorityChanged' } | { kind: 'written'; record: ActivityRecord; outcome: WriteOutcome }> {
+    const { envelope, principal } = submission;
+    const { organizationId, timestampMs } = envelope;
+    const { activityId, fingerprint, now, plan } = fields;
+    const storedResult = withoutSecrets(plan);
     const proofsOf = async (result: object) =>
-      generateAppProofs
+      fields.generateAppProofs
         ? [await createAppProof(this.deps.keys, { id: activityId, type: handler.activityType, organizationId, fingerprint, timestampMs, result })]
         : undefined;
     // The stored proof binds the result as stored, which every later read of the activity shows.
@@ -174,45 +238,30 @@ export class ActivityEngine {
     const rawBody = redacted
       ? JSON.stringify({ ...submission.document, parameters: redacted(envelope.parameters) })
       : submission.body.toString('utf8');
-    const storedIntent = redacted ? redacted(intent as Record<string, unknown>) : intent;
+    const storedIntent = redacted ? redacted(fields.intent as Record<string, unknown>) : fields.intent;
+    const vote = newVote(principal, 'VOTE_SELECTION_APPROVED', now, fields.evaluations);
     const record: ActivityRecord = {
       id: activityId,
       organizationId,
       type: envelope.type,
-      status: STATUS_OF[decision],
+      status: fields.status,
       fingerprint,
       timestampMs,
       rawBody,
       intentJson: `{${JSON.stringify(handler.intentKey)}:${JSON.stringify(storedIntent)}}`,
-      result: { [handler.resultKey]: storedResult },
+      result: fields.status === ACTIVITY_STATUS.COMPLETED ? { [handler.resultKey]: storedResult } : {},
       createdAt: now,
       updatedAt: now,
-      votes: [
-        {
-          id: randomUUID(),
-          userId: principal.userId,
-          userName: principal.userName,
-          userEmail: principal.userEmail,
-          userPhoneNumber: principal.userPhoneNumber,
-          userCreatedAt: principal.userCreatedAt,
-          userUpdatedAt: principal.userUpdatedAt,
-          // The user's tags as the write's statement reads them (settle).
-          userTags: [],
-          selection: 'VOTE_SELECTION_APPROVED',
-          publicKey: principal.publicKey,
-          signature: principal.signature,
-          scheme: principal.scheme,
-          createdAt: now,
-        },
-      ],
+      votes: [voteRecord(principal, vote, now)],
       ...(appProofs ? { appProofs } : {}),
     };
-    const vote = record.votes[0]!;
     const write = () =>
       this.writer.write({
         activity: { ...record, stampHeader: submission.stampHeader },
-        vote: { id: vote.id, userId: vote.userId, selection: vote.selection, publicKey: vote.publicKey, signature: vote.signature, scheme: vote.scheme },
+        vote,
         credential: principal.credential,
+        authorityVersion: fields.authority.version,
+        ...(plan.changesAuthority ? { bumpsAuthority: true } : {}),
         guards: (plan.guards ?? []).map((guard) => guard.condition),
         gates: (plan.gates ?? []).map((gate) => gate.gate),
         rows: plan.rows ?? [],
@@ -222,27 +271,34 @@ export class ActivityEngine {
     // A concurrent request took a unique value after the checks read: written again, the checks
     // see it and refuse with the field it is in.
     if (outcome.kind === 'conflict') outcome = await write();
+    if (outcome.kind === 'authorityChanged') return outcome;
+    if (outcome.kind === 'created' && plan.changesAuthority) this.authorities.forget(organizationId);
     // Only the request that made the activity is answered with its secrets, and with a proof of them.
     if (outcome.kind === 'created' && storedResult !== plan.result) {
       const answerProofs = await proofsOf(plan.result);
-      return this.settle(plan, principal, { ...record, result: { [handler.resultKey]: plan.result }, ...(answerProofs ? { appProofs: answerProofs } : {}) }, outcome, storedOr);
+      return {
+        kind: 'written',
+        outcome,
+        record: { ...record, result: { [handler.resultKey]: plan.result }, ...(answerProofs ? { appProofs: answerProofs } : {}) },
+      };
     }
-    return this.settle(plan, principal, record, outcome, storedOr);
+    return { kind: 'written', record, outcome };
   }
 
   private async settle(
     plan: ActivityPlan,
     principal: Principal,
-    record: ActivityRecord,
-    outcome: WriteOutcome,
+    written: { record: ActivityRecord; outcome: WriteOutcome },
     storedOr: (error: unknown) => Promise<SubmissionOutcome>,
   ): Promise<SubmissionOutcome> {
+    const { record, outcome } = written;
     switch (outcome.kind) {
       case 'created':
         if (plan.queuesDelivery) this.deps.onQueued?.();
-        return this.answer({ ...record, votes: record.votes.map((vote, i) => (i === 0 ? { ...vote, userTags: outcome.userTags } : vote)) }, true);
+        // The submitter's tags as the statement read them.
+        return this.answer({ ...record, votes: record.votes.map((vote, i) => (i === 0 ? { ...vote, userTags: outcome.userTags } : vote)) }, principal, true);
       case 'existing':
-        return this.answer(outcome.activity, false);
+        return this.answer(outcome.activity, principal, false);
       case 'credentialRefused':
         this.deps.onCredentialRefused?.(principal);
         throw credentialRefused(principal, outcome.state, record.createdAt);
@@ -255,10 +311,226 @@ export class ActivityEngine {
         return storedOr(new Error('activity vanished after a fingerprint conflict'));
       case 'conflict':
         return storedOr(invalidArgument('a value of this request was registered by a concurrent request meanwhile; submit again to learn which'));
+      case 'authorityChanged':
+        throw new Error('unreachable: a changed authority is decided again before settling');
     }
   }
 
-  private answer(record: ActivityRecord, created: boolean): SubmissionOutcome {
-    return { json: activityResponseJson(record), activityId: record.id, organizationId: record.organizationId, created };
+  /**
+   * A vote on the organization's activity with `fingerprint`, in one transaction that holds the
+   * activity's row: the votes on one activity are decided one after the other, in every process, and
+   * the status changes only from waiting, so an activity executes once. Answers with that activity.
+   */
+  private async vote(selection: NonNullable<ActivityHandler['votes']>, submission: Submission, fingerprint: string, now: Date): Promise<SubmissionOutcome> {
+    const { db } = this.deps;
+    const { principal, envelope } = submission;
+    const { organizationId } = envelope;
+    const body = submission.body.toString('utf8');
+    for (let attempt = 1; ; attempt++) {
+      const authority = await this.authorities.of(db, organizationId);
+      const voter = await this.authorities.approverOf(db, authority, principal);
+      try {
+        const outcome = await db.transaction((tx) => this.voteIn(tx, { selection, submission, body, fingerprint, now, authority, voter }));
+        if (outcome.queuesDelivery) this.deps.onQueued?.();
+        if (outcome.changesAuthority) this.authorities.forget(organizationId);
+        return this.answer(outcome.activity, principal, outcome.written);
+      } catch (error) {
+        if (!(error instanceof AuthorityChanged)) throw error;
+        this.authorities.forget(organizationId);
+        if (attempt >= MAX_DECISIONS) {
+          throw unavailable("the organization's root quorum or policies kept changing while the vote was decided; nothing was stored, vote again");
+        }
+      }
+    }
   }
+
+  private async voteIn(
+    tx: Queryable,
+    v: {
+      selection: NonNullable<ActivityHandler['votes']>;
+      submission: Submission;
+      body: string;
+      fingerprint: string;
+      now: Date;
+      authority: Authority;
+      voter: Approver;
+    },
+  ): Promise<{ activity: ActivityRecord; written: boolean; queuesDelivery?: boolean; changesAuthority?: boolean }> {
+    const { principal, envelope } = v.submission;
+    const { organizationId } = envelope;
+    const target = await lockActivity(tx, { organizationId, fingerprint: v.fingerprint });
+    if (!target) throw notFound(`no activity with fingerprint ${v.fingerprint} in organization ${organizationId}`);
+    const handler = this.deps.handlers.find((h) => h.activityType === target.type || h.otherActivityTypes?.includes(target.type));
+    if (!handler) throw new Error(`no handler for the stored activity type ${target.type}`);
+
+    const own = target.votes.find((vote) => vote.userId === principal.userId);
+    const submitter = target.votes[0]?.userId === principal.userId;
+    // The same vote again answers as the first did: with the activity as it is now.
+    if (own && own.message === v.body) return { activity: target, written: false };
+    // Its submitter may withdraw a waiting activity; anyone else votes once.
+    const withdrawal = submitter && v.selection === 'VOTE_SELECTION_REJECTED' && own?.selection === 'VOTE_SELECTION_APPROVED';
+    if (own && !withdrawal) {
+      throw invalidField(
+        'parameters.fingerprint',
+        `user ${principal.userId} has already voted on activity ${target.id} (${own.selection}${submitter ? ', as its submitter' : ''}); a user votes once`,
+      );
+    }
+    if (target.status !== ACTIVITY_STATUS.CONSENSUS_NEEDED) {
+      throw invalidField(
+        'parameters.fingerprint',
+        `activity ${target.id} is ${target.status}: only an activity waiting for approvals (${ACTIVITY_STATUS.CONSENSUS_NEEDED}) can be approved or rejected`,
+      );
+    }
+    const decided = { type: target.type, intent: intentOf(target), rootQuorumOnly: handler.rootQuorumOnly === true };
+    const approvers = approversOf(target);
+    if (!withdrawal && !mayVoteOn(v.authority, decided, approvers, v.voter)) {
+      throw requestNotAuthorized(
+        `user ${principal.userId} may not vote on activity ${target.id}: only the root quorum's users, and users whom the consensus of ` +
+          'a policy allowing this activity counts, take part in approving it',
+      );
+    }
+    const base = {
+      activityId: target.id,
+      organizationId,
+      from: ACTIVITY_STATUS.CONSENSUS_NEEDED,
+      updatedAt: v.now,
+      credential: principal.credential,
+      authorityVersion: v.authority.version,
+      guards: [],
+      gates: [],
+      rows: [],
+    };
+    const vote = (evaluations: Decision['evaluations']) => ({ ...newVote(principal, v.selection, v.now, evaluations), organizationId, createdAt: v.now, message: v.body });
+    const finish = async (write: VoteWrite, extra: { queuesDelivery?: boolean; changesAuthority?: boolean } = {}) => {
+      const outcome = await writeVote(tx, write);
+      if (outcome.kind === 'written') return { ...extra, activity: (await findActivity(tx, { organizationId, id: target.id }))!, written: true };
+      if (outcome.kind === 'credentialRefused') {
+        this.deps.onCredentialRefused?.(principal);
+        throw credentialRefused(principal, outcome.state, v.now);
+      }
+      if (outcome.kind === 'authorityChanged') throw new AuthorityChanged();
+      return outcome;
+    };
+    const settled = async (write: VoteWrite) => {
+      const outcome = await finish(write);
+      if ('activity' in outcome) return outcome;
+      throw new Error(`a vote on a locked waiting activity was not written (${outcome.kind})`);
+    };
+
+    if (v.selection === 'VOTE_SELECTION_REJECTED') {
+      // One rejection is final.
+      const evaluations = decideActivity(v.authority, decided, approvers).evaluations.map((e) => ({ policyId: e.policyId, outcome: 'OUTCOME_REJECTED' as const }));
+      return settled({ ...base, status: ACTIVITY_STATUS.REJECTED, vote: vote(evaluations) });
+    }
+
+    const decision = decideActivity(v.authority, decided, [...approvers, v.voter]);
+    if (decision.outcome === 'OUTCOME_REQUIRES_CONSENSUS') return settled({ ...base, status: ACTIVITY_STATUS.CONSENSUS_NEEDED, vote: vote(decision.evaluations) });
+    const failed = (error: SignetError) =>
+      settled({ ...base, status: ACTIVITY_STATUS.FAILED, failure: { code: error.code, message: error.message }, vote: vote(decision.evaluations) });
+    if (decision.outcome !== 'OUTCOME_ALLOW') {
+      // More approvers made a DENY policy apply: the activity will never be allowed.
+      return failed(refusal(decision, { type: target.type, organizationId, userId: principal.userId }, v.authority));
+    }
+
+    // Allowed: the effect is planned now, at the approval that allows it, by the approver's credential.
+    let plan: ActivityPlan;
+    try {
+      plan = await handler.execute(this.context(target.id, organizationId, principal, v.now, tx), decided.intent);
+    } catch (error) {
+      if (error instanceof SignetError && error.status < 500) return failed(error);
+      throw error;
+    }
+    for (const lock of plan.locks ?? []) await run(tx, lock);
+    const storedResult = withoutSecrets(plan);
+    const document = JSON.parse(target.rawBody) as { generateAppProofs?: unknown; parameters?: { generateAppProofs?: unknown } };
+    const proofs =
+      document.generateAppProofs === true || document.parameters?.generateAppProofs === true
+        ? [
+            await createAppProof(this.deps.keys, {
+              id: target.id,
+              type: handler.activityType,
+              organizationId,
+              fingerprint: target.fingerprint,
+              timestampMs: target.timestampMs,
+              result: storedResult,
+            }),
+          ]
+        : undefined;
+    const outcome = await finish(
+      {
+        ...base,
+        status: ACTIVITY_STATUS.COMPLETED,
+        result: { [handler.resultKey]: storedResult },
+        ...(proofs ? { appProofs: proofs } : {}),
+        vote: vote(decision.evaluations),
+        guards: (plan.guards ?? []).map((guard) => guard.condition),
+        gates: (plan.gates ?? []).map((gate) => gate.gate),
+        rows: plan.rows ?? [],
+        ...(plan.changesAuthority ? { bumpsAuthority: true } : {}),
+      },
+      { ...(plan.queuesDelivery ? { queuesDelivery: true } : {}), ...(plan.changesAuthority ? { changesAuthority: true } : {}) },
+    );
+    if ('activity' in outcome) return outcome;
+    if (outcome.kind === 'guardFailed') return failed(plan.guards![outcome.index]!.error);
+    if (outcome.kind === 'gateFailed') return failed(plan.gates![outcome.index]!.error(outcome.detail));
+    throw new Error(`a vote on a locked waiting activity was not written (${outcome.kind})`);
+  }
+
+  /** The answer: the activity as its reader may still approve or reject it. */
+  private async answer(record: ActivityRecord, reader: Principal, created: boolean): Promise<SubmissionOutcome> {
+    const access = await this.accessFor(record, reader);
+    return { json: activityResponseJson(record, access), activityId: record.id, organizationId: record.organizationId, created };
+  }
+
+  /** What `reader` may still do with the activity (canApprove, canReject): only a waiting one is read for it. */
+  async accessFor(record: ActivityRecord, reader: Principal): Promise<Access> {
+    if (record.status !== ACTIVITY_STATUS.CONSENSUS_NEEDED) return NO_ACCESS;
+    const authority = await this.authorities.of(this.deps.db, record.organizationId);
+    const handler = this.deps.handlers.find((h) => h.activityType === record.type || h.otherActivityTypes?.includes(record.type));
+    return accessOf(authority, record, await this.authorities.approverOf(this.deps.db, authority, reader), handler?.rootQuorumOnly === true);
+  }
+}
+
+/** Decisions made for one request at most (each after the organization's authority was found changed). */
+const MAX_DECISIONS = 3;
+
+export interface Submission {
+  body: Buffer;
+  document: Record<string, unknown>;
+  envelope: Envelope;
+  principal: Principal;
+  stampHeader: string;
+}
+
+/** The result as stored: a bearer secret of the result is never written, "" takes its place. */
+function withoutSecrets(plan: ActivityPlan): object {
+  return plan.secretFields?.length ? { ...plan.result, ...Object.fromEntries(plan.secretFields.map((field) => [field, ''])) } : plan.result;
+}
+
+/** The vote of a principal's stamp. */
+function newVote(principal: Principal, selection: string, now: Date, evaluations: Decision['evaluations']): Omit<NewVote, 'organizationId' | 'createdAt'> {
+  return {
+    id: randomUUID(),
+    userId: principal.userId,
+    selection,
+    publicKey: principal.publicKey,
+    signature: principal.signature,
+    scheme: principal.scheme,
+    ...principalCredential(principal),
+    policyEvaluations: evaluations.map(({ policyId, outcome }) => ({ policyId, outcome })),
+  };
+}
+
+/** The vote as the answer renders it (the user's tags are filled in from the statement). */
+function voteRecord(principal: Principal, vote: Omit<NewVote, 'organizationId' | 'createdAt'>, now: Date): VoteRecord {
+  return {
+    ...vote,
+    userName: principal.userName,
+    userEmail: principal.userEmail,
+    userPhoneNumber: principal.userPhoneNumber,
+    userCreatedAt: principal.userCreatedAt,
+    userUpdatedAt: principal.userUpdatedAt,
+    userTags: [],
+    createdAt: now,
+  };
 }

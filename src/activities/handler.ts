@@ -5,6 +5,7 @@
 // common (envelope, stamp, liveness, idempotency, votes, rendering, errors) belongs to the engine.
 import type { z } from 'zod';
 import type { Config } from '../config.ts';
+import type { CredentialType } from '../policy/index.ts';
 import type { SignetError } from '../errors.ts';
 import type { Gate } from '../store/activities.ts';
 import type { CredentialUse } from '../store/credentials.ts';
@@ -29,6 +30,8 @@ export interface Principal {
   signature: string;
   /** base64url, WebAuthn only. */
   credentialId?: string;
+  /** The credential's type as policies see it (an API key, a session key, a passkey). */
+  credentialType: CredentialType;
   /** How the statements of the request check, at their own moment, that the credential may still be used. */
   credential: CredentialUse;
 }
@@ -99,6 +102,14 @@ export interface ActivityHandler<Schema extends z.ZodType = z.ZodType, Result ex
   redact?(parameters: Record<string, unknown>): Record<string, unknown>;
   /** What the activity does, one or two sentences for the OpenAPI document (markdown). */
   description?: string;
+  /** Decided by the root quorum alone: policies are not consulted (update_root_quorum). */
+  rootQuorumOnly?: boolean;
+  /**
+   * A vote on another activity (approve_activity, reject_activity) rather than an activity of its own:
+   * the engine records the vote on the activity whose fingerprint the parameters give, decides that
+   * activity again and answers with it; `execute` is not called.
+   */
+  votes?: 'VOTE_SELECTION_APPROVED' | 'VOTE_SELECTION_REJECTED';
   /** Key of the intent object, e.g. initOtpAuthIntentV3. */
   intentKey: string;
   /** Key of the result object, e.g. initOtpAuthResultV2. */

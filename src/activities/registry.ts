@@ -9,6 +9,7 @@ import { initOtp } from './initOtp.ts';
 import { initOtpAuth } from './initOtpAuth.ts';
 import { otpLogin, otpLoginV2 } from './otpLogin.ts';
 import { verifyOtp, verifyOtpV2 } from './verifyOtp.ts';
+import { approveActivity, rejectActivity } from './voteOnActivity.ts';
 
 export const activityHandlers: readonly ActivityHandler[] = [
   initOtpAuth,
@@ -22,4 +23,6 @@ export const activityHandlers: readonly ActivityHandler[] = [
   createUsers,
   createUserTag,
   deleteUserTags,
+  approveActivity,
+  rejectActivity,
 ];

@@ -4,7 +4,7 @@
 // intent key), and the signed body escaped once for every vote that signed it. One stored record
 // renders the same bytes on every read.
 import type { ActivityRecord, VoteRecord } from '../store/activities.ts';
-import { ACTIVITY_STATUS } from './status.ts';
+import type { Access } from './authorization.ts';
 
 const quote = JSON.stringify;
 
@@ -37,21 +37,22 @@ function voteJson(vote: VoteRecord, activityId: string, escapedBody: string): st
   );
 }
 
-/** The activity object as JSON text (what `{"activity": …}` and activity lists hold). */
-export function activityJson(record: ActivityRecord): string {
+/**
+ * The activity object as JSON text (what `{"activity": …}` and activity lists hold), as `access` says
+ * its reader may still approve or reject it.
+ */
+export function activityJson(record: ActivityRecord, access: Access): string {
   const escapedBody = quote(record.rawBody);
   // Both are stored under their keys: {"<intentKey>": …} and {"<resultKey>": …}.
   const intent = record.intentJson;
   const result = record.result ? quote(record.result) : '{}';
   const votes = `[${record.votes.map((vote) => voteJson(vote, record.id, escapedBody)).join(',')}]`;
-  // Only an activity waiting for approvals can be approved or rejected; a completed, failed or
-  // rejected one no longer can. (Whether this reader may vote comes with authorization.)
-  const open = record.status === ACTIVITY_STATUS.CONSENSUS_NEEDED;
   const common =
     `"id":${quote(record.id)},"organizationId":${quote(record.organizationId)},` +
     `"status":${quote(record.status)},"type":${quote(record.type)}`;
   const bookkeeping =
-    `"votes":${votes},"fingerprint":${quote(record.fingerprint)},"canApprove":${open},"canReject":${open},` +
+    `"votes":${votes},"fingerprint":${quote(record.fingerprint)},"canApprove":${access.canApprove},"canReject":${access.canReject},` +
+    (record.failure ? `"failure":${quote({ code: record.failure.code, message: record.failure.message, details: [] })},` : '') +
     `"createdAt":${quote(record.createdAt.toISOString())},"updatedAt":${quote(record.updatedAt.toISOString())}`;
   const nested = `{${common},"intent":${intent},"result":${result},${bookkeeping}}`;
   // The flat result holds the nested activity and the result keys beside it.
@@ -63,6 +64,6 @@ export function activityJson(record: ActivityRecord): string {
 }
 
 /** The answer to a submission or get_activity: `{"activity": …}`. */
-export function activityResponseJson(record: ActivityRecord): string {
-  return `{"activity":${activityJson(record)}}`;
+export function activityResponseJson(record: ActivityRecord, access: Access): string {
+  return `{"activity":${activityJson(record, access)}}`;
 }

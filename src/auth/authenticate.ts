@@ -86,6 +86,7 @@ async function authenticateApiKey(
     scheme: 'SIGNATURE_SCHEME_TK_API_P256',
     publicKey,
     signature: stamp.signature,
+    credentialType: key.kind === 'session' ? 'CREDENTIAL_TYPE_READ_WRITE_SESSION_KEY_P256' : 'CREDENTIAL_TYPE_API_KEY_P256',
     credential: { kind: 'apiKey', apiKeyId: key.id, now: options.now },
   };
 }
@@ -150,6 +151,7 @@ async function authenticateWebAuthn(
     publicKey: Buffer.from(registration.publicKey).toString('hex'),
     signature: stamp.signature,
     credentialId: stamp.credentialId,
+    credentialType: 'CREDENTIAL_TYPE_WEBAUTHN_AUTHENTICATOR',
     credential: { kind: 'authenticator', authenticatorId: registration.id },
   };
 }

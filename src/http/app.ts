@@ -159,7 +159,7 @@ export function buildApp(deps: AppDependencies): FastifyInstance {
     onAuthenticated: (credential) => throttle.succeeded(credential),
   });
   registerSubmitRoutes(app, deps.engine, stamps, deps.handlers, deps.metrics);
-  registerQueryRoutes(app, deps.db, stamps, queryHandlers);
+  registerQueryRoutes(app, deps.db, deps.engine, stamps, queryHandlers);
   registerOpenApiRoutes(app, deps.handlers, queryHandlers);
   registerAdminRoutes(app, deps);
   return app;

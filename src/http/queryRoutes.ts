@@ -1,6 +1,7 @@
 // POST /public/v1/query/<query>: one route per registered query. The body is parsed and the stamp
 // verified over its raw bytes exactly as for activities; the query reads on behalf of the principal.
 import type { FastifyInstance } from 'fastify';
+import type { ActivityEngine } from '../activities/engine.ts';
 import { parseBody } from '../activities/jsonDocument.ts';
 import { schemaError } from '../activities/violations.ts';
 import { parseStamp } from '../auth/parseStamp.ts';
@@ -9,7 +10,13 @@ import type { Database } from '../store/db.ts';
 import { rawBody } from './app.ts';
 import type { StampChecker } from './stampChecker.ts';
 
-export function registerQueryRoutes(app: FastifyInstance, db: Database, stamps: StampChecker, queries: readonly QueryHandler[]) {
+export function registerQueryRoutes(
+  app: FastifyInstance,
+  db: Database,
+  engine: ActivityEngine,
+  stamps: StampChecker,
+  queries: readonly QueryHandler[],
+) {
   for (const query of queries) {
     app.post(`/public/v1/query/${query.path}`, async (request, reply) => {
       const body = rawBody(request);
@@ -18,7 +25,7 @@ export function registerQueryRoutes(app: FastifyInstance, db: Database, stamps: 
       const parsed = query.request.safeParse(document, { reportInput: true });
       if (!parsed.success) throw schemaError(parsed.error, '', 'invalid query');
       const answer = await stamps.checked(body, stamp, parsed.data.organizationId, (principal) =>
-        query.run({ db, principal, now: new Date() }, parsed.data),
+        query.run({ db, principal, now: new Date(), accessFor: (record) => engine.accessFor(record, principal) }, parsed.data),
       );
       return typeof answer === 'string' ? reply.type('application/json; charset=utf-8').send(Buffer.from(answer)) : answer;
     });

@@ -22,6 +22,6 @@ export const getActivity: QueryHandler = {
     );
     // Another organization's activity is not found, never forbidden: its existence is not told.
     if (!activity) throw notFound(`no activity ${request.activityId} in organization ${request.organizationId}`);
-    return activityResponseJson(activity);
+    return activityResponseJson(activity, await context.accessFor(activity));
   },
 };

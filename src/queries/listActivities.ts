@@ -45,6 +45,7 @@ export const listActivities: QueryHandler = {
       }),
     );
     const records = pageRows(page!, query.paginationOptions);
-    return `{"activities":[${records.map((record) => activityJson(record)).join(',')}]}`;
+    const accesses = await Promise.all(records.map((record) => context.accessFor(record)));
+    return `{"activities":[${records.map((record, i) => activityJson(record, accesses[i]!)).join(',')}]}`;
   },
 };

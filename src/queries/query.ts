@@ -3,7 +3,9 @@
 // credential belongs to the body's organizationId; a query then reads in one statement that checks
 // the credential again, and writes nothing.
 import type { z } from 'zod';
+import type { Access } from '../activities/authorization.ts';
 import type { Principal } from '../activities/handler.ts';
+import type { ActivityRecord } from '../store/activities.ts';
 import { credentialRefused } from '../errors.ts';
 import type { CredentialState } from '../store/credentials.ts';
 import type { Database } from '../store/db.ts';
@@ -12,6 +14,8 @@ export interface QueryContext {
   db: Database;
   principal: Principal;
   now: Date;
+  /** What the principal may still do with an activity (canApprove, canReject). */
+  accessFor(record: ActivityRecord): Promise<Access>;
 }
 
 export interface QueryHandler<Schema extends z.ZodType<{ organizationId: string }> = z.ZodType<{ organizationId: string }>> {

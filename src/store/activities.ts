@@ -6,7 +6,8 @@ import type { Database, Queryable } from './db.ts';
 import { pageOf, pageStatement, type Page, type PageRequest } from './pages.ts';
 import { join, raw, run, sql, substitute, type Sql } from './sql.ts';
 import { userTagIdsJson } from './userTags.ts';
-import { submitterVoteInsert, VOTES_JSON, votesFromJson, type VoteRecord } from './votes.ts';
+import { authorityBump, authorityUnchanged } from './authority.ts';
+import { voteInsert, VOTES_JSON, votesFromJson, type NewVote, type VoteRecord } from './votes.ts';
 
 export type { VoteRecord } from './votes.ts';
 
@@ -27,6 +28,8 @@ export interface ActivityRecord {
   updatedAt: Date;
   /** Present when the activity was submitted with generateAppProofs: true. */
   appProofs?: object[];
+  /** An ACTIVITY_STATUS_FAILED activity's refusal. */
+  failure?: { code: number; message: string };
 }
 
 interface ActivityRow {
@@ -40,13 +43,14 @@ interface ActivityRow {
   intent: string;
   result: object | null;
   app_proofs: object[] | null;
+  failure: { code: number; message: string } | null;
   created_at: Date | string;
   updated_at: Date | string;
   votes: unknown;
 }
 
 const COLUMNS = sql`a.id, a.organization_id, a.type, a.status, a.fingerprint, a.timestamp_ms, a.raw_body, a.intent, a.result,
-  a.app_proofs, a.created_at, a.updated_at, ${VOTES_JSON} AS votes`;
+  a.app_proofs, a.failure, a.created_at, a.updated_at, ${VOTES_JSON} AS votes`;
 
 function fromRow(row: ActivityRow): ActivityRecord {
   return {
@@ -63,6 +67,7 @@ function fromRow(row: ActivityRow): ActivityRecord {
     createdAt: new Date(row.created_at),
     updatedAt: new Date(row.updated_at),
     ...(row.app_proofs ? { appProofs: row.app_proofs } : {}),
+    ...(row.failure ? { failure: row.failure } : {}),
   };
 }
 
@@ -151,9 +156,13 @@ export interface ActivityWrite {
     appProofs?: object[];
     createdAt: Date;
   };
-  vote: { id: string; userId: string; selection: string; publicKey: string; signature: string; scheme: string };
+  vote: Omit<NewVote, 'organizationId' | 'createdAt'>;
   /** The credential that stamped the request, checked (and for a passkey, used) in the statement. */
   credential: CredentialUse;
+  /** The version of the organization's authority the activity was decided under (store/authority.ts), checked in the statement. */
+  authorityVersion: string;
+  /** The activity changes what decides the organization's activities: its version is raised with the write. */
+  bumpsAuthority?: boolean;
   /** Conditions that must hold to write the activity, read in the statement's snapshot. */
   guards: Sql[];
   gates: Gate[];
@@ -174,6 +183,8 @@ export type WriteOutcome =
   /** The same body was submitted before: the stored activity. */
   | { kind: 'existing'; activity: ActivityRecord }
   | { kind: 'credentialRefused'; state: CredentialState }
+  /** The organization's authority changed since the decision: nothing was written; decide again. */
+  | { kind: 'authorityChanged' }
   /** The first guard that did not hold. */
   | { kind: 'guardFailed'; index: number }
   /** The gate that did not succeed, and its detail. */
@@ -256,9 +267,9 @@ function composeWrite(write: ActivityWrite, prefix: string): { ctes: Sql[]; outc
   const ctes: Sql[] = [
     sql`${name('existing')} AS (SELECT a.id FROM activities a WHERE a.organization_id = ${activity.organizationId}::uuid AND a.fingerprint = ${activity.fingerprint})`,
     sql`${name('credential')} AS (${credentialUsable(write.credential)})`,
-    sql`${name('guards')} AS (SELECT ${guardColumns})`,
+    sql`${name('guards')} AS (SELECT ${guardColumns}, ${authorityUnchanged(activity.organizationId, write.authorityVersion)} AS authority_ok)`,
     sql`${name('proceed')} AS (SELECT 1 AS ok WHERE EXISTS (SELECT 1 FROM ${name('credential')}) AND NOT EXISTS (SELECT 1 FROM ${name('existing')})
-                      AND (SELECT ${allGuards} FROM ${name('guards')}))`,
+                      AND (SELECT authority_ok AND ${allGuards} FROM ${name('guards')}))`,
   ];
   let previous = name('proceed');
   write.gates.forEach((gate, i) => {
@@ -275,8 +286,9 @@ function composeWrite(write: ActivityWrite, prefix: string): { ctes: Sql[]; outc
      WHERE EXISTS (SELECT 1 FROM ${previous})
     ON CONFLICT (organization_id, fingerprint) DO NOTHING
     RETURNING id)`);
-  ctes.push(sql`${name('vote')} AS (${submitterVoteInsert({ ...vote, organizationId: activity.organizationId, createdAt: activity.createdAt }, name('new_activity'))})`);
+  ctes.push(sql`${name('vote')} AS (${voteInsert({ ...vote, organizationId: activity.organizationId, createdAt: activity.createdAt }, name('new_activity'))})`);
   write.rows.forEach((row, i) => ctes.push(sql`${name(`row${i}`)} AS (${prefix ? substitute(row, NEW_ACTIVITY, name('new_activity')) : row})`));
+  if (write.bumpsAuthority) ctes.push(sql`${name('authority')} AS (${authorityBump(activity.organizationId, name('new_activity'))})`);
 
   const gateColumns = write.gates.map(
     (gate, i) => sql`EXISTS (SELECT 1 FROM ${name(`gate${i}`)}) AS ${raw(`gate${i}_ok`)}, ${gate.detail ?? sql`NULL`} AS ${raw(`gate${i}_detail`)}`,
@@ -301,9 +313,103 @@ function outcomeOf(write: ActivityWrite, outcome: Record<string, unknown>): Writ
   if (outcome.created === true) return { kind: 'created', userTags: (outcome.submitter_tags ?? []) as string[] };
   if (outcome.credential_ok !== true) return { kind: 'credentialRefused', state: parseCredentialState(outcome.credential_state) };
   if (outcome.existing) return { kind: 'existing', activity: fromRow(outcome.existing as ActivityRow) };
+  if (outcome.authority_ok !== true) return { kind: 'authorityChanged' };
   const guard = guardsOf(write).findIndex((_, i) => outcome[`g${i}`] !== true);
   if (guard !== -1) return { kind: 'guardFailed', index: guard };
   const gate = write.gates.findIndex((_, i) => outcome[`gate${i}_ok`] !== true);
   if (gate !== -1) return { kind: 'gateFailed', index: gate, detail: outcome[`gate${gate}_detail`] };
   return { kind: 'raced' };
+}
+
+/**
+ * The activity of the organization with this fingerprint, its row locked (FOR UPDATE) until the
+ * transaction `tx` ends: the votes on one activity are decided one after the other, in every process.
+ */
+export async function lockActivity(tx: Queryable, key: { organizationId: string; fingerprint: string }): Promise<ActivityRecord | undefined> {
+  const [row] = await run<ActivityRow>(tx, sql`${activitySelect(key)} FOR UPDATE OF a`);
+  return row ? fromRow(row) : undefined;
+}
+
+/** A vote on a waiting activity, and what it changes of the activity, written in one statement. */
+export interface VoteWrite {
+  activityId: string;
+  organizationId: string;
+  /** The status the activity must have for the vote to be written (waiting for approvals)… */
+  from: string;
+  /** …and the status it takes (the same while it still waits). */
+  status: string;
+  /** Set when the activity executes (its result) or fails (its refusal). */
+  result?: object;
+  appProofs?: object[];
+  failure?: { code: number; message: string };
+  updatedAt: Date;
+  vote: NewVote;
+  credential: CredentialUse;
+  authorityVersion: string;
+  /** The executed activity's checks and rows, as for a new activity's write (ActivityPlan). */
+  guards: Sql[];
+  gates: Gate[];
+  rows: Sql[];
+  bumpsAuthority?: boolean;
+}
+
+export type VoteOutcome =
+  | { kind: 'written' }
+  | { kind: 'credentialRefused'; state: CredentialState }
+  | { kind: 'authorityChanged' }
+  | { kind: 'guardFailed'; index: number }
+  | { kind: 'gateFailed'; index: number; detail: unknown }
+  /** The activity no longer had status `from`. */
+  | { kind: 'notWaiting' };
+
+/**
+ * Writes a vote in one statement: the credential, the authority version and the guards, then the
+ * gates, then the activity's change of status (only from `from`: a guarded update, so a vote on an
+ * activity decided meanwhile writes nothing), the vote and the activity's rows, all or nothing.
+ */
+export async function writeVote(db: Queryable, write: VoteWrite): Promise<VoteOutcome> {
+  const guards = write.guards.length > 0 ? write.guards : [sql`true`];
+  const guardColumns = join(guards.map((guard, i) => sql`(${guard}) AS ${raw(`g${i}`)}`));
+  const allGuards = join(guards.map((_, i) => raw(`g${i}`)), ' AND ');
+  const ctes: Sql[] = [
+    sql`credential AS (${credentialUsable(write.credential)})`,
+    sql`guards AS (SELECT ${guardColumns}, ${authorityUnchanged(write.organizationId, write.authorityVersion)} AS authority_ok)`,
+    sql`proceed AS (SELECT 1 AS ok WHERE EXISTS (SELECT 1 FROM credential) AND (SELECT authority_ok AND ${allGuards} FROM guards))`,
+  ];
+  let previous = raw('proceed');
+  write.gates.forEach((gate, i) => {
+    ctes.push(sql`${raw(`gate${i}`)} AS (${gate.statement(sql`EXISTS (SELECT 1 FROM ${previous})`)})`);
+    previous = raw(`gate${i}`);
+  });
+  ctes.push(sql`new_activity AS (
+    UPDATE activities SET status = ${write.status}, updated_at = ${write.updatedAt}::timestamptz,
+           result = coalesce(${write.result ? JSON.stringify(write.result) : null}::jsonb, result),
+           app_proofs = coalesce(${write.appProofs ? JSON.stringify(write.appProofs) : null}::jsonb, app_proofs),
+           failure = ${write.failure ? JSON.stringify(write.failure) : null}::jsonb
+     WHERE id = ${write.activityId}::uuid AND organization_id = ${write.organizationId}::uuid AND status = ${write.from}
+       AND EXISTS (SELECT 1 FROM ${previous})
+    RETURNING id)`);
+  ctes.push(sql`vote AS (${voteInsert(write.vote, NEW_ACTIVITY)})`);
+  write.rows.forEach((row, i) => ctes.push(sql`${raw(`row${i}`)} AS (${row})`));
+  if (write.bumpsAuthority) ctes.push(sql`authority AS (${authorityBump(write.organizationId, NEW_ACTIVITY)})`);
+  const gateColumns = write.gates.map(
+    (gate, i) => sql`EXISTS (SELECT 1 FROM ${raw(`gate${i}`)}) AS ${raw(`gate${i}_ok`)}, ${gate.detail ?? sql`NULL`} AS ${raw(`gate${i}_detail`)}`,
+  );
+  const [outcome] = await run<Record<string, unknown>>(
+    db,
+    sql`WITH ${join(ctes, ',\n')}
+        SELECT EXISTS (SELECT 1 FROM new_activity) AS written,
+               EXISTS (SELECT 1 FROM credential) AS credential_ok,
+               CASE WHEN NOT EXISTS (SELECT 1 FROM credential) THEN ${credentialState(write.credential)} END AS credential_state,
+               guards.*${gateColumns.length > 0 ? sql`, ${join(gateColumns)}` : sql``}
+          FROM guards`,
+  );
+  if (outcome!.written === true) return { kind: 'written' };
+  if (outcome!.credential_ok !== true) return { kind: 'credentialRefused', state: parseCredentialState(outcome!.credential_state) };
+  if (outcome!.authority_ok !== true) return { kind: 'authorityChanged' };
+  const guard = guards.findIndex((_, i) => outcome![`g${i}`] !== true);
+  if (guard !== -1) return { kind: 'guardFailed', index: guard };
+  const gate = write.gates.findIndex((_, i) => outcome![`gate${i}_ok`] !== true);
+  if (gate !== -1) return { kind: 'gateFailed', index: gate, detail: outcome![`gate${gate}_detail`] };
+  return { kind: 'notWaiting' };
 }

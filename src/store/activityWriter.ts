@@ -36,7 +36,7 @@ export class ActivityWriter {
     if (!batchable(write)) return writeActivity(this.db, write);
     return new Promise((resolve, reject) => {
       const { activity, credential, guards, rows } = write;
-      const shape = `${activity.type} ${credential.kind} ${guards.length} ${rows.length}`;
+      const shape = `${activity.type} ${credential.kind} ${guards.length} ${rows.length} ${write.bumpsAuthority === true}`;
       this.queue.push({ write, shape, body: `${activity.organizationId} ${activity.fingerprint}`, resolve, reject });
       this.drain();
     });

@@ -1,6 +1,8 @@
 // Votes (table votes): who approved or rejected an activity, with the stamp that says so, one per
-// user and activity. Today Signet records one, the submitter's, written by the activity's own
-// statement; its message is the activity's raw body, kept once in activities.raw_body (message NULL).
+// user and activity. The submitter's is written by the activity's own statement, its message the
+// activity's raw body, kept once in activities.raw_body (message NULL); every later vote (an approval,
+// a rejection) keeps the body it signed. Each vote records the credential that stamped it as policies
+// see it, and what the policies said of the activity with that vote counted.
 import { sql, type Sql } from './sql.ts';
 import { userTagIdsJson } from './userTags.ts';
 
@@ -16,6 +18,12 @@ export interface VoteRecord {
   /** Ids of the user's tags (store/userTags.ts), in the order they were created. */
   userTags: string[];
   selection: string;
+  /** The stamping credential as policies see it; null for votes written before it was recorded. */
+  credentialType: string | null;
+  credentialId: string | null;
+  webauthnCredentialId: string | null;
+  /** [{policyId, outcome}]: what the policies said with this vote counted ([] when the root quorum decided). */
+  policyEvaluations: Array<{ policyId: string; outcome: string }>;
   /** What the vote signed when it is not the activity's raw body (undefined: the raw body, stored once). */
   message?: string;
   publicKey: string;
@@ -33,18 +41,25 @@ export interface NewVote {
   publicKey: string;
   signature: string;
   scheme: string;
+  credentialType: string;
+  credentialId: string;
+  webauthnCredentialId: string | null;
+  policyEvaluations: Array<{ policyId: string; outcome: string }>;
   createdAt: Date;
+  /** The body the vote signed; absent for the submitter's vote (the activity's raw body, stored once). */
+  message?: string;
 }
 
 /**
- * A statement part writing the vote of the stamp that submitted an activity (its message: the raw
- * body, stored once) for each row `activity` yields: the activity's statement passes the activity
- * row it has just written, so the vote exists exactly when the activity was written.
+ * A statement part writing a vote for each row `activity` yields: the activity's statement passes the
+ * activity row it has just written (or changed), so the vote exists exactly when that write happened.
  */
-export function submitterVoteInsert(vote: NewVote, activity: Sql): Sql {
-  return sql`INSERT INTO votes (id, activity_id, organization_id, user_id, selection, message, public_key, signature, scheme, created_at)
-    SELECT ${vote.id}::uuid, id, ${vote.organizationId}::uuid, ${vote.userId}::uuid, ${vote.selection}, NULL, ${vote.publicKey},
-           ${vote.signature}, ${vote.scheme}, ${vote.createdAt}::timestamptz
+export function voteInsert(vote: NewVote, activity: Sql): Sql {
+  return sql`INSERT INTO votes (id, activity_id, organization_id, user_id, selection, message, public_key, signature, scheme,
+                                credential_type, credential_id, webauthn_credential_id, policy_evaluations, created_at)
+    SELECT ${vote.id}::uuid, id, ${vote.organizationId}::uuid, ${vote.userId}::uuid, ${vote.selection}, ${vote.message ?? null}::text,
+           ${vote.publicKey}, ${vote.signature}, ${vote.scheme}, ${vote.credentialType}, ${vote.credentialId}::uuid,
+           ${vote.webauthnCredentialId}::text, ${JSON.stringify(vote.policyEvaluations)}::jsonb, ${vote.createdAt}::timestamptz
       FROM ${activity}`;
 }
 
@@ -55,7 +70,9 @@ export function submitterVoteInsert(vote: NewVote, activity: Sql): Sql {
 export const VOTES_JSON = sql`coalesce((SELECT json_agg(json_build_object(
     'id', v.id, 'userId', v.user_id, 'userName', u.user_name, 'userEmail', u.email, 'userPhoneNumber', u.phone_number,
     'userCreatedAt', u.created_at, 'userUpdatedAt', u.updated_at, 'userTags', ${userTagIdsJson(sql`u.id`)}, 'selection', v.selection, 'message', v.message,
-    'publicKey', v.public_key, 'signature', v.signature, 'scheme', v.scheme, 'createdAt', v.created_at) ORDER BY v.created_at, v.id)
+    'publicKey', v.public_key, 'signature', v.signature, 'scheme', v.scheme, 'credentialType', v.credential_type,
+    'credentialId', v.credential_id, 'webauthnCredentialId', v.webauthn_credential_id,
+    'policyEvaluations', coalesce(v.policy_evaluations, '[]'), 'createdAt', v.created_at) ORDER BY v.created_at, v.id)
   FROM votes v JOIN users u ON u.id = v.user_id WHERE v.activity_id = a.id), '[]')`;
 
 /** The votes of VOTES_JSON as records. */

@@ -28,6 +28,9 @@ async function principalOf(db: Database, organizationId: string, now: Date): Pro
   await db.query('INSERT INTO api_keys (id, organization_id, user_id, name, public_key) VALUES ($1, $2, $3, $4, $5)', [
     apiKeyId, organizationId, userId, 'handler test key', pair.apiPublicKey,
   ]);
+  // A member of the organization's root quorum (threshold 1): its activities are allowed at once.
+  await db.query('INSERT INTO root_quorums (organization_id, threshold) VALUES ($1, 1) ON CONFLICT DO NOTHING', [organizationId]);
+  await db.query('INSERT INTO root_quorum_members (organization_id, user_id) VALUES ($1, $2)', [organizationId, userId]);
   const principal: Principal = {
     organizationId,
     userId,
@@ -39,6 +42,7 @@ async function principalOf(db: Database, organizationId: string, now: Date): Pro
     scheme: 'SIGNATURE_SCHEME_TK_API_P256',
     publicKey: pair.apiPublicKey,
     signature: '30',
+    credentialType: 'CREDENTIAL_TYPE_API_KEY_P256',
     credential: { kind: 'apiKey', apiKeyId, now },
   };
   known.set(organizationId, principal);
@@ -52,7 +56,7 @@ export async function runActivity(
   options: { organizationId: string; parameters: unknown; config: Config; secret: Buffer; now?: Date },
 ): Promise<{ id: string; result: Record<string, any>; [key: string]: any }> {
   const now = options.now ?? new Date();
-  const engine = new ActivityEngine({ db, config: options.config, secret: options.secret, keys: new ServiceKeys(db, options.secret), now: () => now });
+  const engine = new ActivityEngine({ db, config: options.config, secret: options.secret, keys: new ServiceKeys(db, options.secret), handlers: [handler], now: () => now });
   const body = Buffer.from(
     JSON.stringify({ type: handler.activityType, timestampMs: String(now.getTime()), organizationId: options.organizationId, parameters: options.parameters, nonce: randomUUID() }),
   );

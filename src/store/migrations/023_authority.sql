@@ -4,11 +4,18 @@
 -- one, and a process that finds it changed reads the organization's authority again and decides anew.
 ALTER TABLE organizations ADD COLUMN authority_version bigint NOT NULL DEFAULT 0;
 
--- A vote records the credential it was stamped with as policies see it (its type, and for a passkey
--- its credential id), and what the organization's policies said of the activity with that vote counted
--- (get_policy_evaluations: [{policyId, outcome}], [] when the root quorum decided). Votes written
--- before have none: their credential is read as the scheme says, their evaluations as [].
+-- A vote records the credential it was stamped with as policies see it (its type, the id of the API
+-- key or passkey, and a passkey's WebAuthn credential id), and what the organization's policies said
+-- of the activity with that vote counted (get_policy_evaluations: [{policyId, outcome}], [] when the
+-- root quorum decided). Votes written before have none: their credential is read from the scheme,
+-- their evaluations as [].
 ALTER TABLE votes
   ADD COLUMN credential_type text,
-  ADD COLUMN credential_id text,
+  ADD COLUMN credential_id uuid,
+  ADD COLUMN webauthn_credential_id text,
   ADD COLUMN policy_evaluations jsonb;
+
+-- An activity allowed only later, at the approval that completes its consensus, may be refused then
+-- (an expired code, a name taken meanwhile): it is ACTIVITY_STATUS_FAILED with the refusal here,
+-- {code, message}.
+ALTER TABLE activities ADD COLUMN failure jsonb;

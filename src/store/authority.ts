@@ -1,0 +1,63 @@
+// What decides an organization's activities, read together: the version of its authority
+// (organizations.authority_version), its root quorum and its policies. Every statement that changes
+// any of them raises the version (authorityBump); an activity's statement checks the version it was
+// decided under (authorityUnchanged), so a decision made with what a process remembered never
+// outlives a change made by any process.
+import type { Queryable } from './db.ts';
+import { rootQuorumJson, type RootQuorum } from './rootQuorums.ts';
+import { run, sql, type Sql } from './sql.ts';
+import { userTagIdsJson } from './userTags.ts';
+
+/** A policy as stored: expressions as written, "" when absent. */
+export interface StoredPolicy {
+  policyId: string;
+  policyName: string;
+  effect: string;
+  condition: string;
+  consensus: string;
+}
+
+export interface AuthorityRecord {
+  /** organizations.authority_version, as text (a bigint). */
+  version: string;
+  rootQuorum: RootQuorum;
+  policies: StoredPolicy[];
+}
+
+/** The organization's authority in one statement, or undefined when there is no such organization. */
+export async function readAuthority(db: Queryable, organizationId: string): Promise<AuthorityRecord | undefined> {
+  const [row] = await run<{ version: string; root_quorum: RootQuorum | null; policies: StoredPolicy[] }>(
+    db,
+    sql`SELECT o.authority_version::text AS version, ${rootQuorumJson(sql`o.id`)} AS root_quorum, ${policiesForDecision(sql`o.id`)} AS policies
+          FROM organizations o WHERE o.id = ${organizationId}::uuid`,
+  );
+  if (!row) return undefined;
+  return { version: row.version, rootQuorum: row.root_quorum ?? { threshold: 1, userIds: [] }, policies: row.policies };
+}
+
+/** An expression: the organization's policies as JSON, oldest first, as decisions read them. */
+function policiesForDecision(organizationId: Sql): Sql {
+  return sql`coalesce((SELECT json_agg(json_build_object('policyId', p.policy_id, 'policyName', p.name, 'effect', p.effect,
+                  'condition', p.condition, 'consensus', p.consensus) ORDER BY p.created_at, p.policy_id)
+                FROM policies p WHERE p.organization_id = ${organizationId}), '[]')`;
+}
+
+/** The ids of a user's tags, oldest tag first. */
+export async function readUserTagIds(db: Queryable, userId: string): Promise<string[]> {
+  const [row] = await run<{ tags: string[] }>(
+    db,
+    sql`SELECT ${userTagIdsJson(sql`${userId}::uuid`)} AS tags`,
+  );
+  return row?.tags ?? [];
+}
+
+/** A guard condition: the organization's authority is still at `version`. */
+export function authorityUnchanged(organizationId: string, version: string): Sql {
+  return sql`EXISTS (SELECT 1 FROM organizations WHERE id = ${organizationId}::uuid AND authority_version = ${version}::bigint)`;
+}
+
+/** A statement part raising the organization's authority version once `after` (a row source) yields a row. */
+export function authorityBump(organizationId: string, after: Sql): Sql {
+  return sql`UPDATE organizations SET authority_version = authority_version + 1
+              WHERE id = ${organizationId}::uuid AND EXISTS (SELECT 1 FROM ${after}) RETURNING id`;
+}
