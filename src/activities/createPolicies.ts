@@ -33,7 +33,12 @@ export const createPolicies: ActivityHandler<typeof parameters, z.infer<typeof r
   resultKey: 'createPoliciesResult',
   parameters,
   resultSchema,
-  example: { policies: [POLICY_EXAMPLE, { policyName: 'No deletions', effect: 'EFFECT_DENY', condition: "activity.action == 'DELETE'", notes: 'Interfaces stay' }] },
+  example: {
+    policies: [
+      { ...POLICY_EXAMPLE, policyName: 'Operators delete interfaces', condition: "activity.resource == 'SMART_CONTRACT_INTERFACE' && activity.action == 'DELETE'" },
+      { policyName: 'No policy deletions', effect: 'EFFECT_DENY', condition: "activity.resource == 'POLICY' && activity.action == 'DELETE'", notes: 'Policies stay' },
+    ],
+  },
 
   async execute(context, intent) {
     return planPolicies(context, intent.policies, (i, key) => `parameters.policies[${i}].${key}`);
