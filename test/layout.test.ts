@@ -17,7 +17,7 @@ const MAY_IMPORT: Record<string, string[]> = {
   http: ['auth', 'activities', 'queries', 'admin', 'delivery', 'store', 'otp', 'contracts', 'keys'],
   auth: ['activities', 'store', 'keys'],
   queries: ['activities', 'store'],
-  activities: ['store', 'otp', 'contracts', 'keys'],
+  activities: ['store', 'otp', 'contracts', 'keys', 'policy'],
   admin: ['store', 'otp', 'keys'],
   delivery: ['store', 'otp'],
   store: ['otp'],

@@ -331,6 +331,19 @@ describe('OpenAPI', () => {
       assert.deepEqual(voted.activity.votes[0].user.userTags, [tagId]);
       checkActivity(contract.path, voted);
       checkActivity('delete_user_tags', await submit('delete_user_tags', { userTagIds: [tagId] }));
+      // Policies: each handler's own example, then read back.
+      const example = (path: string) => activityHandlers.find((h) => h.path === path)!.example as object;
+      const policy = await submit('create_policy', example('create_policy'));
+      checkActivity('create_policy', policy);
+      const policyId = policy.activity.result.createPolicyResult.policyId;
+      const policies = await submit('create_policies', example('create_policies'));
+      checkActivity('create_policies', policies);
+      checkActivity('update_policy', await submit('update_policy', { ...example('update_policy'), policyId }));
+      await query('get_policy', { policyId });
+      assert.equal((await query('list_policies', {})).policies.length, 1 + policies.activity.result.createPoliciesResult.policyIds.length);
+      assert.equal((await query('get_organization', {})).organizationData.policies[0].policyId, policyId);
+      checkActivity('delete_policies', await submit('delete_policies', { policyIds: policies.activity.result.createPoliciesResult.policyIds }));
+      checkActivity('delete_policy', await submit('delete_policy', { policyId }));
     });
 
     test('admin and service routes', async () => {

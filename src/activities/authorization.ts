@@ -16,7 +16,8 @@ import {
   type Policy,
   type RootQuorum,
 } from '../policy/index.ts';
-import { readAuthority, readUserTagIds, type StoredPolicy } from '../store/authority.ts';
+import { readAuthority, readUserTagIds } from '../store/authority.ts';
+import type { StoredPolicy } from '../store/policies.ts';
 import type { Queryable } from '../store/db.ts';
 import type { ActivityRecord, VoteRecord } from '../store/activities.ts';
 import type { Principal } from './handler.ts';
@@ -204,10 +205,11 @@ export function refusal(decision: Decision, activity: { type: string; organizati
         '(explicit deny); nothing was stored',
     );
   }
+  const { threshold, userIds } = authority.rootQuorum;
   return requestNotAuthorized(
-    `${activity.type} is not allowed for user ${activity.userId}: the user is not enough of the root quorum ` +
-      `(threshold ${authority.rootQuorum.threshold}) and no policy of organization ${activity.organizationId} allows it ` +
-      '(implicit deny); nothing was stored. Ask a root user, or add a policy that allows it',
+    `${activity.type} is not allowed for user ${activity.userId}: the root quorum has not approved it (${threshold} of its ` +
+      `${userIds.length} users must) and no policy of organization ${activity.organizationId} allows it (implicit deny); ` +
+      'nothing was stored. Submit it as a root quorum user, or add a policy that allows it',
   );
 }
 

@@ -1,13 +1,18 @@
 // Every activity type Signet accepts. Adding one is writing its handler file and listing it here.
 import type { ActivityHandler } from './handler.ts';
+import { createPolicies } from './createPolicies.ts';
+import { createPolicy } from './createPolicy.ts';
 import { createSmartContractInterface } from './createSmartContractInterface.ts';
 import { createUsers } from './createUsers.ts';
 import { createUserTag } from './createUserTag.ts';
+import { deletePolicies } from './deletePolicies.ts';
+import { deletePolicy } from './deletePolicy.ts';
 import { deleteSmartContractInterface } from './deleteSmartContractInterface.ts';
 import { deleteUserTags } from './deleteUserTags.ts';
 import { initOtp } from './initOtp.ts';
 import { initOtpAuth } from './initOtpAuth.ts';
 import { otpLogin, otpLoginV2 } from './otpLogin.ts';
+import { updatePolicy, updatePolicyV1 } from './updatePolicy.ts';
 import { verifyOtp, verifyOtpV2 } from './verifyOtp.ts';
 import { approveActivity, rejectActivity } from './voteOnActivity.ts';
 
@@ -23,6 +28,12 @@ export const activityHandlers: readonly ActivityHandler[] = [
   createUsers,
   createUserTag,
   deleteUserTags,
+  createPolicy,
+  createPolicies,
+  updatePolicy,
+  updatePolicyV1,
+  deletePolicy,
+  deletePolicies,
   approveActivity,
   rejectActivity,
 ];

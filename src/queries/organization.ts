@@ -1,12 +1,13 @@
 // get_organization_configs (the organization's root quorum, no features) and get_organization (the
-// organization with its root quorum and its first users), as @turnkey/http's getOrganizationConfigs
-// and getOrganization ask them.
+// organization with its root quorum, its first users and its policies), as @turnkey/http's
+// getOrganizationConfigs and getOrganization ask them.
 import { z } from 'zod';
 import { userSchema } from '../activities/activitySchema.ts';
 import { userJson } from '../activities/render.ts';
 import { notFound } from '../errors.ts';
 import { findOrganizationFor } from '../store/organizations.ts';
 import { findRootQuorumFor } from '../store/rootQuorums.ts';
+import { policySchema, renderPolicy } from './policies.ts';
 import { granted, type QueryHandler } from './query.ts';
 
 /** get_organization lists this many users at most: the oldest, not removed. */
@@ -48,7 +49,7 @@ export const getOrganization: QueryHandler = {
   path: 'get_organization',
   description:
     `The organization (\`@turnkey/http\`'s \`getOrganization\`): its name, its root quorum and its users not removed, ` +
-    `the first ${ORGANIZATION_USERS_LIMIT} by creation at most (oldest first), each with its tag ids. \`policies\` is empty: Signet has none yet. \`tags\` is empty too: list the organization's tags with list_user_tags.`,
+    `the first ${ORGANIZATION_USERS_LIMIT} by creation at most (oldest first), each with its tag ids, and its policies (oldest first, as list_policies answers them). \`tags\` is empty: list the organization's tags with list_user_tags.`,
   example,
   request: z.strictObject({ organizationId }),
   answer: z.strictObject({
@@ -60,7 +61,7 @@ export const getOrganization: QueryHandler = {
           .array(userSchema)
           .max(ORGANIZATION_USERS_LIMIT)
           .describe(`The organization's users not removed, oldest first: the first ${ORGANIZATION_USERS_LIMIT} at most`),
-        policies: noneYet('Policies'),
+        policies: z.array(policySchema).describe("The organization's policies, oldest first, as list_policies answers them"),
         rootQuorum: quorumSchema,
         tags: z.array(z.unknown()).max(0).describe('Always empty: list_user_tags lists the organization\'s tags'),
       })
@@ -86,7 +87,7 @@ export const getOrganization: QueryHandler = {
     const q = JSON.stringify;
     return (
       `{"organizationData":{"organizationId":${q(organization.id)},"name":${q(organization.name)},"users":[${users.join(',')}],` +
-      `"policies":[],"rootQuorum":${q(organization.rootQuorum)},"tags":[]}}`
+      `"policies":${q(organization.policies.map(renderPolicy))},"rootQuorum":${q(organization.rootQuorum)},"tags":[]}}`
     );
   },
 };

@@ -3,6 +3,7 @@ import { getAppProofKeys, getAppProofs } from './appProofs.ts';
 import { getActivity } from './getActivity.ts';
 import { listActivities } from './listActivities.ts';
 import { getOrganization, getOrganizationConfigs } from './organization.ts';
+import { getPolicy, listPolicies } from './policies.ts';
 import type { QueryHandler } from './query.ts';
 import { getSmartContractInterface, listSmartContractInterfaces } from './smartContractInterfaces.ts';
 import { listUserTags } from './userTags.ts';
@@ -19,4 +20,6 @@ export const queryHandlers: readonly QueryHandler[] = [
   getOrganizationConfigs,
   getOrganization,
   listUserTags,
+  getPolicy,
+  listPolicies,
 ];

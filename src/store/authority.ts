@@ -4,18 +4,10 @@
 // decided under (authorityUnchanged), so a decision made with what a process remembered never
 // outlives a change made by any process.
 import type { Queryable } from './db.ts';
+import { policiesFromJson, policiesJson, type StoredPolicy } from './policies.ts';
 import { rootQuorumJson, type RootQuorum } from './rootQuorums.ts';
 import { run, sql, type Sql } from './sql.ts';
 import { userTagIdsJson } from './userTags.ts';
-
-/** A policy as stored: expressions as written, "" when absent. */
-export interface StoredPolicy {
-  policyId: string;
-  policyName: string;
-  effect: string;
-  condition: string;
-  consensus: string;
-}
 
 export interface AuthorityRecord {
   /** organizations.authority_version, as text (a bigint). */
@@ -26,20 +18,13 @@ export interface AuthorityRecord {
 
 /** The organization's authority in one statement, or undefined when there is no such organization. */
 export async function readAuthority(db: Queryable, organizationId: string): Promise<AuthorityRecord | undefined> {
-  const [row] = await run<{ version: string; root_quorum: RootQuorum | null; policies: StoredPolicy[] }>(
+  const [row] = await run<{ version: string; root_quorum: RootQuorum | null; policies: unknown }>(
     db,
-    sql`SELECT o.authority_version::text AS version, ${rootQuorumJson(sql`o.id`)} AS root_quorum, ${policiesForDecision(sql`o.id`)} AS policies
+    sql`SELECT o.authority_version::text AS version, ${rootQuorumJson(sql`o.id`)} AS root_quorum, ${policiesJson(sql`o.id`)} AS policies
           FROM organizations o WHERE o.id = ${organizationId}::uuid`,
   );
   if (!row) return undefined;
-  return { version: row.version, rootQuorum: row.root_quorum ?? { threshold: 1, userIds: [] }, policies: row.policies };
-}
-
-/** An expression: the organization's policies as JSON, oldest first, as decisions read them. */
-function policiesForDecision(organizationId: Sql): Sql {
-  return sql`coalesce((SELECT json_agg(json_build_object('policyId', p.policy_id, 'policyName', p.name, 'effect', p.effect,
-                  'condition', p.condition, 'consensus', p.consensus) ORDER BY p.created_at, p.policy_id)
-                FROM policies p WHERE p.organization_id = ${organizationId}), '[]')`;
+  return { version: row.version, rootQuorum: row.root_quorum ?? { threshold: 1, userIds: [] }, policies: policiesFromJson(row.policies) };
 }
 
 /** The ids of a user's tags, oldest tag first. */

@@ -2,6 +2,7 @@
 import { runWithCredential, type CredentialState, type CredentialUse } from './credentials.ts';
 import type { Queryable } from './db.ts';
 import { selectPage, type Page, type PageRequest } from './pages.ts';
+import { policiesFromJson, policiesJson, type StoredPolicy } from './policies.ts';
 import { rootQuorumJson, type RootQuorum } from './rootQuorums.ts';
 import { sql } from './sql.ts';
 import { firstUsersJson, usersFromJson, type UserRecord } from './users.ts';
@@ -35,16 +36,17 @@ export async function listOrganizations(db: Queryable, page: PageRequest): Promi
   return { ...found, rows: found.rows.map((r) => ({ id: r.id, name: r.name, createdAt: r.created_at })) };
 }
 
-/** An organization with its root quorum and its first users (not removed), oldest first. */
+/** An organization with its root quorum, its first users (not removed) and its policies, oldest first. */
 export interface OrganizationData {
   id: string;
   name: string;
   rootQuorum: RootQuorum;
   users: UserRecord[];
+  policies: StoredPolicy[];
 }
 
 /**
- * The organization, its root quorum and its first `usersLimit` users, on behalf of a credential
+ * The organization, its root quorum, its first `usersLimit` users and its policies, on behalf of a credential
  * checked in the same statement; undefined when the organization (or its quorum) is not there.
  */
 export async function findOrganizationFor(
@@ -53,14 +55,17 @@ export async function findOrganizationFor(
   organizationId: string,
   usersLimit: number,
 ): Promise<{ refused?: CredentialState; organization?: OrganizationData }> {
-  const { refused, rows } = await runWithCredential<{ id: string; name: string; root_quorum: RootQuorum | null; users: unknown }>(
+  const { refused, rows } = await runWithCredential<{ id: string; name: string; root_quorum: RootQuorum | null; users: unknown; policies: unknown }>(
     db,
     use,
-    sql`SELECT o.id, o.name, ${rootQuorumJson(sql`o.id`)} AS root_quorum, ${firstUsersJson(sql`o.id`, usersLimit)} AS users
+    sql`SELECT o.id, o.name, ${rootQuorumJson(sql`o.id`)} AS root_quorum, ${firstUsersJson(sql`o.id`, usersLimit)} AS users,
+               ${policiesJson(sql`o.id`)} AS policies
           FROM organizations o WHERE o.id = ${organizationId}::uuid`,
   );
   if (refused) return { refused };
   const [row] = rows;
   if (!row?.root_quorum) return {};
-  return { organization: { id: row.id, name: row.name, rootQuorum: row.root_quorum, users: usersFromJson(row.users) } };
+  return {
+    organization: { id: row.id, name: row.name, rootQuorum: row.root_quorum, users: usersFromJson(row.users), policies: policiesFromJson(row.policies) },
+  };
 }
