@@ -4,6 +4,7 @@ import { getActivity } from './getActivity.ts';
 import { listActivities } from './listActivities.ts';
 import { getOrganization, getOrganizationConfigs } from './organization.ts';
 import { getPolicy, listPolicies } from './policies.ts';
+import { getPolicyEvaluations } from './policyEvaluations.ts';
 import type { QueryHandler } from './query.ts';
 import { getSmartContractInterface, listSmartContractInterfaces } from './smartContractInterfaces.ts';
 import { listUserTags } from './userTags.ts';
@@ -20,6 +21,7 @@ export const queryHandlers: readonly QueryHandler[] = [
   getOrganizationConfigs,
   getOrganization,
   listUserTags,
+  getPolicyEvaluations,
   getPolicy,
   listPolicies,
 ];

@@ -3,6 +3,8 @@
 // activity's raw body, kept once in activities.raw_body (message NULL); every later vote (an approval,
 // a rejection) keeps the body it signed. Each vote records the credential that stamped it as policies
 // see it, and what the policies said of the activity with that vote counted.
+import { runWithCredential, type CredentialState, type CredentialUse } from './credentials.ts';
+import type { Queryable } from './db.ts';
 import { sql, type Sql } from './sql.ts';
 import { userTagIdsJson } from './userTags.ts';
 
@@ -87,4 +89,35 @@ export function votesFromJson(json: unknown): VoteRecord[] {
       createdAt: new Date(createdAt),
     }),
   );
+}
+
+/** What the policies said of an activity with one vote counted (get_policy_evaluations). */
+export interface PolicyEvaluationRecord {
+  voteId: string;
+  activityId: string;
+  organizationId: string;
+  policyEvaluations: Array<{ policyId: string; outcome: string }>;
+  createdAt: Date;
+}
+
+/**
+ * The evaluations of the organization's activity, one per vote, oldest first, on behalf of a
+ * credential checked in the same statement; undefined when the organization has no such activity.
+ */
+export async function policyEvaluationsFor(
+  db: Queryable,
+  use: CredentialUse,
+  key: { organizationId: string; activityId: string },
+): Promise<{ refused?: CredentialState; evaluations?: PolicyEvaluationRecord[] }> {
+  const { refused, rows } = await runWithCredential<{ evaluations: Array<Omit<PolicyEvaluationRecord, 'createdAt'> & { createdAt: string }> }>(
+    db,
+    use,
+    sql`SELECT coalesce((SELECT json_agg(json_build_object('voteId', v.id, 'activityId', v.activity_id, 'organizationId', v.organization_id,
+                    'policyEvaluations', coalesce(v.policy_evaluations, '[]'), 'createdAt', v.created_at) ORDER BY v.created_at, v.id)
+                  FROM votes v WHERE v.activity_id = a.id), '[]') AS evaluations
+          FROM activities a WHERE a.organization_id = ${key.organizationId}::uuid AND a.id = ${key.activityId}::uuid`,
+  );
+  if (refused) return { refused };
+  const [row] = rows;
+  return row ? { evaluations: row.evaluations.map((e) => ({ ...e, createdAt: new Date(e.createdAt) })) } : {};
 }
