@@ -99,6 +99,11 @@ export interface ActivityHandler<Schema extends z.ZodType = z.ZodType, Result ex
   redact?(parameters: Record<string, unknown>): Record<string, unknown>;
   /** What the activity does, one or two sentences for the OpenAPI document (markdown). */
   description?: string;
+  /**
+   * Only the organization's root quorum may decide the activity: policies are not consulted, so no
+   * policy can allow it (update_root_quorum: what decides everything changes only by itself).
+   */
+  rootQuorumOnly?: boolean;
   /** Key of the intent object, e.g. initOtpAuthIntentV3. */
   intentKey: string;
   /** Key of the result object, e.g. initOtpAuthResultV2. */

@@ -8,6 +8,7 @@ import { deleteUserTags } from './deleteUserTags.ts';
 import { initOtp } from './initOtp.ts';
 import { initOtpAuth } from './initOtpAuth.ts';
 import { otpLogin, otpLoginV2 } from './otpLogin.ts';
+import { updateRootQuorum } from './updateRootQuorum.ts';
 import { verifyOtp, verifyOtpV2 } from './verifyOtp.ts';
 
 export const activityHandlers: readonly ActivityHandler[] = [
@@ -22,4 +23,5 @@ export const activityHandlers: readonly ActivityHandler[] = [
   createUsers,
   createUserTag,
   deleteUserTags,
+  updateRootQuorum,
 ];
