@@ -331,6 +331,8 @@ describe('OpenAPI', () => {
       assert.deepEqual(voted.activity.votes[0].user.userTags, [tagId]);
       checkActivity(contract.path, voted);
       checkActivity('delete_user_tags', await submit('delete_user_tags', { userTagIds: [tagId] }));
+      checkActivity('update_root_quorum', await submit('update_root_quorum', { threshold: 1, userIds: [org.userId] }));
+      await query('get_mfa_status', { activityId: created.activity.id });
     });
 
     test('admin and service routes', async () => {

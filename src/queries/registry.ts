@@ -2,6 +2,7 @@
 import { getAppProofKeys, getAppProofs } from './appProofs.ts';
 import { getActivity } from './getActivity.ts';
 import { listActivities } from './listActivities.ts';
+import { getMfaStatus } from './mfaStatus.ts';
 import { getOrganization, getOrganizationConfigs } from './organization.ts';
 import type { QueryHandler } from './query.ts';
 import { getSmartContractInterface, listSmartContractInterfaces } from './smartContractInterfaces.ts';
@@ -19,4 +20,5 @@ export const queryHandlers: readonly QueryHandler[] = [
   getOrganizationConfigs,
   getOrganization,
   listUserTags,
+  getMfaStatus,
 ];
