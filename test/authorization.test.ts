@@ -56,7 +56,7 @@ for (const tdb of testDatabases) {
 
     before(async () => {
       smtp = await startSmtpSink();
-      server = await startTestServer(tdb, { SIGNET_SMTP_URL: smtp.url, SIGNET_EMAIL_FROM: 'otp@signet.test' });
+      server = await startTestServer(tdb, { SIGNET_SMTP_URL: smtp.url, SIGNET_EMAIL_FROM: 'otp@signet.test' }, { logger: { level: 'error' } as any });
     });
     after(async () => {
       await server.close();
@@ -296,6 +296,34 @@ for (const tdb of testDatabases) {
       assert.equal(alone.status, 'ACTIVITY_STATUS_COMPLETED');
     });
 
+    test('an activity refused when it finally executes is FAILED with its failure; its submitter may withdraw one', async () => {
+      const t = await team(2);
+      const tagId = await tag(t.root, t.members.map((m) => m.userId));
+      await policy(t.root, {
+        effect: 'EFFECT_ALLOW',
+        condition: "activity.type == 'ACTIVITY_TYPE_CREATE_USER_TAG'",
+        consensus: `approvers.filter(user, user.tags.contains('${tagId}')).count() >= 2`,
+      });
+      const [alice, bob] = t.members as [(typeof t.members)[0], (typeof t.members)[0]];
+      const tagBody = (userTagName: string) => envelope('ACTIVITY_TYPE_CREATE_USER_TAG', t.organizationId, { userTagName, userIds: [] });
+      const { activity: waiting } = (await as(alice).createUserTag(tagBody('operators'))) as any;
+      assert.equal(waiting.status, 'ACTIVITY_STATUS_CONSENSUS_NEEDED');
+      // Meanwhile the root takes the name.
+      assert.equal(((await as(t.root).createUserTag(tagBody('operators'))) as any).activity.status, 'ACTIVITY_STATUS_COMPLETED');
+      const { activity: failed } = (await vote(bob, t.organizationId, waiting.fingerprint)) as any;
+      assert.equal(failed.status, 'ACTIVITY_STATUS_FAILED');
+      assert.equal(failed.failure.code, 3);
+      assert.match(failed.failure.message, /operators/);
+      assert.deepEqual(failed.result, { activity: failed.result.activity });
+      const { userTags } = (await as(t.root).listUserTags({ organizationId: t.organizationId })) as any;
+      assert.equal(userTags.filter((u: any) => u.tagName === 'operators').length, 1);
+
+      const { activity: second } = (await as(alice).createUserTag(tagBody('auditors'))) as any;
+      const { activity: withdrawn } = (await vote(alice, t.organizationId, second.fingerprint, false)) as any;
+      assert.equal(withdrawn.status, 'ACTIVITY_STATUS_REJECTED');
+      assert.deepEqual(withdrawn.votes.map((v: any) => v.selection), ['VOTE_SELECTION_APPROVED', 'VOTE_SELECTION_REJECTED']);
+    });
+
     test("createActivityPoller throws its consensus error on a waiting activity", async () => {
       const { organizationId, members } = await twoOfThree();
       const client = as(members[0]!);
@@ -380,6 +408,19 @@ describe('two approvals raced in two processes (postgres)', { skip: postgres ? f
         notes: '',
       }),
     );
+    // The second process has the organization's authority in memory now; a DENY written through the
+    // first is honoured by the second at once.
+    const probe = (label: string) => clientAt(second.baseUrl, members[0]!).createSmartContractInterface(interfaceBody(organizationId, label));
+    assert.equal(((await probe('before the deny')) as any).activity.status, 'ACTIVITY_STATUS_CONSENSUS_NEEDED');
+    const { activity: deny } = (await rootClient.createPolicy(
+      envelope('ACTIVITY_TYPE_CREATE_POLICY_V3', organizationId, { policyName: 'no probes', effect: 'EFFECT_DENY', condition: "activity.params.label == 'probe'", notes: '' }),
+    )) as any;
+    await assert.rejects(probe('probe'), (error: any) => {
+      assert.equal(error.code, 7);
+      assert.match(String(error.message), new RegExp(`denied by policy ${deny.result.createPolicyResult.policyId}`));
+      return true;
+    });
+
     for (let round = 0; round < 5; round++) {
       const label = `raced ${round}`;
       const { activity: waiting } = (await clientAt(second.baseUrl, members[0]!).createSmartContractInterface(interfaceBody(organizationId, label))) as any;

@@ -418,7 +418,7 @@ for (const tdb of testDatabases) {
       assert.equal(columns!.n, 0, "the activity row's vote columns are gone");
     });
 
-    test('one vote per user and activity; several users each vote, read oldest first; an approval or a rejection only', async () => {
+    test('one approval and one rejection per user and activity at most; several users each vote, read oldest first; an approval or a rejection only', async () => {
       const store = await storeBeforeVoteTable(tdb, cleanup);
       const alice = await store.user('alice', 'alice@example.com');
       const bob = await store.user('bob', null);
@@ -431,7 +431,7 @@ for (const tdb of testDatabases) {
            VALUES ($1, $2, $3, $4, $5, 'another stamp', '03cd', '3007', 'SIGNATURE_SCHEME_TK_API_P256', $6)`,
           [id, record.id, store.organizationId, userId, selection, at],
         );
-      await assert.rejects(vote(alice.userId, 'VOTE_SELECTION_REJECTED', new Date()), /votes_activity_id_user_id_key|duplicate key/);
+      await assert.rejects(vote(alice.userId, 'VOTE_SELECTION_APPROVED', new Date()), /votes_activity_id_user_id_selection_key|duplicate key/);
       await assert.rejects(vote(bob.userId, 'VOTE_SELECTION_MAYBE', new Date()), /votes_selection_check|check constraint/);
       // Two votes of one moment are read in the order of their ids.
       const later = new Date(record.createdAt.getTime() + 1000);

@@ -344,6 +344,8 @@ describe('OpenAPI', () => {
       assert.equal((await query('get_organization', {})).organizationData.policies[0].policyId, policyId);
       checkActivity('delete_policies', await submit('delete_policies', { policyIds: policies.activity.result.createPoliciesResult.policyIds }));
       checkActivity('delete_policy', await submit('delete_policy', { policyId }));
+      checkActivity('update_root_quorum', await submit('update_root_quorum', { threshold: 1, userIds: [org.userId] }));
+      await query('get_mfa_status', { activityId: created.activity.id });
     });
 
     test('admin and service routes', async () => {

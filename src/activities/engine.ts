@@ -366,9 +366,9 @@ export class ActivityEngine {
     const own = target.votes.find((vote) => vote.userId === principal.userId);
     const submitter = target.votes[0]?.userId === principal.userId;
     // The same vote again answers as the first did: with the activity as it is now.
-    if (own && own.message === v.body) return { activity: target, written: false };
+    if (target.votes.some((vote) => vote.userId === principal.userId && vote.message === v.body)) return { activity: target, written: false };
     // Its submitter may withdraw a waiting activity; anyone else votes once.
-    const withdrawal = submitter && v.selection === 'VOTE_SELECTION_REJECTED' && own?.selection === 'VOTE_SELECTION_APPROVED';
+    const withdrawal = submitter && v.selection === 'VOTE_SELECTION_REJECTED' && target.votes.filter((vote) => vote.userId === principal.userId).length === 1;
     if (own && !withdrawal) {
       throw invalidField(
         'parameters.fingerprint',

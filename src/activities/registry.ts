@@ -13,6 +13,7 @@ import { initOtp } from './initOtp.ts';
 import { initOtpAuth } from './initOtpAuth.ts';
 import { otpLogin, otpLoginV2 } from './otpLogin.ts';
 import { updatePolicy, updatePolicyV1 } from './updatePolicy.ts';
+import { updateRootQuorum } from './updateRootQuorum.ts';
 import { verifyOtp, verifyOtpV2 } from './verifyOtp.ts';
 import { approveActivity, rejectActivity } from './voteOnActivity.ts';
 
@@ -36,4 +37,5 @@ export const activityHandlers: readonly ActivityHandler[] = [
   deletePolicies,
   approveActivity,
   rejectActivity,
+  updateRootQuorum,
 ];

@@ -60,12 +60,19 @@ export interface Command {
   args?: Argument[];
   /** It calls the running server's admin API (its help page says how). */
   admin?: true;
+  /** It acts as a user of an organization, stamping with an API key (its help page says how). */
+  stamped?: true;
   run(input: Input, context: Context): Promise<number> | number;
 }
 
 export const ADMIN_NOTE =
   'Admin commands talk to the running server at SIGNET_URL (default http://127.0.0.1:8080) with\n' +
   'SIGNET_ADMIN_TOKEN, or the token file the server wrote into SIGNET_DATA_DIR.';
+
+export const USER_NOTE =
+  'Policy, quorum and activity commands act as a user of an organization: they stamp their requests\n' +
+  'to SIGNET_URL with the API key of --credentials FILE, else SIGNET_CREDENTIALS, else the development\n' +
+  "credentials the server wrote into SIGNET_DATA_DIR; the organization's authorization decides.";
 
 export function commandName(command: Pick<Command, 'name' | 'sub'>): string {
   return command.sub ? `${command.name} ${command.sub}` : command.name;
@@ -76,6 +83,7 @@ export function usageLine(command: Command): string {
   const args = (command.args ?? []).map((a) => (a.optional ? `[${a.name}]` : a.name));
   const flags = Object.entries(command.flags).map(([name, flag]) => {
     const text = flag.type === 'boolean' ? `--${name}` : `--${name} ${flag.value}`;
+    if (flag.required && flag.multiple) return `${text} [${text}]...`;
     return flag.required ? text : `[${text}]${flag.multiple ? '...' : ''}`;
   });
   return ['signet', commandName(command), ...args, ...flags].join(' ');
@@ -121,6 +129,7 @@ export function commandHelp(command: Command): string {
     'Options:',
     ...columns(options, 28),
     ...(command.admin ? ['', ADMIN_NOTE] : []),
+    ...(command.stamped ? ['', USER_NOTE] : []),
   ].join('\n');
 }
 
@@ -134,6 +143,7 @@ export function groupHelp(name: string, commands: readonly Command[]): string {
     '',
     `Run \`signet ${name} SUBCOMMAND --help\` for its options.`,
     ...(group.some((c) => c.admin) ? ['', ADMIN_NOTE] : []),
+    ...(group.some((c) => c.stamped) ? ['', USER_NOTE] : []),
   ].join('\n');
 }
 
@@ -149,6 +159,8 @@ export function overview(commands: readonly Command[]): string {
     '`signet --version` (-v) prints the version.',
     '',
     ADMIN_NOTE,
+    '',
+    USER_NOTE,
   ].join('\n');
 }
 
@@ -187,7 +199,8 @@ export function parseCommand(command: Command, args: string[]): Input {
   const values = parsed.values as Record<string, string | boolean | string[] | undefined>;
   for (const [name, flag] of Object.entries(command.flags)) {
     const value = values[name];
-    if (flag.required && (typeof value !== 'string' || value === '')) fail(`--${name} is required`);
+    const given = flag.multiple ? Array.isArray(value) && value.length > 0 && value.every((v) => v !== '') : typeof value === 'string' && value !== '';
+    if (flag.required && !given) fail(`--${name} is required${flag.multiple ? ' (once per value)' : ''}`);
     if (flag.type === 'integer' && value !== undefined && !/^\d{1,15}$/.test(String(value))) {
       fail(`--${name} takes a whole number (${flag.value}), got "${String(value)}"`);
     }

@@ -2,12 +2,15 @@
 // table drives parsing, `signet help`, each command's --help, usage errors and the README's command
 // table (test/cli.test.ts keeps them equal). `serve`, `migrate`, `config` and `proof verify` act
 // here; the admin commands call a running server's admin API (SIGNET_URL), so they work while the
-// embedded store is held by the server.
+// embedded store is held by the server; the policy, quorum and activity commands call its public API
+// as a user of an organization, stamped with that user's API key (userClient.ts), so the
+// organization's authorization decides them like any client's request.
 import fs from 'node:fs';
 import { configurationReport } from '../config.ts';
 import { adminClient } from './adminClient.ts';
 import { helpPage, UsageError, type Command, type Context, type Flag, type Input } from './command.ts';
 import { verifyProofFile } from './proof.ts';
+import { userClient } from './userClient.ts';
 
 const json: Flag = { type: 'boolean', description: 'print the answer as JSON' };
 const org: Flag = { type: 'string', value: 'ID', required: true, description: 'the organization; `signet org list` shows them' };
@@ -55,6 +58,78 @@ function listing(path: (input: Input) => string, key: string, id: string, line: 
 function removal(collection: string, flag: string): Command['run'] {
   return async (input, context) =>
     print(await admin(context).call('DELETE', orgPath(input, `/${collection}/${encodeURIComponent(input.need(flag))}`)), input);
+}
+
+const credentials: Flag = {
+  type: 'string',
+  value: 'FILE',
+  description: 'the API key to stamp with: a JSON file {organizationId, apiPublicKey, apiPrivateKey} (default: SIGNET_CREDENTIALS, else SIGNET_DATA_DIR/dev-credentials.json)',
+};
+
+function user(input: Input, context: Context) {
+  return userClient(context.config(), input.get('credentials'));
+}
+
+/** Rows under a header, in columns (the last one not padded); `empty` alone when there are none. */
+function printTable(header: string[], rows: string[][], empty: string): void {
+  if (rows.length === 0) {
+    process.stdout.write(`${empty}\n`);
+    return;
+  }
+  const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i]!.length)));
+  const line = (cells: string[]) => cells.map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ').trimEnd();
+  process.stdout.write(`${[line(header), ...rows.map(line)].join('\n')}\n`);
+}
+
+const short = (value: unknown, prefix: string) => String(value ?? '').replace(prefix, '');
+
+/** What a submission did: its status, ids and result fields; or, with --json, the activity. */
+function printActivity(activity: Record<string, any>, input: Input): number {
+  if (input.on('json')) {
+    process.stdout.write(`${JSON.stringify(activity)}\n`);
+    return 0;
+  }
+  const lines: Array<[string, unknown]> = [
+    ['status', short(activity.status, 'ACTIVITY_STATUS_')],
+    ['type', short(activity.type, 'ACTIVITY_TYPE_')],
+    ['activityId', activity.id],
+    ['fingerprint', activity.fingerprint],
+  ];
+  for (const [key, value] of Object.entries(activity.result ?? {})) {
+    if (key === 'activity' || typeof value !== 'object' || value === null) continue;
+    for (const [field, fieldValue] of Object.entries(value)) lines.push([field, Array.isArray(fieldValue) ? fieldValue.join(', ') : fieldValue]);
+  }
+  if (activity.failure) lines.push(['failure', activity.failure.message ?? JSON.stringify(activity.failure)]);
+  for (const [key, value] of lines) process.stdout.write(`${key}: ${String(value)}\n`);
+  if (activity.status === 'ACTIVITY_STATUS_CONSENSUS_NEEDED') {
+    process.stdout.write(`waiting for approvals: another user who may approve runs \`signet activity approve ${activity.fingerprint}\`\n`);
+  }
+  return 0;
+}
+
+const FINGERPRINT = /^sha256:[0-9a-f]{64}$/;
+const fingerprintArg = { name: 'FINGERPRINT', description: 'the activity\'s fingerprint (sha256:…), as `signet activity list` shows it' };
+
+/** The FINGERPRINT argument, checked. */
+function fingerprintOf(input: Input): string {
+  const fingerprint = input.args[0]!;
+  if (!FINGERPRINT.test(fingerprint)) {
+    throw new UsageError(`FINGERPRINT must be sha256: and 64 lowercase hex digits, as \`signet activity list\` shows it; got "${fingerprint}"`);
+  }
+  return fingerprint;
+}
+
+/** Activity statuses a list may be filtered by, without their ACTIVITY_STATUS_ prefix. */
+const STATUSES = ['CREATED', 'PENDING', 'COMPLETED', 'FAILED', 'CONSENSUS_NEEDED', 'REJECTED', 'AUTHENTICATORS_NEEDED'];
+const MAX_LISTED_ACTIVITIES = 1000;
+
+/** A vote on the activity of FINGERPRINT: its answer is that activity, decided again. */
+function vote(selection: 'approve' | 'reject'): Command['run'] {
+  return async (input, context) => {
+    const fingerprint = fingerprintOf(input);
+    const path = `${selection}_activity`;
+    return printActivity(await user(input, context).submit(path, `ACTIVITY_TYPE_${selection.toUpperCase()}_ACTIVITY`, { fingerprint }), input);
+  };
 }
 
 /** An API key's state as the list shows it: active, revoked (when) or expired (when). */
@@ -288,6 +363,148 @@ export const COMMANDS: readonly Command[] = [
         return `${d.createdAt}  ${d.status}  ${d.channel}  ${d.to}  otp ${d.otpId}  attempts ${d.attempts}${detail.filter(Boolean).map((x) => `  ${x}`).join('')}`;
       });
     },
+  },
+  {
+    name: 'policy',
+    sub: 'list',
+    summary: "the organization's policies: id, name, effect, condition and consensus",
+    flags: { credentials, json },
+    stamped: true,
+    async run(input, context) {
+      const { policies } = await user(input, context).query<{ policies: Array<Record<string, string>> }>('list_policies');
+      if (input.on('json')) return printList(policies, input, () => '');
+      printTable(
+        ['POLICY ID', 'NAME', 'EFFECT', 'CONDITION', 'CONSENSUS'],
+        policies.map((p) => [p.policyId!, p.policyName!, short(p.effect, 'EFFECT_'), p.condition || '-', p.consensus || '-']),
+        'no policies',
+      );
+      return 0;
+    },
+  },
+  {
+    name: 'policy',
+    sub: 'create',
+    summary: 'create a policy: ALLOW or DENY the activities its condition selects, when its consensus holds',
+    flags: {
+      name: { type: 'string', value: 'N', required: true, description: 'its name, unique in the organization' },
+      effect: { type: 'string', value: 'ALLOW|DENY', required: true, description: 'what it does to the activities it applies to' },
+      condition: { type: 'string', value: 'E', description: "which activities it is about, e.g. \"activity.resource == 'AUTH'\" (default: every activity)" },
+      consensus: { type: 'string', value: 'E', description: "who must approve, e.g. \"approvers.count() >= 2\" (default: anyone)" },
+      notes: { type: 'string', value: 'T', description: 'why it exists' },
+      credentials,
+      json,
+    },
+    stamped: true,
+    async run(input, context) {
+      const effect = input.need('effect').toUpperCase().replace(/^EFFECT_/, '');
+      if (effect !== 'ALLOW' && effect !== 'DENY') throw new UsageError(`--effect takes ALLOW or DENY, got "${input.need('effect')}"`);
+      const parameters = {
+        policyName: input.need('name'),
+        effect: `EFFECT_${effect}`,
+        ...(input.get('condition') !== undefined ? { condition: input.get('condition') } : {}),
+        ...(input.get('consensus') !== undefined ? { consensus: input.get('consensus') } : {}),
+        notes: input.get('notes') ?? '',
+      };
+      return printActivity(await user(input, context).submit('create_policy', 'ACTIVITY_TYPE_CREATE_POLICY_V3', parameters), input);
+    },
+  },
+  {
+    name: 'policy',
+    sub: 'delete',
+    summary: 'delete a policy',
+    flags: { credentials, json },
+    args: [{ name: 'ID', description: 'the policy, as `signet policy list` shows it' }],
+    stamped: true,
+    run: async (input, context) =>
+      printActivity(await user(input, context).submit('delete_policy', 'ACTIVITY_TYPE_DELETE_POLICY', { policyId: input.args[0] }), input),
+  },
+  {
+    name: 'quorum',
+    sub: 'show',
+    summary: "the organization's root quorum: its threshold and its users",
+    flags: { credentials, json },
+    stamped: true,
+    async run(input, context) {
+      const { organizationData } = await user(input, context).query<{
+        organizationData: { rootQuorum: { threshold: number; userIds: string[] }; users: Array<{ userId: string; userName: string }> };
+      }>('get_organization');
+      const { rootQuorum, users } = organizationData;
+      if (input.on('json')) return print(rootQuorum, input);
+      const names = new Map(users.map((u) => [u.userId, u.userName]));
+      process.stdout.write(`threshold: ${rootQuorum.threshold} of ${rootQuorum.userIds.length}\n`);
+      printTable(['USER ID', 'NAME'], rootQuorum.userIds.map((id) => [id, names.get(id) ?? '(removed, or not among the first 100 users)']), 'no users: no one can approve as the root quorum');
+      return 0;
+    },
+  },
+  {
+    name: 'quorum',
+    sub: 'set',
+    summary: 'replace the root quorum: these users, N of whom must approve (only the root quorum may)',
+    flags: {
+      threshold: { type: 'integer', value: 'N', required: true, description: 'how many of the users must approve, 1 to their number' },
+      user: { type: 'string', value: 'ID', required: true, multiple: true, description: 'a user of the organization; `signet user list --org ID` shows them' },
+      credentials,
+      json,
+    },
+    stamped: true,
+    async run(input, context) {
+      const parameters = { threshold: Number(input.need('threshold')), userIds: input.all('user') };
+      return printActivity(await user(input, context).submit('update_root_quorum', 'ACTIVITY_TYPE_UPDATE_ROOT_QUORUM', parameters), input);
+    },
+  },
+  {
+    name: 'activity',
+    sub: 'list',
+    summary: "the organization's activities, newest first, with the fingerprints approve and reject take",
+    flags: {
+      status: { type: 'string', value: 'S', description: `only these: ${STATUSES.join(', ')}` },
+      limit: { type: 'integer', value: 'N', description: `at most this many (1–${MAX_LISTED_ACTIVITIES}, default 50)` },
+      credentials,
+      json,
+    },
+    stamped: true,
+    async run(input, context) {
+      const status = input.get('status')?.toUpperCase().replace(/^ACTIVITY_STATUS_/, '');
+      if (status !== undefined && !STATUSES.includes(status)) throw new UsageError(`--status takes one of ${STATUSES.join(', ')}; got "${input.get('status')}"`);
+      const limit = Number(input.get('limit') ?? 50);
+      if (limit < 1 || limit > MAX_LISTED_ACTIVITIES) throw new UsageError(`--limit takes 1 to ${MAX_LISTED_ACTIVITIES}, got ${limit}`);
+      const client = user(input, context);
+      const activities: Array<Record<string, any>> = [];
+      for (let after: string | undefined; activities.length < limit; ) {
+        const { activities: page } = await client.query<{ activities: Array<Record<string, any>> }>('list_activities', {
+          ...(status ? { filterByStatus: [`ACTIVITY_STATUS_${status}`] } : {}),
+          paginationOptions: { limit: String(Math.min(100, limit - activities.length)), ...(after ? { after } : {}) },
+        });
+        if (page.length === 0) break;
+        activities.push(...page);
+        after = page[page.length - 1]!.id;
+      }
+      if (input.on('json')) return printList(activities, input, () => '');
+      printTable(
+        ['CREATED', 'STATUS', 'TYPE', 'SUBMITTER', 'FINGERPRINT'],
+        activities.map((a) => [a.createdAt, short(a.status, 'ACTIVITY_STATUS_'), short(a.type, 'ACTIVITY_TYPE_'), a.votes?.[0]?.user?.userName ?? '-', a.fingerprint]),
+        status ? `no ${status} activities` : 'no activities',
+      );
+      return 0;
+    },
+  },
+  {
+    name: 'activity',
+    sub: 'approve',
+    summary: 'approve an activity waiting for consensus; it takes effect once its approvers allow it',
+    flags: { credentials, json },
+    args: [fingerprintArg],
+    stamped: true,
+    run: vote('approve'),
+  },
+  {
+    name: 'activity',
+    sub: 'reject',
+    summary: 'reject an activity waiting for consensus (its submitter may withdraw it so); final',
+    flags: { credentials, json },
+    args: [fingerprintArg],
+    stamped: true,
+    run: vote('reject'),
   },
   {
     name: 'proof',

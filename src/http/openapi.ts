@@ -103,6 +103,9 @@ const NOT_FOUND: Record<string, string> = {
   otp_login: 'No user of the organization has the verified contact, or it was removed',
   delete_smart_contract_interface: 'No such interface in the organization',
   get_activity: 'No such activity in the organization',
+  approve_activity: 'No activity with this fingerprint in the organization',
+  reject_activity: 'No activity with this fingerprint in the organization',
+  get_policy_evaluations: 'No such activity in the organization',
   get_smart_contract_interface: 'No such interface in the organization',
   get_app_proofs: 'No such activity in the organization',
   list_app_proofs: 'No such activity in the organization',
@@ -110,6 +113,11 @@ const NOT_FOUND: Record<string, string> = {
 
 const OTP_RATE_LIMITED = `${ERRORS['429']}; or an OTP rate limit (per userIdentifier, per phone number, per email address: SIGNET_RATE_LIMIT_*), and no OTP was created`;
 const RATE_LIMITED: Record<string, string> = { init_otp_auth: OTP_RATE_LIMITED, init_otp: OTP_RATE_LIMITED };
+
+const NOT_AUTHORIZED =
+  `${ERRORS['403']}; or the organization's root quorum and policies do not allow the activity and no more approvals could: ` +
+  'the message says implicit deny, or names the DENY policy (id and name), and details hold a TurnkeyErrorDetail with ' +
+  'turnkeyErrorCode REQUEST_NOT_AUTHORIZED; nothing was stored (code 7). For approve_activity/reject_activity: the user may not vote on the activity';
 
 const STAMPED = [{ ApiKeyStamp: [] }, { WebAuthnStamp: [] }];
 const EXAMPLE_ORGANIZATION = '9f5e7c2a-3b1d-4e6f-8a9b-0c1d2e3f4a5b';
@@ -161,12 +169,16 @@ function activityOperation(schemas: Schemas, path: string, handlers: readonly Ac
     requestBody: { required: true, content: { 'application/json': content } },
     responses: {
       '200': {
-        description: `The activity, new or (for a body submitted before) the stored one; its result under ${resultKeys}`,
+        description:
+          `The activity, new or (for a body submitted before) the stored one; its result under ${resultKeys}. Allowed at once, it is ` +
+          '`ACTIVITY_STATUS_COMPLETED`; when more approvals could allow it, it is stored as `ACTIVITY_STATUS_CONSENSUS_NEEDED` with ' +
+          'nothing executed, and runs at the approve_activity that allows it',
         content: json(one ? bodies[0]!.answer : { oneOf: bodies.map((body) => body.answer) }),
       },
       ...errorResponses([...PUBLIC_ERRORS, ...(NOT_FOUND[path] ? (['404'] as const) : [])], {
         ...(NOT_FOUND[path] ? { '404': NOT_FOUND[path] } : {}),
         ...(RATE_LIMITED[path] ? { '429': RATE_LIMITED[path] } : {}),
+        '403': NOT_AUTHORIZED,
       }),
     },
   };

@@ -2,6 +2,7 @@
 import { getAppProofKeys, getAppProofs } from './appProofs.ts';
 import { getActivity } from './getActivity.ts';
 import { listActivities } from './listActivities.ts';
+import { getMfaStatus } from './mfaStatus.ts';
 import { getOrganization, getOrganizationConfigs } from './organization.ts';
 import { getPolicy, listPolicies } from './policies.ts';
 import { getPolicyEvaluations } from './policyEvaluations.ts';
@@ -24,4 +25,5 @@ export const queryHandlers: readonly QueryHandler[] = [
   getPolicyEvaluations,
   getPolicy,
   listPolicies,
+  getMfaStatus,
 ];

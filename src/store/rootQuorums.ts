@@ -1,6 +1,7 @@
 // Root quorums (tables root_quorums and root_quorum_members): per organization, a threshold and the
 // users who are its members. A member is a user of the same organization (a foreign key says so);
-// threshold <= number of members is kept by insertRootQuorum, the one statement that writes a quorum.
+// threshold <= number of members is kept by the statements that write a quorum: insertRootQuorum for
+// a new organization, and replaceRootQuorumOfActivity's rows, whose activity's guards check it.
 import type { Queryable } from './db.ts';
 import { runWithCredential, type CredentialState, type CredentialUse } from './credentials.ts';
 import { run, sql, type Sql } from './sql.ts';
@@ -36,6 +37,34 @@ export async function insertRootQuorum(db: Queryable, organizationId: string, qu
         RETURNING user_id`,
   );
   return rows.length > 0;
+}
+
+/**
+ * A lock taken before the statement of an activity that replaces the organization's quorum: such
+ * replacements run one after the other, each statement seeing the members the one before left. It
+ * holds the organization's row, which exists even for an organization without a quorum row.
+ */
+export function lockRootQuorum(organizationId: string): Sql {
+  return sql`SELECT id FROM organizations WHERE id = ${organizationId}::uuid FOR NO KEY UPDATE`;
+}
+
+/**
+ * Rows of an activity's statement (`activity` yields its row): the organization's quorum becomes
+ * `quorum`, at `now`. The caller's guards check each member is a user of the organization not
+ * removed, named once, and the threshold between 1 and their number. Members that stay are kept,
+ * the others deleted and the new ones added, so no row is deleted and inserted again in one statement.
+ */
+export function replaceRootQuorumOfActivity(activity: Sql, organizationId: string, quorum: RootQuorum, now: Date): Sql[] {
+  return [
+    sql`INSERT INTO root_quorums (organization_id, threshold, updated_at)
+        SELECT ${organizationId}::uuid, ${quorum.threshold}::int, ${now}::timestamptz FROM ${activity}
+        ON CONFLICT (organization_id) DO UPDATE SET threshold = EXCLUDED.threshold, updated_at = EXCLUDED.updated_at`,
+    sql`DELETE FROM root_quorum_members
+         WHERE organization_id = ${organizationId}::uuid AND NOT (user_id = ANY(${quorum.userIds}::uuid[])) AND EXISTS (SELECT 1 FROM ${activity})`,
+    sql`INSERT INTO root_quorum_members (organization_id, user_id)
+        SELECT ${organizationId}::uuid, m.user_id FROM ${activity}, unnest(${quorum.userIds}::uuid[]) AS m (user_id)
+        ON CONFLICT DO NOTHING`,
+  ];
 }
 
 /** An expression: the quorum of the organization `organizationId` (an expression) as JSON {threshold, userIds}, NULL when it has none. */

@@ -19,3 +19,9 @@ ALTER TABLE votes
 -- (an expired code, a name taken meanwhile): it is ACTIVITY_STATUS_FAILED with the refusal here,
 -- {code, message}.
 ALTER TABLE activities ADD COLUMN failure jsonb;
+
+-- A user votes once on an activity, except its submitter, who may reject (withdraw) the activity it
+-- approved by submitting it: at most one approval and one rejection per user and activity. The
+-- engine, holding the activity's row, refuses any other second vote.
+ALTER TABLE votes DROP CONSTRAINT votes_activity_id_user_id_key;
+ALTER TABLE votes ADD CONSTRAINT votes_activity_id_user_id_selection_key UNIQUE (activity_id, user_id, selection);
