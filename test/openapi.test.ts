@@ -272,7 +272,8 @@ describe('OpenAPI', () => {
     assert.equal(at(otpAnswer, 'activity.intent.initOtpAuthIntentV3').properties.otpLength.maximum, 9);
     const bundle = document.paths['/public/v1/submit/init_otp'].post.responses['200'].content['application/json'].schema;
     assert.deepEqual([...at(bundle, 'activity.result.initOtpResultV2').required].sort(), ['otpEncryptionTargetBundle', 'otpId']);
-    for (const handler of activityHandlers) assert.ok(handler.resultSchema, `${handler.activityType} has no resultSchema`);
+    // Every activity describes its result; a vote answers with the activity it voted on instead.
+    for (const handler of activityHandlers) assert.ok(handler.resultSchema ?? handler.votes, `${handler.activityType} has no resultSchema`);
     for (const query of queryHandlers) assert.ok(query.answer, `${query.path} has no answer schema`);
   });
 
@@ -345,6 +346,25 @@ describe('OpenAPI', () => {
       checkActivity('delete_policies', await submit('delete_policies', { policyIds: policies.activity.result.createPoliciesResult.policyIds }));
       checkActivity('delete_policy', await submit('delete_policy', { policyId }));
       checkActivity('update_root_quorum', await submit('update_root_quorum', { threshold: 1, userIds: [org.userId] }));
+      // A quorum of two: an activity waits, a second root's vote decides it, and the record of each vote is read.
+      const { userId } = await server.admin('POST', `/organizations/${org.organizationId}/users`, { userName: 'second root' });
+      const second = await server.admin('POST', `/organizations/${org.organizationId}/api-keys`, { userId });
+      checkActivity('update_root_quorum', await submit('update_root_quorum', { threshold: 2, userIds: [org.userId, userId] }));
+      const vote = async (path: 'approve_activity' | 'reject_activity', fingerprint: string) => {
+        const body = JSON.stringify({ type: activityHandlers.find((h) => h.path === path)!.activityType, timestampMs: String(Date.now()), organizationId: org.organizationId, parameters: { fingerprint } });
+        const answer = await postStamped(server.baseUrl, `/public/v1/submit/${path}`, body, second);
+        assert.equal(answer.status, 200, answer.text);
+        checkActivity(path, answer.json);
+        return answer.json;
+      };
+      const waiting = await submit(contract.path, { ...(contract.example as object), label: 'waits' });
+      checkActivity(contract.path, waiting);
+      assert.equal(waiting.activity.status, 'ACTIVITY_STATUS_CONSENSUS_NEEDED');
+      assert.equal((await vote('reject_activity', waiting.activity.fingerprint)).activity.status, 'ACTIVITY_STATUS_REJECTED');
+      const back = await submit('update_root_quorum', { threshold: 1, userIds: [org.userId] });
+      const approved = await vote('approve_activity', back.activity.fingerprint);
+      assert.equal(approved.activity.status, 'ACTIVITY_STATUS_COMPLETED');
+      assert.equal((await query('get_policy_evaluations', { activityId: approved.activity.id })).policyEvaluations.length, 2);
       await query('get_mfa_status', { activityId: created.activity.id });
     });
 

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { APP_PROOF_SCHEME } from './appProofs.ts';
 import type { ActivityHandler } from './handler.ts';
-import { ACTIVITY_STATUS } from './status.ts';
+import { ACTIVITY_STATUS, ACTIVITY_STATUSES } from './status.ts';
 
 /** A described UUID field, as every schema of the OpenAPI document writes one. */
 export const uuid = (description: string) => z.uuid().describe(description);
@@ -38,10 +38,15 @@ export const voteSchema = z
     userId: uuid('The user whose credential stamped the request'),
     user: userSchema,
     activityId: uuid('The activity voted on'),
-    selection: z.literal('VOTE_SELECTION_APPROVED').describe('The submitter approves its own request'),
+    selection: z
+      .enum(['VOTE_SELECTION_APPROVED', 'VOTE_SELECTION_REJECTED'])
+      .describe("The submitter's vote approves its own request; later votes approve (approve_activity) or reject (reject_activity) it"),
     message: z
       .string()
-      .describe('The signed request body as text; a secret it carried in clear (a verified OTP code) is replaced by "[redacted]", the fingerprint still being over the bytes as signed'),
+      .describe(
+        'The signed request body as text (the submission, or the approve_activity/reject_activity body); a secret it carried in clear ' +
+          '(a verified OTP code) is replaced by "[redacted]", the fingerprint still being over the bytes as signed',
+      ),
     publicKey: z
       .string()
       .describe('The credential that signed: an API key or session key as a compressed P-256 key in hex, or the hex of a passkey\'s COSE public key'),
@@ -68,17 +73,31 @@ export const appProofSchema = z
 const common = {
   id: uuid('Unique identifier of the activity'),
   organizationId: uuid('Unique identifier of the organization'),
-  status: z.string().describe(`Activity status. A successful submission shows ${ACTIVITY_STATUS.COMPLETED}`),
+  status: z
+    .enum(ACTIVITY_STATUSES)
+    .describe(
+      `Activity status: ${ACTIVITY_STATUS.COMPLETED} when it executed; ${ACTIVITY_STATUS.CONSENSUS_NEEDED} while it waits for approvals ` +
+        `(nothing executed yet); ${ACTIVITY_STATUS.REJECTED} once a voter rejected it; ${ACTIVITY_STATUS.FAILED} when its effect was refused ` +
+        'at the approval that allowed it (see failure)',
+    ),
   type: z.string().describe('Activity type, the same value as in the request'),
 };
 const bookkeeping = {
-  votes: z.array(voteSchema).describe("List of objects that record a user's approval or rejection of a consensus request, with metadata: one, the submitter's"),
+  votes: z.array(voteSchema).describe("The users' approvals and rejections, oldest first: the submitter's first, then each approve_activity and reject_activity"),
   fingerprint: z
     .string()
     .regex(/^sha256:[0-9a-f]{64}$/)
     .describe('Activity fingerprint: "sha256:" + hex SHA-256 of the exact request body. Submitting the same body again answers this same activity'),
-  canApprove: z.boolean().describe('Whether the activity can be approved (false once it is completed)'),
-  canReject: z.boolean().describe('Whether the activity can be rejected (false once it is completed)'),
+  canApprove: z.boolean().describe('Whether the reader may approve it: it waits, the reader may vote on it (a root quorum user, or one a matching policy\'s consensus counts) and has not'),
+  canReject: z.boolean().describe('Whether the reader may reject it: as canApprove, and also its submitter while it waits'),
+  failure: z
+    .strictObject({
+      code: z.number().int().describe('gRPC code of the refusal (3 invalid argument, 5 not found, 7 denied, 8 rate limited …)'),
+      message: z.string().describe('Why its effect was refused'),
+      details: z.array(z.unknown()).describe('Always empty'),
+    })
+    .optional()
+    .describe(`Present when the activity is ${ACTIVITY_STATUS.FAILED}: the refusal its effect met when an approval allowed it`),
   createdAt: timestamp('Creation time'),
   updatedAt: timestamp('Time of the last update'),
 };
@@ -102,8 +121,11 @@ export const nestedActivitySchema = z
 export function activityObject(of?: { types: readonly string[]; intent: z.ZodType; result: z.ZodType; resultKey: string }) {
   const result = of
     ? z
-        .strictObject({ activity: nestedActivitySchema, [of.resultKey]: of.result.description ? of.result : of.result.describe(`The outcome of ${of.types[0]}`) })
-        .describe(`Outcome: ${of.resultKey}, and the nested activity`)
+        .strictObject({
+          activity: nestedActivitySchema,
+          [of.resultKey]: (of.result.description ? of.result : of.result.describe(`The outcome of ${of.types[0]}`)).optional(),
+        })
+        .describe(`Outcome: ${of.resultKey} (absent until the activity executed), and the nested activity`)
     : z
         .object({ activity: nestedActivitySchema })
         .catchall(z.unknown())
@@ -124,6 +146,8 @@ export function activityObject(of?: { types: readonly string[]; intent: z.ZodTyp
  * value under the intent key): the OpenAPI document puts the parameters' own schema there.
  */
 export function activityAnswer(handler: ActivityHandler) {
+  // A vote answers with the activity it voted on, of any type.
+  if (handler.votes) return z.strictObject({ activity: activitySchema });
   return z.strictObject({
     activity: activityObject({
       types: [handler.activityType, ...(handler.otherActivityTypes ?? [])],

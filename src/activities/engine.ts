@@ -491,8 +491,12 @@ export class ActivityEngine {
   }
 }
 
-/** Decisions made for one request at most (each after the organization's authority was found changed). */
-const MAX_DECISIONS = 3;
+/**
+ * Decisions made for one request at most, each after the organization's authority was found changed.
+ * Changes of authority that arrive together commit one after the other (they lock the organization's
+ * row), and each makes the others decide again: the last of n waits n rounds.
+ */
+const MAX_DECISIONS = 25;
 
 export interface Submission {
   body: Buffer;

@@ -4,7 +4,6 @@
 // with the new approver and answers with it: allowed, it executes then; rejected once, it is final.
 import { z } from 'zod';
 import { invalidArgument } from '../errors.ts';
-import { activitySchema } from './activitySchema.ts';
 import type { ActivityHandler } from './handler.ts';
 
 /** Longer than any fingerprint Signet makes (sha256: and 64 hex digits), shorter than anything abusive. */
@@ -29,7 +28,6 @@ function voteHandler(
     votes: selection,
     parameters,
     example,
-    resultSchema: z.strictObject({ activity: activitySchema }) as never,
     async execute() {
       // The engine records a vote itself (ActivityHandler.votes); a vote is never executed as an activity.
       throw invalidArgument(`${names.activityType} is a vote on another activity, not an activity of its own`);

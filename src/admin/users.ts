@@ -2,7 +2,7 @@
 // contact, so a verified OTP contact finds it), list, show and remove them. Removing a user revokes
 // every credential it holds at once.
 import { randomUUID } from 'node:crypto';
-import { invalidField, type SignetError } from '../errors.ts';
+import { invalidArgument, invalidField, type SignetError } from '../errors.ts';
 import { canonicalEmailAddress, emailAddressProblem, normalizePhoneNumber } from '../otp/contact.ts';
 import type { Database, Queryable } from '../store/db.ts';
 import type { Page, PageRequest } from '../store/pages.ts';
@@ -11,6 +11,7 @@ import {
   insertUser,
   listUsers as listStoredUsers,
   removeUser as removeStoredUser,
+  RootQuorumMember,
   type UserRecord,
 } from '../store/users.ts';
 import { requireOrganization, unknownUser } from './organizations.ts';
@@ -109,7 +110,16 @@ export async function removeUser(
   organizationId: string,
   userId: string,
 ): Promise<{ userId: string; removedAt: string; revokedApiKeys: number; revokedAuthenticators: number }> {
-  const removed = await removeStoredUser(db, organizationId, userId);
+  let removed;
+  try {
+    removed = await removeStoredUser(db, organizationId, userId);
+  } catch (error) {
+    if (!(error instanceof RootQuorumMember)) throw error;
+    throw invalidArgument(
+      `user ${userId} is a member of the root quorum of organization ${organizationId}; take it out of the quorum first ` +
+        '(update_root_quorum, or "signet quorum set"), then remove it',
+    );
+  }
   if (!removed) throw unknownUser(organizationId, userId);
   return {
     userId,

@@ -141,10 +141,12 @@ function activityOperation(schemas: Schemas, path: string, handlers: readonly Ac
       title?: string;
       properties: { activity: { properties: { intent: { properties: Record<string, unknown>; required?: string[] } } } };
     };
-    // The intent is the parameters as accepted: the request's own schema.
-    const intent = answer.properties.activity.properties.intent;
-    intent.properties[handler.intentKey] = { ...parameters, description: 'The parameters as accepted, defaults filled in' };
-    intent.required = [handler.intentKey];
+    // The intent is the parameters as accepted: the request's own schema (a vote answers with another activity).
+    if (!handler.votes) {
+      const intent = answer.properties.activity.properties.intent;
+      intent.properties[handler.intentKey] = { ...parameters, description: 'The parameters as accepted, defaults filled in' };
+      intent.required = [handler.intentKey];
+    }
     answer.title = `${handler.activityType} answer`;
     return {
       schema,

@@ -18,11 +18,18 @@ const OUTCOMES = [
 const evaluationSchema = z
   .strictObject({
     id: z.uuid().describe('Identifier of the record (the vote it was made with)'),
-    activityId: z.uuid(),
-    organizationId: z.uuid(),
+    activityId: z.uuid().describe('The activity decided'),
+    organizationId: z.uuid().describe('The organization of the activity'),
     voteId: z.uuid().describe('The vote whose approvers were decided over'),
     policyEvaluations: z
-      .array(z.strictObject({ policyId: z.uuid(), outcome: z.enum(OUTCOMES) }))
+      .array(
+        z.strictObject({
+          policyId: z.uuid().describe('The policy'),
+          outcome: z
+            .enum(OUTCOMES)
+            .describe('What it said: ALLOW or DENY_EXPLICIT when it applied, REQUIRES_CONSENSUS or DENY_IMPLICIT when its consensus did not hold yet, ERROR when an expression could not be evaluated (never allows), REJECTED for a rejecting vote'),
+        }),
+      )
       .describe('Each policy whose condition held (or could not be evaluated), with what it said'),
     createdAt: z.iso.datetime().describe('When the vote was cast (RFC 3339)'),
   })
@@ -36,7 +43,7 @@ export const getPolicyEvaluations: QueryHandler = {
     organizationId: z.uuid({ message: 'must be the UUID of your organization' }).describe('Unique identifier of your organization'),
     activityId: z.uuid({ message: 'must be an activity id (a UUID)' }).describe('The activity whose evaluations to read'),
   }),
-  answer: z.strictObject({ policyEvaluations: z.array(evaluationSchema) }),
+  answer: z.strictObject({ policyEvaluations: z.array(evaluationSchema).describe('One record per vote, oldest first') }),
   async run(context, request: { organizationId: string; activityId: string }) {
     const { evaluations } = granted(context, await policyEvaluationsFor(context.db, context.principal.credential, request));
     if (!evaluations) throw notFound(`no activity ${request.activityId} in organization ${request.organizationId}`);

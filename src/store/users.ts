@@ -136,12 +136,17 @@ export interface RemovedUser {
   revokedAuthenticators: number;
 }
 
+/** Thrown (and nothing changed) when the user to remove is a member of its organization's root quorum. */
+export class RootQuorumMember extends Error {
+  override name = 'RootQuorumMember';
+}
+
 /**
  * Removes the user and revokes all its API keys and authenticators, in one transaction, so every
  * credential of the user is refused at once by the checks every statement makes. The user row is
  * changed first, which waits for transactions holding it (holdActiveUser, userActive) to end; the
  * revocations, read after, see what those added. Undefined when there is no such user (or it was
- * removed already).
+ * removed already); a member of the root quorum is not removed (RootQuorumMember).
  */
 export async function removeUser(db: Database, organizationId: string, id: string): Promise<RemovedUser | undefined> {
   return db.transaction(async (tx) => {
@@ -151,6 +156,9 @@ export async function removeUser(db: Database, organizationId: string, id: strin
       [id, organizationId],
     );
     if (!removed) return undefined;
+    // Read after the user's row is changed, so a quorum change that held it (FOR SHARE) has committed.
+    const [member] = await tx.query('SELECT 1 FROM root_quorum_members WHERE organization_id = $1 AND user_id = $2', [organizationId, id]);
+    if (member) throw new RootQuorumMember();
     const keys = await tx.query('UPDATE api_keys SET revoked_at = $2 WHERE user_id = $1 AND revoked_at IS NULL RETURNING id', [id, removed.removed_at]);
     const authenticators = await tx.query(
       'UPDATE authenticators SET revoked_at = $2 WHERE user_id = $1 AND revoked_at IS NULL RETURNING id',
