@@ -137,6 +137,60 @@ for (const tdb of testDatabases) {
       assert.equal(failed.stdout, 'no FAILED activities\n');
     });
 
+    test('policy create, list and delete; activity approve and reject: waiting activities decided from the command line', async () => {
+      const team = await server.createOrganization('Voted');
+      const rootFile = path.join(dir, 'voted-root.json');
+      fs.writeFileSync(rootFile, JSON.stringify(team));
+      const alice = await server.admin('POST', `/organizations/${team.organizationId}/users`, { userName: 'alice' });
+      const aliceKey = await server.admin('POST', `/organizations/${team.organizationId}/api-keys`, { userId: alice.userId });
+      const aliceFile = path.join(dir, 'voted-alice.json');
+      fs.writeFileSync(aliceFile, JSON.stringify({ organizationId: team.organizationId, ...aliceKey }));
+      const asRoot = (args: string[]) => signet([...args, '--credentials', rootFile], env);
+      const asAlice = (args: string[]) => signet([...args, '--credentials', aliceFile], env);
+      const field = (stdout: string, name: string) => new RegExp(`^${name}: (.*)$`, 'm').exec(stdout)?.[1];
+
+      assert.equal((await asRoot(['policy', 'list'])).stdout, 'no policies\n');
+      const created = await asRoot([
+        'policy', 'create', '--name', 'alice registers interfaces', '--effect', 'ALLOW',
+        '--condition', "activity.resource == 'SMART_CONTRACT_INTERFACE'",
+        '--consensus', `approvers.any(user, user.id == '${alice.userId}')`,
+      ]);
+      assert.equal(created.code, 0, created.stderr);
+      assert.equal(field(created.stdout, 'status'), 'COMPLETED');
+      const policyId = field(created.stdout, 'policyId')!;
+      assert.match(policyId, /^[0-9a-f-]{36}$/);
+      const listed = await asRoot(['policy', 'list']);
+      assert.match(listed.stdout, new RegExp(`${policyId} +alice registers interfaces +ALLOW`));
+      const bad = await asRoot(['policy', 'create', '--name', 'broken', '--effect', 'DENY', '--condition', "activity.type == 'X' &&"]);
+      assert.equal(bad.code, 1);
+      assert.match(bad.stderr, /^signet: 400: .*parameters\.condition: .*at \d+: /);
+
+      // Root and alice as a quorum of two: the root's own writes now wait for alice.
+      assert.equal((await asRoot(['quorum', 'set', '--threshold', '2', '--user', team.userId, '--user', alice.userId])).code, 0);
+      const removal = await asRoot(['policy', 'delete', policyId]);
+      assert.equal(removal.code, 0, removal.stderr);
+      assert.equal(field(removal.stdout, 'status'), 'CONSENSUS_NEEDED');
+      const fingerprint = field(removal.stdout, 'fingerprint')!;
+      assert.match(removal.stdout, new RegExp(`signet activity approve ${fingerprint}`));
+      const waiting = await asAlice(['activity', 'list', '--status', 'CONSENSUS_NEEDED']);
+      assert.match(waiting.stdout, new RegExp(`CONSENSUS_NEEDED +DELETE_POLICY +root +${fingerprint}`));
+
+      // Alice rejects it: final. A second deletion, approved by alice, executes.
+      const rejected = await asAlice(['activity', 'reject', fingerprint]);
+      assert.equal(rejected.code, 0, rejected.stderr);
+      assert.equal(field(rejected.stdout, 'status'), 'REJECTED');
+      assert.match((await asRoot(['policy', 'list'])).stdout, new RegExp(policyId));
+      const again = await asRoot(['policy', 'delete', policyId]);
+      const approved = await asAlice(['activity', 'approve', field(again.stdout, 'fingerprint')!]);
+      assert.equal(approved.code, 0, approved.stderr);
+      assert.equal(field(approved.stdout, 'status'), 'COMPLETED');
+      assert.equal((await asRoot(['policy', 'list'])).stdout, 'no policies\n');
+      // A second vote by the same user is refused, with the URL called.
+      const late = await asAlice(['activity', 'approve', fingerprint]);
+      assert.equal(late.code, 1);
+      assert.match(late.stderr, new RegExp(`^signet: 400: .*has already voted.* \\(POST ${server.baseUrl}/public/v1/submit/approve_activity\\)\\n$`));
+    });
+
     test("a key that does not match, or is revoked: the message names the file; the server's error the URL", async () => {
       const mismatched = path.join(dir, 'mismatched.json');
       fs.writeFileSync(mismatched, JSON.stringify({ ...org, apiPrivateKey: generateApiKeyPair().apiPrivateKey }));
