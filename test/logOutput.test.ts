@@ -72,11 +72,11 @@ describe('batched log output', () => {
 
   // A process writing to a pipe, as under a supervisor: every line it logged is in the pipe, however it ends.
   const ends = {
-    'process.exit()': 'process.exit(3)',
-    'an uncaught exception': "throw new Error('boom')",
-    'the event loop running out': '',
+    'process.exit()': { ending: 'process.exit(3)', code: 3 },
+    'an uncaught exception': { ending: "throw new Error('boom')", code: 1 },
+    'the event loop running out': { ending: '', code: 0 },
   };
-  for (const [how, ending] of Object.entries(ends)) {
+  for (const [how, { ending, code: expectedCode }] of Object.entries(ends)) {
     test(`every line reaches a pipe when the process ends by ${how}`, async () => {
       const script = [
         `import pino from 'pino';`,
@@ -97,6 +97,8 @@ describe('batched log output', () => {
         .map((text) => (JSON.parse(text) as { n: number }).n);
       assert.equal(numbers.length, 3000, `exit ${code}; stderr: ${stderr.slice(0, 500)}`);
       assert.deepEqual(numbers, Array.from({ length: 3000 }, (_, n) => n));
+      assert.equal(code, expectedCode, stderr);
+      if (expectedCode !== 1) assert.equal(stderr, '');
     });
   }
 });
