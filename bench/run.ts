@@ -193,6 +193,8 @@ async function startSignet(options: { databaseUrl: string; worker: boolean; data
     [...profile, SIGNET_BIN, 'serve'],
     {
       ...cleanEnvironment(),
+      // A setting to compare like the others (--signet-env SIGNET_LOG_LEVEL=info, the server's default).
+      SIGNET_LOG_LEVEL: 'warn',
       ...SIGNET_ENV,
       SIGNET_HOST: '127.0.0.1',
       SIGNET_PORT: String(port),
@@ -200,7 +202,6 @@ async function startSignet(options: { databaseUrl: string; worker: boolean; data
       SIGNET_DATA_DIR: options.dataDir,
       SIGNET_ADMIN_TOKEN: ADMIN_TOKEN,
       SIGNET_OTP_SECRET: OTP_SECRET,
-      SIGNET_LOG_LEVEL: 'warn',
       SIGNET_AUTH_FAILURE_LIMIT: '999999/1',
       // Every load connection comes from this one address.
       SIGNET_MAX_CONNECTIONS_PER_ADDRESS: '0',

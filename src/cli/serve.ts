@@ -3,17 +3,17 @@
 // summary for a person on standard output and the JSON log lines on standard error (at warn unless
 // SIGNET_LOG_LEVEL says otherwise); under a supervisor or a pipe, JSON log lines only, on standard
 // output, the summary among them as one `Signet is ready` line.
-import pino from 'pino';
 import { settingSource, type Config } from '../config.ts';
 import { startServer } from '../server.ts';
+import { logOutput } from './logOutput.ts';
 import { renderSummary, startupFacts } from './startup.ts';
 
 export async function serve(config: Config): Promise<number> {
   const terminal = process.stdout.isTTY === true;
   const level = terminal && settingSource('SIGNET_LOG_LEVEL') === 'default' ? 'warn' : config.logLevel;
-  // Log lines are written asynchronously (a busy server does not wait on its output) and flushed
-  // when the process stops.
-  const stream = pino.destination({ dest: terminal ? 2 : 1, sync: false });
+  // Log lines are written asynchronously and in batches (a busy server neither waits on its output
+  // nor pays a write per line), and flushed when the process stops.
+  const stream = logOutput(terminal ? 2 : 1);
   const server = await startServer(config, { logger: { level, stream } });
   const facts = startupFacts(config, server);
   if (terminal) process.stdout.write(`${renderSummary(facts, level)}\n`);
