@@ -14,6 +14,7 @@ import type { Approver, Decision } from '../policy/index.ts';
 import { findActivity, lockActivity, writeVote, type ActivityRecord, type VoteRecord, type VoteWrite, type WriteOutcome } from '../store/activities.ts';
 import { ActivityWriter } from '../store/activityWriter.ts';
 import type { Database, Queryable } from '../store/db.ts';
+import { authorityVersionFor } from '../store/authority.ts';
 import { run } from '../store/sql.ts';
 import type { NewVote } from '../store/votes.ts';
 import { createAppProof } from './appProofs.ts';
@@ -144,16 +145,21 @@ export class ActivityEngine {
     if (handler.votes) return this.vote(handler.votes, submission, (intent as { fingerprint: string }).fingerprint, now);
 
     for (let attempt = 1; ; attempt++) {
+      if (attempt > MAX_DECISIONS) {
+        throw unavailable("the organization's root quorum or policies kept changing while the activity was decided; nothing was stored, submit again");
+      }
       // 2. The decision, with the submitter as the one approver so far.
       const authority = await this.authorities.of(db, organizationId);
       const submitter = await this.authorities.approverOf(db, authority, principal);
       const decided = { type: envelope.type, intent, rootQuorumOnly: handler.rootQuorumOnly === true };
       const decision = decideActivity(authority, decided, [submitter]);
       if (decision.outcome === 'OUTCOME_DENY_EXPLICIT' || decision.outcome === 'OUTCOME_DENY_IMPLICIT') {
+        if (await this.changedSince(authority, principal, db)) continue;
         return storedOr(refusal(decision, { type: envelope.type, organizationId, userId: principal.userId }, authority));
       }
       const allowed = decision.outcome === 'OUTCOME_ALLOW';
       if (!allowed && handler.redact) {
+        if (await this.changedSince(authority, principal, db)) continue;
         // The secret such an activity carries is not kept, so it could never execute later.
         return storedOr(
           requestNotAuthorized(
@@ -194,11 +200,26 @@ export class ActivityEngine {
       if (outcome.kind === 'authorityChanged') {
         // Another process changed the quorum, a policy or a tag since this one read them: read again.
         this.authorities.forget(organizationId);
-        if (attempt < MAX_DECISIONS) continue;
-        throw unavailable("the organization's root quorum or policies kept changing while the activity was decided; nothing was stored, submit again");
+        continue;
       }
       return this.settle(plan, principal, outcome, storedOr);
     }
+  }
+
+  /**
+   * Before a refusal is answered: true when the organization's authority changed since `authority`
+   * was read (it is forgotten; decide again); a 401 when the principal's credential may no longer be
+   * used. A refusal writes nothing, so no statement would otherwise check either.
+   */
+  private async changedSince(authority: Authority, principal: Principal, db: Queryable): Promise<boolean> {
+    const current = await authorityVersionFor(db, principal.credential, authority.organizationId);
+    if (current.refused) {
+      this.deps.onCredentialRefused?.(principal);
+      throw credentialRefused(principal, current.refused, this.now());
+    }
+    if (current.version === authority.version) return false;
+    this.authorities.forget(authority.organizationId);
+    return true;
   }
 
   private context(activityId: string, organizationId: string, principal: Principal, now: Date, db: Queryable): ExecutionContext {
@@ -384,6 +405,7 @@ export class ActivityEngine {
     const decided = { type: target.type, intent: intentOf(target), rootQuorumOnly: handler.rootQuorumOnly === true };
     const approvers = approversOf(target);
     if (!withdrawal && !mayVoteOn(v.authority, decided, approvers, v.voter)) {
+      if (await this.changedSince(v.authority, principal, tx)) throw new AuthorityChanged();
       throw requestNotAuthorized(
         `user ${principal.userId} may not vote on activity ${target.id}: only the root quorum's users, and users whom the consensus of ` +
           'a policy allowing this activity counts, take part in approving it',

@@ -3,6 +3,7 @@
 // any of them raises the version (authorityBump); an activity's statement checks the version it was
 // decided under (authorityUnchanged), so a decision made with what a process remembered never
 // outlives a change made by any process.
+import { runWithCredential, type CredentialState, type CredentialUse } from './credentials.ts';
 import type { Queryable } from './db.ts';
 import { policiesFromJson, policiesJson, type StoredPolicy } from './policies.ts';
 import { rootQuorumJson, type RootQuorum } from './rootQuorums.ts';
@@ -45,4 +46,22 @@ export function authorityUnchanged(organizationId: string, version: string): Sql
 export function authorityBump(organizationId: string, after: Sql): Sql {
   return sql`UPDATE organizations SET authority_version = authority_version + 1
               WHERE id = ${organizationId}::uuid AND EXISTS (SELECT 1 FROM ${after}) RETURNING id`;
+}
+
+/**
+ * The organization's current authority version, on behalf of a credential checked in the same
+ * statement: read before a refusal is answered, so that a refusal is never made with an authority
+ * another process has changed, nor told to a credential that may no longer be used.
+ */
+export async function authorityVersionFor(
+  db: Queryable,
+  use: CredentialUse,
+  organizationId: string,
+): Promise<{ refused?: CredentialState; version?: string }> {
+  const { refused, rows } = await runWithCredential<{ version: string }>(
+    db,
+    use,
+    sql`SELECT authority_version::text AS version FROM organizations WHERE id = ${organizationId}::uuid`,
+  );
+  return refused ? { refused } : rows[0] ? { version: rows[0].version } : {};
 }
