@@ -140,7 +140,8 @@ for (const tdb of testDatabases) {
       await server.admin('POST', `${base}/${user.userId}/authenticators`, { name: 'phone', challenge, attestation: passkey.register(challenge) });
       const keyClient = server.client(key);
       const passkeyClient = new TurnkeyClient({ baseUrl: server.baseUrl }, webauthnStamperFor(passkey) as any);
-      // Both stamp, so this process holds both credentials as good.
+      // Both stamp, so this process holds both credentials as good (a root quorum user, so it may write).
+      await server.joinRootQuorum(org.organizationId, user.userId);
       await keyClient.createSmartContractInterface(contractBody(org.organizationId, 'before removal'));
       await passkeyClient.createSmartContractInterface(contractBody(org.organizationId, 'passkey before removal'));
 
@@ -170,6 +171,8 @@ for (const tdb of testDatabases) {
       await refusedByClient(server.client(lonely).createSmartContractInterface(contractBody(lonely.organizationId, 'x')), 16, undefined, /API key revoked/);
       const user = (await call(server, 'POST', `/organizations/${lonely.organizationId}/users`, { userName: 'new root' })).json;
       const key = await server.admin('POST', `/organizations/${lonely.organizationId}/api-keys`, { userId: user.userId });
+      // The admin API gives it no place in the root quorum: the test does, so that it may write.
+      await server.joinRootQuorum(lonely.organizationId, user.userId);
       const { activity } = (await server.client(key).createSmartContractInterface(contractBody(lonely.organizationId, 'y'))) as any;
       assert.equal(activity.status, 'ACTIVITY_STATUS_COMPLETED');
     });
@@ -272,7 +275,9 @@ for (const tdb of testDatabases) {
       assert.equal(registered!.user_id, userIds[1]);
       assert.deepEqual(registered!.transports, ['internal', 'hybrid']);
 
-      // Each new credential stamps for its user, and the vote names the user with its contacts.
+      // Each new credential stamps for its user, and the vote names the user with its contacts (root
+      // quorum users, so that they may write).
+      for (const userId of userIds) await server.joinRootQuorum(org.organizationId, userId);
       const byKey = (await server.client(keyPair).createSmartContractInterface(contractBody(org.organizationId, 'grace'))) as any;
       assert.equal(byKey.activity.votes[0].userId, userIds[0]);
       assert.equal(byKey.activity.votes[0].user.userEmail, 'grace@example.com');
@@ -292,6 +297,7 @@ for (const tdb of testDatabases) {
       )) as any;
       const [userId] = made.result.createUsersResult.userIds;
       const [row] = await server.db.query<{ created_at: Date; updated_at: Date }>('SELECT created_at, updated_at FROM users WHERE id = $1', [userId]);
+      await server.joinRootQuorum(org.organizationId, userId);
       const ivan = server.client(keyPair);
       const { activity } = (await ivan.createSmartContractInterface(contractBody(org.organizationId, 'ivan'))) as any;
       const expected = {
