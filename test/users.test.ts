@@ -140,8 +140,20 @@ for (const tdb of testDatabases) {
       await server.admin('POST', `${base}/${user.userId}/authenticators`, { name: 'phone', challenge, attestation: passkey.register(challenge) });
       const keyClient = server.client(key);
       const passkeyClient = new TurnkeyClient({ baseUrl: server.baseUrl }, webauthnStamperFor(passkey) as any);
-      // Both stamp, so this process holds both credentials as good (a root quorum user, so it may write).
-      await server.joinRootQuorum(org.organizationId, user.userId);
+      // Both stamp, so this process holds both credentials as good. A policy lets the user write (a
+      // root quorum user could not simply be removed).
+      await client.createPolicy({
+        type: 'ACTIVITY_TYPE_CREATE_POLICY_V3',
+        timestampMs: String(Date.now()),
+        organizationId: org.organizationId,
+        parameters: {
+          policyName: 'erin writes interfaces',
+          effect: 'EFFECT_ALLOW',
+          condition: "activity.resource == 'SMART_CONTRACT_INTERFACE'",
+          consensus: `approvers.any(user, user.id == '${user.userId}')`,
+          notes: '',
+        },
+      });
       await keyClient.createSmartContractInterface(contractBody(org.organizationId, 'before removal'));
       await passkeyClient.createSmartContractInterface(contractBody(org.organizationId, 'passkey before removal'));
 
