@@ -165,6 +165,13 @@ for (const tdb of testDatabases) {
       await refusedByClient(keyClient.createSmartContractInterface(contractBody(org.organizationId, 'after removal')), 16, undefined, /API key revoked/);
       await refusedByClient(passkeyClient.createSmartContractInterface(contractBody(org.organizationId, 'passkey after')), 16, undefined, /WebAuthn credential revoked/);
 
+      // A removed user no policy lets write is told the same: its key is revoked (401), not that it may not (403).
+      const reader = (await call(server, 'POST', base, { userName: 'reader' })).json;
+      const readerClient = server.client(await server.admin('POST', `/organizations/${org.organizationId}/api-keys`, { userId: reader.userId }));
+      await readerClient.getActivities({ organizationId: org.organizationId });
+      assert.equal((await call(server, 'DELETE', `${base}/${reader.userId}`)).status, 200);
+      await refusedByClient(readerClient.createSmartContractInterface(contractBody(org.organizationId, 'reader after removal')), 16, undefined, /API key revoked/);
+
       assert.equal((await call(server, 'GET', `${base}/${user.userId}`)).status, 404);
       assert.equal((await call(server, 'DELETE', `${base}/${user.userId}`)).status, 404, 'removed once');
       assert.equal((await call(server, 'POST', `/organizations/${org.organizationId}/api-keys`, { userId: user.userId })).status, 404, 'no new key for it');
