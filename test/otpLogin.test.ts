@@ -171,16 +171,24 @@ for (const tdb of testDatabases) {
       const asUser = sdkServer({ apiPublicKey: clientKey.publicKey, apiPrivateKey: clientKey.privateKey, organizationId: org.organizationId });
       const { activities } = await asUser.getActivities({ filterByType: ['ACTIVITY_TYPE_OTP_LOGIN_V2'] });
       assert.equal(activities.length >= 1, true);
-      const { smartContractInterfaceId, activity } = await asUser.createSmartContractInterface({
-        smartContractAddress: '0x0000000000000000000000000000000000000001',
-        smartContractInterface: JSON.stringify([{ type: 'function', name: 'ping', inputs: [], outputs: [], stateMutability: 'view' }]),
-        type: 'SMART_CONTRACT_INTERFACE_TYPE_ETHEREUM',
-        label: 'made in a session',
-      });
-      assert.match(smartContractInterfaceId, /^[0-9a-f-]{36}$/);
-      const [vote] = (activity as any).votes;
-      assert.equal(vote.userId, userId);
-      assert.equal(vote.user.userEmail, email);
+      // It writes as the user: a user outside the root quorum, with no policy allowing the write,
+      // is refused (the refusal names the session's user), and nothing is stored.
+      await assert.rejects(
+        asUser.createSmartContractInterface({
+          smartContractAddress: '0x0000000000000000000000000000000000000001',
+          smartContractInterface: JSON.stringify([{ type: 'function', name: 'ping', inputs: [], outputs: [], stateMutability: 'view' }]),
+          type: 'SMART_CONTRACT_INTERFACE_TYPE_ETHEREUM',
+          label: 'made in a session',
+        }),
+        (error: any) => {
+          assert.equal(error.code, 7);
+          assert.match(error.message, new RegExp(`ACTIVITY_TYPE_CREATE_SMART_CONTRACT_INTERFACE is not allowed for user ${userId}: .*\\(implicit deny\\)`));
+          assert.deepEqual(error.details, [{ '@type': 'type.googleapis.com/errors.v1.TurnkeyErrorDetail', turnkeyErrorCode: 'REQUEST_NOT_AUTHORIZED' }]);
+          return true;
+        },
+      );
+      const { smartContractInterfaces } = await asUser.getSmartContractInterfaces({ organizationId: org.organizationId });
+      assert.deepEqual(smartContractInterfaces.filter((made: any) => made.label === 'made in a session'), []);
 
       // An operator sees the session among the user's API keys, as a session key ending with it.
       const listed = await signet(['apikey', 'list', '--org', org.organizationId, '--user', userId, '--json'], {

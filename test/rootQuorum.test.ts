@@ -127,5 +127,35 @@ for (const tdb of testDatabases) {
       const [row] = await server.db.query<{ threshold: number }>('SELECT threshold FROM root_quorums WHERE organization_id = $1', [fresh]);
       assert.equal(row!.threshold, 2);
     });
+
+    test('a write is refused only by the current quorum: a user another process makes a root user writes at once', async () => {
+      const changing = await server.createOrganization('Changing');
+      const body = (label: string) => ({
+        type: 'ACTIVITY_TYPE_CREATE_SMART_CONTRACT_INTERFACE' as const,
+        timestampMs: String(Date.now()),
+        organizationId: changing.organizationId,
+        parameters: {
+          smartContractAddress: '0xdAC17F958D2ee523a2206206994597C13D831ec7',
+          smartContractInterface: JSON.stringify([{ type: 'event', name: 'Ping', inputs: [] }]),
+          type: 'SMART_CONTRACT_INTERFACE_TYPE_ETHEREUM' as const,
+          label,
+        },
+      });
+      // This process has decided for the organization: it knows its quorum (the creator alone).
+      const root = server.client(changing);
+      assert.equal(((await root.createSmartContractInterface(body('by the creator'))) as any).activity.status, 'ACTIVITY_STATUS_COMPLETED');
+      const user = await server.admin('POST', `/organizations/${changing.organizationId}/users`, { userName: 'later root' });
+      const asUser = server.client(await server.admin('POST', `/organizations/${changing.organizationId}/api-keys`, { userId: user.userId }));
+      await assert.rejects(asUser.createSmartContractInterface(body('not yet')), (error: any) => {
+        assert.equal(error.code, 7);
+        assert.match(error.message, /the root quorum has not approved it \(1 of its 1 users must\).*\(implicit deny\)/);
+        return true;
+      });
+      // Another process (here, SQL) makes the user a root user; this one is told by the version only.
+      await server.joinRootQuorum(changing.organizationId, user.userId);
+      const { activity } = (await asUser.createSmartContractInterface(body('now a root user'))) as any;
+      assert.equal(activity.status, 'ACTIVITY_STATUS_COMPLETED');
+      assert.equal(activity.votes[0].userId, user.userId);
+    });
   });
 }

@@ -79,6 +79,8 @@ for (const tdb of testDatabases) {
         { userName: 'Bob', publicKey: keys[1]!.apiPublicKey, userTags: [] },
       ])) as any;
       made.activity.result.createUsersResult.userIds.forEach((userId: string, i: number) => people.push({ userId, client: server.client(keys[i]!) }));
+      // Their votes show their tags: they submit, so they are of the root quorum (which any one of them satisfies).
+      for (const { userId } of people) await server.joinRootQuorum(org.organizationId, userId);
     });
     after(() => server.close());
 
@@ -146,6 +148,7 @@ for (const tdb of testDatabases) {
       const key = generateApiKeyPair();
       const made = (await createUsers(root, org.organizationId, [{ userName: 'Carol', publicKey: key.apiPublicKey, userTags: [tagId.toUpperCase()] }])) as any;
       assert.deepEqual(made.activity.intent.createUsersIntentV4.users[0].userTags, [tagId]);
+      await server.joinRootQuorum(org.organizationId, made.activity.result.createUsersResult.userIds[0]);
       assert.deepEqual(await votedTags(server.client(key), org.organizationId, 'carol'), [tagId]);
 
       const users = async () => (await server.db.query<{ n: number }>('SELECT count(*)::int AS n FROM users'))[0]!.n;

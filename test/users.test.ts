@@ -140,7 +140,20 @@ for (const tdb of testDatabases) {
       await server.admin('POST', `${base}/${user.userId}/authenticators`, { name: 'phone', challenge, attestation: passkey.register(challenge) });
       const keyClient = server.client(key);
       const passkeyClient = new TurnkeyClient({ baseUrl: server.baseUrl }, webauthnStamperFor(passkey) as any);
-      // Both stamp, so this process holds both credentials as good.
+      // Both stamp, so this process holds both credentials as good. A policy lets the user write (a
+      // root quorum user could not simply be removed).
+      await client.createPolicy({
+        type: 'ACTIVITY_TYPE_CREATE_POLICY_V3',
+        timestampMs: String(Date.now()),
+        organizationId: org.organizationId,
+        parameters: {
+          policyName: 'erin writes interfaces',
+          effect: 'EFFECT_ALLOW',
+          condition: "activity.resource == 'SMART_CONTRACT_INTERFACE'",
+          consensus: `approvers.any(user, user.id == '${user.userId}')`,
+          notes: '',
+        },
+      });
       await keyClient.createSmartContractInterface(contractBody(org.organizationId, 'before removal'));
       await passkeyClient.createSmartContractInterface(contractBody(org.organizationId, 'passkey before removal'));
 
@@ -151,6 +164,13 @@ for (const tdb of testDatabases) {
       assert.equal(removed.json.revokedAuthenticators, 1);
       await refusedByClient(keyClient.createSmartContractInterface(contractBody(org.organizationId, 'after removal')), 16, undefined, /API key revoked/);
       await refusedByClient(passkeyClient.createSmartContractInterface(contractBody(org.organizationId, 'passkey after')), 16, undefined, /WebAuthn credential revoked/);
+
+      // A removed user no policy lets write is told the same: its key is revoked (401), not that it may not (403).
+      const reader = (await call(server, 'POST', base, { userName: 'reader' })).json;
+      const readerClient = server.client(await server.admin('POST', `/organizations/${org.organizationId}/api-keys`, { userId: reader.userId }));
+      await readerClient.getActivities({ organizationId: org.organizationId });
+      assert.equal((await call(server, 'DELETE', `${base}/${reader.userId}`)).status, 200);
+      await refusedByClient(readerClient.createSmartContractInterface(contractBody(org.organizationId, 'reader after removal')), 16, undefined, /API key revoked/);
 
       assert.equal((await call(server, 'GET', `${base}/${user.userId}`)).status, 404);
       assert.equal((await call(server, 'DELETE', `${base}/${user.userId}`)).status, 404, 'removed once');
@@ -170,6 +190,8 @@ for (const tdb of testDatabases) {
       await refusedByClient(server.client(lonely).createSmartContractInterface(contractBody(lonely.organizationId, 'x')), 16, undefined, /API key revoked/);
       const user = (await call(server, 'POST', `/organizations/${lonely.organizationId}/users`, { userName: 'new root' })).json;
       const key = await server.admin('POST', `/organizations/${lonely.organizationId}/api-keys`, { userId: user.userId });
+      // The admin API gives it no place in the root quorum: the test does, so that it may write.
+      await server.joinRootQuorum(lonely.organizationId, user.userId);
       const { activity } = (await server.client(key).createSmartContractInterface(contractBody(lonely.organizationId, 'y'))) as any;
       assert.equal(activity.status, 'ACTIVITY_STATUS_COMPLETED');
     });
@@ -272,7 +294,9 @@ for (const tdb of testDatabases) {
       assert.equal(registered!.user_id, userIds[1]);
       assert.deepEqual(registered!.transports, ['internal', 'hybrid']);
 
-      // Each new credential stamps for its user, and the vote names the user with its contacts.
+      // Each new credential stamps for its user, and the vote names the user with its contacts (root
+      // quorum users, so that they may write).
+      for (const userId of userIds) await server.joinRootQuorum(org.organizationId, userId);
       const byKey = (await server.client(keyPair).createSmartContractInterface(contractBody(org.organizationId, 'grace'))) as any;
       assert.equal(byKey.activity.votes[0].userId, userIds[0]);
       assert.equal(byKey.activity.votes[0].user.userEmail, 'grace@example.com');
@@ -292,6 +316,7 @@ for (const tdb of testDatabases) {
       )) as any;
       const [userId] = made.result.createUsersResult.userIds;
       const [row] = await server.db.query<{ created_at: Date; updated_at: Date }>('SELECT created_at, updated_at FROM users WHERE id = $1', [userId]);
+      await server.joinRootQuorum(org.organizationId, userId);
       const ivan = server.client(keyPair);
       const { activity } = (await ivan.createSmartContractInterface(contractBody(org.organizationId, 'ivan'))) as any;
       const expected = {

@@ -30,6 +30,12 @@ export interface TestServer {
   admin<T = any>(method: string, path: string, body?: unknown): Promise<T>;
   createOrganization(name?: string): Promise<Credentials>;
   client(credentials: Pick<Credentials, 'apiPublicKey' | 'apiPrivateKey'>): TurnkeyClient;
+  /**
+   * Makes a user a member of its organization's root quorum (the threshold stays as it is, 1 by
+   * default), so that it may write: for tests whose point is not who may. Raises the organization's
+   * authority version, as every change of who may does, so every process reads the quorum anew.
+   */
+  joinRootQuorum(organizationId: string, userId: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -74,6 +80,11 @@ export async function startTestServer(
         { baseUrl },
         new ApiKeyStamper({ apiPublicKey: credentials.apiPublicKey, apiPrivateKey: credentials.apiPrivateKey }),
       ),
+    joinRootQuorum: (organizationId, userId) =>
+      db.transaction(async (tx) => {
+        await tx.query('INSERT INTO root_quorum_members (organization_id, user_id) VALUES ($1, $2)', [organizationId, userId]);
+        await tx.query('UPDATE organizations SET authority_version = authority_version + 1 WHERE id = $1', [organizationId]);
+      }),
     async close() {
       await server.close();
       await db.close();
