@@ -183,15 +183,22 @@ for (const tdb of testDatabases) {
       assert.equal(again.status, 200, 'the email is free again');
     });
 
-    test('the organization\'s first user may be removed too; the admin API can always make another', async () => {
+    test("the organization's only root user is removed once the root quorum names another; the admin API can make that user", async () => {
       const lonely = await server.createOrganization('Lonely');
-      const removed = await call(server, 'DELETE', `/organizations/${lonely.organizationId}/users/${lonely.userId}`);
-      assert.equal(removed.status, 200);
-      await refusedByClient(server.client(lonely).createSmartContractInterface(contractBody(lonely.organizationId, 'x')), 16, undefined, /API key revoked/);
+      const first = await call(server, 'DELETE', `/organizations/${lonely.organizationId}/users/${lonely.userId}`);
+      assert.equal(first.status, 400, 'the root quorum\'s only member is not removed');
+      assert.match(first.json.message, /member of the root quorum/);
       const user = (await call(server, 'POST', `/organizations/${lonely.organizationId}/users`, { userName: 'new root' })).json;
       const key = await server.admin('POST', `/organizations/${lonely.organizationId}/api-keys`, { userId: user.userId });
-      // The admin API gives it no place in the root quorum: the test does, so that it may write.
-      await server.joinRootQuorum(lonely.organizationId, user.userId);
+      await server.client(lonely).updateRootQuorum({
+        type: 'ACTIVITY_TYPE_UPDATE_ROOT_QUORUM',
+        timestampMs: String(Date.now()),
+        organizationId: lonely.organizationId,
+        parameters: { threshold: 1, userIds: [user.userId] },
+      });
+      const removed = await call(server, 'DELETE', `/organizations/${lonely.organizationId}/users/${lonely.userId}`);
+      assert.equal(removed.status, 200, JSON.stringify(removed.json));
+      await refusedByClient(server.client(lonely).createSmartContractInterface(contractBody(lonely.organizationId, 'x')), 16, undefined, /API key revoked/);
       const { activity } = (await server.client(key).createSmartContractInterface(contractBody(lonely.organizationId, 'y'))) as any;
       assert.equal(activity.status, 'ACTIVITY_STATUS_COMPLETED');
     });
