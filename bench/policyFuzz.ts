@@ -4,8 +4,17 @@
 // long lists, and decides with each as a policy's condition or consensus. It fails (exit 1) if any
 // exception escapes the module, an error has no position within the expression, or a result is not
 // a boolean; it prints the worst compile and evaluation times. Deterministic for a seed.
-//   npm run fuzz:policy -- --expressions 100000 [--seed 1]
+// With --http N, N of them (sampled evenly) are then written as a policy through a real server
+// (update_policy over HTTP, on a temporary embedded store) and each time a non-root user submits an
+// activity that policy decides: every answer must be a 200 or a 4xx, never a 5xx.
+//   npm run fuzz:policy -- --expressions 100000 [--seed 1] [--http 2000]
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { ApiKeyStamper } from '@turnkey/api-key-stamper';
+import { loadConfig } from '../src/config.ts';
+import { startServer } from '../src/server.ts';
 import { parseArgs } from 'node:util';
 import {
   compileExpression,
@@ -26,8 +35,10 @@ const { values: args } = parseArgs({
   options: {
     expressions: { type: 'string', default: '100000' },
     seed: { type: 'string', default: '1' },
+    http: { type: 'string', default: '0' },
   },
 });
+const HTTP_SAMPLES = Number(args.http);
 const EXPRESSIONS = Number(args.expressions);
 const { random, below, pick } = seededRandom(Number(args.seed));
 
@@ -244,6 +255,7 @@ function escaped(error: unknown, source: string): void {
   if (stats.escaped <= 5) console.error(`exception escaped for ${JSON.stringify(source.slice(0, 300))}:`, error);
 }
 
+const samples: Array<{ source: string; kind: ExpressionKind }> = [];
 const preview = (source: string) => (source.length > 120 ? `${source.slice(0, 120)}… (${source.length} characters)` : source);
 
 for (let i = 0; i < EXPRESSIONS; i++) {
@@ -256,6 +268,8 @@ for (let i = 0; i < EXPRESSIONS; i++) {
         ? mutate(pick(valid))
         : adversarial(kind);
   stats.expressions++;
+  // Sampled evenly for the HTTP round.
+  if (HTTP_SAMPLES > 0 && i % Math.max(1, Math.floor(EXPRESSIONS / HTTP_SAMPLES)) === 0 && samples.length < HTTP_SAMPLES) samples.push({ source, kind });
 
   let result: Result<CompiledExpression>;
   const started = performance.now();
@@ -321,4 +335,56 @@ function percentiles(times: number[]): string {
 console.log(`compile: ${percentiles(compileTimes)}; worst ${worstCompile.ms.toFixed(2)} ms for ${preview(worstCompile.source)}`);
 console.log(`evaluation: ${percentiles(evaluateTimes)}; worst ${worstEvaluate.ms.toFixed(2)} ms for ${preview(worstEvaluate.source)}`);
 console.log(`escaped exceptions: ${stats.escaped}, malformed results: ${stats.malformed}`);
-process.exitCode = stats.escaped === 0 && stats.malformed === 0 ? 0 : 1;
+const serverFailures = samples.length > 0 ? await throughHttp(samples) : 0;
+process.exitCode = stats.escaped === 0 && stats.malformed === 0 && serverFailures === 0 ? 0 : 1;
+
+/** Writes each sample as a policy's expression through a real server, then lets it decide an activity of a non-root user. */
+async function throughHttp(expressions: ReadonlyArray<{ source: string; kind: ExpressionKind }>): Promise<number> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-policy-fuzz-'));
+  const adminToken = 'policy-fuzz-admin-token-0123456789abcdef';
+  const config = loadConfig({ SIGNET_PORT: '0', SIGNET_DATA_DIR: dataDir, SIGNET_ADMIN_TOKEN: adminToken, SIGNET_OUTBOX_WORKER: 'false', SIGNET_LOG_LEVEL: 'warn' });
+  const server = await startServer(config);
+  const statuses = new Map<number, number>();
+  let failures = 0;
+  try {
+    const root = server.devCredentials!;
+    const admin = async (route: string, body: object) =>
+      (await (await fetch(`${server.url}/admin/v1${route}`, { method: 'POST', headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' }, body: JSON.stringify(body) })).json()) as any;
+    const { userId } = await admin(`/organizations/${root.organizationId}/users`, { userName: 'fuzzed' });
+    const member = await admin(`/organizations/${root.organizationId}/api-keys`, { userId });
+    const post = async (keys: { apiPublicKey: string; apiPrivateKey: string }, route: string, type: string, parameters: object) => {
+      const body = JSON.stringify({ type, timestampMs: String(Date.now()), organizationId: root.organizationId, parameters });
+      const stamp = await new ApiKeyStamper({ apiPublicKey: keys.apiPublicKey, apiPrivateKey: keys.apiPrivateKey }).stamp(body);
+      const response = await fetch(`${server.url}/public/v1/submit/${route}`, { method: 'POST', headers: { 'content-type': 'application/json', [stamp.stampHeaderName]: stamp.stampHeaderValue }, body });
+      statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
+      const text = await response.text();
+      if (response.status >= 500) {
+        failures++;
+        console.log(`HTTP ${response.status} on ${route} with ${preview(body)}: ${text.slice(0, 200)}`);
+      }
+      return { status: response.status, json: JSON.parse(text) as any };
+    };
+    const created = await post(root, 'create_policy', 'ACTIVITY_TYPE_CREATE_POLICY_V3', { policyName: 'fuzzed', effect: 'EFFECT_ALLOW', notes: '' });
+    const policyId = created.json.activity.result.createPolicyResult.policyId as string;
+    let label = 0;
+    for (const [i, { source, kind }] of expressions.entries()) {
+      const field = kind === 'condition' ? 'policyCondition' : 'policyConsensus';
+      const other = kind === 'condition' ? 'policyConsensus' : 'policyCondition';
+      const effect = i % 2 === 0 ? 'EFFECT_ALLOW' : 'EFFECT_DENY';
+      const written = await post(root, 'update_policy', 'ACTIVITY_TYPE_UPDATE_POLICY_V2', { policyId, policyEffect: effect, [field]: source, [other]: '' });
+      if (written.status !== 200) continue;
+      await post(member, 'create_smart_contract_interface', 'ACTIVITY_TYPE_CREATE_SMART_CONTRACT_INTERFACE', {
+        smartContractAddress: '0xdAC17F958D2ee523a2206206994597C13D831ec7',
+        smartContractInterface: '[]',
+        type: 'SMART_CONTRACT_INTERFACE_TYPE_ETHEREUM',
+        label: `fuzz ${++label}`,
+      });
+    }
+  } finally {
+    await server.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+  const counted = [...statuses.entries()].sort(([a], [b]) => a - b).map(([status, n]) => `${status}: ${n}`).join(', ');
+  console.log(`through HTTP: ${expressions.length} expressions written with update_policy, each deciding a non-root user's activity; answers ${counted}; 5xx: ${failures}`);
+  return failures;
+}
