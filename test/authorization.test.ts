@@ -324,6 +324,23 @@ for (const tdb of testDatabases) {
       assert.deepEqual(withdrawn.votes.map((v: any) => v.selection), ['VOTE_SELECTION_APPROVED', 'VOTE_SELECTION_REJECTED']);
     });
 
+    test('an activity carrying a secret that is not kept (verify_otp with its code) cannot wait: 403, nothing stored', async () => {
+      const t = await team(2);
+      const tagId = await tag(t.root, t.members.map((m) => m.userId));
+      await policy(t.root, {
+        effect: 'EFFECT_ALLOW',
+        condition: "activity.resource == 'OTP' && activity.action == 'VERIFY'",
+        consensus: `approvers.filter(user, user.tags.contains('${tagId}')).count() >= 2`,
+      });
+      await assert.rejects(
+        // @turnkey/http types verifyOtp as V2 only; V1 (the code in clear) is what older clients send.
+        as(t.members[0]!).verifyOtp(envelope('ACTIVITY_TYPE_VERIFY_OTP', t.organizationId, { otpId: randomUUID(), otpCode: '123456' }) as never),
+        refusedWith(7, /cannot wait for them: the secret it carries is not kept/, 'REQUEST_NOT_AUTHORIZED'),
+      );
+      const [stored] = await server.db.query<{ n: number }>("SELECT count(*)::int AS n FROM activities WHERE organization_id = $1 AND type = 'ACTIVITY_TYPE_VERIFY_OTP'", [t.organizationId]);
+      assert.equal(stored!.n, 0);
+    });
+
     test("createActivityPoller throws its consensus error on a waiting activity", async () => {
       const { organizationId, members } = await twoOfThree();
       const client = as(members[0]!);
