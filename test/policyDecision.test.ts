@@ -411,3 +411,30 @@ describe('how an activity looks to policies', () => {
     assert.deepEqual(Object.keys(paramsForPolicy([1, 2])), []);
   });
 });
+
+describe('one step budget per decision', () => {
+  // 100 × 100 items, a few steps each: tens of thousands of steps, within one expression's budget
+  // (100,000), a fraction of the decision's (200,000).
+  const LIST = { type: 'ACTIVITY_TYPE_CREATE_USERS_V4', params: paramsForPolicy({ items: Array.from({ length: 100 }, (_, i) => i) }) };
+  const EXPENSIVE = 'activity.params.items.all(a, activity.params.items.all(b, b >= 0)) && false';
+
+  test('expensive ALLOW policies spend the shared budget; what is left fails, and a DENY after them denies', () => {
+    const policies = [
+      ...Array.from({ length: 10 }, (_, i) => policy(`heavy-${i}`, 'EFFECT_ALLOW', EXPENSIVE)),
+      policy('cheap-deny', 'EFFECT_DENY', "activity.type == 'ACTIVITY_TYPE_CREATE_USERS_V4'"),
+    ];
+    const decision = decide(input({ submitter: PLAIN, policies, activity: LIST }));
+    // The first expensive ones are evaluated (their condition is false: omitted); the budget then runs out.
+    const errors = decision.evaluations.filter((e) => e.outcome === 'OUTCOME_ERROR');
+    assert.ok(errors.length >= 4, JSON.stringify(decision.evaluations));
+    assert.ok(decision.evaluations.filter((e) => e.outcome !== 'OUTCOME_ERROR').length < 10, 'the heavy ones are not all evaluated');
+    assert.match(errors[0]!.error!, /shared budget of 200000 steps/);
+    assert.equal(decision.outcome, 'OUTCOME_DENY_EXPLICIT');
+    assert.equal('policyId' in decision && decision.policyId, 'cheap-deny');
+  });
+
+  test('each decision has a budget of its own', () => {
+    const policies = [policy('heavy', 'EFFECT_ALLOW', EXPENSIVE.replace(' && false', ''))];
+    for (let i = 0; i < 5; i++) assert.equal(decide(input({ submitter: PLAIN, policies, activity: LIST })).outcome, 'OUTCOME_ALLOW');
+  });
+});

@@ -2,7 +2,7 @@
 // policies, the activity and who approved it; and who may still vote on it.
 import { activityKind, activityResource } from './activityResources.ts';
 import type { CompiledExpression } from './compile.ts';
-import { evaluate } from './evaluate.ts';
+import { evaluate, stepBudget, type StepBudget } from './evaluate.ts';
 import type { Bindings, PolicyActivity, PolicyValue } from './keywords.ts';
 import { countsVoter, type Candidate } from './voters.ts';
 
@@ -94,14 +94,14 @@ type Verdict =
   | { readonly kind: 'applies' }
   | { readonly kind: 'consensus-pending'; readonly consensus: CompiledExpression };
 
-function judge(policy: Policy, conditionScope: Bindings, consensusScope: Bindings): Verdict {
+function judge(policy: Policy, conditionScope: Bindings, consensusScope: Bindings, budget: StepBudget): Verdict {
   if (policy.condition !== undefined) {
-    const condition = evaluate(policy.condition, conditionScope);
+    const condition = evaluate(policy.condition, conditionScope, { budget });
     if (!condition.ok) return { kind: 'error', error: `condition ${condition.error.message}` };
     if (!condition.value) return { kind: 'omitted' };
   }
   if (policy.consensus === undefined) return { kind: 'applies' };
-  const consensus = evaluate(policy.consensus, consensusScope);
+  const consensus = evaluate(policy.consensus, consensusScope, { budget });
   if (!consensus.ok) return { kind: 'error', error: `consensus ${consensus.error.message}` };
   return consensus.value ? { kind: 'applies' } : { kind: 'consensus-pending', consensus: policy.consensus };
 }
@@ -122,11 +122,14 @@ export function decide(input: DecisionInput): Decision {
   const conditionScope = conditionBindings(activity);
   const consensusScope = consensusBindings(approvers);
   const evaluations: PolicyEvaluation[] = [];
+  // Every expression of the decision takes its steps from one budget: a hundred policies cannot
+  // take a hundred times one expression's. Past it, what is left fails, and fails closed.
+  const budget = stepBudget();
   let deniedBy: Policy | undefined;
   let allowedBy: Policy | undefined;
   let consensusNeeded = roots > 0 && validThreshold(rootQuorum.threshold);
   for (const policy of policies) {
-    const verdict = judge(policy, conditionScope, consensusScope);
+    const verdict = judge(policy, conditionScope, consensusScope, budget);
     // Anything but EFFECT_ALLOW is treated as a DENY: an effect the module does not know must not allow.
     const allow = policy.effect === 'EFFECT_ALLOW';
     const deny = !allow;
@@ -144,7 +147,7 @@ export function decide(input: DecisionInput): Decision {
         if (deny) deniedBy ??= policy;
         continue;
       case 'consensus-pending': {
-        const counted = allow && countsVoter(verdict.consensus, submitter, consensusScope);
+        const counted = allow && countsVoter(verdict.consensus, submitter, consensusScope, budget);
         evaluations.push({ policyId: policy.policyId, outcome: counted ? 'OUTCOME_REQUIRES_CONSENSUS' : 'OUTCOME_DENY_IMPLICIT' });
         consensusNeeded ||= counted;
         continue;
@@ -168,12 +171,13 @@ export function mayVote(user: Approver, context: DecisionContext): boolean {
   if (context.rootQuorum.userIds.includes(user.user.id)) return true;
   const conditionScope = conditionBindings(context.activity);
   const consensusScope = consensusBindings(context.approvers);
+  const budget = stepBudget();
   return context.policies.some((policy) => {
     if (policy.effect !== 'EFFECT_ALLOW' || policy.consensus === undefined) return false;
     if (policy.condition !== undefined) {
-      const condition = evaluate(policy.condition, conditionScope);
+      const condition = evaluate(policy.condition, conditionScope, { budget });
       if (!condition.ok || !condition.value) return false;
     }
-    return countsVoter(policy.consensus, user, consensusScope);
+    return countsVoter(policy.consensus, user, consensusScope, budget);
   });
 }

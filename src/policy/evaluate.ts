@@ -8,8 +8,21 @@ import { startOf, type Node } from './parser.ts';
 /** Nodes evaluated (and list items visited by in, contains, slices) before an evaluation fails. */
 export const DEFAULT_MAX_STEPS = 100_000;
 
+/** Steps every expression of one decision may take together (decide and mayVote share one). */
+export const DECISION_MAX_STEPS = 200_000;
+
+/** What is left of a budget several evaluations share: each takes its steps from it. */
+export interface StepBudget {
+  steps: number;
+  readonly of: number;
+}
+
+export const stepBudget = (steps: number = DECISION_MAX_STEPS): StepBudget => ({ steps, of: steps });
+
 export interface EvaluationOptions {
   readonly maxSteps?: number;
+  /** Shared with the other evaluations of one decision. */
+  readonly budget?: StepBudget;
 }
 
 /** Bound variables, innermost first: a chain, so binding one per list item costs no copy. */
@@ -53,6 +66,7 @@ export class Evaluator {
   constructor(
     bindings: Bindings,
     private readonly maxSteps: number = DEFAULT_MAX_STEPS,
+    private readonly budget?: StepBudget,
   ) {
     this.keywords = new Map(Object.entries(bindings));
   }
@@ -60,6 +74,12 @@ export class Evaluator {
   private tick(node: Node, count = 1): void {
     this.steps += count;
     if (this.steps > this.maxSteps) throw new ExpressionFailure(node.position, `evaluation exceeded its budget of ${this.maxSteps} steps`);
+    if (this.budget) {
+      this.budget.steps -= count;
+      if (this.budget.steps < 0) {
+        throw new ExpressionFailure(node.position, `the decision's expressions exceeded their shared budget of ${this.budget.of} steps`);
+      }
+    }
   }
 
   /** The boolean value of `node`; throws ExpressionFailure when it has none. */
@@ -204,5 +224,5 @@ export class Evaluator {
 
 /** Evaluates a compiled expression over `bindings` (its kind's keywords) to true or false, or an error. */
 export function evaluate(expression: CompiledExpression, bindings: Bindings, options: EvaluationOptions = {}): Result<boolean> {
-  return capture(() => new Evaluator(bindings, options.maxSteps).truth(expression.root, undefined));
+  return capture(() => new Evaluator(bindings, options.maxSteps, options.budget).truth(expression.root, undefined));
 }

@@ -15,7 +15,7 @@ export {
   type PolicyEvaluation,
   type RootQuorum,
 } from './decide.ts';
-export { DEFAULT_MAX_STEPS, evaluate, type EvaluationOptions } from './evaluate.ts';
+export { DECISION_MAX_STEPS, DEFAULT_MAX_STEPS, evaluate, stepBudget, type EvaluationOptions, type StepBudget } from './evaluate.ts';
 export type { ExpressionError, Result } from './failure.ts';
 export {
   CREDENTIAL_TYPES,

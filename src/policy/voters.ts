@@ -3,7 +3,7 @@
 import type { CompiledExpression } from './compile.ts';
 import { ExpressionFailure } from './failure.ts';
 import type { Bindings, PolicyCredential, PolicyUser } from './keywords.ts';
-import { Evaluator } from './evaluate.ts';
+import { Evaluator, type StepBudget } from './evaluate.ts';
 import type { Node } from './parser.ts';
 
 type Call = Extract<Node, { type: 'call' }>;
@@ -34,9 +34,9 @@ function selection(node: Node, shadowed: ReadonlySet<string>): { keyword: string
  * approver — `approvers.count()`. all() and contains() select no one; a predicate that fails for the
  * candidate alone (it reads an outer variable) does not count them.
  */
-export function countsVoter(consensus: CompiledExpression, candidate: Candidate, bindings: Bindings): boolean {
+export function countsVoter(consensus: CompiledExpression, candidate: Candidate, bindings: Bindings, budget?: StepBudget): boolean {
   // One budget for the whole analysis, however many predicates the expression has.
-  const evaluator = new Evaluator(bindings);
+  const evaluator = new Evaluator(bindings, undefined, budget);
   const passes = (predicates: readonly Call[], item: unknown): boolean =>
     predicates.every((call) => {
       try {
