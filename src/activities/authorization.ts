@@ -101,8 +101,10 @@ export class Authorities {
 
   /** The principal as an approver: the user with its tags and the credential it stamped with. */
   async approverOf(db: Queryable, authority: Authority, principal: Principal): Promise<Approver> {
-    // Tags matter only to policies: with none, the root quorum alone decides.
-    const tags = authority.policies.length === 0 ? [] : await this.tagsOf(db, authority, principal.userId);
+    // Tags matter only to policies: with none, or for a root user who decides alone, they are not read.
+    const { threshold, userIds } = authority.rootQuorum;
+    const decidesAlone = threshold <= 1 && userIds.includes(principal.userId);
+    const tags = authority.policies.length === 0 || decidesAlone ? [] : await this.tagsOf(db, authority, principal.userId);
     const credential = principalCredential(principal);
     return {
       user: { id: principal.userId, tags, email: principal.userEmail ?? '', name: principal.userName },
@@ -121,6 +123,8 @@ export class Authorities {
   private tagsOf(db: Queryable, authority: Authority, userId: string): Promise<string[]> {
     let tags = authority.tags.get(userId);
     if (!tags) {
+      // Bounded like the organizations: an organization of many users keeps the most recent ones' tags.
+      if (authority.tags.size >= LIMIT) authority.tags.clear();
       tags = readUserTagIds(db, userId);
       tags.catch(() => authority.tags.delete(userId));
       authority.tags.set(userId, tags);
