@@ -370,7 +370,7 @@ describe('OpenAPI', () => {
 
     test('admin and service routes', async () => {
       const served = new Set(routesOf(server.server.app).map(({ method, url }) => `${method.toLowerCase()} ${url.replace(/:(\w+)/g, '{$1}')}`));
-      const admin = async (method: 'get' | 'post' | 'delete', template: string, values: Record<string, string>, body?: unknown) => {
+      const admin = async (method: 'get' | 'post' | 'put' | 'delete', template: string, values: Record<string, string>, body?: unknown) => {
         const route = adminRouteTable().find((r) => r.method === method && r.path === `/admin/v1${template}`)!;
         assert.ok(route, template);
         const answer = await server.admin(method.toUpperCase(), template.replace(/\{(\w+)\}/g, (_m, name: string) => values[name]!), body);
@@ -384,6 +384,8 @@ describe('OpenAPI', () => {
       await admin('get', '/organizations/{organizationId}/users/{userId}', values);
       values.apiKeyId = (await admin('post', '/organizations/{organizationId}/api-keys', values, { userId: values.userId, expiresInSeconds: 60 })).apiKeyId;
       await admin('delete', '/organizations/{organizationId}/api-keys/{apiKeyId}', values);
+      await admin('put', '/organizations/{organizationId}/root-quorum', values, { threshold: 1, userIds: [org.userId] });
+      await admin('get', '/organizations/{organizationId}/root-quorum', values);
       values.domain = (await admin('post', '/organizations/{organizationId}/sender-domains', values, { domain: 'mail.documented.example' })).domain;
       await admin('get', '/organizations/{organizationId}/sender-domains', values);
       values.templateId = (await admin('post', '/organizations/{organizationId}/email-templates', values, { subject: 'Code', html: '<p>{{otpCode}}</p>', text: '{{otpCode}}' })).templateId;

@@ -13,7 +13,8 @@ import type { ActivityHandler } from './handler.ts';
 /** Members a root quorum may have: a few people in practice; the bound keeps the request and its checks small. */
 export const MAX_ROOT_QUORUM_USERS = 100;
 
-const parameters = z
+/** What a root quorum is made of; the admin API's replacement (PUT …/root-quorum) takes it as its body too. */
+export const rootQuorumParameters = z
   .strictObject({
     threshold: z
       .number({ error: 'must be a whole number' })
@@ -32,6 +33,8 @@ const parameters = z
     path: ['threshold'],
     message: 'must be at most the number of userIds',
   });
+
+const parameters = rootQuorumParameters;
 
 const resultSchema = z.strictObject({}).describe('Empty: read the new quorum with get_organization_configs');
 

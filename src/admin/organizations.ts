@@ -240,7 +240,12 @@ export async function registerAuthenticator(
 export { countOrganizations };
 
 export async function requireOrganization(db: Queryable, organizationId: string): Promise<void> {
-  if (!(await organizationExists(db, organizationId))) throw notFound(`no organization ${organizationId}; list organizations with \`signet org list\``);
+  if (!(await organizationExists(db, organizationId))) throw unknownOrganization(organizationId);
+}
+
+/** The 404 of an organization there is not, naming the command that lists them. */
+export function unknownOrganization(organizationId: string): SignetError {
+  return notFound(`no organization ${organizationId}; list organizations with \`signet org list\``);
 }
 
 /** The 404 of a user the organization does not have (or no longer has), naming the command that lists its users. */

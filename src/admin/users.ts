@@ -101,9 +101,9 @@ export async function getUser(db: Queryable, organizationId: string, userId: str
 
 /**
  * Removes the user and revokes all its API keys (session keys included) and authenticators at once.
- * Any user may be removed, the organization's first (root) user too: the admin API can always
- * create another user and key, so an organization is never locked out for good. 404 for an unknown
- * or already removed user.
+ * A member of the root quorum is not removed (400): it is taken out of the quorum first, by the
+ * quorum (update_root_quorum) or, when its root users lost their keys, by the operator (setRootQuorum),
+ * so an organization is never locked out for good. 404 for an unknown or already removed user.
  */
 export async function removeUser(
   db: Database,
@@ -117,7 +117,7 @@ export async function removeUser(
     if (!(error instanceof RootQuorumMember)) throw error;
     throw invalidArgument(
       `user ${userId} is a member of the root quorum of organization ${organizationId}; take it out of the quorum first ` +
-        '(update_root_quorum, or "signet quorum set"), then remove it',
+        '(update_root_quorum or "signet quorum set"; without the root users\' keys, the operator\'s "signet org quorum"), then remove it',
     );
   }
   if (!removed) throw unknownUser(organizationId, userId);

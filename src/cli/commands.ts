@@ -189,6 +189,22 @@ export const COMMANDS: readonly Command[] = [
     run: listing(() => '/organizations', 'organizations', 'organizationId', (o) => `${o.organizationId}  ${o.createdAt}  ${o.name}`),
   },
   {
+    name: 'org',
+    sub: 'quorum',
+    summary: "replace the organization's root quorum as the operator, without its approval: the way back when its root users lost their keys",
+    flags: {
+      org,
+      threshold: { type: 'integer', value: 'N', required: true, description: 'how many of the users must approve, 1 to their number' },
+      user: { type: 'string', value: 'ID', required: true, multiple: true, description: 'a user of the organization; `signet user list --org ID` shows them' },
+      json,
+    },
+    admin: true,
+    async run(input, context) {
+      const body = { threshold: Number(input.need('threshold')), userIds: input.all('user') };
+      return print(await admin(context).call('PUT', orgPath(input, '/root-quorum'), body), input);
+    },
+  },
+  {
     name: 'user',
     sub: 'create',
     summary: 'create a user; email and phone are unique in the organization',

@@ -1,5 +1,5 @@
-// /admin/v1: operator endpoints for organizations, users, API keys, WebAuthn authenticators,
-// sender domains, email templates and the delivery state of OTP messages. Bearer token compared
+// /admin/v1: operator endpoints for organizations, users, API keys, WebAuthn authenticators, the
+// root quorum, sender domains, email templates and the delivery state of OTP messages. Bearer token compared
 // in constant time; only from allowed client addresses.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -15,11 +15,13 @@ import {
   removeSenderDomain,
   revokeApiKey,
 } from '../admin/organizations.ts';
+import { getRootQuorum, setRootQuorum } from '../admin/rootQuorums.ts';
 import { createUser, getUser, listUsers, removeUser } from '../admin/users.ts';
 import { listDeliveries } from '../admin/deliveries.ts';
 import { addEmailTemplate, listEmailTemplates, removeEmailTemplate } from '../admin/emailTemplates.ts';
 import { pageRequest, pageRows } from '../queries/pagination.ts';
 import { parseJsonDocument } from '../activities/jsonDocument.ts';
+import { rootQuorumParameters } from '../activities/updateRootQuorum.ts';
 import { schemaError } from '../activities/violations.ts';
 import { OUTBOX_STATUSES } from '../store/outbox.ts';
 import { TEMPLATE_LIMITS } from '../otp/emailTemplates.ts';
@@ -72,6 +74,8 @@ export const adminSchemas = {
       .optional(),
     publicKey: publicKey.optional(),
   }),
+  // The rules of update_root_quorum's parameters; each user is checked against the organization by admin/rootQuorums.ts.
+  rootQuorum: rootQuorumParameters,
   senderDomain: z.strictObject({
     domain: z.string().max(253).describe('A domain name such as mail.example.com (stored in lower case): init_otp_auth\'s sendFromEmailAddress may then be on it'),
   }),
@@ -138,7 +142,8 @@ const params = {
 };
 
 function parse<S extends z.ZodType>(schema: S, value: unknown, what: string): z.output<S> {
-  const result = schema.safeParse(value);
+  // With the input, a field present but wrong is told apart from a missing one.
+  const result = schema.safeParse(value, { reportInput: true });
   if (!result.success) throw schemaError(result.error, '', what);
   return result.data;
 }
@@ -238,6 +243,17 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AppDependencies)
       admin.delete('/organizations/:organizationId/api-keys/:apiKeyId', async (request) => {
         const { organizationId, apiKeyId } = parse(params.orgKey, request.params, 'invalid path');
         return revokeApiKey(db, organizationId, apiKeyId);
+      });
+
+      admin.get('/organizations/:organizationId/root-quorum', async (request) => {
+        const { organizationId } = parse(params.org, request.params, 'invalid path');
+        return getRootQuorum(db, organizationId);
+      });
+
+      admin.put('/organizations/:organizationId/root-quorum', async (request) => {
+        const { organizationId } = parse(params.org, request.params, 'invalid path');
+        const input = parse(adminSchemas.rootQuorum, jsonBody(request), 'invalid root quorum');
+        return setRootQuorum(db, organizationId, input);
       });
 
       admin.post('/organizations/:organizationId/sender-domains', async (request) => {

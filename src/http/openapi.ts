@@ -202,7 +202,7 @@ function queryOperation(schemas: Schemas, query: QueryHandler) {
 }
 
 interface AdminRoute {
-  method: 'get' | 'post' | 'delete';
+  method: 'get' | 'post' | 'put' | 'delete';
   path: string;
   summary: string;
   description?: string;
@@ -306,6 +306,27 @@ function adminRoutes(): AdminRoute[] {
       description: 'Takes effect at once: every later request stamped with it is a 401.',
       answer: adminAnswers.revokedApiKey,
       notFound: 'No such API key in the organization',
+    },
+    {
+      method: 'get',
+      path: '/admin/v1/organizations/{organizationId}/root-quorum',
+      summary: "Show the organization's root quorum",
+      description: 'As get_organization_configs shows it: the threshold and the users, oldest first.',
+      answer: adminAnswers.rootQuorum,
+      notFound: 'No such organization',
+    },
+    {
+      method: 'put',
+      path: '/admin/v1/organizations/{organizationId}/root-quorum',
+      summary: "Replace the organization's root quorum, without its approval",
+      description:
+        "The way back when the root users lost their keys (update_root_quorum needs the root quorum's own approval). The rules of update_root_quorum: " +
+        '1 to 100 users of the organization, not removed, none twice, and a threshold from 1 to their number; anything else is a 400 naming the field ' +
+        '(userIds[1] for a user that is not one of the organization\'s), nothing written. Takes effect at once, in every process. The CLI: signet org quorum.',
+      body: adminSchemas.rootQuorum,
+      example: { threshold: 1, userIds: [EXAMPLE_USER] },
+      answer: adminAnswers.rootQuorum,
+      notFound: 'No such organization',
     },
     {
       method: 'post',

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { CHANNELS, OUTBOX_STATUSES } from '../store/outbox.ts';
 import { timestamp, uuid } from '../activities/activitySchema.ts';
 import { SERVICE_KEYS } from '../activities/serviceKeys.ts';
+import { rootQuorumSchema } from '../queries/organization.ts';
 
 const nullableTimestamp = (description: string) => z.iso.datetime().nullable().describe(`${description} (RFC 3339, UTC), or null`);
 const compressedKey = (description: string) => z.string().regex(/^0[23][0-9a-f]{64}$/).describe(`${description}: a compressed P-256 public key, hex (66 characters)`);
@@ -111,6 +112,7 @@ export const adminAnswers = {
       .describe('API keys and session keys, newest first: one page'),
   }),
   revokedApiKey: z.strictObject({ apiKeyId: uuid('The revoked key'), revokedAt: timestamp('When it was revoked (it is refused from then on)') }),
+  rootQuorum: rootQuorumSchema,
   senderDomain: z.strictObject(senderDomain),
   senderDomains: z.strictObject({
     senderDomains: z.array(z.strictObject({ ...senderDomain, createdAt: timestamp('When it was registered') })).describe('Sender domains, newest first: one page'),

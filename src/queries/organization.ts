@@ -16,7 +16,8 @@ export const ORGANIZATION_USERS_LIMIT = 100;
 const organizationId = z.uuid({ message: 'must be the UUID of your organization' }).describe('Unique identifier of your organization');
 const example = { organizationId: '9f5e7c2a-3b1d-4e6f-8a9b-0c1d2e3f4a5b' };
 
-const quorumSchema = z
+/** A root quorum as the queries and the admin API (…/root-quorum) answer it. */
+export const rootQuorumSchema = z
   .strictObject({
     threshold: z.number().int().min(1).describe('How many of its users make the root quorum'),
     userIds: z.array(z.uuid()).describe('The users of the root quorum, oldest first; empty for an organization that had no user when quorums came in'),
@@ -36,7 +37,7 @@ export const getOrganizationConfigs: QueryHandler = {
   example,
   request: z.strictObject({ organizationId }),
   answer: z.strictObject({
-    configs: z.strictObject({ features: noneYet('Organization features'), quorum: quorumSchema }).describe("The organization's configuration"),
+    configs: z.strictObject({ features: noneYet('Organization features'), quorum: rootQuorumSchema }).describe("The organization's configuration"),
   }),
   async run(context, query: { organizationId: string }) {
     const { quorum } = granted(context, await findRootQuorumFor(context.db, context.principal.credential, query.organizationId));
@@ -62,7 +63,7 @@ export const getOrganization: QueryHandler = {
           .max(ORGANIZATION_USERS_LIMIT)
           .describe(`The organization's users not removed, oldest first: the first ${ORGANIZATION_USERS_LIMIT} at most`),
         policies: z.array(policySchema).describe("The organization's policies, oldest first, as list_policies answers them"),
-        rootQuorum: quorumSchema,
+        rootQuorum: rootQuorumSchema,
         tags: z.array(z.unknown()).max(0).describe('Always empty: list_user_tags lists the organization\'s tags'),
       })
       .describe('The organization'),
