@@ -6,7 +6,7 @@ import type { Database, Queryable } from './db.ts';
 import { pageOf, pageStatement, type Page, type PageRequest } from './pages.ts';
 import { join, raw, run, sql, substitute, type Sql } from './sql.ts';
 import { userTagIdsJson } from './userTags.ts';
-import { authorityBump, authorityUnchanged } from './authority.ts';
+import { authorityBump, authorityUnchanged } from './authorityVersion.ts';
 import { voteInsert, VOTES_JSON, votesFromJson, type NewVote, type VoteRecord } from './votes.ts';
 
 export type { VoteRecord } from './votes.ts';

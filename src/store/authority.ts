@@ -7,7 +7,7 @@ import { runWithCredential, type CredentialState, type CredentialUse } from './c
 import type { Queryable } from './db.ts';
 import { policiesFromJson, policiesJson, type StoredPolicy } from './policies.ts';
 import { rootQuorumJson, type RootQuorum } from './rootQuorums.ts';
-import { run, sql, type Sql } from './sql.ts';
+import { run, sql } from './sql.ts';
 import { userTagIdsJson } from './userTags.ts';
 
 export interface AuthorityRecord {
@@ -35,17 +35,6 @@ export async function readUserTagIds(db: Queryable, userId: string): Promise<str
     sql`SELECT ${userTagIdsJson(sql`${userId}::uuid`)} AS tags`,
   );
   return row?.tags ?? [];
-}
-
-/** A guard condition: the organization's authority is still at `version`. */
-export function authorityUnchanged(organizationId: string, version: string): Sql {
-  return sql`EXISTS (SELECT 1 FROM organizations WHERE id = ${organizationId}::uuid AND authority_version = ${version}::bigint)`;
-}
-
-/** A statement part raising the organization's authority version once `after` (a row source) yields a row. */
-export function authorityBump(organizationId: string, after: Sql): Sql {
-  return sql`UPDATE organizations SET authority_version = authority_version + 1
-              WHERE id = ${organizationId}::uuid AND EXISTS (SELECT 1 FROM ${after}) RETURNING id`;
 }
 
 /**

@@ -3,7 +3,7 @@
 // threshold <= number of members is kept by the statements that write a quorum: insertRootQuorum for
 // a new organization, replaceRootQuorumOfActivity's rows, whose activity's guards check it, and
 // replaceRootQuorum (the operator's), which checks it itself.
-import { authorityBump } from './authority.ts';
+import { authorityBump } from './authorityVersion.ts';
 import type { Database, Queryable } from './db.ts';
 import { runWithCredential, type CredentialState, type CredentialUse } from './credentials.ts';
 import { run, sql, type Sql } from './sql.ts';
