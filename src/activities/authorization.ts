@@ -168,10 +168,17 @@ export interface DecidedActivity {
 }
 
 function contextOf(authority: Authority, activity: DecidedActivity, approvers: readonly Approver[]): DecisionContext {
+  let params: ReturnType<typeof paramsForPolicy> | undefined;
   return {
     rootQuorum: authority.rootQuorum,
     policies: activity.rootQuorumOnly ? [] : authority.policies,
-    activity: { type: activity.type, params: paramsForPolicy(activity.intent) },
+    // Made when a policy is read, not when the root quorum decides alone.
+    activity: {
+      type: activity.type,
+      get params() {
+        return (params ??= paramsForPolicy(activity.intent));
+      },
+    },
     approvers,
   };
 }
