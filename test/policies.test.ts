@@ -12,16 +12,7 @@ import { MAX_EXPRESSION_LENGTH } from '../src/policy/index.ts';
 import { loadPolicies } from '../src/store/policies.ts';
 import { testDatabases } from './support/databases.ts';
 import { startTestServer, type Credentials, type TestServer } from './support/server.ts';
-
-/** Rejects like @turnkey/http does for a non-2xx answer: the wire's code and message (and the field, when named). */
-async function refused(promise: Promise<unknown>, code: number, pattern: RegExp, field?: string) {
-  await assert.rejects(promise, (error: any) => {
-    assert.equal(error.code, code, String(error.message));
-    assert.match(String(error.message), pattern);
-    if (field !== undefined) assert.ok(JSON.stringify(error.details ?? []).includes(`"field":"${field}"`), JSON.stringify(error.details));
-    return true;
-  });
-}
+import { refused } from './support/refusals.ts';
 
 const stamp = (organizationId: string) => ({ timestampMs: String(Date.now()), organizationId });
 
