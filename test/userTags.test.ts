@@ -8,7 +8,7 @@ import type { TurnkeyClient } from '@turnkey/http';
 import { generateApiKeyPair } from '../src/admin/organizations.ts';
 import { MAX_USER_TAGS } from '../src/activities/createUserTag.ts';
 import { run } from '../src/store/sql.ts';
-import { lockOrganizationTags } from '../src/store/userTags.ts';
+import { lockAuthority } from '../src/store/authorityVersion.ts';
 import { testDatabases } from './support/databases.ts';
 import { startTestServer, type Credentials, type TestServer } from './support/server.ts';
 import { refused } from './support/refusals.ts';
@@ -281,7 +281,7 @@ for (const tdb of testDatabases) {
         const held = new Promise<void>((resolve) => (release = resolve));
         const started = new Promise<void>((resolve) => (holding = resolve));
         const other = server.db.transaction(async (tx) => {
-          await run(tx, lockOrganizationTags(org2.organizationId));
+          await run(tx, lockAuthority(org2.organizationId));
           await tx.query("INSERT INTO user_tags (id, organization_id, name, created_at, updated_at) VALUES ($1, $2, 'the last place', now(), now())", [randomUUID(), org2.organizationId]);
           holding();
           await held;

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { invalidArgument, invalidField, notFound } from '../errors.ts';
 import { NEW_ACTIVITY } from '../store/activities.ts';
 import { userActive } from '../store/users.ts';
-import { insertUserTagMembersOfActivity, insertUserTagOfActivity, lockOrganizationTags, userTagNameFree, userTagsBelow } from '../store/userTags.ts';
+import { insertUserTagMembersOfActivity, insertUserTagOfActivity, userTagNameFree, userTagsBelow } from '../store/userTags.ts';
 import type { ActivityHandler } from './handler.ts';
 
 /** Tags an organization may have: consensus rules name a few; the bound keeps every list of them small. */
@@ -70,8 +70,6 @@ export const createUserTag: ActivityHandler<typeof parameters, z.infer<typeof re
           error: notFound(`parameters.userIds[${i}]: no user ${userId} in organization ${organizationId} (or it was removed)`),
         })),
       ],
-      // Concurrent creations would each count the tags before the others' (the bound) otherwise.
-      locks: [lockOrganizationTags(organizationId)],
       rows: [
         insertUserTagOfActivity(NEW_ACTIVITY, { id: userTagId, organizationId, name: intent.userTagName, now }),
         ...(userIds.length > 0 ? [insertUserTagMembersOfActivity(NEW_ACTIVITY, userIds.map((userId) => ({ tagId: userTagId, userId })))] : []),

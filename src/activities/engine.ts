@@ -15,7 +15,8 @@ import { findActivity, lockActivity, writeVote, type ActivityRecord, type VoteRe
 import { ActivityWriter } from '../store/activityWriter.ts';
 import type { Database, Queryable } from '../store/db.ts';
 import { authorityVersionFor } from '../store/authority.ts';
-import { run } from '../store/sql.ts';
+import { lockAuthority } from '../store/authorityVersion.ts';
+import { run, type Sql } from '../store/sql.ts';
 import type { NewVote } from '../store/votes.ts';
 import { createAppProof } from './appProofs.ts';
 import { envelopeSchema, type Envelope } from './envelope.ts';
@@ -286,7 +287,7 @@ export class ActivityEngine {
         guards: (plan.guards ?? []).map((guard) => guard.condition),
         gates: (plan.gates ?? []).map((gate) => gate.gate),
         rows: plan.rows ?? [],
-        locks: plan.locks ?? [],
+        locks: locksOf(plan, organizationId),
       });
     let outcome = await write();
     // A concurrent request took a unique value after the checks read: written again, the checks
@@ -462,7 +463,7 @@ export class ActivityEngine {
       if (error instanceof SignetError && error.status < 500) return failed(error);
       throw error;
     }
-    for (const lock of plan.locks ?? []) await run(tx, lock);
+    for (const lock of locksOf(plan, organizationId)) await run(tx, lock);
     const storedResult = withoutSecrets(plan);
     const document = JSON.parse(target.rawBody) as { generateAppProofs?: unknown; parameters?: { generateAppProofs?: unknown } };
     const proofs =
@@ -526,6 +527,15 @@ export interface Submission {
   envelope: Envelope;
   principal: Principal;
   stampHeader: string;
+}
+
+/**
+ * The plan's locks, and for a change of the organization's authority the lock on its row first:
+ * such changes run one after the other (concurrent ones would each count, and check names against,
+ * what was there before the others).
+ */
+function locksOf(plan: ActivityPlan, organizationId: string): Sql[] {
+  return plan.changesAuthority ? [lockAuthority(organizationId), ...(plan.locks ?? [])] : (plan.locks ?? []);
 }
 
 /** The result as stored: a bearer secret of the result is never written, "" takes its place. */

@@ -77,8 +77,10 @@ export interface ActivityPlan<Result extends object = object> {
   queuesDelivery?: boolean;
   /**
    * The activity changes what decides the organization's activities (its root quorum, its policies,
-   * its users' tags): the engine raises the organization's authority version in the same statement,
-   * so every process decides the next activity with what this one wrote.
+   * its users' tags): the engine locks the organization's row before the statement (such changes run
+   * one after the other, each seeing what the one before wrote) and raises the organization's
+   * authority version in the statement, so every process decides the next activity with what this
+   * one wrote.
    */
   changesAuthority?: boolean;
 }

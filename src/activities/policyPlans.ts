@@ -9,7 +9,6 @@ import { NEW_ACTIVITY } from '../store/activities.ts';
 import {
   deletePoliciesOfActivity,
   insertPoliciesOfActivity,
-  lockOrganizationPolicies,
   policiesRoomFor,
   policyNameFree,
   policyOfOrganization,
@@ -132,7 +131,6 @@ export function planPolicies(
       })),
       { condition: policiesRoomFor(organizationId, policies.length, MAX_POLICIES), error: invalidArgument(room) },
     ],
-    locks: [lockOrganizationPolicies(organizationId)],
     rows: [insertPoliciesOfActivity(NEW_ACTIVITY, organizationId, policies, now)],
     changesAuthority: true,
   };
@@ -148,7 +146,6 @@ export function planDeletion(context: ExecutionContext, policyIds: string[], fie
       error: notFound(`${field(i)}: no policy ${id} in organization ${organizationId}`),
     })),
     // A concurrent deletion of the same policy commits first; this statement then finds it gone.
-    locks: [lockOrganizationPolicies(organizationId)],
     rows: [deletePoliciesOfActivity(NEW_ACTIVITY, organizationId, policyIds)],
     changesAuthority: true,
   };

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { invalidField, notFound } from '../errors.ts';
 import { NEW_ACTIVITY } from '../store/activities.ts';
-import { lockOrganizationPolicies, policyNameFree, policyOfOrganization, updatePolicyOfActivity } from '../store/policies.ts';
+import { policyNameFree, policyOfOrganization, updatePolicyOfActivity } from '../store/policies.ts';
 import type { ActivityHandler } from './handler.ts';
 import { effect, expression, MAX_POLICY_NOTES_LENGTH, notes, policyName } from './policyPlans.ts';
 
@@ -58,7 +58,6 @@ export const updatePolicy: ActivityHandler<typeof parameters, Result> = {
               },
             ]),
       ],
-      locks: [lockOrganizationPolicies(organizationId)],
       rows: [
         updatePolicyOfActivity(NEW_ACTIVITY, organizationId, policyId, {
           policyName: intent.policyName,

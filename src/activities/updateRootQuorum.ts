@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { invalidField } from '../errors.ts';
 import { NEW_ACTIVITY } from '../store/activities.ts';
-import { lockRootQuorum, replaceRootQuorumOfActivity } from '../store/rootQuorums.ts';
+import { replaceRootQuorumOfActivity } from '../store/rootQuorums.ts';
 import { userActive } from '../store/users.ts';
 import type { ActivityHandler } from './handler.ts';
 
@@ -60,8 +60,6 @@ export const updateRootQuorum: ActivityHandler<typeof parameters, z.infer<typeof
         condition: userActive(organizationId, userId),
         error: invalidField(`parameters.userIds[${i}]`, `no user ${userId} in organization ${organizationId} (or it was removed); a root quorum is made of the organization's users`),
       })),
-      // Replacements in any process run one after the other, each seeing the members the one before left.
-      locks: [lockRootQuorum(organizationId)],
       rows: replaceRootQuorumOfActivity(NEW_ACTIVITY, organizationId, { threshold: intent.threshold, userIds }, now),
       changesAuthority: true,
     };

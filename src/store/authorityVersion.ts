@@ -13,3 +13,15 @@ export function authorityBump(organizationId: string, after: Sql): Sql {
   return sql`UPDATE organizations SET authority_version = authority_version + 1
               WHERE id = ${organizationId}::uuid AND EXISTS (SELECT 1 FROM ${after}) RETURNING id`;
 }
+
+/**
+ * A lock on the organization's row, taken before the statement of every activity that changes its
+ * authority (ActivityPlan.changesAuthority: the engine takes it) and by the admin API's replacement of
+ * the root quorum: such changes run one after the other, each statement seeing what the one before
+ * wrote, so the bounds on policies and tags are exact, a name is checked against the one written just
+ * before, and a policy deleted twice at once is deleted by one and not found by the other. NO KEY:
+ * writes that only reference the organization (KEY SHARE) do not wait.
+ */
+export function lockAuthority(organizationId: string): Sql {
+  return sql`SELECT id FROM organizations WHERE id = ${organizationId}::uuid FOR NO KEY UPDATE`;
+}

@@ -1,7 +1,7 @@
 // Policies (table policies): an organization's ALLOW and DENY rules, each with its condition and
 // consensus expressions kept as written ('' when absent) and checked before they are stored. A name is
 // unique in its organization (a unique index); every write of an organization's policies locks the
-// organization's row first (lockOrganizationPolicies), so concurrent ones see each other's effect.
+// organization's row first (the engine's lockAuthority), so concurrent ones see each other's effect.
 import { runWithCredential, type CredentialState, type CredentialUse } from './credentials.ts';
 import type { Queryable } from './db.ts';
 import { run, sql, type Sql } from './sql.ts';
@@ -73,16 +73,6 @@ export function policiesRoomFor(organizationId: string, adding: number, max: num
 /** A guard condition: the policy is one of the organization's. `policyId` must be a UUID. */
 export function policyOfOrganization(organizationId: string, policyId: string): Sql {
   return sql`EXISTS (SELECT 1 FROM policies WHERE policy_id = ${policyId}::uuid AND organization_id = ${organizationId}::uuid)`;
-}
-
-/**
- * A lock taken before an activity's statement that writes the organization's policies: such writes
- * then run one after the other, each statement seeing what the one before wrote, so the bound on
- * their number is exact and a policy deleted twice at once is deleted by one and not found by the
- * other. Writes that only reference the organization (KEY SHARE) do not wait.
- */
-export function lockOrganizationPolicies(organizationId: string): Sql {
-  return sql`SELECT id FROM organizations WHERE id = ${organizationId}::uuid FOR NO KEY UPDATE`;
 }
 
 /** A row of an activity's statement (`activity` yields its row): the new policies, created at `now`. */

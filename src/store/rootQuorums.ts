@@ -3,7 +3,7 @@
 // threshold <= number of members is kept by the statements that write a quorum: insertRootQuorum for
 // a new organization, replaceRootQuorumOfActivity's rows, whose activity's guards check it, and
 // replaceRootQuorum (the operator's), which checks it itself.
-import { authorityBump } from './authorityVersion.ts';
+import { authorityBump, lockAuthority } from './authorityVersion.ts';
 import type { Database, Queryable } from './db.ts';
 import { runWithCredential, type CredentialState, type CredentialUse } from './credentials.ts';
 import { run, sql, type Sql } from './sql.ts';
@@ -48,15 +48,6 @@ function heldMembers(organizationId: string, userIds: string[]): Sql {
 }
 
 /**
- * A lock taken before the statement of an activity that replaces the organization's quorum: such
- * replacements run one after the other, each statement seeing the members the one before left. It
- * holds the organization's row, which exists even for an organization without a quorum row.
- */
-export function lockRootQuorum(organizationId: string): Sql {
-  return sql`SELECT id FROM organizations WHERE id = ${organizationId}::uuid FOR NO KEY UPDATE`;
-}
-
-/**
  * Rows of an activity's statement (`activity` yields its row): the organization's quorum becomes
  * `quorum`, at `now`. The caller's guards check each member is a user of the organization not
  * removed, named once, and the threshold between 1 and their number. Members that stay are kept,
@@ -84,7 +75,7 @@ export type RootQuorumReplacement =
 
 /**
  * The operator's replacement of the organization's quorum, without an activity: in one transaction,
- * after the lock update_root_quorum and policy writes take (lockRootQuorum), so it runs after or
+ * after the lock update_root_quorum and policy writes take (lockAuthority), so it runs after or
  * before them, never between; the members' rows held (FOR SHARE); the rows replaceRootQuorumOfActivity
  * writes; and the organization's authority version raised, so every process decides its activities
  * with the new quorum. Nothing is written for an unknown organization or a member that is not a
@@ -92,7 +83,7 @@ export type RootQuorumReplacement =
  */
 export async function replaceRootQuorum(db: Database, organizationId: string, quorum: RootQuorum): Promise<RootQuorumReplacement> {
   return db.transaction(async (tx) => {
-    if ((await run(tx, lockRootQuorum(organizationId))).length === 0) return { noOrganization: true };
+    if ((await run(tx, lockAuthority(organizationId))).length === 0) return { noOrganization: true };
     const found = new Set((await run<{ id: string }>(tx, heldMembers(organizationId, quorum.userIds))).map((row) => row.id));
     const missing = quorum.userIds.findIndex((id) => !found.has(id));
     if (missing >= 0) return { notAUser: missing };

@@ -66,15 +66,6 @@ export function lockUserTags(organizationId: string, tagIds: string[], mode: 'sh
               ORDER BY id ${mode === 'share' ? sql`FOR KEY SHARE` : sql`FOR UPDATE`}`;
 }
 
-/**
- * A lock taken before an activity's statement that creates a tag: creations of one organization's
- * tags then run one after the other, each statement seeing the tags the one before made, so the
- * bound on their number is exact. Writes that only reference the organization (KEY SHARE) do not wait.
- */
-export function lockOrganizationTags(organizationId: string): Sql {
-  return sql`SELECT id FROM organizations WHERE id = ${organizationId}::uuid FOR NO KEY UPDATE`;
-}
-
 /** A row of an activity's statement (`activity` yields its row): the new tag, created at `now`. */
 export function insertUserTagOfActivity(activity: Sql, tag: { id: string; organizationId: string; name: string; now: Date }): Sql {
   return sql`INSERT INTO user_tags (id, organization_id, name, created_at, updated_at)
