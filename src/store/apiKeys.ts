@@ -2,6 +2,7 @@
 // for a user of an organization, until revoked or expired. Session keys are API keys too: otp_login
 // registers them (kind 'session'), with the session's expiry.
 import type { Gate } from './activities.ts';
+import { runWithCredential, type CredentialState, type CredentialUse } from './credentials.ts';
 import type { Queryable } from './db.ts';
 import { selectPage, type Page, type PageRequest } from './pages.ts';
 import { sql, type Sql } from './sql.ts';
@@ -222,4 +223,92 @@ export function revokeOtherSessionKeys(activity: Sql, user: { organizationId: st
               WHERE user_id = ${user.userId}::uuid AND organization_id = ${user.organizationId}::uuid AND kind = 'session'
                 AND revoked_at IS NULL AND public_key <> ${user.keepPublicKey} AND EXISTS (SELECT 1 FROM ${activity})
              RETURNING id`;
+}
+
+/** An API key or session key as the queries read it: not revoked; whose it is, but not its user's fields. */
+export interface LiveApiKey {
+  id: string;
+  userId: string;
+  name: string;
+  /** Compressed SEC1, lowercase hex. */
+  publicKey: string;
+  kind: 'api_key' | 'session';
+  createdAt: Date;
+  expiresAt: Date | null;
+}
+
+interface LiveApiKeyRow {
+  id: string;
+  user_id: string;
+  name: string;
+  public_key: string;
+  kind: 'api_key' | 'session';
+  created_at: Date | string;
+  expires_at: Date | string | null;
+}
+
+function liveApiKeyFromRow(row: LiveApiKeyRow): LiveApiKey {
+  return {
+    id: row.id,
+    userId: row.user_id,
+    name: row.name,
+    publicKey: row.public_key,
+    kind: row.kind,
+    createdAt: new Date(row.created_at),
+    expiresAt: row.expires_at === null ? null : new Date(row.expires_at),
+  };
+}
+
+/** The keys that `filter` (a condition on `k`) keeps, not revoked, and not expired at `now`; oldest first, `limit` at most. */
+function usableApiKeys(filter: Sql, now: Date, limit: number): Sql {
+  return sql`SELECT k.id, k.user_id, k.name, k.public_key, k.kind, k.created_at, k.expires_at FROM api_keys k
+              WHERE ${filter} AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > ${now}::timestamptz)
+              ORDER BY k.created_at, k.id LIMIT ${limit}::int`;
+}
+
+/**
+ * An expression: the keys of the user whose id is `userId` (an SQL expression) that may still stamp
+ * at `now`, oldest first, the first `limit`, as a JSON array liveApiKeysFromJson reads.
+ */
+export function usableApiKeysJson(userId: Sql, now: Date, limit: number): Sql {
+  return sql`(SELECT coalesce(json_agg(f ORDER BY f.created_at, f.id), '[]') FROM (${usableApiKeys(sql`k.user_id = ${userId}`, now, limit)}) f)`;
+}
+
+/** The keys of usableApiKeysJson as records. */
+export function liveApiKeysFromJson(json: unknown): LiveApiKey[] {
+  return (json as LiveApiKeyRow[]).map(liveApiKeyFromRow);
+}
+
+/**
+ * The organization's keys (of one user when `userId` is given) that may still stamp at `now`,
+ * oldest first, the first `limit`, on behalf of a credential checked in the same statement.
+ */
+export async function listUsableApiKeysFor(
+  db: Queryable,
+  use: CredentialUse,
+  query: { organizationId: string; userId?: string | undefined; now: Date; limit: number },
+): Promise<{ refused?: CredentialState; apiKeys?: LiveApiKey[] }> {
+  const ofUser = query.userId === undefined ? sql`` : sql` AND k.user_id = ${query.userId}::uuid`;
+  const { refused, rows } = await runWithCredential<LiveApiKeyRow>(
+    db,
+    use,
+    usableApiKeys(sql`k.organization_id = ${query.organizationId}::uuid${ofUser}`, query.now, query.limit),
+  );
+  return refused ? { refused } : { apiKeys: rows.map(liveApiKeyFromRow) };
+}
+
+/** The organization's key, when not revoked (expired or not), on behalf of a credential checked in the same statement. */
+export async function findLiveApiKeyFor(
+  db: Queryable,
+  use: CredentialUse,
+  organizationId: string,
+  apiKeyId: string,
+): Promise<{ refused?: CredentialState; apiKey?: LiveApiKey }> {
+  const { refused, rows } = await runWithCredential<LiveApiKeyRow>(
+    db,
+    use,
+    sql`SELECT k.id, k.user_id, k.name, k.public_key, k.kind, k.created_at, k.expires_at FROM api_keys k
+         WHERE k.id = ${apiKeyId}::uuid AND k.organization_id = ${organizationId}::uuid AND k.revoked_at IS NULL`,
+  );
+  return refused ? { refused } : rows[0] ? { apiKey: liveApiKeyFromRow(rows[0]) } : {};
 }

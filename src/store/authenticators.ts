@@ -1,6 +1,7 @@
 // WebAuthn authenticators (table authenticators): a passkey's credential id (base64url), COSE
 // public key and signature counter, for a user of an organization.
 import type { Gate } from './activities.ts';
+import { runWithCredential, type CredentialState, type CredentialUse } from './credentials.ts';
 import type { Queryable } from './db.ts';
 import { sql, type Sql } from './sql.ts';
 
@@ -158,4 +159,93 @@ export async function authenticatorStateOf(db: Queryable, id: string): Promise<{
 /** A statement part that yields a row when the authenticator may still stamp: not revoked. */
 export function authenticatorUsable(id: string): Sql {
   return sql`SELECT id FROM authenticators WHERE id = ${id}::uuid AND revoked_at IS NULL`;
+}
+
+/** A passkey as the queries read it: not revoked; whose it is, but not its user's fields. */
+export interface LiveAuthenticator {
+  id: string;
+  userId: string;
+  name: string;
+  /** base64url. */
+  credentialId: string;
+  /** The COSE public key, in hex. */
+  publicKey: string;
+  /** W3C values (internal, usb, nfc, ble, hybrid, …), as registered. */
+  transports: string[];
+  aaguid: string | null;
+  createdAt: Date;
+}
+
+interface LiveAuthenticatorRow {
+  id: string;
+  user_id: string;
+  name: string;
+  credential_id: string;
+  public_key: string;
+  transports: string[];
+  aaguid: string | null;
+  created_at: Date | string;
+}
+
+function liveFromRow(row: LiveAuthenticatorRow): LiveAuthenticator {
+  return {
+    id: row.id,
+    userId: row.user_id,
+    name: row.name,
+    credentialId: row.credential_id,
+    publicKey: row.public_key,
+    transports: row.transports,
+    aaguid: row.aaguid,
+    createdAt: new Date(row.created_at),
+  };
+}
+
+/** The authenticators that `filter` (a condition on `au`) keeps, not revoked; oldest first, `limit` at most. */
+function liveAuthenticators(filter: Sql, limit: number): Sql {
+  return sql`SELECT au.id, au.user_id, au.name, au.credential_id, encode(au.public_key, 'hex') AS public_key, au.transports, au.aaguid, au.created_at
+               FROM authenticators au
+              WHERE ${filter} AND au.revoked_at IS NULL
+              ORDER BY au.created_at, au.id LIMIT ${limit}::int`;
+}
+
+/**
+ * An expression: the authenticators (not revoked) of the user whose id is `userId` (an SQL
+ * expression), oldest first, the first `limit`, as a JSON array liveAuthenticatorsFromJson reads.
+ */
+export function liveAuthenticatorsJson(userId: Sql, limit: number): Sql {
+  return sql`(SELECT coalesce(json_agg(f ORDER BY f.created_at, f.id), '[]') FROM (${liveAuthenticators(sql`au.user_id = ${userId}`, limit)}) f)`;
+}
+
+/** The authenticators of liveAuthenticatorsJson as records. */
+export function liveAuthenticatorsFromJson(json: unknown): LiveAuthenticator[] {
+  return (json as LiveAuthenticatorRow[]).map(liveFromRow);
+}
+
+/** The user's authenticators (not revoked) in the organization, oldest first, the first `limit`, on behalf of a credential checked in the same statement. */
+export async function listLiveAuthenticatorsFor(
+  db: Queryable,
+  use: CredentialUse,
+  query: { organizationId: string; userId: string; limit: number },
+): Promise<{ refused?: CredentialState; authenticators?: LiveAuthenticator[] }> {
+  const { refused, rows } = await runWithCredential<LiveAuthenticatorRow>(
+    db,
+    use,
+    liveAuthenticators(sql`au.organization_id = ${query.organizationId}::uuid AND au.user_id = ${query.userId}::uuid`, query.limit),
+  );
+  return refused ? { refused } : { authenticators: rows.map(liveFromRow) };
+}
+
+/** The organization's authenticator, when not revoked, on behalf of a credential checked in the same statement. */
+export async function findLiveAuthenticatorFor(
+  db: Queryable,
+  use: CredentialUse,
+  organizationId: string,
+  authenticatorId: string,
+): Promise<{ refused?: CredentialState; authenticator?: LiveAuthenticator }> {
+  const { refused, rows } = await runWithCredential<LiveAuthenticatorRow>(
+    db,
+    use,
+    liveAuthenticators(sql`au.id = ${authenticatorId}::uuid AND au.organization_id = ${organizationId}::uuid`, 1),
+  );
+  return refused ? { refused } : rows[0] ? { authenticator: liveFromRow(rows[0]) } : {};
 }

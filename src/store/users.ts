@@ -4,6 +4,9 @@
 // organization's users not removed; and their removal, which revokes every credential of the user at once.
 import type { Database, Queryable } from './db.ts';
 import type { Gate } from './activities.ts';
+import { liveApiKeysFromJson, usableApiKeysJson, type LiveApiKey } from './apiKeys.ts';
+import { liveAuthenticatorsFromJson, liveAuthenticatorsJson, type LiveAuthenticator } from './authenticators.ts';
+import { runWithCredential, type CredentialState, type CredentialUse } from './credentials.ts';
 import { selectPage, type Page, type PageRequest } from './pages.ts';
 import { run, sql, type Sql } from './sql.ts';
 import { userTagIdsJson } from './userTags.ts';
@@ -240,4 +243,82 @@ export function usersContactsFree(
     statement: (proceed) => sql`SELECT 1 WHERE ${proceed} AND NOT EXISTS (${taken})`,
     detail: sql`(SELECT coalesce(json_agg(t), '[]') FROM (${taken}) t)`,
   };
+}
+
+/** A user with its credentials as the queries read them (each list bounded by the reader). */
+export interface UserWithCredentials extends UserRecord {
+  /** API keys and session keys that may still stamp, oldest first. */
+  apiKeys: LiveApiKey[];
+  /** Passkeys not revoked, oldest first. */
+  authenticators: LiveAuthenticator[];
+}
+
+interface UserWithCredentialsRow extends UserRow {
+  api_keys: unknown;
+  authenticators: unknown;
+}
+
+/** The columns of a user (`a`) with its credentials usable at `now`, the first `limit` of each kind. */
+function withCredentials(now: Date, limit: number): Sql {
+  return sql`${COLUMNS}, ${usableApiKeysJson(sql`a.id`, now, limit)} AS api_keys, ${liveAuthenticatorsJson(sql`a.id`, limit)} AS authenticators`;
+}
+
+function withCredentialsFromRow(row: UserWithCredentialsRow): UserWithCredentials {
+  return { ...fromRow(row), apiKeys: liveApiKeysFromJson(row.api_keys), authenticators: liveAuthenticatorsFromJson(row.authenticators) };
+}
+
+/**
+ * The user (of the organization, not removed) with its credentials usable at `now`, the first
+ * `credentialsLimit` of each kind, on behalf of a credential checked in the same statement.
+ */
+export async function findUserFor(
+  db: Queryable,
+  use: CredentialUse,
+  query: { organizationId: string; userId: string; now: Date; credentialsLimit: number },
+): Promise<{ refused?: CredentialState; user?: UserWithCredentials }> {
+  const { refused, rows } = await runWithCredential<UserWithCredentialsRow>(
+    db,
+    use,
+    sql`SELECT ${withCredentials(query.now, query.credentialsLimit)} FROM users a
+         WHERE a.id = ${query.userId}::uuid AND a.organization_id = ${query.organizationId}::uuid AND a.removed_at IS NULL`,
+  );
+  return refused ? { refused } : rows[0] ? { user: withCredentialsFromRow(rows[0]) } : {};
+}
+
+/**
+ * The first `limit` users (not removed) of the organization, oldest first (then by id, from the
+ * (organization_id, created_at, id) index), each with its credentials as findUserFor reads them, on
+ * behalf of a credential checked in the same statement.
+ */
+export async function listUsersFor(
+  db: Queryable,
+  use: CredentialUse,
+  query: { organizationId: string; now: Date; limit: number; credentialsLimit: number },
+): Promise<{ refused?: CredentialState; users?: UserWithCredentials[] }> {
+  const { refused, rows } = await runWithCredential<UserWithCredentialsRow>(
+    db,
+    use,
+    sql`SELECT ${withCredentials(query.now, query.credentialsLimit)} FROM users a
+         WHERE a.organization_id = ${query.organizationId}::uuid AND a.removed_at IS NULL
+         ORDER BY a.created_at, a.id LIMIT ${query.limit}::int`,
+  );
+  return refused ? { refused } : { users: rows.map(withCredentialsFromRow) };
+}
+
+/** Who the user is: its name and its organization's, when it is of the organization and not removed; on behalf of a credential checked in the same statement. */
+export async function findWhoamiFor(
+  db: Queryable,
+  use: CredentialUse,
+  organizationId: string,
+  userId: string,
+): Promise<{ refused?: CredentialState; whoami?: { organizationName: string; userName: string } }> {
+  const { refused, rows } = await runWithCredential<{ organization_name: string; user_name: string }>(
+    db,
+    use,
+    sql`SELECT o.name AS organization_name, u.user_name FROM users u JOIN organizations o ON o.id = u.organization_id
+         WHERE u.id = ${userId}::uuid AND u.organization_id = ${organizationId}::uuid AND u.removed_at IS NULL`,
+  );
+  if (refused) return { refused };
+  const [row] = rows;
+  return row ? { whoami: { organizationName: row.organization_name, userName: row.user_name } } : {};
 }
