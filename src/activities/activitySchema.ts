@@ -15,6 +15,52 @@ export const timestamp = (description: string) => z.iso.datetime().describe(`${d
 /** An array Signet always leaves empty, kept because the ecosystem's clients require the field. */
 const alwaysEmpty = (description: string) => z.array(z.unknown()).max(0).describe(`${description}; always empty`);
 
+/** A credential's public key and type, as the ecosystem's credential object. */
+const credentialSchema = (types: [string, ...string[]], publicKey: string) =>
+  z
+    .strictObject({
+      publicKey: z.string().describe(publicKey),
+      type: z.enum(types).describe(types.join(' or ')),
+    })
+    .describe('The credential: its public key and type');
+
+/** An API key or session key as the ecosystem's v1ApiKey (render.ts's apiKeyObject). */
+export const apiKeySchema = z
+  .strictObject({
+    credential: credentialSchema(
+      ['CREDENTIAL_TYPE_API_KEY_P256', 'CREDENTIAL_TYPE_READ_WRITE_SESSION_KEY_P256'],
+      'The P-256 public key, compressed, in hex; the type says an API key or a session key (otp_login\'s)',
+    ),
+    apiKeyId: uuid('Unique identifier of the key'),
+    apiKeyName: z.string().describe('Name of the key ("session" for a session key)'),
+    createdAt: timestamp('When the key was made'),
+    updatedAt: timestamp('The same as createdAt: a key is not changed after it is made'),
+    expirationSeconds: z
+      .string()
+      .regex(/^\d+$/)
+      .optional()
+      .describe('For an expiring key: its lifetime from createdAt, in whole seconds (a string); absent for a key that never expires'),
+  })
+  .meta({ id: 'ApiKey', description: "An API key or session key in the shape of the ecosystem's v1ApiKey" });
+
+/** A passkey as the ecosystem's v1Authenticator (render.ts's authenticatorObject). */
+export const authenticatorSchema = z
+  .strictObject({
+    transports: z
+      .array(z.enum(['AUTHENTICATOR_TRANSPORT_BLE', 'AUTHENTICATOR_TRANSPORT_INTERNAL', 'AUTHENTICATOR_TRANSPORT_NFC', 'AUTHENTICATOR_TRANSPORT_USB', 'AUTHENTICATOR_TRANSPORT_HYBRID']))
+      .describe('How the passkey is reached, as registered (transports with no name here are left out)'),
+    attestationType: z.literal('').describe('Always "": Signet does not keep the attestation format'),
+    aaguid: z.string().describe("The authenticator model's AAGUID as its attestation gave it (\"\" when unknown)"),
+    credentialId: z.string().describe('The WebAuthn credential ID, base64url'),
+    model: z.literal('').describe('Always "": Signet does not keep a model name'),
+    credential: credentialSchema(['CREDENTIAL_TYPE_WEBAUTHN_AUTHENTICATOR'], "The hex of the passkey's COSE public key (as a vote's publicKey names it)"),
+    authenticatorId: uuid('Unique identifier of the authenticator'),
+    authenticatorName: z.string().describe('Name of the authenticator'),
+    createdAt: timestamp('When the authenticator was registered'),
+    updatedAt: timestamp('The same as createdAt: an authenticator is not changed after it is registered'),
+  })
+  .meta({ id: 'Authenticator', description: "A passkey in the shape of the ecosystem's v1Authenticator" });
+
 /** A user as the ecosystem's v1User (render.ts's userJson): a voter, an organization's user. */
 export const userSchema = z
   .strictObject({
@@ -22,8 +68,15 @@ export const userSchema = z
     userName: z.string().describe('Name of the user'),
     userEmail: z.string().optional().describe('Email address of the user, when it has one'),
     userPhoneNumber: z.string().optional().describe('Phone number of the user in E.164, when it has one'),
-    authenticators: alwaysEmpty("The user's passkeys, not listed (a vote names the credential that signed it: publicKey)"),
-    apiKeys: alwaysEmpty("The user's API keys, not listed (a vote names the one that signed it: publicKey)"),
+    authenticators: z
+      .array(authenticatorSchema)
+      .describe("get_user and list_users: the user's passkeys not revoked, oldest first (a bounded number: get_authenticators lists them all). Empty in a vote's user and in get_organization"),
+    apiKeys: z
+      .array(apiKeySchema)
+      .describe(
+        "get_user and list_users: the user's API keys and session keys that may still stamp, oldest first (a bounded number: get_api_keys lists them all). " +
+          "Empty in a vote's user (its publicKey names the key that signed) and in get_organization",
+      ),
     userTags: z.array(z.uuid()).describe("Ids of the user's tags (create_user_tag, list_user_tags), in the order the tags were created"),
     oauthProviders: alwaysEmpty('OAuth providers (Signet has none)'),
     mfaPolicies: alwaysEmpty('MFA policies (Signet has none)'),

@@ -3,7 +3,11 @@
 // same text placed in both copies: the intent as stored (JSON text made at submission, under its
 // intent key), and the signed body escaped once for every vote that signed it. One stored record
 // renders the same bytes on every read.
+import { ECOSYSTEM_TRANSPORTS } from '../keys/verifyAuthenticatorRegistration.ts';
 import type { ActivityRecord, VoteRecord } from '../store/activities.ts';
+import type { LiveApiKey } from '../store/apiKeys.ts';
+import type { LiveAuthenticator } from '../store/authenticators.ts';
+import type { UserRecord } from '../store/users.ts';
 import type { Access } from './authorization.ts';
 
 const quote = JSON.stringify;
@@ -11,18 +15,73 @@ const quote = JSON.stringify;
 /** What userJson renders of a user (a vote's user, an organization's). */
 export type UserFields = Pick<VoteRecord, 'userId' | 'userName' | 'userEmail' | 'userPhoneNumber' | 'userTags' | 'userCreatedAt' | 'userUpdatedAt'>;
 
+/** A user as the store reads it, in the fields userJson renders. */
+export function userFieldsOf(user: UserRecord): UserFields {
+  return {
+    userId: user.id,
+    userName: user.userName,
+    userEmail: user.email,
+    userPhoneNumber: user.phoneNumber,
+    userTags: user.userTags,
+    userCreatedAt: user.createdAt,
+    userUpdatedAt: user.updatedAt,
+  };
+}
+
 /**
- * A user as the ecosystem's v1User (a voter, an organization's user): every field it requires, the
- * contacts when the user has them, the ids of its tags. The credential lists are left empty on
- * purpose: a user may hold any number of keys and sessions, and a vote names the one that signed it
- * (publicKey) already.
+ * An API key or session key as the ecosystem's v1ApiKey. A key is never changed after it is made
+ * (but for a session key's expiry, moved when its client logs in again with it), so updatedAt is its
+ * creation; expirationSeconds is its lifetime from creation, as the ecosystem writes it (whole
+ * seconds, a string), present for expiring keys only.
  */
-export function userJson(user: UserFields): string {
+export function apiKeyObject(key: LiveApiKey) {
+  return {
+    credential: { publicKey: key.publicKey, type: key.kind === 'session' ? 'CREDENTIAL_TYPE_READ_WRITE_SESSION_KEY_P256' : 'CREDENTIAL_TYPE_API_KEY_P256' },
+    apiKeyId: key.id,
+    apiKeyName: key.name,
+    createdAt: key.createdAt.toISOString(),
+    updatedAt: key.createdAt.toISOString(),
+    ...(key.expiresAt === null ? {} : { expirationSeconds: String(Math.max(0, Math.round((key.expiresAt.getTime() - key.createdAt.getTime()) / 1000))) }),
+  };
+}
+
+/** The ecosystem's transport names by the W3C values stored. */
+const TRANSPORT_NAMES = new Map(Object.entries(ECOSYSTEM_TRANSPORTS).map(([name, value]) => [value, name]));
+
+/**
+ * A passkey as the ecosystem's v1Authenticator. Its public key is the hex of its COSE key (as a
+ * vote's publicKey names it); transports the ecosystem has no name for are left out; Signet keeps
+ * neither the attestation format nor a model, so both are "".
+ */
+export function authenticatorObject(authenticator: LiveAuthenticator) {
+  return {
+    transports: authenticator.transports.flatMap((t) => TRANSPORT_NAMES.get(t) ?? []),
+    attestationType: '',
+    aaguid: authenticator.aaguid ?? '',
+    credentialId: authenticator.credentialId,
+    model: '',
+    credential: { publicKey: authenticator.publicKey, type: 'CREDENTIAL_TYPE_WEBAUTHN_AUTHENTICATOR' },
+    authenticatorId: authenticator.id,
+    authenticatorName: authenticator.name,
+    createdAt: authenticator.createdAt.toISOString(),
+    updatedAt: authenticator.createdAt.toISOString(),
+  };
+}
+
+/**
+ * A user as the ecosystem's v1User: every field it requires, the contacts when the user has them,
+ * the ids of its tags, and the credentials the reader lists. A vote's user and get_organization's
+ * users list none on purpose: a user may hold any number of keys and sessions, and a vote names the
+ * one that signed it (publicKey) already; get_user and list_users give them.
+ */
+export function userJson(user: UserFields, credentials?: { apiKeys: LiveApiKey[]; authenticators: LiveAuthenticator[] }): string {
+  const authenticators = credentials ? quote(credentials.authenticators.map(authenticatorObject)) : '[]';
+  const apiKeys = credentials ? quote(credentials.apiKeys.map(apiKeyObject)) : '[]';
   return (
     `{"userId":${quote(user.userId)},"userName":${quote(user.userName)},` +
     (user.userEmail === null ? '' : `"userEmail":${quote(user.userEmail)},`) +
     (user.userPhoneNumber === null ? '' : `"userPhoneNumber":${quote(user.userPhoneNumber)},`) +
-    `"authenticators":[],"apiKeys":[],"userTags":${quote(user.userTags)},"oauthProviders":[],"mfaPolicies":[],` +
+    `"authenticators":${authenticators},"apiKeys":${apiKeys},"userTags":${quote(user.userTags)},"oauthProviders":[],"mfaPolicies":[],` +
     `"createdAt":${quote(user.userCreatedAt.toISOString())},"updatedAt":${quote(user.userUpdatedAt.toISOString())}}`
   );
 }

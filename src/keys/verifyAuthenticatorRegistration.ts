@@ -47,7 +47,7 @@ const registrationResponse = z.object({
 });
 
 /** The ecosystem's transport names and the W3C values (AuthenticatorTransport) stored for them. */
-const ECOSYSTEM_TRANSPORTS: Record<string, string> = {
+export const ECOSYSTEM_TRANSPORTS: Record<string, string> = {
   AUTHENTICATOR_TRANSPORT_INTERNAL: 'internal',
   AUTHENTICATOR_TRANSPORT_USB: 'usb',
   AUTHENTICATOR_TRANSPORT_NFC: 'nfc',

@@ -3,7 +3,7 @@
 // getOrganizationConfigs and getOrganization ask them.
 import { z } from 'zod';
 import { userSchema } from '../activities/activitySchema.ts';
-import { userJson } from '../activities/render.ts';
+import { userFieldsOf, userJson } from '../activities/render.ts';
 import { notFound } from '../errors.ts';
 import { findOrganizationFor } from '../store/organizations.ts';
 import { findRootQuorumFor } from '../store/rootQuorums.ts';
@@ -74,17 +74,7 @@ export const getOrganization: QueryHandler = {
       await findOrganizationFor(context.db, context.principal.credential, query.organizationId, ORGANIZATION_USERS_LIMIT),
     );
     if (!organization) missing(query.organizationId);
-    const users = organization.users.map((user) =>
-      userJson({
-        userId: user.id,
-        userName: user.userName,
-        userEmail: user.email,
-        userPhoneNumber: user.phoneNumber,
-        userTags: user.userTags,
-        userCreatedAt: user.createdAt,
-        userUpdatedAt: user.updatedAt,
-      }),
-    );
+    const users = organization.users.map((user) => userJson(userFieldsOf(user)));
     const q = JSON.stringify;
     return (
       `{"organizationData":{"organizationId":${q(organization.id)},"name":${q(organization.name)},"users":[${users.join(',')}],` +
