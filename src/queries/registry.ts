@@ -1,5 +1,6 @@
 // Every query Signet answers. Adding one is writing its file and listing it here.
 import { getAppProofKeys, getAppProofs } from './appProofs.ts';
+import { getApiKey, getApiKeys, getAuthenticator, getAuthenticators } from './credentials.ts';
 import { getActivity } from './getActivity.ts';
 import { listActivities } from './listActivities.ts';
 import { getMfaStatus } from './mfaStatus.ts';
@@ -9,6 +10,7 @@ import { getPolicyEvaluations } from './policyEvaluations.ts';
 import type { QueryHandler } from './query.ts';
 import { getSmartContractInterface, listSmartContractInterfaces } from './smartContractInterfaces.ts';
 import { listUserTags } from './userTags.ts';
+import { getUser, listUsers, whoami } from './users.ts';
 
 export const queryHandlers: readonly QueryHandler[] = [
   getActivity,
@@ -26,4 +28,11 @@ export const queryHandlers: readonly QueryHandler[] = [
   getPolicy,
   listPolicies,
   getMfaStatus,
+  whoami,
+  getUser,
+  listUsers,
+  getApiKeys,
+  getApiKey,
+  getAuthenticators,
+  getAuthenticator,
 ];
