@@ -366,6 +366,14 @@ describe('OpenAPI', () => {
       assert.equal(approved.activity.status, 'ACTIVITY_STATUS_COMPLETED');
       assert.equal((await query('get_policy_evaluations', { activityId: approved.activity.id })).policyEvaluations.length, 2);
       await query('get_mfa_status', { activityId: created.activity.id });
+      // Users and their credentials: the second root has an API key; the creator too.
+      assert.equal((await query('whoami', {})).userId, org.userId);
+      const secondUser = (await query('get_user', { userId })).user;
+      assert.equal(secondUser.apiKeys[0].apiKeyId, second.apiKeyId);
+      assert.ok((await query('list_users', {})).users.length >= 3);
+      assert.ok((await query('get_api_keys', {})).apiKeys.length >= 2);
+      assert.equal((await query('get_api_key', { apiKeyId: second.apiKeyId })).apiKey.credential.type, 'CREDENTIAL_TYPE_API_KEY_P256');
+      assert.deepEqual((await query('get_authenticators', { userId })).authenticators, []);
     });
 
     test('admin and service routes', async () => {
