@@ -5,12 +5,12 @@
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import type { TurnkeyClient } from '@turnkey/http';
+import { TurnkeyClient } from '@turnkey/http';
 import { generateApiKeyPair } from '../src/admin/organizations.ts';
 import { testDatabases } from './support/databases.ts';
 import { refused } from './support/refusals.ts';
 import { startTestServer, type Credentials, type TestServer } from './support/server.ts';
-import { createSoftwareAuthenticator, v1Attestation } from './support/softwareAuthenticator.ts';
+import { createSoftwareAuthenticator, v1Attestation, webauthnStamperFor, type SoftwareAuthenticator } from './support/softwareAuthenticator.ts';
 
 const RP_ID = 'localhost';
 const ORIGIN = 'http://localhost:3000';
@@ -30,6 +30,7 @@ for (const tdb of testDatabases) {
     let expired: string;
     let session: { id: string; publicKey: string };
     let passkey: { authenticatorId: string; credentialId: string };
+    let phone: SoftwareAuthenticator;
     let removed: string;
 
     before(async () => {
@@ -52,12 +53,12 @@ for (const tdb of testDatabases) {
                 ($5, $2, $3, 'session', $6, 'session', now() - interval '2 hours', now() - interval '1 hour')`,
         [session.id, org.organizationId, alice, session.publicKey, expired, generateApiKeyPair().apiPublicKey],
       );
-      const authenticator = createSoftwareAuthenticator({ rpId: RP_ID, origin: ORIGIN });
+      phone = createSoftwareAuthenticator({ rpId: RP_ID, origin: ORIGIN });
       const challenge = randomBytes(32).toString('base64url');
       passkey = await server.admin('POST', `${base}/users/${alice}/authenticators`, {
         name: 'phone',
         challenge,
-        attestation: { ...v1Attestation(authenticator.register(challenge)), transports: ['AUTHENTICATOR_TRANSPORT_INTERNAL'] },
+        attestation: { ...v1Attestation(phone.register(challenge)), transports: ['AUTHENTICATOR_TRANSPORT_INTERNAL'] },
       });
       removed = (await server.admin('POST', `${base}/users`, { userName: 'gone' })).userId;
       await server.admin('POST', `${base}/api-keys`, { userId: removed });
@@ -66,7 +67,7 @@ for (const tdb of testDatabases) {
 
     after(() => server.close());
 
-    test('whoami names the stamping credential\'s user, for an API key of another user too', async () => {
+    test('whoami names the stamping credential\'s user: an API key\'s, another user\'s key\'s, a passkey\'s', async () => {
       assert.deepEqual(await client.getWhoami({ organizationId: org.organizationId }), {
         organizationId: org.organizationId,
         organizationName: 'Readers',
@@ -76,6 +77,9 @@ for (const tdb of testDatabases) {
       const asAlice = await server.client(aliceKey).getWhoami({ organizationId: org.organizationId });
       assert.equal(asAlice.userId, alice);
       assert.equal(asAlice.username, 'alice');
+      // Stamped with her passkey (X-Stamp-WebAuthn), the same user.
+      const byPasskey = new TurnkeyClient({ baseUrl: server.baseUrl }, webauthnStamperFor(phone));
+      assert.equal((await byPasskey.getWhoami({ organizationId: org.organizationId })).userId, alice);
     });
 
     test('get_user gives the user with its usable keys, session key and passkey; no revoked or expired key', async () => {
