@@ -4,17 +4,17 @@
 // credentials are not taken and their tags are the organization's.
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { invalidArgument, invalidField, notFound, type FieldViolation } from '../errors.ts';
+import { invalidField, notFound, type FieldViolation } from '../errors.ts';
 import { canonicalEmailAddress, emailAddressProblem, MAX_EMAIL_LENGTH, MAX_PHONE_INPUT_LENGTH, normalizePhoneNumber } from '../otp/contact.ts';
-import { P256_PUBLIC_KEY_PATTERN, p256PointHex } from '../keys/p256.ts';
+import { p256PointHex } from '../keys/p256.ts';
 import { verifyAuthenticatorRegistration } from '../keys/verifyAuthenticatorRegistration.ts';
 import { NEW_ACTIVITY } from '../store/activities.ts';
 import { apiKeysFree, insertApiKeysOfActivity, type NewApiKey } from '../store/apiKeys.ts';
 import { credentialIdsFree, insertAuthenticatorsOfActivity, type NewAuthenticator } from '../store/authenticators.ts';
 import { insertUsersOfActivity, usersContactsFree, type NewUser } from '../store/users.ts';
 import { insertUserTagMembersOfActivity, lockUserTags, userTagOfOrganization } from '../store/userTags.ts';
+import { apiKeyParameter, name, newApiKey, publicKeysTaken, RACED, refusedFields, text } from './apiKeyParameters.ts';
 import type { ActivityHandler, ActivityPlan } from './handler.ts';
-import { wholeNumberPattern } from './numberPattern.ts';
 
 // Bounds: one activity creates at most MAX_USERS users, each with at most MAX_CREDENTIALS keys and
 // as many passkeys (each passkey's attestation is verified before anything is written).
@@ -23,27 +23,7 @@ export const MAX_CREDENTIALS = 10;
 /** Tags per user, and distinct tags in one request (each is checked in the activity's statement). */
 export const MAX_USER_TAGS_PER_USER = 20;
 export const MAX_REQUEST_USER_TAGS = 100;
-const MAX_NAME_LENGTH = 256;
 const MAX_CHALLENGE_LENGTH = 1024;
-/** An API key's lifetime: at most ten years, as the admin API's. */
-const MAX_KEY_EXPIRATION_SECONDS = 10 * 365 * 24 * 3600;
-const CURVES = ['API_KEY_CURVE_P256', 'API_KEY_CURVE_SECP256K1', 'API_KEY_CURVE_ED25519'];
-
-/**
- * A string field: bounded, and checked by `problem` (one issue per field). The bound is also stated
- * as the JSON Schema keyword, which the refinement alone would not give the OpenAPI document.
- */
-function text(maxLength: number, problem: (value: string) => string | undefined = () => undefined) {
-  return z
-    .string({ error: 'must be a string' })
-    .superRefine((value, ctx) => {
-      const message = value.length > maxLength ? `is longer than ${maxLength} characters` : problem(value);
-      if (message) ctx.addIssue({ code: 'custom', message });
-    })
-    .meta({ maxLength });
-}
-
-const name = text(MAX_NAME_LENGTH, (v) => (v.trim() === '' ? 'must not be empty' : undefined)).meta({ minLength: 1, pattern: '\\S' });
 
 /** A list the ecosystem requires even when empty: missing means []. */
 function list<T extends z.ZodType>(item: T, max: number, what: string) {
@@ -62,38 +42,6 @@ function unsupported(what: string) {
     .describe(`Signet has no ${what}: only an empty array (or nothing) is accepted`)
     .default([]);
 }
-
-const apiKey = z
-  .strictObject({
-    apiKeyName: name.describe('Name of the API key; not blank'),
-    publicKey: text(130, (v) =>
-      p256PointHex(v) ? undefined : 'must be a P-256 public key in hex: 66 characters (compressed) or 130 (uncompressed), a point on the curve',
-    ).meta({
-      pattern: P256_PUBLIC_KEY_PATTERN,
-      description: 'The public half of the key pair, P-256 in hex (compressed or uncompressed), a point on the curve; not a key the organization already has (revoked ones too)',
-    }),
-    curveType: z
-      .string({ error: 'must be a string' })
-      .superRefine((value, ctx) => {
-        if (value === 'API_KEY_CURVE_P256') return;
-        const message = CURVES.includes(value)
-          ? `Signet does not support ${value} API keys; only API_KEY_CURVE_P256`
-          : 'must be API_KEY_CURVE_P256 (the only curve Signet supports)';
-        ctx.addIssue({ code: 'custom', message });
-      })
-      .meta({ enum: ['API_KEY_CURVE_P256'], description: 'API_KEY_CURVE_P256, the only curve Signet supports' }),
-    expirationSeconds: text(16, (v) =>
-      /^[1-9][0-9]*$/.test(v) && Number(v) <= MAX_KEY_EXPIRATION_SECONDS
-        ? undefined
-        : `must be a whole number of seconds from 1 to ${MAX_KEY_EXPIRATION_SECONDS} written as digits, e.g. "86400"`,
-    )
-      .meta({
-        pattern: wholeNumberPattern(MAX_KEY_EXPIRATION_SECONDS),
-        description: `Lifetime of the key in seconds written as digits, at most ten years ("${MAX_KEY_EXPIRATION_SECONDS}"); without it the key does not expire`,
-      })
-      .optional(),
-  })
-  .describe('An API key of the user');
 
 const authenticator = z
   .strictObject({
@@ -130,7 +78,7 @@ const user = z
     userPhoneNumber: userPhoneNumber
       .describe("Phone number of the user in international form, stored in E.164 (+14155552671); unique among the organization's users not removed; an empty string is none")
       .optional(),
-    apiKeys: list(apiKey, MAX_CREDENTIALS, 'API keys'),
+    apiKeys: list(apiKeyParameter, MAX_CREDENTIALS, 'API keys'),
     authenticators: list(authenticator, MAX_CREDENTIALS, 'authenticators'),
     oauthProviders: unsupported('OAuth providers'),
     userTags: list(
@@ -256,17 +204,10 @@ export const createUsers: ActivityHandler<typeof createUsersParameters, z.infer<
       }
       origins.contacts.push({ email: params.userEmail, phoneNumber: params.userPhoneNumber });
       for (const [j, key] of params.apiKeys.entries()) {
-        const publicKey = p256PointHex(key.publicKey)!.compressed;
-        const fields = origins.publicKeys.get(publicKey) ?? [];
-        origins.publicKeys.set(publicKey, [...fields, `parameters.users[${i}].apiKeys[${j}].publicKey`]);
-        const seconds = key.expirationSeconds === undefined ? undefined : Number(key.expirationSeconds);
-        keys.push({
-          id: randomUUID(),
-          userId,
-          name: key.apiKeyName,
-          publicKey,
-          expiresAt: seconds === undefined ? null : new Date(now.getTime() + seconds * 1000),
-        });
+        const newKey = newApiKey(key, userId, now);
+        const fields = origins.publicKeys.get(newKey.publicKey) ?? [];
+        origins.publicKeys.set(newKey.publicKey, [...fields, `parameters.users[${i}].apiKeys[${j}].publicKey`]);
+        keys.push(newKey);
       }
       for (const [j, passkey] of params.authenticators.entries()) {
         const field = `parameters.users[${i}].authenticators[${j}].attestation`;
@@ -288,7 +229,7 @@ export const createUsers: ActivityHandler<typeof createUsersParameters, z.infer<
       gates.push({ gate: usersContactsFree(organizationId, origins.contacts), error: (detail) => contactsTaken(detail, origins) });
     }
     if (keys.length > 0) {
-      gates.push({ gate: apiKeysFree(organizationId, [...origins.publicKeys.keys()]), error: (detail) => publicKeysTaken(detail, origins) });
+      gates.push({ gate: apiKeysFree(organizationId, [...origins.publicKeys.keys()]), error: (detail) => publicKeysTaken(detail, origins.publicKeys, 'parameters.users') });
     }
     if (authenticators.length > 0) {
       gates.push({ gate: credentialIdsFree([...origins.credentialIds.keys()]), error: (detail) => credentialsTaken(detail, origins) });
@@ -317,12 +258,8 @@ export const createUsers: ActivityHandler<typeof createUsersParameters, z.infer<
 };
 
 function refused(violations: FieldViolation[], fallback: string) {
-  if (violations.length === 0) return invalidArgument(`parameters.users: ${fallback}`, [{ field: 'parameters.users', description: fallback }]);
-  const summary = violations.slice(0, 5).map((v) => `${v.field}: ${v.description}`).join('; ');
-  return invalidArgument(`${summary}${violations.length > 5 ? ` (and ${violations.length - 5} more)` : ''}`, violations);
+  return refusedFields(violations, 'parameters.users', fallback);
 }
-
-const RACED = 'was taken by a concurrent request meanwhile; submit again';
 
 function contactsTaken(detail: unknown, origins: Origins) {
   const taken = (Array.isArray(detail) ? detail : []) as Array<{ index: number; field: 'email' | 'phoneNumber' }>;
@@ -336,16 +273,6 @@ function contactsTaken(detail: unknown, origins: Origins) {
       };
     }),
     `a contact ${RACED}`,
-  );
-}
-
-function publicKeysTaken(detail: unknown, origins: Origins) {
-  const taken = (Array.isArray(detail) ? detail : []) as string[];
-  return refused(
-    taken.flatMap((key) =>
-      (origins.publicKeys.get(key) ?? []).map((field) => ({ field, description: 'this public key is already registered in the organization' })),
-    ),
-    `a public key ${RACED}`,
   );
 }
 

@@ -1,0 +1,100 @@
+// What create_users and create_api_keys share about the API keys they register: the schema of one
+// key in the ecosystem's shape (apiKeyName, publicKey, curveType, expirationSeconds), the key as the
+// store writes it, and the refusal when the organization already has one of the public keys.
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { invalidArgument, type FieldViolation } from '../errors.ts';
+import { P256_PUBLIC_KEY_PATTERN, p256PointHex } from '../keys/p256.ts';
+import type { NewApiKey } from '../store/apiKeys.ts';
+import { wholeNumberPattern } from './numberPattern.ts';
+
+/** An API key's lifetime: at most ten years, as the admin API's. */
+const MAX_KEY_EXPIRATION_SECONDS = 10 * 365 * 24 * 3600;
+const MAX_NAME_LENGTH = 256;
+const CURVES = ['API_KEY_CURVE_P256', 'API_KEY_CURVE_SECP256K1', 'API_KEY_CURVE_ED25519'];
+
+/**
+ * A string field: bounded, and checked by `problem` (one issue per field). The bound is also stated
+ * as the JSON Schema keyword, which the refinement alone would not give the OpenAPI document.
+ */
+export function text(maxLength: number, problem: (value: string) => string | undefined = () => undefined) {
+  return z
+    .string({ error: 'must be a string' })
+    .superRefine((value, ctx) => {
+      const message = value.length > maxLength ? `is longer than ${maxLength} characters` : problem(value);
+      if (message) ctx.addIssue({ code: 'custom', message });
+    })
+    .meta({ maxLength });
+}
+
+/** A name: not blank, at most MAX_NAME_LENGTH characters. */
+export const name = text(MAX_NAME_LENGTH, (v) => (v.trim() === '' ? 'must not be empty' : undefined)).meta({ minLength: 1, pattern: '\\S' });
+
+/** One API key to register, as @turnkey/http sends it (v1ApiKeyParamsV2). */
+export const apiKeyParameter = z
+  .strictObject({
+    apiKeyName: name.describe('Name of the API key; not blank'),
+    publicKey: text(130, (v) =>
+      p256PointHex(v) ? undefined : 'must be a P-256 public key in hex: 66 characters (compressed) or 130 (uncompressed), a point on the curve',
+    ).meta({
+      pattern: P256_PUBLIC_KEY_PATTERN,
+      description: 'The public half of the key pair, P-256 in hex (compressed or uncompressed), a point on the curve; not a key the organization already has (revoked ones too)',
+    }),
+    curveType: z
+      .string({ error: 'must be a string' })
+      .superRefine((value, ctx) => {
+        if (value === 'API_KEY_CURVE_P256') return;
+        const message = CURVES.includes(value)
+          ? `Signet does not support ${value} API keys; only API_KEY_CURVE_P256`
+          : 'must be API_KEY_CURVE_P256 (the only curve Signet supports)';
+        ctx.addIssue({ code: 'custom', message });
+      })
+      .meta({ enum: ['API_KEY_CURVE_P256'], description: 'API_KEY_CURVE_P256, the only curve Signet supports' }),
+    expirationSeconds: text(16, (v) =>
+      /^[1-9][0-9]*$/.test(v) && Number(v) <= MAX_KEY_EXPIRATION_SECONDS
+        ? undefined
+        : `must be a whole number of seconds from 1 to ${MAX_KEY_EXPIRATION_SECONDS} written as digits, e.g. "86400"`,
+    )
+      .meta({
+        pattern: wholeNumberPattern(MAX_KEY_EXPIRATION_SECONDS),
+        description: `Lifetime of the key in seconds written as digits, at most ten years ("${MAX_KEY_EXPIRATION_SECONDS}"); without it the key does not expire`,
+      })
+      .optional(),
+  })
+  .describe('An API key of the user');
+
+export type ApiKeyParameter = z.output<typeof apiKeyParameter>;
+
+/** The key as the store registers it for the user, with a new id; it expires `expirationSeconds` after `now`. */
+export function newApiKey(key: ApiKeyParameter, userId: string, now: Date): NewApiKey {
+  const seconds = key.expirationSeconds === undefined ? undefined : Number(key.expirationSeconds);
+  return {
+    id: randomUUID(),
+    userId,
+    name: key.apiKeyName,
+    publicKey: p256PointHex(key.publicKey)!.compressed,
+    expiresAt: seconds === undefined ? null : new Date(now.getTime() + seconds * 1000),
+  };
+}
+
+/** A 400 listing the fields refused; `fallback` (about `fallbackField`) when none can be named. */
+export function refusedFields(violations: FieldViolation[], fallbackField: string, fallback: string) {
+  if (violations.length === 0) return invalidArgument(`${fallbackField}: ${fallback}`, [{ field: fallbackField, description: fallback }]);
+  const summary = violations.slice(0, 5).map((v) => `${v.field}: ${v.description}`).join('; ');
+  return invalidArgument(`${summary}${violations.length > 5 ? ` (and ${violations.length - 5} more)` : ''}`, violations);
+}
+
+export const RACED = 'was taken by a concurrent request meanwhile; submit again';
+
+/**
+ * The refusal when the organization has some of the public keys (the detail of store's apiKeysFree:
+ * the compressed keys it has), naming the fields (`fields`: each compressed key's fields in the request).
+ */
+export function publicKeysTaken(detail: unknown, fields: Map<string, string[]>, fallbackField: string) {
+  const taken = (Array.isArray(detail) ? detail : []) as string[];
+  return refusedFields(
+    taken.flatMap((key) => (fields.get(key) ?? []).map((field) => ({ field, description: 'this public key is already registered in the organization' }))),
+    fallbackField,
+    `a public key ${RACED}`,
+  );
+}
