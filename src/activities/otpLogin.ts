@@ -12,7 +12,7 @@ import { canonicalEmailAddress } from '../otp/contact.ts';
 import { signSession } from '../otp/session.ts';
 import { MAX_VERIFICATION_TOKEN_LENGTH, readVerificationToken, VERIFICATION_TOKEN_KEY } from '../otp/verificationToken.ts';
 import { NEW_ACTIVITY } from '../store/activities.ts';
-import { lockUserSessions, registerSessionKey, revokeOtherSessionKeys, sessionKeyAvailable } from '../store/apiKeys.ts';
+import { lockUserApiKeys, registerSessionKey, revokeOtherSessionKeys, sessionKeyAvailable } from '../store/apiKeys.ts';
 import { findUserByContact, userActive } from '../store/users.ts';
 import { useVerificationToken, verificationTokenUsedAt } from '../store/verificationTokens.ts';
 import type { ActivityHandler, ExecutionContext } from './handler.ts';
@@ -218,6 +218,6 @@ async function planLogin(context: ExecutionContext, intent: OtpLoginIntent, sign
     ],
     // Ending the other sessions and starting this one is one step per user: a concurrent login
     // holding the lock commits its session first, and this statement then sees it and ends it.
-    ...(intent.invalidateExisting ? { locks: [lockUserSessions(organizationId, user.id)] } : {}),
+    ...(intent.invalidateExisting ? { locks: [lockUserApiKeys(organizationId, user.id)] } : {}),
   };
 }

@@ -1,10 +1,12 @@
 // Every activity type Signet accepts. Adding one is writing its handler file and listing it here.
 import type { ActivityHandler } from './handler.ts';
+import { createApiKeys } from './createApiKeys.ts';
 import { createPolicies } from './createPolicies.ts';
 import { createPolicy } from './createPolicy.ts';
 import { createSmartContractInterface } from './createSmartContractInterface.ts';
 import { createUsers } from './createUsers.ts';
 import { createUserTag } from './createUserTag.ts';
+import { deleteApiKeys } from './deleteApiKeys.ts';
 import { deletePolicies } from './deletePolicies.ts';
 import { deletePolicy } from './deletePolicy.ts';
 import { deleteSmartContractInterface } from './deleteSmartContractInterface.ts';
@@ -28,6 +30,8 @@ export const activityHandlers: readonly ActivityHandler[] = [
   deleteSmartContractInterface,
   createUsers,
   createUserTag,
+  createApiKeys,
+  deleteApiKeys,
   deleteUserTags,
   createPolicy,
   createPolicies,

@@ -208,13 +208,42 @@ export function registerSessionKey(
 }
 
 /**
- * A lock (ActivityPlan.locks) on the user's row, held until the activity commits, that a login
- * ending the user's other sessions takes: concurrent ones then revoke one after another, each
- * seeing the session keys the others committed, whatever the process. NO KEY: inserts that
- * reference the user (its keys, its activities) are not held up.
+ * A lock (ActivityPlan.locks) on the user's row, held until the activity commits, that an activity
+ * counting or replacing the user's keys takes (a login ending the user's other sessions, a creation
+ * of API keys bounded in number): concurrent ones then run one after another, each seeing the keys
+ * the others committed, whatever the process. NO KEY: inserts that reference the user (its keys,
+ * its activities) are not held up.
  */
-export function lockUserSessions(organizationId: string, userId: string): Sql {
+export function lockUserApiKeys(organizationId: string, userId: string): Sql {
   return sql`SELECT id FROM users WHERE id = ${userId}::uuid AND organization_id = ${organizationId}::uuid FOR NO KEY UPDATE`;
+}
+
+/**
+ * A guard condition: the user's live API keys (kind 'api_key', not revoked) that expire (`expiring`:
+ * an expiry after `now`) or do not, with `adding` more, are at most `max`. Read in the statement,
+ * after lockUserApiKeys, so concurrent creations count each other's keys.
+ */
+export function userApiKeysWithin(userId: string, now: Date, expiring: boolean, adding: number, max: number): Sql {
+  const lifetime = expiring ? sql`expires_at IS NOT NULL AND expires_at > ${now}::timestamptz` : sql`expires_at IS NULL`;
+  return sql`(SELECT count(*) FROM api_keys WHERE user_id = ${userId}::uuid AND kind = 'api_key' AND revoked_at IS NULL
+                AND ${lifetime}) + ${adding}::int <= ${max}::int`;
+}
+
+/** A guard condition: the key is the user's, of the organization, and not revoked (expired or not; a session key too). */
+export function apiKeyOfUserNotRevoked(organizationId: string, userId: string, id: string): Sql {
+  return sql`EXISTS (SELECT 1 FROM api_keys WHERE id = ${id}::uuid AND user_id = ${userId}::uuid
+                        AND organization_id = ${organizationId}::uuid AND revoked_at IS NULL)`;
+}
+
+/**
+ * A row of the activity's statement: revokes the user's keys `ids` at `now` (never deleted: votes
+ * name the keys that stamped them). Every later statement stamped with one of them refuses it.
+ */
+export function revokeApiKeysOfActivity(activity: Sql, user: { organizationId: string; userId: string; ids: string[]; now: Date }): Sql {
+  return sql`UPDATE api_keys SET revoked_at = ${user.now}::timestamptz
+              WHERE id = ANY(${user.ids}::uuid[]) AND user_id = ${user.userId}::uuid AND organization_id = ${user.organizationId}::uuid
+                AND revoked_at IS NULL AND EXISTS (SELECT 1 FROM ${activity})
+             RETURNING id`;
 }
 
 /** A row of the activity's statement: revokes the user's other live session keys (otp_login's invalidateExisting). */
