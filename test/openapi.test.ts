@@ -11,6 +11,7 @@ import { activityAnswer } from '../src/activities/activitySchema.ts';
 import { envelopeSchema } from '../src/activities/envelope.ts';
 import { wholeNumberPattern } from '../src/activities/numberPattern.ts';
 import { activityHandlers } from '../src/activities/registry.ts';
+import { generateApiKeyPair } from '../src/admin/organizations.ts';
 import { adminSchemas } from '../src/http/adminRoutes.ts';
 import { routesOf } from '../src/http/app.ts';
 import { adminRouteTable } from '../src/http/openapi.ts';
@@ -374,6 +375,12 @@ describe('OpenAPI', () => {
       assert.ok((await query('get_api_keys', {})).apiKeys.length >= 2);
       assert.equal((await query('get_api_key', { apiKeyId: second.apiKeyId })).apiKey.credential.type, 'CREDENTIAL_TYPE_API_KEY_P256');
       assert.deepEqual((await query('get_authenticators', { userId })).authenticators, []);
+      // An API key for the second root, then revoked.
+      const keys = await submit('create_api_keys', { userId, apiKeys: [{ apiKeyName: 'documented', publicKey: generateApiKeyPair().apiPublicKey, curveType: 'API_KEY_CURVE_P256', expirationSeconds: '3600' }] });
+      checkActivity('create_api_keys', keys);
+      const apiKeyIds = keys.activity.result.createApiKeysResult.apiKeyIds;
+      assert.equal((await query('get_api_key', { apiKeyId: apiKeyIds[0] })).apiKey.apiKeyName, 'documented');
+      checkActivity('delete_api_keys', await submit('delete_api_keys', { userId, apiKeyIds }));
     });
 
     test('admin and service routes', async () => {
