@@ -9,7 +9,10 @@ import { after, before, describe, test } from 'node:test';
 import type { TurnkeyClient } from '@turnkey/http';
 import { MAX_POLICIES } from '../src/activities/policyPlans.ts';
 import { MAX_EXPRESSION_LENGTH } from '../src/policy/index.ts';
-import { loadPolicies } from '../src/store/policies.ts';
+import { readAuthority } from '../src/store/authority.ts';
+
+/** The organization's policies as its decisions read them. */
+const loadPolicies = async (db: Parameters<typeof readAuthority>[0], organizationId: string) => (await readAuthority(db, organizationId))!.policies;
 import { testDatabases } from './support/databases.ts';
 import { startTestServer, type Credentials, type TestServer } from './support/server.ts';
 import { refused } from './support/refusals.ts';

@@ -142,7 +142,7 @@ export function principalCredential(principal: Principal): { credentialType: Cre
 }
 
 /** A stored vote's voter as an approver (a vote written before credentials were recorded is read from its scheme). */
-export function approverOfVote(vote: VoteRecord): Approver {
+function approverOfVote(vote: VoteRecord): Approver {
   const webauthn = vote.scheme === 'SIGNATURE_SCHEME_WEBAUTHN';
   return {
     user: { id: vote.userId, tags: vote.userTags, email: vote.userEmail ?? '', name: vote.userName },

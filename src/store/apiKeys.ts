@@ -116,6 +116,7 @@ export interface ListedApiKey {
   id: string;
   userId: string;
   name: string;
+  /** Compressed SEC1, lowercase hex. */
   publicKey: string;
   kind: 'api_key' | 'session';
   createdAt: Date;
@@ -255,16 +256,7 @@ export function revokeOtherSessionKeys(activity: Sql, user: { organizationId: st
 }
 
 /** An API key or session key as the queries read it: not revoked; whose it is, but not its user's fields. */
-export interface LiveApiKey {
-  id: string;
-  userId: string;
-  name: string;
-  /** Compressed SEC1, lowercase hex. */
-  publicKey: string;
-  kind: 'api_key' | 'session';
-  createdAt: Date;
-  expiresAt: Date | null;
-}
+export type LiveApiKey = Omit<ListedApiKey, 'revokedAt'>;
 
 interface LiveApiKeyRow {
   id: string;

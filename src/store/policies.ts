@@ -4,7 +4,7 @@
 // organization's row first (the engine's lockAuthority), so concurrent ones see each other's effect.
 import { runWithCredential, type CredentialState, type CredentialUse } from './credentials.ts';
 import type { Queryable } from './db.ts';
-import { run, sql, type Sql } from './sql.ts';
+import { sql, type Sql } from './sql.ts';
 
 export type PolicyEffect = 'EFFECT_ALLOW' | 'EFFECT_DENY';
 
@@ -114,8 +114,8 @@ export function deletePoliciesOfActivity(activity: Sql, organizationId: string, 
 
 /**
  * An expression: the policies of the organization whose id is `organizationId` (an SQL expression)
- * as a JSON array policiesFromJson reads, in loadPolicies' order. For a statement that reads an
- * organization with its policies (get_organization).
+ * as a JSON array policiesFromJson reads, oldest first (policiesOf's order). For a statement that reads an
+ * organization with its policies (get_organization, an organization's authority).
  */
 export function policiesJson(organizationId: Sql): Sql {
   return sql`(SELECT coalesce(json_agg(f ORDER BY f.created_at, f.policy_id), '[]') FROM (${policiesOf(organizationId)}) f)`;
@@ -124,11 +124,6 @@ export function policiesJson(organizationId: Sql): Sql {
 /** The policies of policiesJson as records. */
 export function policiesFromJson(json: unknown): StoredPolicy[] {
   return ((json ?? []) as PolicyRow[]).map(fromRow);
-}
-
-/** The organization's policies, oldest first (then by id): what decides its activities. */
-export async function loadPolicies(db: Queryable, organizationId: string): Promise<StoredPolicy[]> {
-  return (await run<PolicyRow>(db, policiesOf(sql`${organizationId}::uuid`))).map(fromRow);
 }
 
 /** The organization's policies, oldest first, on behalf of a credential checked in the same statement. */
