@@ -252,30 +252,73 @@ export async function writeActivities(db: Queryable, writes: readonly ActivityWr
   return writes.map((write, i) => outcomeOf(write, byWrite.get(i)!));
 }
 
+/** What every write checks in its statement: the credential, the authority decided under, its guards, then its gates. */
+interface Checks {
+  organizationId: string;
+  credential: CredentialUse;
+  authorityVersion: string;
+  guards: Sql[];
+  gates: Gate[];
+}
+
+type CheckFailure = Extract<WriteOutcome, { kind: 'credentialRefused' | 'authorityChanged' | 'guardFailed' | 'gateFailed' }>;
+
+/**
+ * The checks as statement parts named by `name`: credential → guards (and the authority version) →
+ * proceed (also requiring `also`) → gate0 → gate1 …, each gate running only when the one before
+ * yielded a row; `last` yields a row when all passed. `columns`, selected FROM `guards` (aliased
+ * guards), say how each check went, for checkFailure.
+ */
+function checkParts(checks: Checks, name: (base: string) => Sql, also: Sql = sql`true`): { ctes: Sql[]; last: Sql; columns: Sql } {
+  const guards = checks.guards.length > 0 ? checks.guards : [sql`true`];
+  const guardColumns = join(guards.map((guard, i) => sql`(${guard}) AS ${raw(`g${i}`)}`));
+  const allGuards = join(guards.map((_, i) => raw(`g${i}`)), ' AND ');
+  const ctes: Sql[] = [
+    sql`${name('credential')} AS (${credentialUsable(checks.credential)})`,
+    sql`${name('guards')} AS (SELECT ${guardColumns}, ${authorityUnchanged(checks.organizationId, checks.authorityVersion)} AS authority_ok)`,
+    sql`${name('proceed')} AS (SELECT 1 AS ok WHERE EXISTS (SELECT 1 FROM ${name('credential')}) AND ${also}
+                      AND (SELECT authority_ok AND ${allGuards} FROM ${name('guards')}))`,
+  ];
+  let last = name('proceed');
+  checks.gates.forEach((gate, i) => {
+    ctes.push(sql`${name(`gate${i}`)} AS (${gate.statement(sql`EXISTS (SELECT 1 FROM ${last})`)})`);
+    last = name(`gate${i}`);
+  });
+  const gateColumns = checks.gates.map(
+    (gate, i) => sql`EXISTS (SELECT 1 FROM ${name(`gate${i}`)}) AS ${raw(`gate${i}_ok`)}, ${gate.detail ?? sql`NULL`} AS ${raw(`gate${i}_detail`)}`,
+  );
+  const columns = sql`EXISTS (SELECT 1 FROM ${name('credential')}) AS credential_ok,
+               CASE WHEN NOT EXISTS (SELECT 1 FROM ${name('credential')}) THEN ${credentialState(checks.credential)} END AS credential_state,
+               guards.*${gateColumns.length > 0 ? sql`, ${join(gateColumns)}` : sql``}`;
+  return { ctes, last, columns };
+}
+
+/** The first check the row of checkParts' columns says failed, in their order, or undefined when all passed. */
+function checkFailure(checks: Checks, row: Record<string, unknown>): CheckFailure | undefined {
+  if (row.credential_ok !== true) return { kind: 'credentialRefused', state: parseCredentialState(row.credential_state) };
+  if (row.authority_ok !== true) return { kind: 'authorityChanged' };
+  const guard = (checks.guards.length > 0 ? checks.guards : [sql`true`]).findIndex((_, i) => row[`g${i}`] !== true);
+  if (guard !== -1) return { kind: 'guardFailed', index: guard };
+  const gate = checks.gates.findIndex((_, i) => row[`gate${i}_ok`] !== true);
+  if (gate !== -1) return { kind: 'gateFailed', index: gate, detail: row[`gate${gate}_detail`] };
+  return undefined;
+}
+
+const checksOf = (write: ActivityWrite): Checks => ({ ...write, organizationId: write.activity.organizationId });
+
 /**
  * The parts of an activity's write, each named with `prefix` so several writes can share one
- * statement: proceed → gate0 → gate1 … → new_activity, each running only when the one before
- * yielded a row; then the row saying what happened.
+ * statement: the fingerprint, then the checks, then new_activity, each running only when the one
+ * before yielded a row; then the row saying what happened.
  */
 function composeWrite(write: ActivityWrite, prefix: string): { ctes: Sql[]; outcome: Sql } {
   const { activity, vote } = write;
   const name = (base: string) => raw(`${prefix}${base}`);
-  const guards = guardsOf(write);
-  const guardColumns = join(guards.map((guard, i) => sql`(${guard}) AS ${raw(`g${i}`)}`));
-  const allGuards = join(guards.map((_, i) => raw(`g${i}`)), ' AND ');
-
+  const checks = checkParts(checksOf(write), name, sql`NOT EXISTS (SELECT 1 FROM ${name('existing')})`);
   const ctes: Sql[] = [
     sql`${name('existing')} AS (SELECT a.id FROM activities a WHERE a.organization_id = ${activity.organizationId}::uuid AND a.fingerprint = ${activity.fingerprint})`,
-    sql`${name('credential')} AS (${credentialUsable(write.credential)})`,
-    sql`${name('guards')} AS (SELECT ${guardColumns}, ${authorityUnchanged(activity.organizationId, write.authorityVersion)} AS authority_ok)`,
-    sql`${name('proceed')} AS (SELECT 1 AS ok WHERE EXISTS (SELECT 1 FROM ${name('credential')}) AND NOT EXISTS (SELECT 1 FROM ${name('existing')})
-                      AND (SELECT authority_ok AND ${allGuards} FROM ${name('guards')}))`,
+    ...checks.ctes,
   ];
-  let previous = name('proceed');
-  write.gates.forEach((gate, i) => {
-    ctes.push(sql`${name(`gate${i}`)} AS (${gate.statement(sql`EXISTS (SELECT 1 FROM ${previous})`)})`);
-    previous = name(`gate${i}`);
-  });
   ctes.push(sql`${name('new_activity')} AS (
     INSERT INTO activities (id, organization_id, type, status, fingerprint, timestamp_ms, raw_body, stamp_header, intent,
                             result, app_proofs, created_at, updated_at)
@@ -283,42 +326,28 @@ function composeWrite(write: ActivityWrite, prefix: string): { ctes: Sql[]; outc
            ${activity.timestampMs}, ${activity.rawBody}, ${activity.stampHeader}, ${activity.intentJson},
            ${JSON.stringify(activity.result)}::jsonb, ${activity.appProofs ? JSON.stringify(activity.appProofs) : null}::jsonb,
            ${activity.createdAt}::timestamptz, ${activity.createdAt}::timestamptz
-     WHERE EXISTS (SELECT 1 FROM ${previous})
+     WHERE EXISTS (SELECT 1 FROM ${checks.last})
     ON CONFLICT (organization_id, fingerprint) DO NOTHING
     RETURNING id)`);
   ctes.push(sql`${name('vote')} AS (${voteInsert({ ...vote, organizationId: activity.organizationId, createdAt: activity.createdAt }, name('new_activity'))})`);
   write.rows.forEach((row, i) => ctes.push(sql`${name(`row${i}`)} AS (${prefix ? substitute(row, NEW_ACTIVITY, name('new_activity')) : row})`));
   if (write.bumpsAuthority) ctes.push(sql`${name('authority')} AS (${authorityBump(activity.organizationId, name('new_activity'))})`);
 
-  const gateColumns = write.gates.map(
-    (gate, i) => sql`EXISTS (SELECT 1 FROM ${name(`gate${i}`)}) AS ${raw(`gate${i}_ok`)}, ${gate.detail ?? sql`NULL`} AS ${raw(`gate${i}_detail`)}`,
-  );
   const outcome = sql`SELECT EXISTS (SELECT 1 FROM ${name('new_activity')}) AS created,
                CASE WHEN EXISTS (SELECT 1 FROM ${name('new_activity')}) THEN ${userTagIdsJson(sql`${vote.userId}::uuid`)} END AS submitter_tags,
-               EXISTS (SELECT 1 FROM ${name('credential')}) AS credential_ok,
-               CASE WHEN NOT EXISTS (SELECT 1 FROM ${name('credential')}) THEN ${credentialState(write.credential)} END AS credential_state,
                (SELECT row_to_json(e) FROM (SELECT ${COLUMNS} FROM activities a WHERE a.id = (SELECT id FROM ${name('existing')})) e) AS existing,
-               guards.*${gateColumns.length > 0 ? sql`, ${join(gateColumns)}` : sql``}
+               ${checks.columns}
           FROM ${name('guards')} guards`;
   return { ctes, outcome };
-}
-
-/** The write's guards, or one that always holds (the statement selects its columns from them). */
-function guardsOf(write: ActivityWrite): Sql[] {
-  return write.guards.length > 0 ? write.guards : [sql`true`];
 }
 
 /** What the row of a write's outcome says happened. */
 function outcomeOf(write: ActivityWrite, outcome: Record<string, unknown>): WriteOutcome {
   if (outcome.created === true) return { kind: 'created', userTags: (outcome.submitter_tags ?? []) as string[] };
-  if (outcome.credential_ok !== true) return { kind: 'credentialRefused', state: parseCredentialState(outcome.credential_state) };
+  const failure = checkFailure(checksOf(write), outcome);
+  if (failure?.kind === 'credentialRefused') return failure;
   if (outcome.existing) return { kind: 'existing', activity: fromRow(outcome.existing as ActivityRow) };
-  if (outcome.authority_ok !== true) return { kind: 'authorityChanged' };
-  const guard = guardsOf(write).findIndex((_, i) => outcome[`g${i}`] !== true);
-  if (guard !== -1) return { kind: 'guardFailed', index: guard };
-  const gate = write.gates.findIndex((_, i) => outcome[`gate${i}_ok`] !== true);
-  if (gate !== -1) return { kind: 'gateFailed', index: gate, detail: outcome[`gate${gate}_detail`] };
-  return { kind: 'raced' };
+  return failure ?? { kind: 'raced' };
 }
 
 /**
@@ -368,48 +397,25 @@ export type VoteOutcome =
  * activity decided meanwhile writes nothing), the vote and the activity's rows, all or nothing.
  */
 export async function writeVote(db: Queryable, write: VoteWrite): Promise<VoteOutcome> {
-  const guards = write.guards.length > 0 ? write.guards : [sql`true`];
-  const guardColumns = join(guards.map((guard, i) => sql`(${guard}) AS ${raw(`g${i}`)}`));
-  const allGuards = join(guards.map((_, i) => raw(`g${i}`)), ' AND ');
-  const ctes: Sql[] = [
-    sql`credential AS (${credentialUsable(write.credential)})`,
-    sql`guards AS (SELECT ${guardColumns}, ${authorityUnchanged(write.organizationId, write.authorityVersion)} AS authority_ok)`,
-    sql`proceed AS (SELECT 1 AS ok WHERE EXISTS (SELECT 1 FROM credential) AND (SELECT authority_ok AND ${allGuards} FROM guards))`,
-  ];
-  let previous = raw('proceed');
-  write.gates.forEach((gate, i) => {
-    ctes.push(sql`${raw(`gate${i}`)} AS (${gate.statement(sql`EXISTS (SELECT 1 FROM ${previous})`)})`);
-    previous = raw(`gate${i}`);
-  });
+  const checks = checkParts(write, raw);
+  const ctes: Sql[] = [...checks.ctes];
   ctes.push(sql`new_activity AS (
     UPDATE activities SET status = ${write.status}, updated_at = ${write.updatedAt}::timestamptz,
            result = coalesce(${write.result ? JSON.stringify(write.result) : null}::jsonb, result),
            app_proofs = coalesce(${write.appProofs ? JSON.stringify(write.appProofs) : null}::jsonb, app_proofs),
            failure = ${write.failure ? JSON.stringify(write.failure) : null}::jsonb
      WHERE id = ${write.activityId}::uuid AND organization_id = ${write.organizationId}::uuid AND status = ${write.from}
-       AND EXISTS (SELECT 1 FROM ${previous})
+       AND EXISTS (SELECT 1 FROM ${checks.last})
     RETURNING id)`);
   ctes.push(sql`vote AS (${voteInsert(write.vote, NEW_ACTIVITY)})`);
   write.rows.forEach((row, i) => ctes.push(sql`${raw(`row${i}`)} AS (${row})`));
   if (write.bumpsAuthority) ctes.push(sql`authority AS (${authorityBump(write.organizationId, NEW_ACTIVITY)})`);
-  const gateColumns = write.gates.map(
-    (gate, i) => sql`EXISTS (SELECT 1 FROM ${raw(`gate${i}`)}) AS ${raw(`gate${i}_ok`)}, ${gate.detail ?? sql`NULL`} AS ${raw(`gate${i}_detail`)}`,
-  );
   const [outcome] = await run<Record<string, unknown>>(
     db,
     sql`WITH ${join(ctes, ',\n')}
-        SELECT EXISTS (SELECT 1 FROM new_activity) AS written,
-               EXISTS (SELECT 1 FROM credential) AS credential_ok,
-               CASE WHEN NOT EXISTS (SELECT 1 FROM credential) THEN ${credentialState(write.credential)} END AS credential_state,
-               guards.*${gateColumns.length > 0 ? sql`, ${join(gateColumns)}` : sql``}
+        SELECT EXISTS (SELECT 1 FROM new_activity) AS written, ${checks.columns}
           FROM guards`,
   );
   if (outcome!.written === true) return { kind: 'written' };
-  if (outcome!.credential_ok !== true) return { kind: 'credentialRefused', state: parseCredentialState(outcome!.credential_state) };
-  if (outcome!.authority_ok !== true) return { kind: 'authorityChanged' };
-  const guard = guards.findIndex((_, i) => outcome![`g${i}`] !== true);
-  if (guard !== -1) return { kind: 'guardFailed', index: guard };
-  const gate = write.gates.findIndex((_, i) => outcome![`gate${i}_ok`] !== true);
-  if (gate !== -1) return { kind: 'gateFailed', index: gate, detail: outcome![`gate${gate}_detail`] };
-  return { kind: 'notWaiting' };
+  return checkFailure(write, outcome!) ?? { kind: 'notWaiting' };
 }
