@@ -1,5 +1,5 @@
 // All of Signet's configuration, declared once: every SIGNET_* setting with its type, default,
-// bounds and description. The table drives parsing (a bad value names its variable), the README's
+// bounds and description. The table drives parsing (a bad value names its variable), docs/configuration.md's
 // configuration table (test/readme.test.ts keeps them equal) and `signet config`, which masks the
 // settings marked secret. Nothing else in the tree reads process.env.
 import net from 'node:net';
@@ -17,7 +17,7 @@ export class ConfigError extends Error {
 
 type Env = Record<string, string | undefined>;
 
-/** One setting: how it is read, and what the README and `signet config` say about it. */
+/** One setting: how it is read, and what docs/configuration.md and `signet config` say about it. */
 export interface Setting<T> {
   /** What kind of value, for the documentation: "whole number 0–65535", "URL", … */
   readonly type: string;
@@ -210,7 +210,7 @@ export const LOOPBACK = ['127.0.0.1', '::1', '::ffff:127.0.0.1'];
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export const SMS_PROVIDERS = ['twilio'] as const;
 
-/** Every setting, in the order of the README's table. */
+/** Every setting, in the order of docs/configuration.md's table. */
 export const SETTINGS = {
   SIGNET_HOST: text({
     default: '127.0.0.1',
@@ -247,7 +247,7 @@ export const SETTINGS = {
     type: 'addresses',
     defaultText: 'none',
     description:
-      'Comma-separated addresses or ranges of reverse proxies whose `X-Forwarded-For` names the client. Unset: the TCP peer is the client. See [Behind a reverse proxy](#behind-a-reverse-proxy).',
+      'Comma-separated addresses or ranges of reverse proxies whose `X-Forwarded-For` names the client. Unset: the TCP peer is the client. See [Behind a reverse proxy](operations.md#behind-a-reverse-proxy).',
     itemProblem: (item) => (item === '*' ? 'is not allowed: name the proxies you run' : clientAddressProblem(item)),
   }),
   SIGNET_TIMESTAMP_TOLERANCE_MS: integer({
@@ -273,7 +273,7 @@ export const SETTINGS = {
     type: 'origins',
     defaultText: 'none',
     description:
-      'Comma-separated origins (`https://app.example.com`) of browser apps that may call the public API and `/.well-known/` across origins; `*` allows any (no cookies are involved, so it exposes nothing a non-browser client could not read). Unset: no CORS headers. See [Browser apps](#browser-apps).',
+      'Comma-separated origins (`https://app.example.com`) of browser apps that may call the public API and `/.well-known/` across origins; `*` allows any (no cookies are involved, so it exposes nothing a non-browser client could not read). Unset: no CORS headers. See [Browser apps](api.md#browser-apps).',
     itemProblem: (item) => (item === '*' ? undefined : originProblem(item)),
   }),
   SIGNET_SMTP_URL: url(['smtp:', 'smtps:'], {
@@ -373,7 +373,7 @@ export const SETTINGS = {
     min: 0,
     max: 100_000,
     description:
-      'Open connections one client address (an IPv6 /64) may hold; more are closed at once. Connections from `SIGNET_TRUSTED_PROXIES` are not capped. 0: no cap. Behind a proxy not named there, every client shares its address: raise it or set 0. See [Limits on clients](#limits-on-clients).',
+      'Open connections one client address (an IPv6 /64) may hold; more are closed at once. Connections from `SIGNET_TRUSTED_PROXIES` are not capped. 0: no cap. Behind a proxy not named there, every client shares its address: raise it or set 0. See [Limits on clients](api.md#limits-on-clients).',
   }),
   SIGNET_SHUTDOWN_TIMEOUT_MS: integer({
     default: 10_000,
@@ -610,7 +610,7 @@ export type SettingSource = 'environment' | 'default';
 
 export interface ReportedSetting {
   name: SettingName;
-  /** As given (secrets masked), or the default as the README states it. */
+  /** As given (secrets masked), or the default as docs/configuration.md states it. */
   value: string;
   source: SettingSource;
 }
@@ -653,7 +653,7 @@ export function configurationReport(env: Env = process.env): ReportedSetting[] {
   );
 }
 
-/** The README's configuration table, rendered from SETTINGS (test/readme.test.ts keeps them equal). */
+/** docs/configuration.md's configuration table, rendered from SETTINGS (test/readme.test.ts keeps them equal). */
 export function configurationTable(): string {
   const cell = (value: string) => value.replace(/\|/g, '\\|');
   // Words describe a default; values are shown as code.

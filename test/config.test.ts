@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import { ConfigError, loadConfig } from '../src/config.ts';
 import { signet } from './support/processes.ts';
 
-test('defaults match the README', () => {
+test('defaults match docs/configuration.md', () => {
   const config = loadConfig({});
   assert.equal(config.host, '127.0.0.1');
   assert.equal(config.port, 8080);

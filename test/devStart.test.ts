@@ -128,7 +128,7 @@ describe('first start on the embedded store', () => {
     assert.match(usage.stderr, /^verify\.ts: usage: npx tsx examples\/verify\.ts \[OTP_ID \[CODE\]\]/);
   });
 
-  test('the README login example goes from a code to a session with the ecosystem\'s libraries', async () => {
+  test('the login example of docs/otp.md goes from a code to a session with the ecosystem\'s libraries', async () => {
     const result = await run(process.execPath, ['--import', 'tsx', 'examples/otp-login.ts'], { ...env, EXAMPLE_EMAIL: 'login-example@example.com' });
     assert.equal(result.code, 0, result.stderr + result.stdout);
     assert.match(result.stdout, /create_users: userId [0-9a-f-]{36}/);

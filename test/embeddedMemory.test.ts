@@ -1,4 +1,4 @@
-// The embedded store runs PostgreSQL with bounded memory settings (README, Quick start): on a new
+// The embedded store runs PostgreSQL with bounded memory settings (docs/development.md, Quick start): on a new
 // folder, on a folder made before with PostgreSQL's defaults, and in memory (the tests' store).
 import assert from 'node:assert/strict';
 import fs from 'node:fs';

@@ -1,5 +1,5 @@
-// The README documents every setting the configuration module reads and every email template variable,
-// and the commands it shows exist.
+// The docs document every setting the configuration module reads (docs/configuration.md) and every email
+// template variable (docs/email.md), and the commands the README shows exist.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -9,12 +9,13 @@ import { RESERVED_VARIABLES } from '../src/otp/emailTemplates.ts';
 import { ROOT } from './support/processes.ts';
 
 const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+const doc = (page: string) => fs.readFileSync(path.join(ROOT, 'docs', page), 'utf8');
 
 test('the configuration table is the one the settings declare (type, default, meaning)', () => {
   const table = configurationTable();
   assert.ok(
-    readme.includes(table),
-    `README.md's configuration table differs from src/config.ts; replace it with:\n\n${table}\n`,
+    doc('configuration.md').includes(table),
+    `docs/configuration.md's configuration table differs from src/config.ts; replace it with:\n\n${table}\n`,
   );
 });
 
@@ -35,7 +36,8 @@ test('the set-up commands and scripts the README names exist', () => {
 });
 
 test('the email template variables table names every variable Signet provides', () => {
-  const section = readme.slice(readme.indexOf('## Your own email'), readme.indexOf('## App Proofs'));
+  const email = doc('email.md');
+  const section = email.slice(email.indexOf('## Your own email'));
   const documented = [...section.matchAll(/^\| (`\{\{\w+\}\}`(?:, `\{\{\w+\}\}`)*) \|/gm)].flatMap(([, names]) => names!.match(/\w+/g)!);
   assert.deepEqual(documented.sort(), [...RESERVED_VARIABLES].sort());
 });

@@ -54,7 +54,7 @@ export interface Context {
 export interface Command {
   name: string;
   sub?: string;
-  /** One line, for the command list, the README and the help page. */
+  /** One line, for the command list, docs/cli.md and the help page. */
   summary: string;
   flags: Record<string, Flag>;
   args?: Argument[];
@@ -164,7 +164,7 @@ export function overview(commands: readonly Command[]): string {
   ].join('\n');
 }
 
-/** The README's command table (test/cli.test.ts keeps them equal). */
+/** docs/cli.md's command table (test/cli.test.ts keeps them equal). */
 export function commandTable(commands: readonly Command[]): string {
   const cell = (text: string) => text.replace(/\|/g, '\\|');
   return [

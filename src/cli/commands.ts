@@ -1,5 +1,5 @@
 // Every `signet` command, declared once: name, subcommand, summary, flags, arguments and handler. The
-// table drives parsing, `signet help`, each command's --help, usage errors and the README's command
+// table drives parsing, `signet help`, each command's --help, usage errors and docs/cli.md's command
 // table (test/cli.test.ts keeps them equal). `serve`, `migrate`, `config` and `proof verify` act
 // here; the admin commands call a running server's admin API (SIGNET_URL), so they work while the
 // embedded store is held by the server; the policy, quorum and activity commands call its public API
