@@ -204,6 +204,20 @@ export function userActive(organizationId: string, userId: string): Sql {
 }
 
 /**
+ * A row of an activity's statement (`activity` yields the activity's row): the contact (an email in
+ * lowercase, a phone number in E.164) counts as verified at `now` for the users (not removed) that
+ * have it in the organization and, when the organization is a parent, in its sub-organizations.
+ */
+export function markContactVerified(activity: Sql, organizationId: string, contact: { email: string } | { phoneNumber: string }, now: Date): Sql {
+  const inScope = sql`u.organization_id IN (SELECT o.id FROM organizations o WHERE o.id = ${organizationId}::uuid OR o.parent_id = ${organizationId}::uuid)`;
+  return 'email' in contact
+    ? sql`UPDATE users u SET email_verified_at = ${now}::timestamptz FROM ${activity}
+           WHERE u.email = ${contact.email} AND u.removed_at IS NULL AND ${inScope} RETURNING u.id`
+    : sql`UPDATE users u SET phone_number_verified_at = ${now}::timestamptz FROM ${activity}
+           WHERE u.phone_number = ${contact.phoneNumber} AND u.removed_at IS NULL AND ${inScope} RETURNING u.id`;
+}
+
+/**
  * A row of an activity's statement (`activity` yields the activity's row): the new users, created
  * at `now`. Their contacts must be free (usersContactsFree); the unique indexes stop a concurrent
  * request that took one meanwhile.
