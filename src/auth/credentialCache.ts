@@ -56,7 +56,7 @@ export class CredentialCache {
     return found;
   }
 
-  /** The organization's parent, null for a top-level organization, undefined for an unknown one. `organizationId` must be a UUID. */
+  /** The organization's parent, null for a top-level organization, undefined for an unknown one. */
   async parentOf(db: Queryable, organizationId: string): Promise<string | null | undefined> {
     const known = this.parents.get(organizationId);
     if (known !== undefined) return known;
