@@ -9,13 +9,14 @@
 // (auth/), over the raw bytes.
 import { hash, randomUUID } from 'node:crypto';
 import type { Config } from '../config.ts';
-import { credentialRefused, invalidArgument, invalidField, notFound, requestNotAuthorized, SignetError, unauthenticated, unavailable } from '../errors.ts';
+import { credentialRefused, invalidArgument, invalidField, notFound, permissionDenied, requestNotAuthorized, SignetError, unauthenticated, unavailable } from '../errors.ts';
 import type { Approver, Decision } from '../policy/index.ts';
 import { findActivity, lockActivity, writeVote, type ActivityRecord, type VoteRecord, type VoteWrite, type WriteOutcome } from '../store/activities.ts';
 import { ActivityWriter } from '../store/activityWriter.ts';
 import type { Database, Queryable } from '../store/db.ts';
 import { authorityVersionFor } from '../store/authority.ts';
 import { lockAuthority } from '../store/authorityVersion.ts';
+import { findOrganizationPlace } from '../store/organizations.ts';
 import { run, type Sql } from '../store/sql.ts';
 import type { NewVote } from '../store/votes.ts';
 import { createAppProof } from './appProofs.ts';
@@ -141,6 +142,11 @@ export class ActivityEngine {
       );
     }
 
+    // The parent's reach: in a sub-organization, a credential of its parent submits only the
+    // activities of an end user's login, decided by the parent's own root quorum and policies.
+    const fromParent = principal.organizationId !== organizationId.toLowerCase();
+    if (fromParent) await this.parentMaySubmit(handler, envelope);
+
     // 1. Intake, pure: the envelope and the handler's parameter schema make the intent.
     const { intent, generateAppProofs } = intake(handler, envelope);
     if (handler.votes) return this.vote(handler.votes, submission, (intent as { fingerprint: string }).fingerprint, now);
@@ -149,14 +155,15 @@ export class ActivityEngine {
       if (attempt > MAX_DECISIONS) {
         throw unavailable("the organization's root quorum or policies kept changing while the activity was decided; nothing was stored, submit again");
       }
-      // 2. The decision, with the submitter as the one approver so far.
-      const authority = await this.authorities.of(db, organizationId);
+      // 2. The decision, with the submitter as the one approver so far, by the authority of the
+      // submitter's organization (the parent's, when it reaches into a sub-organization).
+      const authority = await this.authorities.of(db, principal.organizationId);
       const submitter = await this.authorities.approverOf(db, authority, principal);
       const decided = { type: envelope.type, intent, rootQuorumOnly: handler.rootQuorumOnly === true };
       const decision = decideActivity(authority, decided, [submitter]);
       if (decision.outcome === 'OUTCOME_DENY_EXPLICIT' || decision.outcome === 'OUTCOME_DENY_IMPLICIT') {
         if (await this.changedSince(authority, principal, db)) continue;
-        return storedOr(refusal(decision, { type: envelope.type, organizationId, userId: principal.userId }, authority));
+        return storedOr(refusal(decision, { type: envelope.type, organizationId: authority.organizationId, userId: principal.userId }, authority));
       }
       const allowed = decision.outcome === 'OUTCOME_ALLOW';
       if (!allowed && handler.redact) {
@@ -200,7 +207,7 @@ export class ActivityEngine {
       });
       if (outcome.kind === 'authorityChanged') {
         // Another process changed the quorum, a policy or a tag since this one read them: read again.
-        this.authorities.forget(organizationId);
+        this.authorities.forget(authority.organizationId);
         continue;
       }
       return this.settle(plan, principal, outcome, storedOr);
@@ -221,6 +228,22 @@ export class ActivityEngine {
     if (current.version === authority.version) return false;
     this.authorities.forget(authority.organizationId);
     return true;
+  }
+
+  /**
+   * A 403 unless a credential of the organization's parent may submit this activity in it (the
+   * handler says so: the auth activities), and a 404 when the sub-organization was deleted.
+   */
+  private async parentMaySubmit(handler: ActivityHandler, envelope: Envelope): Promise<void> {
+    if (!handler.parentMaySubmit) {
+      throw permissionDenied(
+        `${envelope.type} in organization ${envelope.organizationId} needs a credential of that organization: a credential of its ` +
+          'parent organization reads a sub-organization and submits only the login activities there (init_otp, init_otp_auth, ' +
+          'verify_otp, otp_login, otp_auth); stamp with a credential of the sub-organization',
+      );
+    }
+    const place = await findOrganizationPlace(this.deps.db, envelope.organizationId);
+    if (place?.deletedAt) throw notFound(`organization ${envelope.organizationId} was deleted; its activities stay readable, nothing more can be submitted there`);
   }
 
   private context(activityId: string, organizationId: string, principal: Principal, now: Date, db: Queryable): ExecutionContext {
@@ -282,6 +305,7 @@ export class ActivityEngine {
         activity: { ...record, stampHeader: submission.stampHeader },
         vote,
         credential: principal.credential,
+        authorityOrganizationId: fields.authority.organizationId,
         authorityVersion: fields.authority.version,
         ...(plan.changesAuthority ? { bumpsAuthority: true } : {}),
         guards: (plan.guards ?? []).map((guard) => guard.condition),
@@ -507,7 +531,8 @@ export class ActivityEngine {
 
   /** What `reader` may still do with the activity (canApprove, canReject): only a waiting one is read for it. */
   async accessFor(record: ActivityRecord, reader: Principal): Promise<Access> {
-    if (record.status !== ACTIVITY_STATUS.CONSENSUS_NEEDED) return NO_ACCESS;
+    // Only the organization's own users approve: a parent's credential reads a sub-organization's activities, nothing more.
+    if (record.status !== ACTIVITY_STATUS.CONSENSUS_NEEDED || reader.organizationId !== record.organizationId) return NO_ACCESS;
     const authority = await this.authorities.of(this.deps.db, record.organizationId);
     const handler = this.deps.handlers.find((h) => h.activityType === record.type || h.otherActivityTypes?.includes(record.type));
     return accessOf(authority, record, await this.authorities.approverOf(this.deps.db, authority, reader), handler?.rootQuorumOnly === true);

@@ -104,6 +104,12 @@ export interface ActivityHandler<Schema extends z.ZodType = z.ZodType, Result ex
   redact?(parameters: Record<string, unknown>): Record<string, unknown>;
   /** What the activity does, one or two sentences for the OpenAPI document (markdown). */
   description?: string;
+  /**
+   * A credential of the organization's parent may submit it in a sub-organization (the activities of
+   * an end user's login: init_otp, init_otp_auth, verify_otp, otp_login, otp_auth), decided by the
+   * parent's root quorum and policies. Every other activity needs a credential of the organization.
+   */
+  parentMaySubmit?: boolean;
   /** Decided by the root quorum alone: policies are not consulted (update_root_quorum). */
   rootQuorumOnly?: boolean;
   /**

@@ -22,6 +22,7 @@ type InitOtpResult = z.infer<typeof resultSchema>;
 export const initOtp: ActivityHandler<typeof initOtpAuthParameters, InitOtpResult> = {
   path: 'init_otp',
   activityType: 'ACTIVITY_TYPE_INIT_OTP_V3',
+  parentMaySubmit: true,
   description:
     "The first step of the ecosystem's OTP login: `init_otp_auth`'s parameters, rules and message, and an `otpEncryptionTargetBundle` naming a fresh P-256 key for this OTP, to which the client encrypts the code for `verify_otp` V2.",
   intentKey: 'initOtpIntentV3',

@@ -13,7 +13,8 @@ import { signSession } from '../otp/session.ts';
 import { MAX_VERIFICATION_TOKEN_LENGTH, readVerificationToken, VERIFICATION_TOKEN_KEY } from '../otp/verificationToken.ts';
 import { NEW_ACTIVITY } from '../store/activities.ts';
 import { lockUserApiKeys, registerSessionKey, revokeOtherSessionKeys, sessionKeyAvailable } from '../store/apiKeys.ts';
-import { findUserByContact, userActive } from '../store/users.ts';
+import { findOrganizationPlace } from '../store/organizations.ts';
+import { findUserByContact, markContactVerified, userActive } from '../store/users.ts';
 import { useVerificationToken, verificationTokenUsedAt } from '../store/verificationTokens.ts';
 import type { ActivityHandler, ExecutionContext } from './handler.ts';
 import { wholeNumberPattern } from './numberPattern.ts';
@@ -120,6 +121,7 @@ const EXAMPLE = {
 export const otpLoginV2: ActivityHandler<typeof otpLoginV2Parameters, OtpLoginResult> = {
   path: 'otp_login',
   activityType: 'ACTIVITY_TYPE_OTP_LOGIN_V2',
+  parentMaySubmit: true,
   description:
     "Turns a verification token into a session: the user of the organization with the verified email or phone number gets `publicKey` as a session key, which stamps requests (X-Stamp) until the session ends; the answer's `session` is a JWT in the ecosystem's format. V2 requires `clientSignature`.",
   intentKey: 'otpLoginIntentV2',
@@ -134,6 +136,7 @@ export const otpLoginV2: ActivityHandler<typeof otpLoginV2Parameters, OtpLoginRe
 export const otpLogin: ActivityHandler<typeof otpLoginParameters, OtpLoginResult> = {
   path: 'otp_login',
   activityType: 'ACTIVITY_TYPE_OTP_LOGIN',
+  parentMaySubmit: true,
   description: 'V1: as V2, but `clientSignature` may be left out for a token bound to no key (`verify_otp` V1 without `publicKey`).',
   intentKey: 'otpLoginIntent',
   resultKey: 'otpLoginResult',
@@ -153,8 +156,15 @@ async function planLogin(context: ExecutionContext, intent: OtpLoginIntent, sign
   const reading = readVerificationToken(intent.verificationToken, await context.keys.verifiers(VERIFICATION_TOKEN_KEY), now);
   if ('problem' in reading) throw invalidField(TOKEN_FIELD, reading.problem);
   const token = reading.claims;
-  if (token.organizationId.toLowerCase() !== organizationId.toLowerCase()) {
-    throw invalidField(TOKEN_FIELD, `was issued in organization ${token.organizationId}; log in there, where the OTP was verified`);
+  // A token made in the organization logs in there; one made in its parent, in any of the parent's
+  // sub-organizations (the ecosystem's servers verify the code in the parent, then log the user into
+  // its own sub-organization).
+  const issuedIn = token.organizationId.toLowerCase();
+  if (issuedIn !== organizationId.toLowerCase() && (await findOrganizationPlace(context.db, organizationId))?.parentId !== issuedIn) {
+    throw invalidField(
+      TOKEN_FIELD,
+      `was issued in organization ${token.organizationId}; log in there, where the OTP was verified, or in one of its sub-organizations`,
+    );
   }
 
   if (token.publicKey !== undefined) {
@@ -214,6 +224,8 @@ async function planLogin(context: ExecutionContext, intent: OtpLoginIntent, sign
     ],
     rows: [
       registerSessionKey(NEW_ACTIVITY, { id: randomUUID(), organizationId, userId: user.id, publicKey: sessionKey, expiresAt, now }),
+      // The token proves the contact: here too, where the user may have been made after the code was verified.
+      markContactVerified(NEW_ACTIVITY, organizationId, contact, now),
       ...(intent.invalidateExisting ? [revokeOtherSessionKeys(NEW_ACTIVITY, { organizationId, userId: user.id, keepPublicKey: sessionKey, now })] : []),
     ],
     // Ending the other sessions and starting this one is one step per user: a concurrent login

@@ -12,6 +12,8 @@ import { CROCKFORD_ALPHABET, DIGIT_ALPHABET, hashOtpCode, normalizeOtpCode } fro
 import { decryptOtpBundle, MAX_OTP_BUNDLE_LENGTH, MAX_OTP_CODE_LENGTH, OtpBundleError } from '../otp/targetBundle.ts';
 import { signEcosystemVerificationToken, signVerificationToken, VERIFICATION_TOKEN_KEY } from '../otp/verificationToken.ts';
 import { claimOtp, countWrongGuess, findOtp, openTargetKey, otpState, type OtpRecord } from '../store/otps.ts';
+import { NEW_ACTIVITY } from '../store/activities.ts';
+import { markContactVerified } from '../store/users.ts';
 import type { ActivityHandler, ActivityPlan, ExecutionContext } from './handler.ts';
 import { wholeNumberPattern } from './numberPattern.ts';
 
@@ -122,6 +124,7 @@ const NEW_CODE = 'request a new code with init_otp or init_otp_auth';
 export const verifyOtpV2: ActivityHandler<typeof verifyOtpV2Parameters, VerifyOtpResult> = {
   path: 'verify_otp',
   activityType: 'ACTIVITY_TYPE_VERIFY_OTP_V2',
+  parentMaySubmit: true,
   description:
     "V2 (`encryptedOtpBundle`): decrypts the code and the client's key, encrypted to `init_otp`'s target key, checks the code (at most 5 wrong codes; single use) and answers a verification token bound to the client's key. `ACTIVITY_TYPE_VERIFY_OTP` with these parameters (what `@turnkey/core` sends) is V2 too.",
   otherActivityTypes: ['ACTIVITY_TYPE_VERIFY_OTP'],
@@ -164,13 +167,14 @@ export const verifyOtpV2: ActivityHandler<typeof verifyOtpV2Parameters, VerifyOt
       otpId: otp.id,
       issuedAt: context.now,
     });
-    return claimed(context, otp.id, field, token, false);
+    return claimed(context, otp, field, token, false);
   },
 };
 
 export const verifyOtp: ActivityHandler<typeof verifyOtpParameters, VerifyOtpResult> = {
   path: 'verify_otp',
   activityType: 'ACTIVITY_TYPE_VERIFY_OTP',
+  parentMaySubmit: true,
   description:
     'V1 (`otpCode`): checks the code in clear (at most 5 wrong codes; single use; the code is not kept) and answers a verification token, bound to `publicKey` when one is given. Without `publicKey` the token is a bearer secret: only this answer holds it, the stored activity has `""`. The only way to verify an OTP of `init_otp_auth`.',
   takes: (parameters) => !('encryptedOtpBundle' in parameters),
@@ -197,7 +201,7 @@ export const verifyOtp: ActivityHandler<typeof verifyOtpParameters, VerifyOtpRes
       expirationSeconds: Number(intent.expirationSeconds),
     });
     // Bound to no key, the token logs in whoever holds it (otp_login V1 without a signature).
-    return claimed(context, otp.id, field, token, intent.publicKey === undefined);
+    return claimed(context, otp, field, token, intent.publicKey === undefined);
   },
 };
 
@@ -247,10 +251,14 @@ async function checkCode(context: ExecutionContext, otp: OtpRecord, given: strin
 /**
  * The plan once the code is right: the token, and the OTP used by the activity's own statement,
  * only while still unused, unexpired and under the limit there: two concurrent right guesses cannot
- * both get a token. A bearer token is answered but not stored.
+ * both get a token. A bearer token is answered but not stored. The contact counts as verified for
+ * the users that have it, here and in the organization's sub-organizations.
  */
-function claimed(context: ExecutionContext, id: string, field: string, verificationToken: string, bearer: boolean): ActivityPlan<VerifyOtpResult> {
+function claimed(context: ExecutionContext, otp: OtpRecord, field: string, verificationToken: string, bearer: boolean): ActivityPlan<VerifyOtpResult> {
+  const { id } = otp;
+  const contact = otp.otpType === 'OTP_TYPE_SMS' ? { phoneNumber: otp.contact } : { email: otp.contact };
   return {
+    rows: [markContactVerified(NEW_ACTIVITY, context.organizationId, contact, context.now)],
     result: { verificationToken },
     ...(bearer ? { secretFields: ['verificationToken'] } : {}),
     gates: [

@@ -5,6 +5,7 @@ import type { Principal } from '../activities/handler.ts';
 import { apiKeyExpired, apiKeyRevoked, authenticatorRevoked, permissionDenied, unauthenticated } from '../errors.ts';
 import { advanceSignCount, authenticatorStateOf, findAuthenticator } from '../store/authenticators.ts';
 import type { Queryable } from '../store/db.ts';
+import { findOrganizationPlace } from '../store/organizations.ts';
 import { run } from '../store/sql.ts';
 import { findApiKeysByPublicKey } from '../store/apiKeys.ts';
 import type { CredentialCache } from './credentialCache.ts';
@@ -24,11 +25,17 @@ export interface AuthenticateOptions {
   now: Date;
   /** Where known credentials are kept between requests; without it every request looks them up. */
   cache?: CredentialCache;
+  /**
+   * A sub-organization's credential may be used with its parent's id (whoami, which tells the caller
+   * about itself); everywhere else a sub-organization's credentials reach only their own organization.
+   */
+  fromSubOrganization?: boolean;
 }
 
 /**
  * 401 for a bad signature or an unknown, revoked or expired credential; 403 for a good credential of
- * another organization. A WebAuthn assertion also advances the credential's counter, once only.
+ * another organization. A credential of the requested organization's parent is taken too: the
+ * principal then is of the parent (its organizationId is the parent's). A WebAuthn assertion also advances the credential's counter, once only.
  */
 export async function authenticate(
   db: Queryable,
@@ -52,15 +59,18 @@ async function authenticateApiKey(
   // The signature first: it needs no database, so forged stamps cost no query.
   const { publicKey } = await verifyApiKeyStamp(body, stamp);
   const requested = organizationId.toLowerCase();
-  // The organization is compared here, not in SQL, so a malformed id cannot become a database error.
-  let keys = options.cache ? await options.cache.apiKeysFor(db, publicKey, requested) : await findApiKeysByPublicKey(db, publicKey);
-  let key = keys.find((row) => row.organizationId === requested);
+  // The organizations whose credentials may act in the requested one: itself, and its parent.
+  const parent = await parentOf(db, requested, options);
+  const reaching = parent ? [requested, parent] : [requested];
+  const lookUp = () => (options.cache ? options.cache.apiKeysFor(db, publicKey, reaching) : findApiKeysByPublicKey(db, publicKey));
+  let keys = await lookUp();
+  let key = await keyFor(db, keys, requested, parent, options);
   // A remembered refusal is read again: a session key ends and lives again when its user logs in
   // once more with the same key pair.
   if (options.cache && key && refusalOf(key, publicKey, options.now)) {
     options.cache.forget({ publicKey });
-    keys = await options.cache.apiKeysFor(db, publicKey, requested);
-    key = keys.find((row) => row.organizationId === requested);
+    keys = await lookUp();
+    key = await keyFor(db, keys, requested, parent, options);
   }
   if (keys.length === 0) {
     // The middle words are those @turnkey/core looks for to tell its app the session is gone.
@@ -115,7 +125,10 @@ async function authenticateWebAuthn(
     options,
   );
   // Checked before the counter moves: a stamp for another organization must change nothing.
-  if (registration.organizationId !== organizationId.toLowerCase()) throw notOfOrganization(organizationId, 'passkey');
+  const requested = organizationId.toLowerCase();
+  if (!(await reaches(db, registration.organizationId, requested, await parentOf(db, requested, options), options))) {
+    throw notOfOrganization(organizationId, 'passkey');
+  }
 
   // Compare-and-set, so two requests carrying the same assertion cannot both pass, on any process.
   const advanced = await run(db, advanceSignCount(registration.id, newSignCount));
@@ -154,6 +167,35 @@ async function authenticateWebAuthn(
     credentialType: 'CREDENTIAL_TYPE_WEBAUTHN_AUTHENTICATOR',
     credential: { kind: 'authenticator', authenticatorId: registration.id },
   };
+}
+
+/** The organization's parent (null for none, undefined for an unknown organization). */
+function parentOf(db: Queryable, organizationId: string, options: AuthenticateOptions): Promise<string | null | undefined> {
+  return options.cache ? options.cache.parentOf(db, organizationId) : findOrganizationPlace(db, organizationId).then((place) => place?.parentId);
+}
+
+/**
+ * Whether a credential of organization `owner` may act in organization `requested`: its own, a
+ * sub-organization of it (the parent's reach: the engine and the queries bound what it may do there),
+ * or, where the route allows it (whoami), the parent of the sub-organization it belongs to.
+ */
+async function reaches(db: Queryable, owner: string, requested: string, parent: string | null | undefined, options: AuthenticateOptions): Promise<boolean> {
+  if (owner === requested || owner === parent) return true;
+  return options.fromSubOrganization === true && (await parentOf(db, owner, options)) === requested;
+}
+
+/** The registration of the key that may act in the requested organization: its own first. */
+async function keyFor<K extends { organizationId: string }>(
+  db: Queryable,
+  keys: K[],
+  requested: string,
+  parent: string | null | undefined,
+  options: AuthenticateOptions,
+): Promise<K | undefined> {
+  const own = keys.find((key) => key.organizationId === requested);
+  if (own) return own;
+  for (const key of keys) if (await reaches(db, key.organizationId, requested, parent, options)) return key;
+  return undefined;
 }
 
 /** Why an API key may not be used at `now` (revoked, then expired), or undefined when it may. */

@@ -5,6 +5,7 @@
 import { findApiKeysByPublicKey, type ApiKeyRecord } from '../store/apiKeys.ts';
 import { findAuthenticator, type AuthenticatorRecord } from '../store/authenticators.ts';
 import type { Queryable } from '../store/db.ts';
+import { findOrganizationPlace } from '../store/organizations.ts';
 
 /** Entries kept of each kind; the oldest goes first. */
 const LIMIT = 10_000;
@@ -22,14 +23,16 @@ export class CredentialCache {
   private readonly apiKeys = new Map<string, ApiKeyRecord[]>();
   private readonly authenticators = new Map<string, Omit<AuthenticatorRecord, 'signCount'>>();
   private readonly lookups = new Map<string, Promise<ApiKeyRecord[]>>();
+  /** Each organization's parent (null for none): an organization gets its parent when it is made, and keeps it. */
+  private readonly parents = new Map<string, string | null>();
 
   /**
-   * The registrations of a public key, read from the store when this organization's is not known yet
-   * (a key may be registered in another organization later). Unknown keys are not remembered.
+   * The registrations of a public key, read from the store when none of these organizations' is known
+   * yet (a key may be registered in another organization later). Unknown keys are not remembered.
    */
-  async apiKeysFor(db: Queryable, publicKey: string, organizationId: string): Promise<ApiKeyRecord[]> {
+  async apiKeysFor(db: Queryable, publicKey: string, organizationIds: readonly string[]): Promise<ApiKeyRecord[]> {
     const known = this.apiKeys.get(publicKey);
-    if (known?.some((key) => key.organizationId === organizationId)) return known;
+    if (known?.some((key) => organizationIds.includes(key.organizationId))) return known;
     // Requests that arrive together with a new key share one lookup.
     let lookup = this.lookups.get(publicKey);
     if (!lookup) {
@@ -51,6 +54,15 @@ export class CredentialCache {
       remember(this.authenticators, credentialId, registration);
     }
     return found;
+  }
+
+  /** The organization's parent, null for a top-level organization, undefined for an unknown one. */
+  async parentOf(db: Queryable, organizationId: string): Promise<string | null | undefined> {
+    const known = this.parents.get(organizationId);
+    if (known !== undefined) return known;
+    const place = await findOrganizationPlace(db, organizationId);
+    if (place) remember(this.parents, organizationId, place.parentId);
+    return place?.parentId;
   }
 
   /** Drops what is known of a credential (a statement refused it). */

@@ -26,6 +26,7 @@ export function registerQueryRoutes(
       if (!parsed.success) throw schemaError(parsed.error, '', 'invalid query');
       const answer = await stamps.checked(body, stamp, parsed.data.organizationId, (principal) =>
         query.run({ db, principal, now: new Date(), accessFor: (record) => engine.accessFor(record, principal) }, parsed.data),
+        query.fromSubOrganization ? { fromSubOrganization: true } : {},
       );
       return typeof answer === 'string' ? reply.type('application/json; charset=utf-8').send(Buffer.from(answer)) : answer;
     });

@@ -21,14 +21,24 @@ export class StampChecker {
     },
   ) {}
 
-  /** Runs `use` as the principal of the stamp. */
-  async checked<T>(body: Buffer, stamp: Stamp, organizationId: string, use: (principal: Principal) => Promise<T>): Promise<T> {
+  /**
+   * Runs `use` as the principal of the stamp. `fromSubOrganization`: a sub-organization's credential may
+   * name its parent (whoami).
+   */
+  async checked<T>(
+    body: Buffer,
+    stamp: Stamp,
+    organizationId: string,
+    use: (principal: Principal) => Promise<T>,
+    options: { fromSubOrganization?: boolean } = {},
+  ): Promise<T> {
     const { db, config, credentials } = this.deps;
     const principal = await authenticate(db, body, stamp, organizationId, {
       origins: config.webauthnOrigins,
       rpId: config.webauthnRpId,
       now: this.deps.now?.() ?? new Date(),
       cache: credentials,
+      ...(options.fromSubOrganization ? { fromSubOrganization: true } : {}),
     });
     this.deps.onAuthenticated?.(stamp.kind === 'apiKey' ? stamp.publicKey : stamp.credentialId);
     try {

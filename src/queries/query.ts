@@ -23,6 +23,12 @@ export interface QueryHandler<Schema extends z.ZodType<{ organizationId: string 
   path: string;
   /** What the query answers, one or two sentences for the OpenAPI document (markdown). */
   description?: string;
+  /**
+   * A sub-organization's credential may call it with its parent's id (whoami: it tells the caller
+   * about itself). Otherwise, as for every request, a credential acts in its own organization and,
+   * for a parent, in its sub-organizations.
+   */
+  fromSubOrganization?: boolean;
   /** The whole body (strict), organizationId included. */
   request: Schema;
   /** A valid request body, shown in the OpenAPI document (a test checks it validates). */

@@ -20,7 +20,9 @@ const render = (user: UserWithCredentials) => userJson(userFieldsOf(user), user)
 
 export const whoami: QueryHandler = {
   path: 'whoami',
-  description: 'Who stamped the request (`@turnkey/http`\'s `getWhoami`): the user of the stamping API key, session key or passkey, and its organization.',
+  description:
+    "Who stamped the request (`@turnkey/http`'s `getWhoami`): the user of the stamping API key, session key or passkey, and its organization. " +
+    "A sub-organization's credential may send its parent's id: the answer names the sub-organization.",
   example,
   request: z.strictObject({ organizationId }),
   answer: z.strictObject({
@@ -29,12 +31,15 @@ export const whoami: QueryHandler = {
     userId: z.uuid().describe('Unique identifier of the user whose credential stamped the request'),
     username: z.string().describe('Name of that user'),
   }),
-  async run(context, query: { organizationId: string }) {
-    const { userId } = context.principal;
-    const { whoami: found } = granted(context, await findWhoamiFor(context.db, context.principal.credential, query.organizationId, userId));
+  fromSubOrganization: true,
+  async run(context) {
+    // Always about the stamp's own user and organization: a parent's credential in a sub-organization,
+    // and a sub-organization's credential with its parent's id, learn who they are.
+    const { userId, organizationId } = context.principal;
+    const { whoami: found } = granted(context, await findWhoamiFor(context.db, context.principal.credential, organizationId, userId));
     // A removed user's credentials are revoked with it, so the statement refused the credential first.
-    if (!found) throw notFound(`no user ${userId} in organization ${query.organizationId}`);
-    return { organizationId: query.organizationId, organizationName: found.organizationName, userId, username: found.userName };
+    if (!found) throw notFound(`no user ${userId} in organization ${organizationId}`);
+    return { organizationId, organizationName: found.organizationName, userId, username: found.userName };
   },
 };
 

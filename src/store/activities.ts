@@ -159,7 +159,12 @@ export interface ActivityWrite {
   vote: Omit<NewVote, 'organizationId' | 'createdAt'>;
   /** The credential that stamped the request, checked (and for a passkey, used) in the statement. */
   credential: CredentialUse;
-  /** The version of the organization's authority the activity was decided under (store/authority.ts), checked in the statement. */
+  /**
+   * The organization whose authority decided the activity: its own, or its parent's when a credential of
+   * the parent submitted it in a sub-organization. The activity's organization when not given.
+   */
+  authorityOrganizationId?: string;
+  /** The version of that organization's authority the activity was decided under (store/authority.ts), checked in the statement. */
   authorityVersion: string;
   /** The activity changes what decides the organization's activities: its version is raised with the write. */
   bumpsAuthority?: boolean;
@@ -304,7 +309,7 @@ function checkFailure(checks: Checks, row: Record<string, unknown>): CheckFailur
   return undefined;
 }
 
-const checksOf = (write: ActivityWrite): Checks => ({ ...write, organizationId: write.activity.organizationId });
+const checksOf = (write: ActivityWrite): Checks => ({ ...write, organizationId: write.authorityOrganizationId ?? write.activity.organizationId });
 
 /**
  * The parts of an activity's write, each named with `prefix` so several writes can share one

@@ -21,6 +21,21 @@ export async function organizationExists(db: Queryable, id: string): Promise<boo
   return (await db.query('SELECT 1 FROM organizations WHERE id = $1', [id])).length > 0;
 }
 
+/** Where an organization stands: its parent (null for a top-level organization) and when it was deleted (null while it lives). */
+export interface OrganizationPlace {
+  parentId: string | null;
+  deletedAt: Date | null;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The organization's parent and deletion, or undefined when there is no such organization (an id that is not a UUID names none). */
+export async function findOrganizationPlace(db: Queryable, id: string): Promise<OrganizationPlace | undefined> {
+  if (!UUID.test(id)) return undefined;
+  const [row] = await db.query<{ parent_id: string | null; deleted_at: Date | null }>('SELECT parent_id, deleted_at FROM organizations WHERE id = $1', [id]);
+  return row ? { parentId: row.parent_id, deletedAt: row.deleted_at } : undefined;
+}
+
 export async function countOrganizations(db: Queryable): Promise<number> {
   const [row] = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM organizations');
   return row!.n;
