@@ -213,6 +213,73 @@ for (const tdb of testDatabases) {
       assert.equal((await verifiedAt(userId)).email, null);
     });
 
+    test("a token verified in the organization's parent proves the contact in the sub-organization; one of an unrelated organization does not", async () => {
+      const child = await server.createOrganization('Child');
+      const unrelated = await server.createOrganization('Unrelated');
+      await server.db.query('UPDATE organizations SET parent_id = $1 WHERE id = $2', [org.organizationId, child.organizationId]);
+      const childRoot = server.client(child);
+      const childStamp = () => ({ timestampMs: String(Date.now()), organizationId: child.organizationId });
+      const address = email();
+      const fromParent = await verificationTokenFor(address);
+      // A token of another organization, which is not this one's parent.
+      const elsewhere = new Turnkey({ apiBaseUrl: server.baseUrl, apiPublicKey: unrelated.apiPublicKey, apiPrivateKey: unrelated.apiPrivateKey, defaultOrganizationId: unrelated.organizationId }).apiClient();
+      const { otpId, otpEncryptionTargetBundle } = await elsewhere.initOtp({ otpType: 'OTP_TYPE_EMAIL', contact: address, appName: 'Unrelated' });
+      const code = await until(`an email with a code to ${address}`, () => {
+        const mail = smtp.messages.find((m) => !read.has(m) && JSON.stringify(m.to).includes(address));
+        if (mail) read.add(mail);
+        return mail && CODE.exec(mail.text ?? '')?.[1];
+      });
+      const { verificationToken: fromUnrelated } = await elsewhere.verifyOtp({
+        otpId,
+        encryptedOtpBundle: await encryptOtpCodeToBundle(code, otpEncryptionTargetBundle, generateP256KeyPair().publicKey, signerKey),
+      });
+      await refused(
+        childRoot.updateUserEmail({ type: 'ACTIVITY_TYPE_UPDATE_USER_EMAIL', ...childStamp(), parameters: { userId: child.userId, userEmail: address, verificationToken: fromUnrelated } }),
+        INVALID_ARGUMENT,
+        /neither this organization nor its parent/,
+        'parameters.verificationToken',
+      );
+      await childRoot.updateUserEmail({ type: 'ACTIVITY_TYPE_UPDATE_USER_EMAIL', ...childStamp(), parameters: { userId: child.userId, userEmail: address, verificationToken: fromParent } });
+      assert.equal((await childRoot.getUser({ organizationId: child.organizationId, userId: child.userId })).user.userEmail, address);
+      assert.notEqual((await verifiedAt(child.userId)).email, null);
+      // The parent's token does not prove the contact in the parent's own parentless siblings: the unrelated organization's refuses the child's token in turn.
+      await refused(
+        server.client(unrelated).updateUserEmail({
+          type: 'ACTIVITY_TYPE_UPDATE_USER_EMAIL',
+          timestampMs: String(Date.now()),
+          organizationId: unrelated.organizationId,
+          parameters: { userId: unrelated.userId, userEmail: address, verificationToken: fromParent },
+        }),
+        INVALID_ARGUMENT,
+        /neither this organization nor its parent/,
+        'parameters.verificationToken',
+      );
+    });
+
+    test('changing tags raises the authority version; changing only a name does not', async () => {
+      const { userId } = await newUser();
+      const version = async () => (await server.db.query<{ v: string }>('SELECT authority_version::text AS v FROM organizations WHERE id = $1', [org.organizationId]))[0]!.v;
+      const before = BigInt(await version());
+      await root.updateUserName({ type: 'ACTIVITY_TYPE_UPDATE_USER_NAME', ...stamp(), parameters: { userId, userName: 'Same authority' } });
+      assert.equal(BigInt(await version()), before);
+      await root.updateUser({ type: 'ACTIVITY_TYPE_UPDATE_USER', ...stamp(), parameters: { userId, userTagIds: [] } });
+      assert.equal(BigInt(await version()), before + 1n);
+    });
+
+    test('two users changed to one email at once: one gets it, the other a 400 naming the field', { skip: tdb.name === 'postgres' ? false : 'the embedded store has one connection: requests never overlap in it' }, async () => {
+      const users = await Promise.all(Array.from({ length: 6 }, () => newUser()));
+      const address = email();
+      const outcomes = await Promise.allSettled(
+        users.map(({ userId }) => root.updateUserEmail({ type: 'ACTIVITY_TYPE_UPDATE_USER_EMAIL', ...stamp(), parameters: { userId, userEmail: address } })),
+      );
+      assert.equal(outcomes.filter((o) => o.status === 'fulfilled').length, 1);
+      for (const o of outcomes) {
+        if (o.status === 'rejected') assert.match(String((o.reason as Error).message), /already the email address of another user|concurrent request/);
+      }
+      const [row] = await server.db.query<{ n: number }>('SELECT count(*)::int AS n FROM users WHERE email = $1', [address]);
+      assert.equal(row!.n, 1);
+    });
+
     test('delete_users: a member of the root quorum is a 400; another user is removed, its API key refused at once', async () => {
       await refused(
         root.deleteUsers({ type: 'ACTIVITY_TYPE_DELETE_USERS', ...stamp(), parameters: { userIds: [org.userId] } }),
@@ -225,10 +292,21 @@ for (const tdb of testDatabases) {
       await refused(root.deleteUsers({ type: 'ACTIVITY_TYPE_DELETE_USERS', ...stamp(), parameters: { userIds: [userId, randomUUID()] } }), NOT_FOUND, /parameters\.userIds\[1\]/);
       assert.equal((await getUser(userId)).userId, userId, 'nothing removed');
 
+      const passkey = createSoftwareAuthenticator({ rpId: RP_ID, origin: ORIGIN });
+      const challenge = randomBytes(32).toString('base64url');
+      await root.createAuthenticators({
+        type: 'ACTIVITY_TYPE_CREATE_AUTHENTICATORS_V2',
+        ...stamp(),
+        parameters: { userId, authenticators: [{ authenticatorName: 'phone', challenge, attestation: v1Attestation(passkey.register(challenge)) as any }] },
+      });
+      const byPasskey = new TurnkeyClient({ baseUrl: server.baseUrl }, webauthnStamperFor(passkey) as any);
+      assert.equal((await byPasskey.getWhoami({ organizationId: org.organizationId })).userId, userId);
+
       const answer = await root.deleteUsers({ type: 'ACTIVITY_TYPE_DELETE_USERS', ...stamp(), parameters: { userIds: [userId] } });
       assert.equal(answer.activity.status, 'ACTIVITY_STATUS_COMPLETED');
       assert.deepEqual(answer.activity.result.deleteUsersResult, { userIds: [userId] });
       await refused(server.client(key).getWhoami({ organizationId: org.organizationId }), UNAUTHENTICATED, /revoked/);
+      await refused(byPasskey.getWhoami({ organizationId: org.organizationId }), UNAUTHENTICATED, /revoked/);
       await refused(getUser(userId), NOT_FOUND, /./);
       await refused(root.deleteUsers({ type: 'ACTIVITY_TYPE_DELETE_USERS', ...stamp(), parameters: { userIds: [userId] } }), NOT_FOUND, /parameters\.userIds\[0\]/);
     });
@@ -286,6 +364,25 @@ for (const tdb of testDatabases) {
       assert.deepEqual(deleted.activity.result.deleteAuthenticatorsResult, { authenticatorIds: [authenticatorId] });
       await refused(byPasskey.getWhoami({ organizationId: org.organizationId }), UNAUTHENTICATED, /revoked/);
       assert.ok(!(await getUser(userId)).authenticators.some((a) => a.authenticatorId === authenticatorId));
+      // A passkey of a root quorum user may revoke itself: the activity completes, its next request is refused.
+      const selfUser = await newUser();
+      await server.joinRootQuorum(org.organizationId, selfUser.userId);
+      const own = createSoftwareAuthenticator({ rpId: RP_ID, origin: ORIGIN });
+      const ownChallenge = randomBytes(32).toString('base64url');
+      const [ownId] = (
+        await root.createAuthenticators({
+          type: 'ACTIVITY_TYPE_CREATE_AUTHENTICATORS_V2',
+          ...stamp(),
+          parameters: { userId: selfUser.userId, authenticators: [{ authenticatorName: 'own', challenge: ownChallenge, attestation: v1Attestation(own.register(ownChallenge)) as any }] },
+        })
+      ).activity.result.createAuthenticatorsResult!.authenticatorIds as [string];
+      const byOwn = new TurnkeyClient({ baseUrl: server.baseUrl }, webauthnStamperFor(own) as any);
+      const revokedItself = await byOwn.deleteAuthenticators({ type: 'ACTIVITY_TYPE_DELETE_AUTHENTICATORS', ...stamp(), parameters: { userId: selfUser.userId, authenticatorIds: [ownId] } });
+      assert.equal(revokedItself.activity.status, 'ACTIVITY_STATUS_COMPLETED');
+      await refused(byOwn.getWhoami({ organizationId: org.organizationId }), UNAUTHENTICATED, /revoked/);
+      await server.db.query('DELETE FROM root_quorum_members WHERE user_id = $1', [selfUser.userId]);
+      await server.db.query('UPDATE organizations SET authority_version = authority_version + 1 WHERE id = $1', [org.organizationId]);
+
       // A freed place: the 11th fits now.
       await root.createAuthenticators({ type: 'ACTIVITY_TYPE_CREATE_AUTHENTICATORS_V2', ...stamp(), parameters: { userId, authenticators: [eleventh as any] } });
     });
