@@ -7,6 +7,8 @@
 // outside the root quorum without a policy refused each write.
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { encryptOtpCodeToBundle, generateP256KeyPair } from '@turnkey/crypto';
 import { TurnkeyClient } from '@turnkey/http';
@@ -26,6 +28,8 @@ const UNAUTHENTICATED = 16;
 const RP_ID = 'wallet.example';
 const ORIGIN = 'https://wallet.example';
 const CODE = /\b([0-9A-HJKMNP-TV-Z]{9})\b/;
+/** The default SMS shows the code in two groups; it is encrypted as it reads. */
+const SMS_CODE = /^([0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{5}) is your /;
 
 type KeyPair = { apiPublicKey: string; apiPrivateKey: string };
 
@@ -278,6 +282,47 @@ for (const tdb of testDatabases) {
       }
       const [row] = await server.db.query<{ n: number }>('SELECT count(*)::int AS n FROM users WHERE email = $1', [address]);
       assert.equal(row!.n, 1);
+    });
+
+    test('update_user_phone_number with a verification token of an SMS code: the number counts as verified; an email token does not prove it', async () => {
+      const { userId } = await newUser();
+      const phone = `+1415555${String(3000 + made).slice(-4)}`;
+      const client = sdk();
+      const { otpId, otpEncryptionTargetBundle } = await client.initOtp({ otpType: 'OTP_TYPE_SMS', contact: phone, appName: 'People' });
+      const smsLog = path.join(server.dataDir, 'sms.log');
+      const code: string = await until(`an SMS to ${phone}`, () => {
+        const lines = fs.existsSync(smsLog) ? fs.readFileSync(smsLog, 'utf8').trim().split('\n') : [];
+        return lines.map((line) => JSON.parse(line)).filter((sms) => sms.to === phone).map((sms) => SMS_CODE.exec(sms.text)?.[1]).pop();
+      });
+      const { verificationToken } = await client.verifyOtp({
+        otpId,
+        encryptedOtpBundle: await encryptOtpCodeToBundle(code, otpEncryptionTargetBundle, generateP256KeyPair().publicKey, signerKey),
+      });
+      const emailToken = await verificationTokenFor(email());
+      await refused(
+        root.updateUserPhoneNumber({ type: 'ACTIVITY_TYPE_UPDATE_USER_PHONE_NUMBER', ...stamp(), parameters: { userId, userPhoneNumber: phone, verificationToken: emailToken } }),
+        INVALID_ARGUMENT,
+        /OTP_TYPE_EMAIL code, not OTP_TYPE_SMS/,
+        'parameters.verificationToken',
+      );
+      // Written as people type it: the same number in E.164.
+      const typed = `+1 (${phone.slice(2, 5)}) ${phone.slice(5, 8)}-${phone.slice(8)}`;
+      const answer = await root.updateUserPhoneNumber({ type: 'ACTIVITY_TYPE_UPDATE_USER_PHONE_NUMBER', ...stamp(), parameters: { userId, userPhoneNumber: typed, verificationToken } });
+      assert.deepEqual(answer.activity.result.updateUserPhoneNumberResult, { userId });
+      assert.equal((await getUser(userId)).userPhoneNumber, phone);
+      assert.notEqual((await verifiedAt(userId)).phone, null);
+      // Removing the number with a token makes no sense: refused, naming the token.
+      await refused(
+        root.updateUserPhoneNumber({ type: 'ACTIVITY_TYPE_UPDATE_USER_PHONE_NUMBER', ...stamp(), parameters: { userId, userPhoneNumber: '', verificationToken } }),
+        INVALID_ARGUMENT,
+        /leave the token out/,
+        'parameters.verificationToken',
+      );
+      // A change of another field keeps the number verified; a change of the number clears it.
+      await root.updateUser({ type: 'ACTIVITY_TYPE_UPDATE_USER', ...stamp(), parameters: { userId, userName: 'Still verified', userPhoneNumber: phone } });
+      assert.notEqual((await verifiedAt(userId)).phone, null);
+      await root.updateUser({ type: 'ACTIVITY_TYPE_UPDATE_USER', ...stamp(), parameters: { userId, userPhoneNumber: '+14155559999' } });
+      assert.equal((await verifiedAt(userId)).phone, null);
     });
 
     test('delete_users: a member of the root quorum is a 400; another user is removed, its API key refused at once', async () => {
