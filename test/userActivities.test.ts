@@ -270,6 +270,19 @@ for (const tdb of testDatabases) {
       assert.equal(BigInt(await version()), before + 1n);
     });
 
+    test('one user changed by many requests at once: each completes, the last written stays', { skip: tdb.name === 'postgres' ? false : 'the embedded store has one connection: requests never overlap in it' }, async () => {
+      const { userId } = await newUser();
+      const names = Array.from({ length: 8 }, (_, i) => `Name ${i}`);
+      const outcomes = await Promise.allSettled([
+        ...names.map((userName) => root.updateUserName({ type: 'ACTIVITY_TYPE_UPDATE_USER_NAME', ...stamp(), parameters: { userId, userName } })),
+        root.updateUserPhoneNumber({ type: 'ACTIVITY_TYPE_UPDATE_USER_PHONE_NUMBER', ...stamp(), parameters: { userId, userPhoneNumber: '+14155557777' } }),
+      ]);
+      assert.deepEqual(outcomes.filter((o) => o.status === 'rejected').map((o) => String((o as PromiseRejectedResult).reason)), []);
+      const user = await getUser(userId);
+      assert.ok(names.includes(user.userName));
+      assert.equal(user.userPhoneNumber, '+14155557777');
+    });
+
     test('two users changed to one email at once: one gets it, the other a 400 naming the field', { skip: tdb.name === 'postgres' ? false : 'the embedded store has one connection: requests never overlap in it' }, async () => {
       const users = await Promise.all(Array.from({ length: 6 }, () => newUser()));
       const address = email();

@@ -8,7 +8,7 @@ import { invalidField, notFound, type SignetError } from '../errors.ts';
 import { canonicalEmailAddress, normalizePhoneNumber } from '../otp/contact.ts';
 import { MAX_VERIFICATION_TOKEN_LENGTH, readVerificationToken, VERIFICATION_TOKEN_KEY } from '../otp/verificationToken.ts';
 import { NEW_ACTIVITY } from '../store/activities.ts';
-import { contactVerifiedFor, updateUserOfActivity, userActive, userContactsFree, type UserChange } from '../store/users.ts';
+import { contactVerifiedFor, lockUsers, updateUserOfActivity, userActive, userContactsFree, type UserChange } from '../store/users.ts';
 import { insertUserTagMembersOfActivity, keepUserTagMembersOfActivity, lockUserTags, userTagOfOrganization } from '../store/userTags.ts';
 import { useVerificationToken, verificationTokenUsedAt } from '../store/verificationTokens.ts';
 import { RACED } from './apiKeyParameters.ts';
@@ -140,9 +140,13 @@ export function planUserChange(context: ExecutionContext, userId: string, change
       ...(tagIds !== undefined ? [keepUserTagMembersOfActivity(NEW_ACTIVITY, userId, tagIds)] : []),
       ...(tagIds !== undefined && tagIds.length > 0 ? [insertUserTagMembersOfActivity(NEW_ACTIVITY, tagIds.map((tagId) => ({ tagId, userId })))] : []),
     ],
-    // A deletion of a tag running meanwhile waits for the new members (and removes them with the tag),
-    // or commits first and this statement sees the tag gone (its guard).
-    ...(tagIds !== undefined && tagIds.length > 0 ? { locks: [lockUserTags(organizationId, tagIds, 'share')] } : {}),
+    locks: [
+      // Changes of one user run one after the other, each statement seeing what the one before wrote.
+      lockUsers(organizationId, [userId]),
+      // A deletion of a tag running meanwhile waits for the new members (and removes them with the tag),
+      // or commits first and this statement sees the tag gone (its guard).
+      ...(tagIds !== undefined && tagIds.length > 0 ? [lockUserTags(organizationId, tagIds, 'share')] : []),
+    ],
     // A user's tags are what consensus rules count.
     ...(tagIds !== undefined ? { changesAuthority: true } : {}),
   };

@@ -411,9 +411,10 @@ export function userOutsideRootQuorum(organizationId: string, userId: string): S
 }
 
 /**
- * A lock (ActivityPlan.locks) on the users' rows, taken before the statement that removes them: a
- * write holding one (userActive, holdActiveUser) commits first, so the statement's revocations see
- * the credentials it registered; one starting after waits, then finds the user removed.
+ * A lock (ActivityPlan.locks) on the users' rows, taken before the statement that changes or removes
+ * them: a write holding one (userActive, holdActiveUser) commits first, so the statement sees what it
+ * wrote (a removal revokes the credentials it registered); one starting after waits, then sees this
+ * statement's change. NO KEY: inserts that reference the users are not held up.
  */
 export function lockUsers(organizationId: string, userIds: string[]): Sql {
   return sql`SELECT id FROM users WHERE organization_id = ${organizationId}::uuid AND id = ANY(${userIds}::uuid[]) ORDER BY id FOR NO KEY UPDATE`;
