@@ -43,7 +43,7 @@ function unsupported(what: string) {
     .default([]);
 }
 
-const authenticator = z
+export const authenticator = z
   .strictObject({
     authenticatorName: name.describe('Name of the passkey; not blank'),
     /** base64url, the challenge the registration ceremony was started with (createUserPasskey's encodedChallenge). */
@@ -60,11 +60,11 @@ const authenticator = z
   .describe('A passkey (WebAuthn authenticator) of the user');
 
 // "" is taken as no contact: some clients send every field, empty when unknown.
-const userEmail = text(MAX_EMAIL_LENGTH, (v) => {
+export const userEmail = text(MAX_EMAIL_LENGTH, (v) => {
   const problem = v === '' ? undefined : emailAddressProblem(v);
   return problem && `must be an email address: it ${problem}`;
 });
-const userPhoneNumber = text(MAX_PHONE_INPUT_LENGTH, (v) => {
+export const userPhoneNumber = text(MAX_PHONE_INPUT_LENGTH, (v) => {
   const phone = v === '' ? undefined : normalizePhoneNumber(v);
   return phone && 'problem' in phone ? `must be a phone number in international form (E.164): it ${phone.problem}` : undefined;
 });

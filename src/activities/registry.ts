@@ -1,21 +1,28 @@
 // Every activity type Signet accepts. Adding one is writing its handler file and listing it here.
 import type { ActivityHandler } from './handler.ts';
 import { createApiKeys } from './createApiKeys.ts';
+import { createAuthenticators } from './createAuthenticators.ts';
 import { createPolicies } from './createPolicies.ts';
 import { createPolicy } from './createPolicy.ts';
 import { createSmartContractInterface } from './createSmartContractInterface.ts';
 import { createUsers } from './createUsers.ts';
 import { createUserTag } from './createUserTag.ts';
 import { deleteApiKeys } from './deleteApiKeys.ts';
+import { deleteAuthenticators } from './deleteAuthenticators.ts';
 import { deletePolicies } from './deletePolicies.ts';
 import { deletePolicy } from './deletePolicy.ts';
 import { deleteSmartContractInterface } from './deleteSmartContractInterface.ts';
+import { deleteUsers } from './deleteUsers.ts';
 import { deleteUserTags } from './deleteUserTags.ts';
 import { initOtp } from './initOtp.ts';
 import { initOtpAuth } from './initOtpAuth.ts';
 import { otpLogin, otpLoginV2 } from './otpLogin.ts';
 import { updatePolicy, updatePolicyV1 } from './updatePolicy.ts';
 import { updateRootQuorum } from './updateRootQuorum.ts';
+import { updateUser } from './updateUser.ts';
+import { updateUserEmail } from './updateUserEmail.ts';
+import { updateUserName } from './updateUserName.ts';
+import { updateUserPhoneNumber } from './updateUserPhoneNumber.ts';
 import { verifyOtp, verifyOtpV2 } from './verifyOtp.ts';
 import { approveActivity, rejectActivity } from './voteOnActivity.ts';
 
@@ -29,6 +36,13 @@ export const activityHandlers: readonly ActivityHandler[] = [
   createSmartContractInterface,
   deleteSmartContractInterface,
   createUsers,
+  updateUser,
+  updateUserEmail,
+  updateUserPhoneNumber,
+  updateUserName,
+  deleteUsers,
+  createAuthenticators,
+  deleteAuthenticators,
   createUserTag,
   createApiKeys,
   deleteApiKeys,

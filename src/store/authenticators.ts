@@ -249,3 +249,29 @@ export async function findLiveAuthenticatorFor(
   );
   return refused ? { refused } : rows[0] ? { authenticator: liveFromRow(rows[0]) } : {};
 }
+
+/**
+ * A guard condition: the user's authenticators not revoked, with `adding` more, are at most `max`.
+ * Read in the statement, after the user's lock (store/apiKeys.ts lockUserApiKeys), so concurrent
+ * registrations count each other's.
+ */
+export function userAuthenticatorsWithin(userId: string, adding: number, max: number): Sql {
+  return sql`(SELECT count(*) FROM authenticators WHERE user_id = ${userId}::uuid AND revoked_at IS NULL) + ${adding}::int <= ${max}::int`;
+}
+
+/** A guard condition: the authenticator is the user's, of the organization, and not revoked. */
+export function authenticatorOfUserNotRevoked(organizationId: string, userId: string, id: string): Sql {
+  return sql`EXISTS (SELECT 1 FROM authenticators WHERE id = ${id}::uuid AND user_id = ${userId}::uuid
+                        AND organization_id = ${organizationId}::uuid AND revoked_at IS NULL)`;
+}
+
+/**
+ * A row of an activity's statement: revokes the user's authenticators `ids` at `now` (kept, since
+ * votes name the credentials that stamped them); every later statement stamped with one refuses it.
+ */
+export function revokeAuthenticatorsOfActivity(activity: Sql, user: { organizationId: string; userId: string; ids: string[]; now: Date }): Sql {
+  return sql`UPDATE authenticators SET revoked_at = ${user.now}::timestamptz
+              WHERE id = ANY(${user.ids}::uuid[]) AND user_id = ${user.userId}::uuid AND organization_id = ${user.organizationId}::uuid
+                AND revoked_at IS NULL AND EXISTS (SELECT 1 FROM ${activity})
+             RETURNING id`;
+}

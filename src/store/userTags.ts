@@ -122,3 +122,12 @@ export async function listUserTagsFor(
   const found = pageOf<UserTagRow>(rows, page);
   return { page: { ...found, rows: found.rows.map(fromRow) } };
 }
+
+/**
+ * A row of an activity's statement: the user keeps, of its tags, only `keepTagIds` (the tags it gets
+ * are insertUserTagMembersOfActivity's; a member kept is neither deleted nor inserted again).
+ */
+export function keepUserTagMembersOfActivity(activity: Sql, userId: string, keepTagIds: string[]): Sql {
+  return sql`DELETE FROM user_tag_members
+              WHERE user_id = ${userId}::uuid AND NOT (tag_id = ANY(${keepTagIds}::uuid[])) AND EXISTS (SELECT 1 FROM ${activity})`;
+}

@@ -8,7 +8,7 @@ import { liveApiKeysFromJson, usableApiKeysJson, type LiveApiKey } from './apiKe
 import { liveAuthenticatorsFromJson, liveAuthenticatorsJson, type LiveAuthenticator } from './authenticators.ts';
 import { runWithCredential, type CredentialState, type CredentialUse } from './credentials.ts';
 import { selectPage, type Page, type PageRequest } from './pages.ts';
-import { run, sql, type Sql } from './sql.ts';
+import { join, raw, run, sql, type Sql } from './sql.ts';
 import { userTagIdsJson } from './userTags.ts';
 
 export interface UserRecord {
@@ -231,16 +231,22 @@ export function insertUsersOfActivity(activity: Sql, organizationId: string, use
 }
 
 /** Which of the contacts (by their index in the list) users of the organization not removed already have. */
-function contactsTaken(organizationId: string, contacts: Array<{ email?: string | undefined; phoneNumber?: string | undefined }>): Sql {
+function contactsTaken(
+  organizationId: string,
+  contacts: Array<{ email?: string | undefined; phoneNumber?: string | undefined }>,
+  exceptUserId?: string,
+): Sql {
+  // The user whose own contacts these may already be (an update) does not take them from itself.
+  const other = exceptUserId === undefined ? sql`` : sql` AND u.id <> ${exceptUserId}::uuid`;
   const wanted = contacts.flatMap((c, index) => [
     ...(c.email !== undefined ? [{ index, field: 'email', email: c.email }] : []),
     ...(c.phoneNumber !== undefined ? [{ index, field: 'phoneNumber', phone_number: c.phoneNumber }] : []),
   ]);
   return sql`SELECT w.index, w.field FROM jsonb_to_recordset(${JSON.stringify(wanted)}::jsonb) AS w (index int, field text, email text, phone_number text)
               WHERE EXISTS (SELECT 1 FROM users u WHERE u.organization_id = ${organizationId}::uuid AND u.removed_at IS NULL
-                               AND u.email IS NOT NULL AND u.email = w.email)
+                               AND u.email IS NOT NULL AND u.email = w.email${other})
                  OR EXISTS (SELECT 1 FROM users u WHERE u.organization_id = ${organizationId}::uuid AND u.removed_at IS NULL
-                               AND u.phone_number IS NOT NULL AND u.phone_number = w.phone_number)
+                               AND u.phone_number IS NOT NULL AND u.phone_number = w.phone_number${other})
               ORDER BY w.index, w.field`;
 }
 
@@ -335,4 +341,103 @@ export async function findWhoamiFor(
   if (refused) return { refused };
   const [row] = rows;
   return row ? { whoami: { organizationName: row.organization_name, userName: row.user_name } } : {};
+}
+
+/** A change of one user by an activity: each field given is set; a contact of null removes it. */
+export interface UserChange {
+  userName?: string | undefined;
+  /** In lowercase (canonicalEmailAddress); null removes the email. */
+  email?: string | null | undefined;
+  /** E.164; null removes the phone number. */
+  phoneNumber?: string | null | undefined;
+  /** The new email was proved by a verification token: it counts as verified from `now`. */
+  emailVerified?: boolean;
+  phoneNumberVerified?: boolean;
+}
+
+/**
+ * The SET of a contact column and its verified moment: the new value, verified at `now` when it was
+ * proved; otherwise the moment is kept when the value stays the same and cleared when it changes.
+ */
+function contactAssignment(column: 'email' | 'phone_number', value: string | null, verified: boolean, now: Date): Sql {
+  const name = raw(column);
+  const verifiedAt = raw(`${column}_verified_at`);
+  const moment = verified
+    ? sql`${now}::timestamptz`
+    : sql`CASE WHEN u.${name} IS NOT DISTINCT FROM ${value}::text THEN u.${verifiedAt} END`;
+  return sql`${name} = ${value}::text, ${verifiedAt} = ${moment}`;
+}
+
+/**
+ * A row of an activity's statement (`activity` yields the activity's row): the user (of the
+ * organization, not removed; the caller's guard) changed as `change` says, updated at `now`. New
+ * contacts must be free (userContactsFree); the unique indexes stop a concurrent request that took
+ * one meanwhile.
+ */
+export function updateUserOfActivity(activity: Sql, organizationId: string, userId: string, change: UserChange, now: Date): Sql {
+  const sets: Sql[] = [sql`updated_at = ${now}::timestamptz`];
+  if (change.userName !== undefined) sets.push(sql`user_name = ${change.userName}`);
+  if (change.email !== undefined) sets.push(contactAssignment('email', change.email, change.emailVerified === true, now));
+  if (change.phoneNumber !== undefined) sets.push(contactAssignment('phone_number', change.phoneNumber, change.phoneNumberVerified === true, now));
+  return sql`UPDATE users u SET ${join(sets)} FROM ${activity}
+              WHERE u.id = ${userId}::uuid AND u.organization_id = ${organizationId}::uuid AND u.removed_at IS NULL
+             RETURNING u.id`;
+}
+
+/**
+ * A Gate that writes nothing: it passes when no other user of the organization (not removed) than
+ * `userId` has the contacts; its detail lists those taken, as usersContactsFree's does (index 0).
+ */
+export function userContactsFree(organizationId: string, userId: string, contact: { email?: string | undefined; phoneNumber?: string | undefined }): Gate {
+  const taken = contactsTaken(organizationId, [contact], userId);
+  return {
+    statement: (proceed) => sql`SELECT 1 WHERE ${proceed} AND NOT EXISTS (${taken})`,
+    detail: sql`(SELECT coalesce(json_agg(t), '[]') FROM (${taken}) t)`,
+  };
+}
+
+/**
+ * A guard condition: a contact verified in organization `verifiedIn` counts for the users of
+ * `organizationId`, being that organization or its parent (as markContactVerified's scope).
+ */
+export function contactVerifiedFor(organizationId: string, verifiedIn: string): Sql {
+  return sql`EXISTS (SELECT 1 FROM organizations o WHERE o.id = ${organizationId}::uuid
+                        AND (o.id = ${verifiedIn}::uuid OR o.parent_id = ${verifiedIn}::uuid))`;
+}
+
+/** A guard condition: the user is not a member of the organization's root quorum. */
+export function userOutsideRootQuorum(organizationId: string, userId: string): Sql {
+  return sql`NOT EXISTS (SELECT 1 FROM root_quorum_members WHERE organization_id = ${organizationId}::uuid AND user_id = ${userId}::uuid)`;
+}
+
+/**
+ * A lock (ActivityPlan.locks) on the users' rows, taken before the statement that changes or removes
+ * them: a write holding one (userActive, holdActiveUser) commits first, so the statement sees what it
+ * wrote (a removal revokes the credentials it registered); one starting after waits, then sees this
+ * statement's change. NO KEY: inserts that reference the users are not held up.
+ */
+export function lockUsers(organizationId: string, userIds: string[]): Sql {
+  return sql`SELECT id FROM users WHERE organization_id = ${organizationId}::uuid AND id = ANY(${userIds}::uuid[]) ORDER BY id FOR NO KEY UPDATE`;
+}
+
+/**
+ * Rows of an activity's statement (`activity` yields its row): the users (of the organization, not
+ * removed; the caller's guards) removed at `now`, and every API key (session keys included) and
+ * authenticator of theirs revoked at that moment, as removeUser does.
+ */
+export function removeUsersOfActivity(activity: Sql, organizationId: string, userIds: string[], now: Date): Sql[] {
+  return [
+    sql`UPDATE users SET removed_at = ${now}::timestamptz, updated_at = ${now}::timestamptz
+         WHERE organization_id = ${organizationId}::uuid AND id = ANY(${userIds}::uuid[]) AND removed_at IS NULL
+           AND EXISTS (SELECT 1 FROM ${activity})
+        RETURNING id`,
+    sql`UPDATE api_keys SET revoked_at = ${now}::timestamptz
+         WHERE organization_id = ${organizationId}::uuid AND user_id = ANY(${userIds}::uuid[]) AND revoked_at IS NULL
+           AND EXISTS (SELECT 1 FROM ${activity})
+        RETURNING id`,
+    sql`UPDATE authenticators SET revoked_at = ${now}::timestamptz
+         WHERE organization_id = ${organizationId}::uuid AND user_id = ANY(${userIds}::uuid[]) AND revoked_at IS NULL
+           AND EXISTS (SELECT 1 FROM ${activity})
+        RETURNING id`,
+  ];
 }
