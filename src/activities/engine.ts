@@ -166,7 +166,7 @@ export class ActivityEngine {
         return storedOr(refusal(decision, { type: envelope.type, organizationId: authority.organizationId, userId: principal.userId }, authority));
       }
       const allowed = decision.outcome === 'OUTCOME_ALLOW';
-      if (!allowed && handler.redact) {
+      if (!allowed && handler.redact && handler.redact(envelope.parameters) !== envelope.parameters) {
         if (await this.changedSince(authority, principal, db)) continue;
         // The secret such an activity carries is not kept, so it could never execute later.
         return storedOr(

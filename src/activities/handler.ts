@@ -99,7 +99,9 @@ export interface ActivityHandler<Schema extends z.ZodType = z.ZodType, Result ex
   takes?(parameters: Record<string, unknown>): boolean;
   /**
    * Parameters as they may be stored and echoed (the intent and the votes' signed message): a secret
-   * the request carries in clear, such as a verified OTP code, is replaced. Without it, as given.
+   * the request carries in clear, such as a verified OTP code, is replaced. Without it, as given. It
+   * returns `parameters` itself when they carry no secret: only an activity with a secret to replace
+   * cannot wait for approvals (the secret is not kept to execute it later).
    */
   redact?(parameters: Record<string, unknown>): Record<string, unknown>;
   /** What the activity does, one or two sentences for the OpenAPI document (markdown). */
