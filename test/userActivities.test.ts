@@ -465,5 +465,24 @@ for (const tdb of testDatabases) {
       assert.match(user.userName, /^Person /);
       assert.equal(user.userEmail ?? '', '');
     });
+
+    test('with two approvals needed, a change of email without a token waits for them; one carrying a token is refused (the token is not kept)', async () => {
+      const two = await server.createOrganization('Two approvers');
+      const second = await server.admin('POST', `/organizations/${two.organizationId}/users`, { userName: 'second' });
+      await server.admin('PUT', `/organizations/${two.organizationId}/root-quorum`, { threshold: 2, userIds: [two.userId, second.userId] });
+      const client = server.client(two);
+      const at = () => ({ timestampMs: String(Date.now()), organizationId: two.organizationId });
+      const waiting = await client.updateUserEmail({ type: 'ACTIVITY_TYPE_UPDATE_USER_EMAIL', ...at(), parameters: { userId: two.userId, userEmail: email() } });
+      assert.equal(waiting.activity.status, 'ACTIVITY_STATUS_CONSENSUS_NEEDED');
+      await refused(
+        client.updateUserEmail({
+          type: 'ACTIVITY_TYPE_UPDATE_USER_EMAIL',
+          ...at(),
+          parameters: { userId: two.userId, userEmail: email(), verificationToken: await verificationTokenFor(email()) },
+        }),
+        7,
+        /needs more approvals, and it cannot wait for them/,
+      );
+    });
   });
 }
