@@ -11,6 +11,7 @@ import { encryptOtpCodeToBundle, generateP256KeyPair, verifySessionJwtSignature 
 import { stringToBase64urlString } from '@turnkey/encoding';
 import { TurnkeyClient } from '@turnkey/http';
 import { Turnkey } from '@turnkey/sdk-server';
+import { parseStamp, stampCredential } from '../src/auth/parseStamp.ts';
 import { testDatabases } from './support/databases.ts';
 import { startTestServer, type Credentials, type TestServer } from './support/server.ts';
 import { startSmtpSink, type SmtpSink } from './support/smtpSink.ts';
@@ -405,5 +406,57 @@ for (const tdb of testDatabases) {
       const { activity } = await attestedLogin(attestedStamper(verificationToken, clientKey), { publicKey: clientKey.publicKey });
       await checkSession(activity.result.stampLoginResult.session, userId, clientKey.publicKey);
     });
+
+    test('a login that would need more approvals is refused with 403 and nothing is stored: it never waits', async () => {
+      const quorum = await server.createOrganization('Two roots');
+      const second = generateP256KeyPair();
+      const { userIds } = await new Turnkey({ apiBaseUrl: server.baseUrl, apiPublicKey: quorum.apiPublicKey, apiPrivateKey: quorum.apiPrivateKey, defaultOrganizationId: quorum.organizationId })
+        .apiClient()
+        .createUsers({ users: [{ userName: 'Second root', apiKeys: [{ apiKeyName: 'k', publicKey: second.publicKey, curveType: 'API_KEY_CURVE_P256' }], authenticators: [], oauthProviders: [], userTags: [] }] });
+      await server.admin('PUT', `/organizations/${quorum.organizationId}/root-quorum`, { threshold: 2, userIds: [quorum.userId, userIds[0]] });
+      const sessionKey = generateP256KeyPair();
+      const refused = await submitWithKey(quorum, loginBody({ publicKey: sessionKey.publicKey }, quorum.organizationId));
+      assert.equal(refused.status, 403, JSON.stringify(refused.json));
+      assert.match(refused.json.message, /ACTIVITY_TYPE_STAMP_LOGIN needs more approvals, and it cannot wait for them/);
+      const stored = await server.db.query("SELECT 1 FROM activities WHERE organization_id = $1 AND type = 'ACTIVITY_TYPE_STAMP_LOGIN'", [quorum.organizationId]);
+      assert.equal(stored.length, 0);
+    });
+
+    test('a token otp_login used cannot log in again with an attested stamp', async () => {
+      const { email, userId } = await userWithEmail();
+      const { verificationToken, clientKey } = await verified(email);
+      const message = JSON.stringify({ login: { publicKey: clientKey.publicKey }, tokenId: claimsOf(verificationToken).id, type: 'USAGE_TYPE_LOGIN' });
+      const signature = await new ApiKeyStamper({ apiPublicKey: clientKey.publicKey, apiPrivateKey: clientKey.privateKey }).sign(message, SignatureFormat.Raw);
+      await sdk(org).otpLogin({ verificationToken, publicKey: clientKey.publicKey, clientSignature: { publicKey: clientKey.publicKey, scheme: 'CLIENT_SIGNATURE_SCHEME_API_P256', message, signature } });
+      const again = await attestedRaw(attestedStamper(verificationToken, clientKey), loginBody({ publicKey: generateP256KeyPair().publicKey }));
+      assert.equal(again.status, 401, JSON.stringify(again.json));
+      assert.match(again.json.message, /already used to log in/);
+      assert.deepEqual(await sessionKeysOf(userId), [clientKey.publicKey]);
+    });
   });
 }
+
+describe('X-Stamp-Attested, as parseStamp reads it', () => {
+  const key = generateP256KeyPair();
+  const valid = { publicKeyAttestation: 'a.b.c', scheme: 'STAMP_ATTESTED_SCHEME_P256_VERIFICATION_TOKEN', publicKey: key.publicKey, signature: '3006020101020101' };
+  const header = (value: object) => ({ 'x-stamp-attested': Buffer.from(JSON.stringify(value)).toString('base64url') });
+  const refused = (pattern: RegExp) => (error: any) => error.status === 401 && pattern.test(error.message);
+
+  test('read on the routes that take it, as @turnkey/core sends it; refused on the others', () => {
+    assert.deepEqual(parseStamp(header(valid), { attested: true }), { kind: 'attested', ...valid });
+    assert.throws(() => parseStamp(header(valid)), refused(/^X-Stamp-Attested is accepted by stamp_login only/));
+    assert.equal(stampCredential(header(valid)), key.publicKey);
+    assert.throws(() => parseStamp({}, { attested: true }), refused(/^missing stamp: send X-Stamp or X-Stamp-WebAuthn \(or X-Stamp-Attested\)$/));
+  });
+
+  test('every field checked, each refusal naming it', () => {
+    const { signature: _signature, ...missing } = valid;
+    assert.throws(() => parseStamp(header(missing), { attested: true }), refused(/X-Stamp-Attested is missing signature/));
+    assert.throws(() => parseStamp(header({ ...valid, extra: 1 }), { attested: true }), refused(/unknown field "extra"/));
+    assert.throws(() => parseStamp(header({ ...valid, publicKey: '02ab' }), { attested: true }), refused(/X-Stamp-Attested publicKey must be a P-256 public key/));
+    assert.throws(() => parseStamp(header({ ...valid, signature: 'xyz' }), { attested: true }), refused(/X-Stamp-Attested signature must be a DER-encoded/));
+    assert.throws(() => parseStamp(header({ ...valid, publicKeyAttestation: '' }), { attested: true }), refused(/publicKeyAttestation must be the verificationToken/));
+    assert.throws(() => parseStamp(header({ ...valid, scheme: 'SIGNATURE_SCHEME_TK_API_P256' }), { attested: true }), refused(/scheme must be "STAMP_ATTESTED_SCHEME_P256_VERIFICATION_TOKEN"/));
+    assert.throws(() => parseStamp(header({ ...valid, publicKey: 1 }), { attested: true }), refused(/publicKey must be a string/));
+  });
+});
