@@ -283,7 +283,7 @@ for (const tdb of testDatabases) {
       assert.deepEqual(await sessionKeysOf(userId), [clientKey.publicKey]);
     });
 
-    test('an attested login may name another session key, and plain JSON is read like base64url', async () => {
+    test("an attested login may name another session key; plain JSON is read like base64url; core's body shape", async () => {
       const { email, userId } = await userWithEmail();
       const { verificationToken, clientKey } = await verified(email);
       const sessionKey = generateP256KeyPair();
@@ -294,7 +294,9 @@ for (const tdb of testDatabases) {
           return { stampHeaderName, stampHeaderValue: Buffer.from(stampHeaderValue, 'base64url').toString('utf8') };
         },
       };
-      const login = await attestedRaw(plain, loginBody({ publicKey: sessionKey.publicKey, invalidateExisting: true }));
+      // The body in @turnkey/core's own shape and key order.
+      const coreBody = { parameters: { publicKey: sessionKey.publicKey, expirationSeconds: '900', invalidateExisting: true }, organizationId: org.organizationId, timestampMs: String(Date.now()), generateAppProofs: false, type: 'ACTIVITY_TYPE_STAMP_LOGIN' };
+      const login = await attestedRaw(plain, coreBody);
       assert.equal(login.status, 200, JSON.stringify(login.json));
       await checkSession(login.json.activity.result.stampLoginResult.session, userId, sessionKey.publicKey);
       // The token's key is no credential; the session key is.
