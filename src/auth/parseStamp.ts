@@ -75,18 +75,17 @@ export function parseStamp(headers: Headers, options: ParseStampOptions = {}): S
   const apiKeyValue = headerValue(headers, API_KEY_HEADER);
   const webauthnValue = headerValue(headers, WEBAUTHN_HEADER);
   const attestedValue = headerValue(headers, ATTESTED_HEADER);
-  const sent = [apiKeyValue !== undefined && API_KEY_HEADER, webauthnValue !== undefined && WEBAUTHN_HEADER, attestedValue !== undefined && ATTESTED_HEADER].filter(
-    (name): name is string => name !== false,
-  );
-  if (sent.length === 0) {
+  const count = (apiKeyValue === undefined ? 0 : 1) + (webauthnValue === undefined ? 0 : 1) + (attestedValue === undefined ? 0 : 1);
+  if (count === 0) {
     throw unauthenticated(
       `missing stamp: send ${API_KEY_HEADER} or ${WEBAUTHN_HEADER}${options.attested ? ` (or ${ATTESTED_HEADER})` : ''}`,
       'missing',
     );
   }
-  if (sent.length > 1) {
+  if (count > 1) {
+    const sent = [apiKeyValue !== undefined && API_KEY_HEADER, webauthnValue !== undefined && WEBAUTHN_HEADER, attestedValue !== undefined && ATTESTED_HEADER].filter(Boolean);
     throw malformed(
-      `${sent.length === 2 ? 'two stamps: both' : 'three stamps:'} ${sent.join(' and ')} were sent; stamp the request with exactly one credential`,
+      `${count === 2 ? 'two stamps: both' : 'three stamps:'} ${sent.join(' and ')} were sent; stamp the request with exactly one credential`,
     );
   }
   if (attestedValue !== undefined) {

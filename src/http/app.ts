@@ -19,6 +19,7 @@ import {
   unavailable,
   unsupportedMediaType,
 } from '../errors.ts';
+import { VERIFICATION_TOKEN_KEY } from '../otp/verificationToken.ts';
 import { DatabaseUnavailable, type Database } from '../store/db.ts';
 import { registerAdminRoutes } from './adminRoutes.ts';
 import { AuthFailureThrottle, registerAuthFailureThrottle } from './authFailureThrottle.ts';
@@ -34,7 +35,6 @@ import { DebugRequestLines, loggerOptions, REQUEST_ID_HEADER, registerRequestIds
 import { StampChecker } from './stampChecker.ts';
 import { registerUrlParameterCheck, undecodablePath } from './urlParameters.ts';
 import { registerSubmitRoutes } from './submitRoutes.ts';
-import { VERIFICATION_TOKEN_KEY } from '../otp/verificationToken.ts';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
