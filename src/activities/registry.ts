@@ -17,6 +17,7 @@ import { deleteUserTags } from './deleteUserTags.ts';
 import { initOtp } from './initOtp.ts';
 import { initOtpAuth } from './initOtpAuth.ts';
 import { otpLogin, otpLoginV2 } from './otpLogin.ts';
+import { stampLogin } from './stampLogin.ts';
 import { updatePolicy, updatePolicyV1 } from './updatePolicy.ts';
 import { updateRootQuorum } from './updateRootQuorum.ts';
 import { updateUser } from './updateUser.ts';
@@ -33,6 +34,7 @@ export const activityHandlers: readonly ActivityHandler[] = [
   verifyOtp,
   otpLoginV2,
   otpLogin,
+  stampLogin,
   createSmartContractInterface,
   deleteSmartContractInterface,
   createUsers,

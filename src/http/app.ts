@@ -19,6 +19,7 @@ import {
   unavailable,
   unsupportedMediaType,
 } from '../errors.ts';
+import { VERIFICATION_TOKEN_KEY } from '../otp/verificationToken.ts';
 import { DatabaseUnavailable, type Database } from '../store/db.ts';
 import { registerAdminRoutes } from './adminRoutes.ts';
 import { AuthFailureThrottle, registerAuthFailureThrottle } from './authFailureThrottle.ts';
@@ -156,6 +157,7 @@ export function buildApp(deps: AppDependencies): FastifyInstance {
     db: deps.db,
     config,
     credentials: deps.credentials,
+    verificationTokenKeys: () => deps.engine.keys.verifiers(VERIFICATION_TOKEN_KEY),
     onAuthenticated: (credential) => throttle.succeeded(credential),
   });
   registerSubmitRoutes(app, deps.engine, stamps, deps.handlers, deps.metrics);
