@@ -8,7 +8,9 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { ApiKeyStamper, SignatureFormat } from '@turnkey/api-key-stamper';
 import { encryptOtpCodeToBundle, generateP256KeyPair } from '@turnkey/crypto';
+import { TurnkeyClient } from '@turnkey/http';
 import { Turnkey } from '@turnkey/sdk-server';
+import { attestedStamper } from './support/attested.ts';
 import { testDatabases } from './support/databases.ts';
 import { refused } from './support/refusals.ts';
 import { startTestServer, type Credentials, type TestServer } from './support/server.ts';
@@ -146,6 +148,44 @@ for (const tdb of testDatabases) {
         /does not belong to organization/,
       );
       await refused(asAlice.initOtp({ organizationId: sibling.organizationId, otpType: 'OTP_TYPE_EMAIL', contact: alice.email, appName: "App" }), PERMISSION_DENIED, /does not belong/);
+    });
+
+    test("X-Stamp-Attested with a parent's token: in the sub-organization, or sent to the parent for the one sub-organization with the contact", async () => {
+      const asParent = clientOf(parent);
+      const stampLogin = (token: string, key: KeyPair, organizationId: string) =>
+        new TurnkeyClient({ baseUrl: server.baseUrl }, attestedStamper(token, key) as any).stampLogin({
+          type: 'ACTIVITY_TYPE_STAMP_LOGIN',
+          timestampMs: String(Date.now()),
+          organizationId,
+          parameters: { publicKey: key.publicKey, expirationSeconds: '900', invalidateExisting: false },
+        });
+      const sessionOf = (answer: { activity: any }) =>
+        JSON.parse(Buffer.from(answer.activity.result.stampLoginResult.session.split('.')[1], 'base64url').toString('utf8'));
+
+      const alice = await endUser(sub.organizationId);
+      // As in a sub-organization of create_sub_organization: the end user is its root.
+      await server.joinRootQuorum(sub.organizationId, alice.userId);
+      const first = await verified(asParent, parent.organizationId, alice.email);
+      const inSub = await stampLogin(first.verificationToken, first.clientKey, sub.organizationId);
+      assert.equal(inSub.activity.organizationId, sub.organizationId);
+      assert.deepEqual([sessionOf(inSub).organization_id, sessionOf(inSub).user_id], [sub.organizationId, alice.userId]);
+
+      // Sent to the parent, where no user has the email: the one sub-organization whose user has it.
+      const second = await verified(asParent, parent.organizationId, alice.email);
+      const viaParent = await stampLogin(second.verificationToken, second.clientKey, parent.organizationId);
+      assert.equal(viaParent.activity.organizationId, sub.organizationId);
+      assert.deepEqual([sessionOf(viaParent).organization_id, sessionOf(viaParent).user_id], [sub.organizationId, alice.userId]);
+      const asAlice = clientOf({ apiPublicKey: second.clientKey.publicKey, apiPrivateKey: second.clientKey.privateKey, organizationId: sub.organizationId });
+      assert.equal((await asAlice.getWhoami({ organizationId: sub.organizationId })).userId, alice.userId);
+
+      // Two sub-organizations with the email: the client must say which.
+      await server.admin('POST', `/organizations/${sibling.organizationId}/users`, { userName: 'alice again', email: alice.email });
+      const third = await verified(asParent, parent.organizationId, alice.email);
+      await refused(stampLogin(third.verificationToken, third.clientKey, parent.organizationId), INVALID_ARGUMENT, /2 sub-organizations of .* have a user with the email address .*; set organizationId to the one to log into/);
+      // A sibling's token does not reach another sub-organization.
+      const bob = await endUser(sibling.organizationId);
+      const ownToken = await verified(asParent, sibling.organizationId, bob.email);
+      await refused(stampLogin(ownToken.verificationToken, ownToken.clientKey, sub.organizationId), PERMISSION_DENIED, /was issued in organization .* not .* nor its parent/);
     });
 
     test('a token made in a sub-organization logs in there only', async () => {

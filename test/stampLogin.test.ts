@@ -8,10 +8,10 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { ApiKeyStamper, SignatureFormat } from '@turnkey/api-key-stamper';
 import { encryptOtpCodeToBundle, generateP256KeyPair, verifySessionJwtSignature } from '@turnkey/crypto';
-import { stringToBase64urlString } from '@turnkey/encoding';
 import { TurnkeyClient } from '@turnkey/http';
 import { Turnkey } from '@turnkey/sdk-server';
 import { parseStamp, stampCredential } from '../src/auth/parseStamp.ts';
+import { attestedStamper } from './support/attested.ts';
 import { testDatabases } from './support/databases.ts';
 import { startTestServer, type Credentials, type TestServer } from './support/server.ts';
 import { startSmtpSink, type SmtpSink } from './support/smtpSink.ts';
@@ -23,26 +23,6 @@ const CODE = /\b([0-9A-HJKMNP-TV-Z]{9})\b/;
 const ORIGIN = 'https://wallet.example';
 
 type KeyPair = ReturnType<typeof generateP256KeyPair>;
-
-/**
- * X-Stamp-Attested as @turnkey/core's AttestedStamper builds it: {publicKeyAttestation, scheme,
- * publicKey, signature} as JSON, base64url without padding (@turnkey/encoding), the signature the
- * key's DER signature over the body in hex.
- */
-function attestedStamper(verificationToken: string, key: KeyPair, overrides: { publicKey?: string; sign?: (payload: string) => Promise<string> } = {}) {
-  const signer = new ApiKeyStamper({ apiPublicKey: key.publicKey, apiPrivateKey: key.privateKey });
-  return {
-    async stamp(payload: string) {
-      const stamp = {
-        publicKeyAttestation: verificationToken,
-        scheme: 'STAMP_ATTESTED_SCHEME_P256_VERIFICATION_TOKEN',
-        publicKey: overrides.publicKey ?? key.publicKey,
-        signature: await (overrides.sign ?? ((p: string) => signer.sign(p, SignatureFormat.Der)))(payload),
-      };
-      return { stampHeaderName: 'X-Stamp-Attested', stampHeaderValue: stringToBase64urlString(JSON.stringify(stamp)) };
-    },
-  };
-}
 
 /** A JWT's payload, decoded as the clients decode it. */
 function claimsOf(jwt: string): Record<string, any> {

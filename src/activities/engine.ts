@@ -120,7 +120,8 @@ export class ActivityEngine {
   async submit(handler: ActivityHandler, submission: Submission): Promise<SubmissionOutcome> {
     const { db, config } = this.deps;
     const { envelope, principal } = submission;
-    const { organizationId, timestampMs } = envelope;
+    const { timestampMs } = envelope;
+    const organizationId = organizationOf(submission);
     const now = this.now();
     const fingerprint = `sha256:${hash('sha256', submission.body, 'hex')}`;
     const storedOr = async (error: unknown): Promise<SubmissionOutcome> => {
@@ -277,7 +278,8 @@ export class ActivityEngine {
     },
   ): Promise<{ kind: 'authorityChanged' } | { kind: 'written'; record: ActivityRecord; outcome: WriteOutcome }> {
     const { envelope, principal } = submission;
-    const { organizationId, timestampMs } = envelope;
+    const { timestampMs } = envelope;
+    const organizationId = organizationOf(submission);
     const { activityId, fingerprint, now, plan } = fields;
     const storedResult = withoutSecrets(plan);
     const proofsOf = async (result: object) =>
@@ -554,6 +556,11 @@ export class ActivityEngine {
  * row), and each makes the others decide again: the last of n waits n rounds.
  */
 const MAX_DECISIONS = 25;
+
+/** The organization a submission's activity is of: the body's, unless the stamp acts in another (Principal.actsIn). */
+function organizationOf(submission: Submission): string {
+  return submission.principal.actsIn ?? submission.envelope.organizationId;
+}
 
 export interface Submission {
   body: Buffer;

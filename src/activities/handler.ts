@@ -30,6 +30,11 @@ export interface Principal {
   signature: string;
   /** base64url, WebAuthn only. */
   credentialId?: string;
+  /**
+   * The organization the request acts in when it is not the body's `organizationId`: an attested stamp
+   * sent to a parent stands for the user of the one sub-organization whose contact its token names.
+   */
+  actsIn?: string;
   /** The credential's type as policies see it (an API key, a session key, a passkey). */
   credentialType: CredentialType;
   /** How the statements of the request check, at their own moment, that the credential may still be used. */

@@ -5,11 +5,12 @@
 // token logs in once even when two requests carry it at once.
 import type { Principal } from '../activities/handler.ts';
 import type { VerifyingKey } from '../activities/serviceKeys.ts';
-import { permissionDenied, SignetError, unauthenticated } from '../errors.ts';
+import { invalidArgument, permissionDenied, SignetError, unauthenticated } from '../errors.ts';
 import { p256PointHex } from '../keys/p256.ts';
 import { readVerificationToken, verifiedContact, type ReadVerificationClaims } from '../otp/verificationToken.ts';
 import type { Queryable } from '../store/db.ts';
-import { findUser, findUserByContact, type UserRecord } from '../store/users.ts';
+import { findOrganizationPlace } from '../store/organizations.ts';
+import { findSubOrganizationUsersByContact, findUser, findUserByContact, type UserRecord } from '../store/users.ts';
 import { ATTESTED_HEADER, ATTESTED_SCHEME, type AttestedStamp } from './parseStamp.ts';
 import { verifyApiKeyStamp } from './verifyApiKeyStamp.ts';
 
@@ -56,9 +57,11 @@ export async function authenticateAttested(
     throw error;
   }
 
-  const user = await attestedUser(db, token, organizationId);
+  const { organizationId: userOrganizationId, user } = await attestedUser(db, token, organizationId);
   return {
-    organizationId: organizationId.toLowerCase(),
+    organizationId: userOrganizationId,
+    // Sent to a parent, for the user of one of its sub-organizations: the request acts there.
+    ...(userOrganizationId !== organizationId.toLowerCase() ? { actsIn: userOrganizationId } : {}),
     userId: user.id,
     userName: user.userName,
     userEmail: user.email,
@@ -75,30 +78,49 @@ export async function authenticateAttested(
 }
 
 /**
- * The user an attested stamp stands for in `organizationId`: of the organization the token was
- * issued in, whose email or phone number the token names. The one place that says whom a token may
- * log in.
+ * The user an attested stamp stands for, and its organization: the user whose email or phone number
+ * the token names, in the requested organization, which is the one the token was issued in or one of
+ * that organization's sub-organizations (a parent's token logs into its sub-organizations). Sent to a
+ * parent with no such user, the user of the one sub-organization that has it. The one place that
+ * says whom a token may log in.
  */
-async function attestedUser(db: Queryable, token: ReadVerificationClaims, organizationId: string): Promise<UserRecord> {
-  // Compared here, not in SQL, so a malformed id cannot become a database error.
-  if (token.organizationId.toLowerCase() !== organizationId.toLowerCase()) {
-    const shown = organizationId.length > 64 ? `${organizationId.slice(0, 64)}…` : organizationId;
+async function attestedUser(db: Queryable, token: ReadVerificationClaims, requested: string): Promise<{ organizationId: string; user: UserRecord }> {
+  const issuedIn = token.organizationId.toLowerCase();
+  const wanted = requested.toLowerCase();
+  // Compared here first, so a malformed id cannot become a database error.
+  if (issuedIn !== wanted && (await findOrganizationPlace(db, wanted))?.parentId !== issuedIn) {
+    const shown = requested.length > 64 ? `${requested.slice(0, 64)}…` : requested;
     throw permissionDenied(
-      `${ATTESTED_HEADER}: the verification token was issued in organization ${token.organizationId}, not ${shown}; ` +
-        'set organizationId to the organization where the code was verified',
+      `${ATTESTED_HEADER}: the verification token was issued in organization ${token.organizationId}, not ${shown} nor its parent; ` +
+        'set organizationId to the organization where the code was verified, or to one of its sub-organizations',
       'wrong_organization',
     );
   }
   const contact = verifiedContact(token);
-  const found = await findUserByContact(db, token.organizationId, contact);
-  const user = found && (await findUser(db, token.organizationId, found.id));
-  if (!user) {
-    const named = 'email' in contact ? `email address ${contact.email}` : `phone number ${contact.phoneNumber}`;
-    throw unauthenticated(
-      `${ATTESTED_HEADER}: no user of organization ${token.organizationId} has the ${named} the verification token names; ` +
-        `create the user first (create_users with ${'email' in contact ? 'userEmail' : 'userPhoneNumber'}), then log in`,
-      'unknown_credential',
-    );
+  const named = 'email' in contact ? `email address ${contact.email}` : `phone number ${contact.phoneNumber}`;
+  const userOf = async (organizationId: string, userId: string | undefined) => (userId === undefined ? undefined : findUser(db, organizationId, userId));
+  const own = await userOf(wanted, (await findUserByContact(db, wanted, contact))?.id);
+  if (own) return { organizationId: wanted, user: own };
+  if (issuedIn === wanted) {
+    const found = await findSubOrganizationUsersByContact(db, wanted, contact, MAX_NAMED_SUB_ORGANIZATIONS + 1);
+    if (found.length > 1) {
+      const ids = found.slice(0, MAX_NAMED_SUB_ORGANIZATIONS).map((f) => f.organizationId);
+      throw invalidArgument(
+        `${ATTESTED_HEADER}: ${found.length > MAX_NAMED_SUB_ORGANIZATIONS ? 'more than ' + MAX_NAMED_SUB_ORGANIZATIONS : found.length} sub-organizations ` +
+          `of ${token.organizationId} have a user with the ${named} (${ids.join(', ')}${found.length > MAX_NAMED_SUB_ORGANIZATIONS ? ', …' : ''}); ` +
+          'set organizationId to the one to log into',
+      );
+    }
+    const [only] = found;
+    const user = only && (await userOf(only.organizationId, only.userId));
+    if (only && user) return { organizationId: only.organizationId, user };
   }
-  return user;
+  throw unauthenticated(
+    `${ATTESTED_HEADER}: no user of organization ${requested} has the ${named} the verification token names; ` +
+      `create the user first (create_users with ${'email' in contact ? 'userEmail' : 'userPhoneNumber'}), then log in`,
+    'unknown_credential',
+  );
 }
+
+/** Sub-organizations a refusal names at most when several have the token's contact. */
+const MAX_NAMED_SUB_ORGANIZATIONS = 10;

@@ -193,6 +193,26 @@ export async function findUserByContact(
 }
 
 /**
+ * The users (not removed) with this contact in the live (not deleted) sub-organizations of `parentId`,
+ * as {organizationId, userId}, the first `limit` by organization id.
+ */
+export async function findSubOrganizationUsersByContact(
+  db: Queryable,
+  parentId: string,
+  contact: { email: string } | { phoneNumber: string },
+  limit: number,
+): Promise<Array<{ organizationId: string; userId: string }>> {
+  const [column, value] = 'email' in contact ? ['email', contact.email] : ['phone_number', contact.phoneNumber];
+  const rows = await db.query<{ organization_id: string; id: string }>(
+    `SELECT u.organization_id, u.id FROM users u JOIN organizations o ON o.id = u.organization_id
+      WHERE u.${column} = $1 AND u.removed_at IS NULL AND o.parent_id = $2 AND o.deleted_at IS NULL
+      ORDER BY u.organization_id LIMIT $3`,
+    [value, parentId, limit],
+  );
+  return rows.map((row) => ({ organizationId: row.organization_id, userId: row.id }));
+}
+
+/**
  * A guard condition (Sql yielding a boolean) for an activity's statement: the user exists in the
  * organization and is not removed. It holds the user's row (FOR SHARE) until the statement commits,
  * so a removal running meanwhile waits and then revokes what the statement registered for the user.
