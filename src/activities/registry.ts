@@ -13,6 +13,7 @@ import { deleteSmartContractInterface } from './deleteSmartContractInterface.ts'
 import { deleteUserTags } from './deleteUserTags.ts';
 import { initOtp } from './initOtp.ts';
 import { initOtpAuth } from './initOtpAuth.ts';
+import { otpAuth } from './otpAuth.ts';
 import { otpLogin, otpLoginV2 } from './otpLogin.ts';
 import { updatePolicy, updatePolicyV1 } from './updatePolicy.ts';
 import { updateRootQuorum } from './updateRootQuorum.ts';
@@ -26,6 +27,7 @@ export const activityHandlers: readonly ActivityHandler[] = [
   verifyOtp,
   otpLoginV2,
   otpLogin,
+  otpAuth,
   createSmartContractInterface,
   deleteSmartContractInterface,
   createUsers,

@@ -2,6 +2,7 @@
 // the credential is known, live and of the request's organization. API keys come from
 // the credential cache when given one; the statements of the request check them again.
 import type { Principal } from '../activities/handler.ts';
+import { apiKeyCredentialType } from '../activities/render.ts';
 import { apiKeyExpired, apiKeyRevoked, authenticatorRevoked, permissionDenied, unauthenticated } from '../errors.ts';
 import { advanceSignCount, authenticatorStateOf, findAuthenticator } from '../store/authenticators.ts';
 import type { Queryable } from '../store/db.ts';
@@ -86,7 +87,7 @@ async function authenticateApiKey(
     scheme: 'SIGNATURE_SCHEME_TK_API_P256',
     publicKey,
     signature: stamp.signature,
-    credentialType: key.kind === 'session' ? 'CREDENTIAL_TYPE_READ_WRITE_SESSION_KEY_P256' : 'CREDENTIAL_TYPE_API_KEY_P256',
+    credentialType: apiKeyCredentialType(key.kind),
     credential: { kind: 'apiKey', apiKeyId: key.id, now: options.now },
   };
 }
