@@ -216,6 +216,59 @@ for (const tdb of testDatabases) {
       await refused(client.otpAuth({ otpId, otpCode: '', targetPublicKey: target }), 3, /must not be empty/, 'parameters.otpCode');
     });
 
+    test('an expired OTP is refused, and two submissions of one right code make one key', async () => {
+      const { email, userId } = await newUser();
+      const { otpId: shortLived } = await sdkServer().initOtpAuth({ otpType: 'OTP_TYPE_EMAIL', contact: email, appName: 'Acme Wallet', expirationSeconds: '1' });
+      const staleCode = await codeSentTo(email);
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      await refused(sdkServer().otpAuth({ otpId: shortLived, otpCode: staleCode, targetPublicKey: generateP256KeyPair().publicKey }), 3, /this OTP expired/, 'parameters.otpCode');
+
+      const { otpId, code } = await codeFor(email);
+      const outcomes = await Promise.allSettled(
+        [0, 1].map(() => sdkServer().otpAuth({ otpId, otpCode: code, targetPublicKey: generateP256KeyPair().publicKey })),
+      );
+      assert.deepEqual(outcomes.map((o) => o.status).sort(), ['fulfilled', 'rejected']);
+      const failed = outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult;
+      assert.match(String(failed.reason.message), /this OTP was already used/);
+      const keys = await server.db.query("SELECT id FROM api_keys WHERE kind = 'otp_auth' AND user_id = $1", [userId]);
+      assert.equal(keys.length, 1);
+    });
+
+    test('policies see the key as CREDENTIAL_TYPE_OTP_AUTH_KEY_P256', async () => {
+      const { email, userId } = await newUser();
+      const { otpId, code } = await codeFor(email);
+      const target = generateP256KeyPair();
+      const answer = await sdkServer().otpAuth({ otpId, otpCode: code, targetPublicKey: target.publicKey });
+      const otpKey = opened(answer.credentialBundle!, target);
+      const longLived = generateP256KeyPair();
+      await sdkServer().createApiKeys({ userId, apiKeys: [{ apiKeyName: 'laptop', publicKey: longLived.publicKey, curveType: 'API_KEY_CURVE_P256' }] });
+      await sdkServer().createPolicy({
+        policyName: 'interfaces from otp_auth keys',
+        effect: 'EFFECT_ALLOW',
+        condition: "activity.resource == 'SMART_CONTRACT_INTERFACE' && activity.action == 'CREATE'",
+        consensus: "credentials.any(c, c.type == 'CREDENTIAL_TYPE_OTP_AUTH_KEY_P256')",
+        notes: '',
+      });
+      const createInterface = (key: { apiPublicKey: string; apiPrivateKey: string }, label: string) =>
+        new TurnkeyClient({ baseUrl: server.baseUrl }, new ApiKeyStamper(key)).createSmartContractInterface({
+          type: 'ACTIVITY_TYPE_CREATE_SMART_CONTRACT_INTERFACE',
+          timestampMs: String(Date.now()),
+          organizationId: org.organizationId,
+          parameters: {
+            smartContractAddress: '0x0000000000000000000000000000000000000001',
+            smartContractInterface: JSON.stringify([{ type: 'function', name: 'ping', inputs: [], outputs: [], stateMutability: 'view' }]),
+            type: 'SMART_CONTRACT_INTERFACE_TYPE_ETHEREUM',
+            label,
+          },
+        });
+      const { activity } = await createInterface(otpKey, 'from an otp_auth key');
+      assert.equal(activity.status, 'ACTIVITY_STATUS_COMPLETED');
+      const [vote] = await server.db.query<{ credential_type: string }>('SELECT credential_type FROM votes WHERE activity_id = $1', [activity.id]);
+      assert.equal(vote?.credential_type, 'CREDENTIAL_TYPE_OTP_AUTH_KEY_P256');
+      // The same user with its API key is not what the policy allows.
+      await refused(createInterface({ apiPublicKey: longLived.publicKey, apiPrivateKey: longLived.privateKey }, 'from an API key'), 7, /not allowed for user .*implicit deny/);
+    });
+
     test("invalidateExisting revokes the user's other otp_auth keys, not its API keys", async () => {
       const { email, userId } = await newUser();
       const longLived = generateP256KeyPair();
