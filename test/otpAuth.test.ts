@@ -5,6 +5,8 @@
 // nor the bundle), and invalidateExisting.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { ApiKeyStamper } from '@turnkey/api-key-stamper';
 import { decryptCredentialBundle, generateP256KeyPair, getPublicKey } from '@turnkey/crypto';
@@ -17,6 +19,8 @@ import { startSmtpSink, type SmtpSink } from './support/smtpSink.ts';
 import { until } from './support/until.ts';
 
 const CODE = /\b([0-9A-HJKMNP-TV-Z]{9})\b/;
+/** The default SMS shows the code in two groups (`30FM-DAGXE`); it is typed as it reads. */
+const SMS_CODE = /^([0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{5}) is your /;
 
 /** A code of the right shape that is not `code` (its first symbol changed). */
 function wrongCode(code: string): string {
@@ -162,6 +166,31 @@ for (const tdb of testDatabases) {
 
       await new Promise((resolve) => setTimeout(resolve, 2100));
       await refused(asUser.getWhoami({ organizationId: org.organizationId }), 16, /expired/);
+    });
+
+    test("a phone number: init_otp's OTP by SMS, the grouped code, the user with that phone number", async () => {
+      const phone = `+1415555${String(2000 + contacts++).slice(-4)}`;
+      const { userIds } = await sdkServer().createUsers({
+        users: [{ userName: 'Phone person', userPhoneNumber: phone, apiKeys: [], authenticators: [], oauthProviders: [], userTags: [] }],
+      });
+      const { otpId } = await sdkServer().initOtp({ otpType: 'OTP_TYPE_SMS', contact: phone, appName: 'Acme Wallet' });
+      const smsLog = path.join(server.dataDir, 'sms.log');
+      const code: string = await until(`an SMS to ${phone}`, () => {
+        const lines = fs.existsSync(smsLog) ? fs.readFileSync(smsLog, 'utf8').trim().split('\n') : [];
+        return lines.map((line) => JSON.parse(line)).filter((sms) => sms.to === phone).map((sms) => SMS_CODE.exec(sms.text)?.[1]).pop();
+      });
+      const target = generateP256KeyPair();
+      const answer = await sdkServer().otpAuth({ otpId, otpCode: code, targetPublicKey: target.publicKey });
+      assert.equal(answer.userId, userIds[0]);
+      assert.equal((await sdkServer(opened(answer.credentialBundle!, target)).getWhoami({ organizationId: org.organizationId })).userId, userIds[0]);
+      const [user] = await server.db.query<{ phone_number_verified_at: Date | null }>('SELECT phone_number_verified_at FROM users WHERE id = $1', [userIds[0]]);
+      assert.ok(user?.phone_number_verified_at);
+      // The OTP is used, and init_otp's target key forgotten with it.
+      const [otp] = await server.db.query<{ used: boolean; target: boolean }>(
+        'SELECT used_at IS NOT NULL AS used, target_private_key IS NOT NULL AS target FROM otps WHERE id = $1',
+        [otpId],
+      );
+      assert.deepEqual(otp, { used: true, target: false });
     });
 
     test('wrong codes are counted as verify_otp counts them; after five even the right code is refused', async () => {
