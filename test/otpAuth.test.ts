@@ -165,7 +165,12 @@ for (const tdb of testDatabases) {
       assert.equal((await asUser.getUser({ organizationId: org.organizationId, userId })).user.userEmail, email);
 
       await new Promise((resolve) => setTimeout(resolve, 2100));
-      await refused(asUser.getWhoami({ organizationId: org.organizationId }), 16, /expired/);
+      // In the words @turnkey/core looks for to tell its app the login ended.
+      await refused(
+        asUser.getWhoami({ organizationId: org.organizationId }),
+        16,
+        new RegExp(`API key expired: the otp_auth key ${key.apiPublicKey} expired at .*init_otp_auth, then otp_auth.*Unauthenticated desc = expired api key publicKey ${key.apiPublicKey}`),
+      );
     });
 
     test("a phone number: init_otp's OTP by SMS, the grouped code, the user with that phone number", async () => {
@@ -318,7 +323,7 @@ for (const tdb of testDatabases) {
 
       const third = await logIn(true);
       assert.equal((await third.getWhoami({ organizationId: org.organizationId })).userId, userId);
-      await refused(first.getWhoami({ organizationId: org.organizationId }), 16, /revoked/);
+      await refused(first.getWhoami({ organizationId: org.organizationId }), 16, /API key revoked: the otp_auth key .*Unauthenticated desc = expired api key publicKey/);
       await refused(second.getWhoami({ organizationId: org.organizationId }), 16, /revoked/);
       // The user's API key stays.
       assert.equal((await asLaptop.getWhoami({ organizationId: org.organizationId })).userId, userId);

@@ -7,7 +7,7 @@ import { apiKeyExpired, apiKeyRevoked, authenticatorRevoked, permissionDenied, u
 import { advanceSignCount, authenticatorStateOf, findAuthenticator } from '../store/authenticators.ts';
 import type { Queryable } from '../store/db.ts';
 import { run } from '../store/sql.ts';
-import { findApiKeysByPublicKey } from '../store/apiKeys.ts';
+import { findApiKeysByPublicKey, type ApiKeyKind } from '../store/apiKeys.ts';
 import type { CredentialCache } from './credentialCache.ts';
 import type { ApiKeyStamp, Stamp, WebAuthnStamp } from './parseStamp.ts';
 import { rememberP256PublicKey } from '../keys/p256.ts';
@@ -158,10 +158,9 @@ async function authenticateWebAuthn(
 }
 
 /** Why an API key may not be used at `now` (revoked, then expired), or undefined when it may. */
-function refusalOf(key: { revokedAt: Date | null; expiresAt: Date | null; kind: string }, publicKey: string, now: Date) {
-  const session = key.kind === 'session';
-  if (key.revokedAt !== null) return apiKeyRevoked(publicKey, key.revokedAt, session);
-  if (key.expiresAt !== null && key.expiresAt.getTime() <= now.getTime()) return apiKeyExpired(publicKey, key.expiresAt, session);
+function refusalOf(key: { revokedAt: Date | null; expiresAt: Date | null; kind: ApiKeyKind }, publicKey: string, now: Date) {
+  if (key.revokedAt !== null) return apiKeyRevoked(publicKey, key.revokedAt, key.kind);
+  if (key.expiresAt !== null && key.expiresAt.getTime() <= now.getTime()) return apiKeyExpired(publicKey, key.expiresAt, key.kind);
   return undefined;
 }
 
