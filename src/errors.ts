@@ -1,5 +1,6 @@
 // Every error a client can receive: its HTTP status, gRPC code and wire shape.
 // Code anywhere throws a SignetError; the HTTP layer renders it and never leaks a stack trace.
+import type { ApiKeyKind } from './store/apiKeys.ts';
 
 export interface FieldViolation {
   field: string;
@@ -113,19 +114,25 @@ export const unavailable = (message = 'the database is unavailable; nothing was 
 // Refusals of a credential that verified but may not be used: one wording, whether the lookup before
 // the statement or the statement itself found it.
 
-// A session key's refusals end with the words @turnkey/core looks for to tell its app the session
-// expired (it matches "Unauthenticated desc = expired api key publicKey" in the message).
-const SESSION_ENDED = (publicKey: string) => `log in again with otp_login (Unauthenticated desc = expired api key publicKey ${publicKey})`;
+// A session key's refusals, and those of a key of otp_auth (which a browser client holds as its
+// session), end with the words @turnkey/core looks for to tell its app the session expired (it
+// matches "Unauthenticated desc = expired api key publicKey" in the message).
+const LOGIN_ENDED = (publicKey: string, login: string) => `log in again with ${login} (Unauthenticated desc = expired api key publicKey ${publicKey})`;
+const OTP_AUTH_LOGIN = 'a new code (init_otp_auth, then otp_auth)';
 
-export const apiKeyRevoked = (publicKey: string, revokedAt: Date, session = false) =>
-  session
-    ? unauthenticated(`session ended: the session key ${publicKey} was revoked at ${revokedAt.toISOString()}; ${SESSION_ENDED(publicKey)}`, 'revoked')
-    : unauthenticated(`API key revoked: the API key ${publicKey} was revoked at ${revokedAt.toISOString()}; create a new API key`, 'revoked');
+export const apiKeyRevoked = (publicKey: string, revokedAt: Date, kind: ApiKeyKind = 'api_key') => {
+  const at = revokedAt.toISOString();
+  if (kind === 'session') return unauthenticated(`session ended: the session key ${publicKey} was revoked at ${at}; ${LOGIN_ENDED(publicKey, 'otp_login')}`, 'revoked');
+  if (kind === 'otp_auth') return unauthenticated(`API key revoked: the otp_auth key ${publicKey} was revoked at ${at}; ${LOGIN_ENDED(publicKey, OTP_AUTH_LOGIN)}`, 'revoked');
+  return unauthenticated(`API key revoked: the API key ${publicKey} was revoked at ${at}; create a new API key`, 'revoked');
+};
 
-export const apiKeyExpired = (publicKey: string, expiresAt: Date, session = false) =>
-  session
-    ? unauthenticated(`session expired: the session key ${publicKey} expired at ${expiresAt.toISOString()}; ${SESSION_ENDED(publicKey)}`, 'expired')
-    : unauthenticated(`API key expired: the API key ${publicKey} expired at ${expiresAt.toISOString()}; create a new API key`, 'expired');
+export const apiKeyExpired = (publicKey: string, expiresAt: Date, kind: ApiKeyKind = 'api_key') => {
+  const at = expiresAt.toISOString();
+  if (kind === 'session') return unauthenticated(`session expired: the session key ${publicKey} expired at ${at}; ${LOGIN_ENDED(publicKey, 'otp_login')}`, 'expired');
+  if (kind === 'otp_auth') return unauthenticated(`API key expired: the otp_auth key ${publicKey} expired at ${at}; ${LOGIN_ENDED(publicKey, OTP_AUTH_LOGIN)}`, 'expired');
+  return unauthenticated(`API key expired: the API key ${publicKey} expired at ${at}; create a new API key`, 'expired');
+};
 
 export const authenticatorRevoked = (credentialId: string, revokedAt: Date) =>
   unauthenticated(
@@ -136,7 +143,7 @@ export const authenticatorRevoked = (credentialId: string, revokedAt: Date) =>
 /** Why a statement refused a credential that verified: revoked, expired, or gone since it was looked up. */
 export function credentialRefused(
   credential: { scheme: string; publicKey: string; credentialId?: string },
-  state: { revokedAt: Date | null; expiresAt?: Date | null; session?: boolean; verificationToken?: boolean },
+  state: { revokedAt: Date | null; expiresAt?: Date | null; kind?: ApiKeyKind; verificationToken?: boolean },
   now: Date,
 ): SignetError {
   const webauthn = credential.scheme === 'SIGNATURE_SCHEME_WEBAUTHN';
@@ -149,9 +156,9 @@ export function credentialRefused(
       : unauthenticated('X-Stamp-Attested: the verification token has expired; verify a new code to log in again', 'expired');
   }
   if (state.revokedAt) {
-    return webauthn ? authenticatorRevoked(credential.credentialId ?? '', state.revokedAt) : apiKeyRevoked(credential.publicKey, state.revokedAt, state.session);
+    return webauthn ? authenticatorRevoked(credential.credentialId ?? '', state.revokedAt) : apiKeyRevoked(credential.publicKey, state.revokedAt, state.kind);
   }
-  if (state.expiresAt && state.expiresAt.getTime() <= now.getTime()) return apiKeyExpired(credential.publicKey, state.expiresAt, state.session);
+  if (state.expiresAt && state.expiresAt.getTime() <= now.getTime()) return apiKeyExpired(credential.publicKey, state.expiresAt, state.kind);
   return unauthenticated(
     `unknown ${webauthn ? 'WebAuthn credential' : 'API key'}: it is no longer registered; stamp with a registered credential`,
     'unknown_credential',

@@ -16,6 +16,7 @@ import { deleteUsers } from './deleteUsers.ts';
 import { deleteUserTags } from './deleteUserTags.ts';
 import { initOtp } from './initOtp.ts';
 import { initOtpAuth } from './initOtpAuth.ts';
+import { otpAuth } from './otpAuth.ts';
 import { otpLogin, otpLoginV2 } from './otpLogin.ts';
 import { stampLogin } from './stampLogin.ts';
 import { updatePolicy, updatePolicyV1 } from './updatePolicy.ts';
@@ -35,6 +36,7 @@ export const activityHandlers: readonly ActivityHandler[] = [
   otpLoginV2,
   otpLogin,
   stampLogin,
+  otpAuth,
   createSmartContractInterface,
   deleteSmartContractInterface,
   createUsers,

@@ -5,7 +5,8 @@
 // renders the same bytes on every read.
 import { ECOSYSTEM_TRANSPORTS } from '../keys/verifyAuthenticatorRegistration.ts';
 import type { ActivityRecord, VoteRecord } from '../store/activities.ts';
-import type { LiveApiKey } from '../store/apiKeys.ts';
+import type { CredentialType } from '../policy/index.ts';
+import type { ApiKeyKind, LiveApiKey } from '../store/apiKeys.ts';
 import type { LiveAuthenticator } from '../store/authenticators.ts';
 import type { UserRecord } from '../store/users.ts';
 import type { Access } from './authorization.ts';
@@ -28,6 +29,13 @@ export function userFieldsOf(user: UserRecord): UserFields {
   };
 }
 
+/** The credential type, as policies and the ecosystem's objects name it, of a key of this kind. */
+export function apiKeyCredentialType(kind: ApiKeyKind): CredentialType {
+  if (kind === 'session') return 'CREDENTIAL_TYPE_READ_WRITE_SESSION_KEY_P256';
+  if (kind === 'otp_auth') return 'CREDENTIAL_TYPE_OTP_AUTH_KEY_P256';
+  return 'CREDENTIAL_TYPE_API_KEY_P256';
+}
+
 /**
  * An API key or session key as the ecosystem's v1ApiKey. A key is never changed after it is made
  * (but for a session key's expiry, moved when its client logs in again with it), so updatedAt is its
@@ -36,7 +44,7 @@ export function userFieldsOf(user: UserRecord): UserFields {
  */
 export function apiKeyObject(key: LiveApiKey) {
   return {
-    credential: { publicKey: key.publicKey, type: key.kind === 'session' ? 'CREDENTIAL_TYPE_READ_WRITE_SESSION_KEY_P256' : 'CREDENTIAL_TYPE_API_KEY_P256' },
+    credential: { publicKey: key.publicKey, type: apiKeyCredentialType(key.kind) },
     apiKeyId: key.id,
     apiKeyName: key.name,
     createdAt: key.createdAt.toISOString(),

@@ -4,26 +4,21 @@
 // (ACTIVITY_TYPE_VERIFY_OTP) takes the code in clear and keeps it out of what is stored. Both check
 // the code in constant time, at most MAX_FAILED_ATTEMPTS wrong guesses, single use (the OTP is marked
 // used, and its target key forgotten, by the activity's own statement), and answer a signed token.
-import { randomUUID, timingSafeEqual } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { credentialRefused, invalidField, notFound, type SignetError } from '../errors.ts';
+import { invalidField } from '../errors.ts';
 import { P256_PUBLIC_KEY_PATTERN, parseP256PublicKey } from '../keys/p256.ts';
-import { CROCKFORD_ALPHABET, DIGIT_ALPHABET, hashOtpCode, normalizeOtpCode } from '../otp/code.ts';
-import { decryptOtpBundle, MAX_OTP_BUNDLE_LENGTH, MAX_OTP_CODE_LENGTH, OtpBundleError } from '../otp/targetBundle.ts';
+import { decryptOtpBundle, MAX_OTP_BUNDLE_LENGTH, OtpBundleError } from '../otp/targetBundle.ts';
 import { signEcosystemVerificationToken, signVerificationToken, VERIFICATION_TOKEN_KEY } from '../otp/verificationToken.ts';
-import { claimOtp, countWrongGuess, findOtp, openTargetKey, otpState, type OtpRecord } from '../store/otps.ts';
 import { NEW_ACTIVITY } from '../store/activities.ts';
+import { openTargetKey, type OtpRecord } from '../store/otps.ts';
 import { markContactVerified } from '../store/users.ts';
 import type { ActivityHandler, ActivityPlan, ExecutionContext } from './handler.ts';
 import { wholeNumberPattern } from './numberPattern.ts';
+import { checkCode, claimGate, otpCodeParameter, otpIdParameter as otpId, redactOtpCode, verifiableOtp } from './otpCheck.ts';
 
-export const MAX_FAILED_ATTEMPTS = 5;
 export const DEFAULT_TOKEN_SECONDS = '3600';
 export const MAX_TOKEN_SECONDS = 86_400;
-/** What a verified code is replaced with in the stored intent and the votes' message. */
-export const REDACTED_CODE = '[redacted]';
-
-const GUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 
 const PUBLIC_KEY_PROBLEM =
   'must be a P-256 public key in hex: 66 characters starting with 02 or 03 (compressed) or 130 starting ' +
@@ -37,11 +32,6 @@ function isP256PublicKey(value: string): boolean {
     return false;
   }
 }
-
-const otpId = z
-  .string({ error: 'must be a string: the otpId that init_otp or init_otp_auth returned' })
-  .regex(GUID, 'must be the otpId that init_otp or init_otp_auth returned (a UUID)')
-  .meta({ format: 'uuid', description: "Identifier of the OTP: the otpId that init_otp or init_otp_auth returned. Another organization's is a 404" });
 
 const expirationSeconds = z
   .string({ error: `must be a string of digits, e.g. "${DEFAULT_TOKEN_SECONDS}"` })
@@ -62,19 +52,7 @@ const objectExpected = { error: (issue: { code: string }) => (issue.code === 'in
 export const verifyOtpParameters = z.strictObject(
   {
     otpId,
-    otpCode: z
-      .string({ error: 'must be a string: the code the user received' })
-      .superRefine((value, ctx) => {
-        if (value.trim() === '') ctx.addIssue({ code: 'custom', message: 'must not be empty; give the code the user received' });
-        else if (value.length > MAX_OTP_CODE_LENGTH) ctx.addIssue({ code: 'custom', message: `is longer than ${MAX_OTP_CODE_LENGTH} characters` });
-      })
-      .meta({
-        minLength: 1,
-        maxLength: MAX_OTP_CODE_LENGTH,
-        pattern: '\\S',
-        description:
-          `The code as the user typed it: case, spaces and hyphens do not matter, and for alphanumeric codes I and L read as 1, O as 0. At most ${MAX_FAILED_ATTEMPTS} wrong codes per OTP. Not kept: the stored intent holds "[redacted]"`,
-      }),
+    otpCode: otpCodeParameter,
     expirationSeconds,
     // Lower-cased, so the intent and the token's public_key claim hold one spelling of the key.
     publicKey: z
@@ -118,8 +96,6 @@ const resultSchema = z.strictObject({
     ),
 });
 type VerifyOtpResult = z.infer<typeof resultSchema>;
-
-const NEW_CODE = 'request a new code with init_otp or init_otp_auth';
 
 export const verifyOtpV2: ActivityHandler<typeof verifyOtpV2Parameters, VerifyOtpResult> = {
   path: 'verify_otp',
@@ -176,11 +152,9 @@ export const verifyOtp: ActivityHandler<typeof verifyOtpParameters, VerifyOtpRes
   activityType: 'ACTIVITY_TYPE_VERIFY_OTP',
   parentMaySubmit: true,
   description:
-    'V1 (`otpCode`): checks the code in clear (at most 5 wrong codes; single use; the code is not kept) and answers a verification token, bound to `publicKey` when one is given. Without `publicKey` the token is a bearer secret: only this answer holds it, the stored activity has `""`. The only way to verify an OTP of `init_otp_auth`.',
+    'V1 (`otpCode`): checks the code in clear (at most 5 wrong codes; single use; the code is not kept) and answers a verification token, bound to `publicKey` when one is given. Without `publicKey` the token is a bearer secret: only this answer holds it, the stored activity has `""`. With `otp_auth` (which takes the code in clear too), the way to verify an OTP of `init_otp_auth`.',
   takes: (parameters) => !('encryptedOtpBundle' in parameters),
-  // The code is not kept: the stored intent and the votes' message carry REDACTED_CODE instead. The
-  // vote's signature still checks against the fingerprint, the SHA-256 of the bytes as signed.
-  redact: (parameters) => (typeof parameters.otpCode === 'string' ? { ...parameters, otpCode: REDACTED_CODE } : parameters),
+  redact: redactOtpCode,
   intentKey: 'verifyOtpIntent',
   resultKey: 'verifyOtpResult',
   parameters: verifyOtpParameters,
@@ -205,54 +179,10 @@ export const verifyOtp: ActivityHandler<typeof verifyOtpParameters, VerifyOtpRes
   },
 };
 
-/** The organization's OTP, while it can still be verified; otherwise the refusal. */
-async function verifiableOtp(context: ExecutionContext, id: string, field: string): Promise<OtpRecord> {
-  // Another organization's OTP is answered exactly like one that does not exist.
-  const otp = await findOtp(context.db, context.organizationId, id);
-  if (!otp) throw notFound(`no OTP with id ${id} exists in this organization; use the otpId that init_otp or init_otp_auth returned`);
-  const refusal = otpRefusal(otp, context.now, field);
-  if (refusal) throw refusal;
-  return otp;
-}
-
 /**
- * Compares the code with the OTP's in constant time; a wrong one is counted (on its own: the
- * request is refused, the count must stay) and refused. The count only moves while under the limit,
- * on the row's latest state, so five is a hard cap even for concurrent guesses.
- */
-async function checkCode(context: ExecutionContext, otp: OtpRecord, given: string, field: string): Promise<void> {
-  // A code of the wrong shape cannot be the code, and its shape is public (the init intent holds
-  // it), so a typo of length or alphabet is pointed out without spending an attempt.
-  const code = normalizeOtpCode(given, otp.alphanumeric);
-  const alphabet = otp.alphanumeric ? CROCKFORD_ALPHABET : DIGIT_ALPHABET;
-  if (code.length !== otp.otpLength || [...code].some((symbol) => !alphabet.includes(symbol))) {
-    const kind = otp.alphanumeric ? 'letters and digits' : 'digits';
-    throw invalidField(field, `Invalid OTP code: the code must be the ${otp.otpLength} ${kind} the user received; check for a typo`);
-  }
-  const hashed = Buffer.from(hashOtpCode(context.secret, otp.id, code), 'hex');
-  const stored = Buffer.from(otp.codeHash, 'hex');
-  if (hashed.length === stored.length && timingSafeEqual(hashed, stored)) return;
-
-  const counted = await countWrongGuess(context.db, context.principal.credential, context.organizationId, otp.id, MAX_FAILED_ATTEMPTS);
-  if (counted.refused) throw credentialRefused(context.principal, counted.refused, context.now);
-  if (counted.failedAttempts === undefined) {
-    throw otpRefusal((await findOtp(context.db, context.organizationId, otp.id))!, context.now, field) ?? tooManyAttempts(field);
-  }
-  const left = MAX_FAILED_ATTEMPTS - counted.failedAttempts;
-  // "Invalid OTP code" is what @turnkey/core looks for to tell its app the code was wrong.
-  throw invalidField(
-    field,
-    left > 0
-      ? `Invalid OTP code: it is not the code that was sent; ${left} attempt${left === 1 ? '' : 's'} left`
-      : `Invalid OTP code: it is not the code that was sent, and that was the last attempt; ${NEW_CODE}`,
-  );
-}
-
-/**
- * The plan once the code is right: the token, and the OTP used by the activity's own statement,
- * only while still unused, unexpired and under the limit there: two concurrent right guesses cannot
- * both get a token. A bearer token is answered but not stored. The contact counts as verified for
- * the users that have it, here and in the organization's sub-organizations.
+ * The plan once the code is right: the token, and the OTP used by the activity's own statement
+ * (claimGate). A bearer token is answered but not stored. The contact counts as verified for the
+ * users that have it, here and in the organization's sub-organizations.
  */
 function claimed(context: ExecutionContext, otp: OtpRecord, field: string, verificationToken: string, bearer: boolean): ActivityPlan<VerifyOtpResult> {
   const { id } = otp;
@@ -261,30 +191,6 @@ function claimed(context: ExecutionContext, otp: OtpRecord, field: string, verif
     rows: [markContactVerified(NEW_ACTIVITY, context.organizationId, contact, context.now)],
     result: { verificationToken },
     ...(bearer ? { secretFields: ['verificationToken'] } : {}),
-    gates: [
-      {
-        gate: { statement: claimOtp(context.organizationId, id, context.now, MAX_FAILED_ATTEMPTS), detail: otpState(id) },
-        error: (detail) => {
-          const state = (detail ?? {}) as { usedAt?: string | null; expiresAt?: string; failedAttempts?: number };
-          return (
-            otpRefusal(
-              { usedAt: state.usedAt ? new Date(state.usedAt) : null, expiresAt: new Date(state.expiresAt ?? 0), failedAttempts: state.failedAttempts ?? 0 },
-              context.now,
-              field,
-            ) ?? invalidField(field, `this OTP was already used; ${NEW_CODE}`)
-          );
-        },
-      },
-    ],
+    gates: [claimGate(context, id, field)],
   };
-}
-
-const tooManyAttempts = (field: string) => invalidField(field, `too many wrong attempts; ${NEW_CODE}`);
-
-/** Why an OTP cannot be verified any more, if it cannot. */
-function otpRefusal(otp: Pick<OtpRecord, 'usedAt' | 'expiresAt' | 'failedAttempts'>, now: Date, field: string): SignetError | undefined {
-  if (otp.usedAt !== null) return invalidField(field, `this OTP was already used; ${NEW_CODE}`);
-  if (otp.expiresAt.getTime() <= now.getTime()) return invalidField(field, `this OTP expired; ${NEW_CODE}`);
-  if (otp.failedAttempts >= MAX_FAILED_ATTEMPTS) return tooManyAttempts(field);
-  return undefined;
 }

@@ -3,7 +3,7 @@
 // store. Used by the admin API and the development bootstrap; users themselves are in users.ts.
 import { createPublicKey, ECDH, generateKeyPairSync, randomUUID } from 'node:crypto';
 import { invalidField, notFound, type SignetError } from '../errors.ts';
-import { insertApiKey, listApiKeys as listStoredApiKeys, revokeApiKey as revokeStoredApiKey } from '../store/apiKeys.ts';
+import { insertApiKey, listApiKeys as listStoredApiKeys, revokeApiKey as revokeStoredApiKey, type ApiKeyKind } from '../store/apiKeys.ts';
 import { insertAuthenticator } from '../store/authenticators.ts';
 import type { Database, Queryable } from '../store/db.ts';
 import { countOrganizations, insertOrganization, listOrganizations as listStoredOrganizations, organizationExists } from '../store/organizations.ts';
@@ -145,13 +145,13 @@ export async function revokeApiKey(
   return { apiKeyId, revokedAt: revokedAt.toISOString() };
 }
 
-/** An API key as the admin API lists it; `kind` "session" for a key otp_login registered. */
+/** An API key as the admin API lists it; `kind` "session" for a key otp_login registered, "otp_auth" for one of otp_auth. */
 export interface ApiKeyView {
   apiKeyId: string;
   userId: string;
   name: string;
   publicKey: string;
-  kind: 'api_key' | 'session';
+  kind: ApiKeyKind;
   createdAt: string;
   expiresAt: string | null;
   revokedAt: string | null;

@@ -3,12 +3,13 @@
 // the credential cache when given one; the statements of the request check them again.
 import type { Principal } from '../activities/handler.ts';
 import type { VerifyingKey } from '../activities/serviceKeys.ts';
+import { apiKeyCredentialType } from '../activities/render.ts';
 import { apiKeyExpired, apiKeyRevoked, authenticatorRevoked, permissionDenied, unauthenticated } from '../errors.ts';
 import { advanceSignCount, authenticatorStateOf, findAuthenticator } from '../store/authenticators.ts';
 import type { Queryable } from '../store/db.ts';
 import { findOrganizationPlace } from '../store/organizations.ts';
 import { run } from '../store/sql.ts';
-import { findApiKeysByPublicKey } from '../store/apiKeys.ts';
+import { findApiKeysByPublicKey, type ApiKeyKind } from '../store/apiKeys.ts';
 import { authenticateAttested } from './authenticateAttested.ts';
 import type { CredentialCache } from './credentialCache.ts';
 import type { ApiKeyStamp, Stamp, WebAuthnStamp } from './parseStamp.ts';
@@ -110,7 +111,7 @@ async function authenticateApiKey(
     scheme: 'SIGNATURE_SCHEME_TK_API_P256',
     publicKey,
     signature: stamp.signature,
-    credentialType: key.kind === 'session' ? 'CREDENTIAL_TYPE_READ_WRITE_SESSION_KEY_P256' : 'CREDENTIAL_TYPE_API_KEY_P256',
+    credentialType: apiKeyCredentialType(key.kind),
     credential: { kind: 'apiKey', apiKeyId: key.id, now: options.now },
   };
 }
@@ -213,10 +214,9 @@ async function keyFor<K extends { organizationId: string }>(
 }
 
 /** Why an API key may not be used at `now` (revoked, then expired), or undefined when it may. */
-function refusalOf(key: { revokedAt: Date | null; expiresAt: Date | null; kind: string }, publicKey: string, now: Date) {
-  const session = key.kind === 'session';
-  if (key.revokedAt !== null) return apiKeyRevoked(publicKey, key.revokedAt, session);
-  if (key.expiresAt !== null && key.expiresAt.getTime() <= now.getTime()) return apiKeyExpired(publicKey, key.expiresAt, session);
+function refusalOf(key: { revokedAt: Date | null; expiresAt: Date | null; kind: ApiKeyKind }, publicKey: string, now: Date) {
+  if (key.revokedAt !== null) return apiKeyRevoked(publicKey, key.revokedAt, key.kind);
+  if (key.expiresAt !== null && key.expiresAt.getTime() <= now.getTime()) return apiKeyExpired(publicKey, key.expiresAt, key.kind);
   return undefined;
 }
 

@@ -270,7 +270,7 @@ export const COMMANDS: readonly Command[] = [
   {
     name: 'apikey',
     sub: 'list',
-    summary: "the organization's API keys, newest first, revoked and expired ones too; kind api_key, or session for an OTP login's",
+    summary: "the organization's API keys, newest first, revoked and expired ones too; kind api_key, session for an OTP login's, or otp_auth for a key of otp_auth",
     flags: { org, user: { type: 'string', value: 'ID', description: "only this user's" }, json },
     admin: true,
     run: listing(

@@ -103,7 +103,7 @@ export const adminAnswers = {
           userId: uuid('The user who holds it'),
           name: z.string().describe('Name of the key'),
           publicKey: compressedKey('The key'),
-          kind: z.enum(['api_key', 'session']).describe('api_key: made by the admin API, create_users or org create; session: a session key of otp_login'),
+          kind: z.enum(['api_key', 'session', 'otp_auth']).describe('api_key: made by the admin API, create_users, create_api_keys or org create; session: a session key of otp_login; otp_auth: a key of otp_auth'),
           createdAt: timestamp('When it was registered'),
           expiresAt: nullableTimestamp('When it expires'),
           revokedAt: nullableTimestamp('When it was revoked'),

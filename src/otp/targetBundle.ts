@@ -3,6 +3,7 @@
 // encryptOtpCodeToBundle; decryption is that library's own HPKE.
 import { generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import { p256PointHex, uncompressedPublicKeyHex } from '../keys/p256.ts';
+import { turnkeyCrypto } from './turnkeyCrypto.ts';
 
 /** A fresh P-256 key pair for one OTP: the client encrypts the code to its public half. */
 export interface TargetKey {
@@ -69,14 +70,6 @@ const MAX_CIPHERTEXT_BYTES = 1024;
 // AES-GCM's 16-byte tag plus the shortest plaintext, {"otp_code":"","public_key":""} (31 bytes).
 const MIN_CIPHERTEXT_BYTES = 16 + 31;
 const HEX = /^(?:[0-9a-fA-F]{2})+$/;
-
-// @turnkey/crypto costs about 180 ms and 30 MB when loaded (it brings X.509 and CBOR code too);
-// only verify_otp with an encrypted bundle needs it, so it is loaded on first use.
-let library: Promise<typeof import('@turnkey/crypto')> | undefined;
-function turnkeyCrypto(): Promise<typeof import('@turnkey/crypto')> {
-  library ??= import('@turnkey/crypto');
-  return library;
-}
 
 /**
  * Decrypts a verify_otp V2 encryptedOtpBundle (JSON {encappedPublic, ciphertext} from

@@ -1,11 +1,14 @@
 // API keys (table api_keys): P-256 public keys (compressed SEC1, lowercase hex) that stamp requests
 // for a user of an organization, until revoked or expired. Session keys are API keys too: otp_login
-// registers them (kind 'session'), with the session's expiry.
+// registers them (kind 'session'), with the session's expiry; so are otp_auth's keys (kind 'otp_auth').
 import type { Gate } from './activities.ts';
 import { runWithCredential, type CredentialState, type CredentialUse } from './credentials.ts';
 import type { Queryable } from './db.ts';
 import { selectPage, type Page, type PageRequest } from './pages.ts';
 import { sql, type Sql } from './sql.ts';
+
+/** What made a key: an API key (admin API, create_users, create_api_keys), otp_login's session key, otp_auth's key. */
+export type ApiKeyKind = 'api_key' | 'session' | 'otp_auth';
 
 export interface ApiKeyRecord {
   id: string;
@@ -21,8 +24,7 @@ export interface ApiKeyRecord {
   publicKey: string;
   expiresAt: Date | null;
   revokedAt: Date | null;
-  /** 'session' for a key otp_login registered. */
-  kind: 'api_key' | 'session';
+  kind: ApiKeyKind;
 }
 
 interface ApiKeyRow {
@@ -37,7 +39,7 @@ interface ApiKeyRow {
   public_key: string;
   expires_at: Date | null;
   revoked_at: Date | null;
-  kind: 'api_key' | 'session';
+  kind: ApiKeyKind;
 }
 
 /** Every registration of a public key (one per organization at most), with its user. */
@@ -86,15 +88,24 @@ export interface NewApiKey {
   /** Compressed SEC1, lowercase hex. */
   publicKey: string;
   expiresAt: Date | null;
+  /** 'api_key' when left out. */
+  kind?: ApiKeyKind;
 }
 
 /** A row of an activity's statement (`activity` yields the activity's row): the keys, created at `now`. */
 export function insertApiKeysOfActivity(activity: Sql, organizationId: string, keys: NewApiKey[], now: Date): Sql {
-  const rows = keys.map((k) => ({ id: k.id, user_id: k.userId, name: k.name, public_key: k.publicKey, expires_at: k.expiresAt?.toISOString() ?? null }));
-  return sql`INSERT INTO api_keys (id, organization_id, user_id, name, public_key, expires_at, created_at)
-             SELECT k.id, ${organizationId}::uuid, k.user_id, k.name, k.public_key, k.expires_at, ${now}::timestamptz
+  const rows = keys.map((k) => ({
+    id: k.id,
+    user_id: k.userId,
+    name: k.name,
+    public_key: k.publicKey,
+    expires_at: k.expiresAt?.toISOString() ?? null,
+    kind: k.kind ?? 'api_key',
+  }));
+  return sql`INSERT INTO api_keys (id, organization_id, user_id, name, public_key, expires_at, kind, created_at)
+             SELECT k.id, ${organizationId}::uuid, k.user_id, k.name, k.public_key, k.expires_at, k.kind, ${now}::timestamptz
                FROM ${activity}, jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
-                    AS k (id uuid, user_id uuid, name text, public_key text, expires_at timestamptz)
+                    AS k (id uuid, user_id uuid, name text, public_key text, expires_at timestamptz, kind text)
              RETURNING id`;
 }
 
@@ -118,7 +129,7 @@ export interface ListedApiKey {
   name: string;
   /** Compressed SEC1, lowercase hex. */
   publicKey: string;
-  kind: 'api_key' | 'session';
+  kind: ApiKeyKind;
   createdAt: Date;
   expiresAt: Date | null;
   revokedAt: Date | null;
@@ -131,7 +142,7 @@ export async function listApiKeys(db: Queryable, organizationId: string, page: P
     user_id: string;
     name: string;
     public_key: string;
-    kind: 'api_key' | 'session';
+    kind: ApiKeyKind;
     created_at: Date;
     expires_at: Date | null;
     revoked_at: Date | null;
@@ -249,8 +260,17 @@ export function revokeApiKeysOfActivity(activity: Sql, user: { organizationId: s
 
 /** A row of the activity's statement: revokes the user's other live session keys (otp_login's invalidateExisting). */
 export function revokeOtherSessionKeys(activity: Sql, user: { organizationId: string; userId: string; keepPublicKey: string; now: Date }): Sql {
+  return revokeOtherKeysOfKind(activity, 'session', user);
+}
+
+/** A row of the activity's statement: revokes the user's other live otp_auth keys (otp_auth's invalidateExisting). */
+export function revokeOtherOtpAuthKeys(activity: Sql, user: { organizationId: string; userId: string; keepPublicKey: string; now: Date }): Sql {
+  return revokeOtherKeysOfKind(activity, 'otp_auth', user);
+}
+
+function revokeOtherKeysOfKind(activity: Sql, kind: ApiKeyKind, user: { organizationId: string; userId: string; keepPublicKey: string; now: Date }): Sql {
   return sql`UPDATE api_keys SET revoked_at = ${user.now}::timestamptz
-              WHERE user_id = ${user.userId}::uuid AND organization_id = ${user.organizationId}::uuid AND kind = 'session'
+              WHERE user_id = ${user.userId}::uuid AND organization_id = ${user.organizationId}::uuid AND kind = ${kind}
                 AND revoked_at IS NULL AND public_key <> ${user.keepPublicKey} AND EXISTS (SELECT 1 FROM ${activity})
              RETURNING id`;
 }
@@ -263,7 +283,7 @@ interface LiveApiKeyRow {
   user_id: string;
   name: string;
   public_key: string;
-  kind: 'api_key' | 'session';
+  kind: ApiKeyKind;
   created_at: Date | string;
   expires_at: Date | string | null;
 }

@@ -2,7 +2,7 @@
 // its own moment, that the credential may still be used (an API key neither revoked nor expired, a
 // passkey not revoked), so a revocation takes effect at once in every process, whatever the
 // processes keep in memory.
-import { apiKeyState, apiKeyUsable } from './apiKeys.ts';
+import { apiKeyState, apiKeyUsable, type ApiKeyKind } from './apiKeys.ts';
 import { authenticatorState, authenticatorUsable } from './authenticators.ts';
 import type { Queryable } from './db.ts';
 import { run, sql, type Sql } from './sql.ts';
@@ -23,8 +23,8 @@ export interface CredentialState {
   revokedAt: Date | null;
   /** API keys. */
   expiresAt?: Date | null;
-  /** A session key (otp_login's), not an API key an operator made. */
-  session?: boolean;
+  /** What made the API key: a session key (otp_login's) and a key of otp_auth are refused in their own words. */
+  kind?: ApiKeyKind;
   /** An attested stamp's verification token: revokedAt is when it was used. */
   verificationToken?: boolean;
 }
@@ -59,7 +59,7 @@ export function parseCredentialState(json: unknown): CredentialState {
   return {
     revokedAt: date(state.revokedAt),
     ...(state.expiresAt !== undefined ? { expiresAt: date(state.expiresAt) } : {}),
-    ...(state.kind === 'session' ? { session: true } : {}),
+    ...(state.kind === 'session' || state.kind === 'otp_auth' ? { kind: state.kind } : {}),
     ...(state.kind === 'verificationToken' ? { verificationToken: true } : {}),
   };
 }
