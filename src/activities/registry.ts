@@ -4,12 +4,14 @@ import { createApiKeys } from './createApiKeys.ts';
 import { createPolicies } from './createPolicies.ts';
 import { createPolicy } from './createPolicy.ts';
 import { createSmartContractInterface } from './createSmartContractInterface.ts';
+import { createSubOrganization, createSubOrganizationV7 } from './createSubOrganization.ts';
 import { createUsers } from './createUsers.ts';
 import { createUserTag } from './createUserTag.ts';
 import { deleteApiKeys } from './deleteApiKeys.ts';
 import { deletePolicies } from './deletePolicies.ts';
 import { deletePolicy } from './deletePolicy.ts';
 import { deleteSmartContractInterface } from './deleteSmartContractInterface.ts';
+import { deleteSubOrganization } from './deleteSubOrganization.ts';
 import { deleteUserTags } from './deleteUserTags.ts';
 import { initOtp } from './initOtp.ts';
 import { initOtpAuth } from './initOtpAuth.ts';
@@ -42,4 +44,7 @@ export const activityHandlers: readonly ActivityHandler[] = [
   approveActivity,
   rejectActivity,
   updateRootQuorum,
+  createSubOrganization,
+  createSubOrganizationV7,
+  deleteSubOrganization,
 ];
