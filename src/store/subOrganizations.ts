@@ -133,6 +133,6 @@ export async function listSubOrganizations(db: Queryable, parentId: string, page
 }
 
 /** The statement list_suborgs runs without the credential check, for EXPLAIN (the benchmark's plans). */
-export function subOrganizationsStatement(parentId: string, filter: SubOrganizationFilter, page: PageRequest): Sql {
-  return subOrganizationsPage(parentId, page, { filter });
+export function subOrganizationsStatement(parentId: string, filter: SubOrganizationFilter | undefined, page: PageRequest): Sql {
+  return subOrganizationsPage(parentId, page, filter ? { filter } : {});
 }
