@@ -9,7 +9,8 @@ import { ApiKeyStamper } from '@turnkey/api-key-stamper';
 import { Turnkey } from '@turnkey/sdk-server';
 import { generateApiKeyPair } from '../src/admin/organizations.ts';
 import { testDatabases } from './support/databases.ts';
-import { startTestServer, type Credentials, type TestServer } from './support/server.ts';
+import { signet } from './support/processes.ts';
+import { ADMIN_TOKEN, startTestServer, type Credentials, type TestServer } from './support/server.ts';
 import { startSmtpSink, type SmtpSink } from './support/smtpSink.ts';
 import { createSoftwareAuthenticator, v1Attestation } from './support/softwareAuthenticator.ts';
 
@@ -313,6 +314,16 @@ for (const tdb of testDatabases) {
       const orgs = await server.admin<{ organizations: Array<{ organizationId: string; parentId: string | null }> }>('GET', '/organizations?limit=100');
       assert.equal(orgs.organizations.find((o) => o.organizationId === sub.organizationId)?.parentId, parent.organizationId);
       assert.equal(orgs.organizations.find((o) => o.organizationId === parent.organizationId)?.parentId, null);
+
+      // The CLI: signet suborg list, and org list naming the parent; a deleted one marked.
+      await sdk(sub).deleteSubOrganization({});
+      const env = { SIGNET_URL: server.baseUrl, SIGNET_ADMIN_TOKEN: ADMIN_TOKEN };
+      const listed = await signet(['suborg', 'list', '--org', parent.organizationId], env);
+      assert.equal(listed.code, 0, listed.stderr);
+      assert.match(listed.stdout.split('\n')[0]!, new RegExp(`^${sub.organizationId}  \\S+Z  admin \\S+  \\(deleted \\S+Z\\)$`));
+      const orgLines = (await signet(['org', 'list'], env)).stdout.split('\n');
+      assert.match(orgLines.find((line) => line.startsWith(sub.organizationId))!, new RegExp(`\\(sub-organization of ${parent.organizationId}, deleted \\S+Z\\)$`));
+      assert.ok(!orgLines.find((line) => line.startsWith(parent.organizationId))!.includes('sub-organization'));
     });
   });
 }
