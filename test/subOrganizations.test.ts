@@ -8,6 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import { ApiKeyStamper } from '@turnkey/api-key-stamper';
 import { Turnkey } from '@turnkey/sdk-server';
 import { generateApiKeyPair } from '../src/admin/organizations.ts';
+import { run, sql } from '../src/store/sql.ts';
 import { testDatabases } from './support/databases.ts';
 import { signet } from './support/processes.ts';
 import { ADMIN_TOKEN, startTestServer, type Credentials, type TestServer } from './support/server.ts';
@@ -270,6 +271,10 @@ for (const tdb of testDatabases) {
         verificationToken: token,
       });
       assert.deepEqual(await verified(early.toUpperCase()), [created.subOrganizationId]);
+      // A phone number no one verified finds nothing, in any typing.
+      const withPhone = await subOrganization('phone not verified', { userPhoneNumber: '+1 212 555 0199' });
+      assert.deepEqual((await sdk(parent).getSubOrgIds({ filterType: 'PHONE_NUMBER', filterValue: '+12125550199' })).organizationIds, [withPhone.organizationId]);
+      assert.deepEqual((await sdk(parent).getVerifiedSubOrgIds({ filterType: 'PHONE_NUMBER', filterValue: '+1 (212) 555-0199' })).organizationIds, []);
       const [row] = await server.db.query<{ user_name: string }>('SELECT user_name FROM users WHERE organization_id = $1 AND email_verified_at IS NOT NULL', [created.subOrganizationId]);
       assert.equal(row!.user_name, 'early');
 
@@ -295,6 +300,17 @@ for (const tdb of testDatabases) {
       assert.equal(whoami.status, 401, JSON.stringify(whoami.json));
       assert.ok(!(await sdk(parent).getSubOrgIds({ paginationOptions: { limit: '100' } })).organizationIds.includes(sub.organizationId));
       assert.deepEqual((await sdk(parent).getSubOrgIds({ filterType: 'PUBLIC_KEY', filterValue: sub.apiPublicKey })).organizationIds, []);
+      // Deleted, it is not found by its verified contact either.
+      const mail = email('gone');
+      const gone = await sdk(parent).createSubOrganization({
+        subOrganizationName: 'gone',
+        rootUsers: [rootUser('gone', { userEmail: mail, apiKeys: [apiKey(generateApiKeyPair())] })],
+        rootQuorumThreshold: 1,
+        verificationToken: await verificationToken(mail),
+      });
+      assert.deepEqual((await sdk(parent).getVerifiedSubOrgIds({ filterType: 'EMAIL', filterValue: mail })).organizationIds, [gone.subOrganizationId]);
+      await run(server.db, sql`UPDATE organizations SET deleted_at = now() WHERE id = ${gone.subOrganizationId}::uuid`);
+      assert.deepEqual((await sdk(parent).getVerifiedSubOrgIds({ filterType: 'EMAIL', filterValue: mail })).organizationIds, []);
       const [row] = await server.db.query<{ deleted_at: Date | null; activities: number }>(
         'SELECT o.deleted_at, (SELECT count(*)::int FROM activities a WHERE a.organization_id = o.id) AS activities FROM organizations o WHERE o.id = $1',
         [sub.organizationId],
