@@ -5,7 +5,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { ApiKeyStamper } from '@turnkey/api-key-stamper';
+import { ApiKeyStamper, SignatureFormat } from '@turnkey/api-key-stamper';
+import { encryptOtpCodeToBundle, generateP256KeyPair } from '@turnkey/crypto';
 import { Turnkey } from '@turnkey/sdk-server';
 import { generateApiKeyPair } from '../src/admin/organizations.ts';
 import { run, sql } from '../src/store/sql.ts';
@@ -110,6 +111,52 @@ for (const tdb of testDatabases) {
       assert.equal(verify.status, 200, JSON.stringify(verify.json));
       return verify.json.activity.result.verifyOtpResult.verificationToken;
     }
+
+    /** init_otp and verify_otp V2 in the parent, the code encrypted by the client: a token bound to the client's key. */
+    async function boundToken(contact: string) {
+      const keys = (await (await fetch(`${server.baseUrl}/.well-known/signet-keys.json`)).json()) as { otpEncryptionBundleSignerPublicKey: string };
+      const { otpId, otpEncryptionTargetBundle } = await sdk(parent).initOtp({ otpType: 'OTP_TYPE_EMAIL', contact, appName: 'Acme' });
+      const clientKey = generateP256KeyPair();
+      const encryptedOtpBundle = await encryptOtpCodeToBundle(await codeSentTo(contact), otpEncryptionTargetBundle, clientKey.publicKey, keys.otpEncryptionBundleSignerPublicKey);
+      const { verificationToken } = await sdk(parent).verifyOtp({ otpId, encryptedOtpBundle });
+      return { verificationToken, clientKey };
+    }
+
+    /** What @turnkey/core's getClientSignatureMessageForSignup builds, signed by the token's key. */
+    async function signupSignature(verificationToken: string, clientKey: ReturnType<typeof generateP256KeyPair>, usage: object) {
+      const tokenId = JSON.parse(Buffer.from(verificationToken.split('.')[1]!, 'base64url').toString('utf8')).id;
+      const message = JSON.stringify({ signup: usage, tokenId, type: 'USAGE_TYPE_SIGNUP' });
+      const signature = await new ApiKeyStamper({ apiPublicKey: clientKey.publicKey, apiPrivateKey: clientKey.privateKey }).sign(message, SignatureFormat.Raw);
+      return { publicKey: clientKey.publicKey, scheme: 'CLIENT_SIGNATURE_SCHEME_API_P256' as const, message, signature };
+    }
+
+    test('a token bound to a key (verify_otp V2) verifies the root user its holder signed for (clientSignature)', async () => {
+      const mail = email('bound');
+      const { verificationToken, clientKey } = await boundToken(mail);
+      const keys = generateApiKeyPair();
+      const user = rootUser('bound', { userEmail: mail, apiKeys: [apiKey(keys)] });
+      const create = (extra: object) =>
+        submit('create_sub_organization', 'ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V8', { subOrganizationName: 'bound', rootUsers: [user], rootQuorumThreshold: 1, verificationToken, ...extra });
+      refused(await create({}), 400, /clientSignature.*required|is required/, 'parameters.clientSignature');
+      const otherKeys = { email: mail, apiKeys: [apiKey(generateApiKeyPair())], authenticators: [], oauthProviders: [] };
+      refused(await create({ clientSignature: await signupSignature(verificationToken, clientKey, otherKeys) }), 400, /apiKeys must be the root user's apiKeys/, 'parameters.clientSignature');
+      const stranger = generateP256KeyPair();
+      refused(
+        await create({ clientSignature: await signupSignature(verificationToken, stranger, { ...otherKeys, apiKeys: user.apiKeys }) }),
+        400,
+        /key the verification token is bound to/,
+        'parameters.clientSignature',
+      );
+      const result = await sdk(parent).createSubOrganization({
+        subOrganizationName: 'bound',
+        rootUsers: [user],
+        rootQuorumThreshold: 1,
+        verificationToken,
+        clientSignature: await signupSignature(verificationToken, clientKey, { email: mail, apiKeys: user.apiKeys, authenticators: [], oauthProviders: [] }),
+      });
+      assert.deepEqual((await sdk(parent).getVerifiedSubOrgIds({ filterType: 'EMAIL', filterValue: mail })).organizationIds, [result.subOrganizationId]);
+      assert.equal((await sdk({ organizationId: result.subOrganizationId, ...keys }).getWhoami({})).username, 'bound');
+    });
 
     test('createSubOrganization V8 as the library sends it: root users with an API key and a passkey, a quorum; the key stamps in the sub-organization', async () => {
       const aliceKeys = generateApiKeyPair();

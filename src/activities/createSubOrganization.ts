@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { invalidArgument, invalidField } from '../errors.ts';
 import { p256PointHex } from '../keys/p256.ts';
 import { canonicalEmailAddress, emailAddressProblem, normalizePhoneNumber } from '../otp/contact.ts';
+import { signedClientMessage, SIGNUP_USAGE_TYPE } from '../otp/clientSignature.ts';
 import { MAX_VERIFICATION_TOKEN_LENGTH, readVerificationToken, VERIFICATION_TOKEN_KEY } from '../otp/verificationToken.ts';
 import { NEW_ACTIVITY } from '../store/activities.ts';
 import { insertApiKeysOfActivity } from '../store/apiKeys.ts';
@@ -81,12 +82,14 @@ function parameters() {
         .min(1, 'must not be empty; give the verificationToken that verify_otp returned, or leave it out')
         .max(MAX_VERIFICATION_TOKEN_LENGTH, `is longer than ${MAX_VERIFICATION_TOKEN_LENGTH} characters`)
         .describe(
-          "Signet's verification token from verify_otp in this (the parent) organization, unexpired and unused, bound to no key (verify_otp V1 without publicKey): the root user with the contact it names gets that contact verified. The token is used up",
+          "Signet's verification token from verify_otp in this (the parent) organization, unexpired and unused: the root user with the contact it names gets that contact verified. A token bound to a key needs clientSignature. The token is used up",
         )
         .optional(),
       clientSignature: z
         .unknown()
-        .describe('Not accepted yet: Signet does not check a signup signature; use a verification token bound to no key')
+        .describe(
+          "Required with a verification token bound to a key (verify_otp V2, or V1 with publicKey): {publicKey, scheme: CLIENT_SIGNATURE_SCHEME_API_P256, message, signature}, message the JSON @turnkey/core's getClientSignatureMessageForSignup builds ({signup or signupV2: {email?, phoneNumber?, apiKeys?, authenticators?, oauthProviders?}, tokenId, type: USAGE_TYPE_SIGNUP}) naming the root user with the token's contact as sent, signed by the token's key",
+        )
         .optional(),
     })
     .superRefine((p, ctx) => {
@@ -105,12 +108,8 @@ function parameters() {
           message: 'Signet keeps no keys for users, so it creates no wallet: leave `wallet` out and create the wallet with your wallet provider',
         });
       }
-      if (p.clientSignature !== undefined) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['clientSignature'],
-          message: 'Signet does not check a signup signature yet: leave it out and give a verification token bound to no key (verify_otp V1 without publicKey)',
-        });
+      if (p.clientSignature !== undefined && p.verificationToken === undefined) {
+        ctx.addIssue({ code: 'custom', path: ['clientSignature'], message: 'signs for a verificationToken: give one, or leave clientSignature out' });
       }
     });
 }
@@ -177,12 +176,6 @@ async function plan(context: ExecutionContext, intent: CreateSubOrganizationInte
     if (token.organizationId.toLowerCase() !== organizationId.toLowerCase()) {
       throw invalidField(TOKEN_FIELD, `was issued in organization ${token.organizationId}; verify the contact in this organization, the parent`);
     }
-    if (token.publicKey !== undefined) {
-      throw invalidField(
-        TOKEN_FIELD,
-        'is bound to a key, whose holder must sign for it (clientSignature), which Signet does not check yet; verify the code with verify_otp V1 without publicKey',
-      );
-    }
     const sms = token.verificationType === 'OTP_TYPE_SMS';
     const contact = sms ? token.contact : canonicalEmailAddress(token.contact);
     const index = users.findIndex((u) => (sms ? u.phoneNumber === contact : u.email === contact));
@@ -191,6 +184,18 @@ async function plan(context: ExecutionContext, intent: CreateSubOrganizationInte
         TOKEN_FIELD,
         `names the ${sms ? 'phone number' : 'email address'} ${contact}, which no root user has; give it as a root user's ${sms ? 'userPhoneNumber' : 'userEmail'}, or leave the token out`,
       );
+    }
+    if (token.publicKey !== undefined) {
+      if (intent.clientSignature === undefined) {
+        throw invalidField(
+          'parameters.clientSignature',
+          "is required: the verification token is bound to a key, whose holder must sign the root user it verifies (@turnkey/core's getClientSignatureMessageForSignup)",
+        );
+      }
+      const problem = signupSignatureProblem(intent.clientSignature, { tokenId: token.id, tokenPublicKey: token.publicKey }, intent.rootUsers[index]!);
+      if (problem) throw invalidField('parameters.clientSignature', problem);
+    } else if (intent.clientSignature !== undefined) {
+      throw invalidField('parameters.clientSignature', 'the verification token is bound to no key, so nothing can check this signature; leave it out');
     }
     users[index] = { ...users[index]!, ...(sms ? { phoneNumberVerified: true } : { emailVerified: true }) };
     // Used by the activity's own statement: one token verifies one sub-organization's contact, even at once.
@@ -222,6 +227,56 @@ async function plan(context: ExecutionContext, intent: CreateSubOrganizationInte
       ...replaceRootQuorumOfActivity(NEW_ACTIVITY, subOrganizationId, { threshold: intent.rootQuorumThreshold, userIds: users.map((u) => u.id) }, now),
     ],
   };
+}
+
+/** Longest signup message read: it carries the root user's keys and passkey attestations. */
+const MAX_SIGNUP_MESSAGE_LENGTH = 64 * 1024;
+const USAGE_FIELDS = ['email', 'phoneNumber', 'apiKeys', 'authenticators', 'oauthProviders'];
+
+/** JSON with object keys sorted, to compare what was signed with what was sent whatever the key order. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/**
+ * The first reason the client signature does not sign for this root user (the one with the token's
+ * contact), or undefined: the message, signed by the token's key, is {signup or signupV2, tokenId,
+ * type: USAGE_TYPE_SIGNUP}; the usage's contacts are the root user's (compared canonically), and its
+ * apiKeys, authenticators and oauthProviders the root user's as sent (a list left out is an empty one).
+ */
+function signupSignatureProblem(
+  signature: unknown,
+  token: { tokenId: string; tokenPublicKey: string },
+  rootUser: CreateSubOrganizationIntent['rootUsers'][number],
+): string | undefined {
+  const signed = signedClientMessage(signature, token.tokenPublicKey, 'getClientSignatureMessageForSignup(...).message', MAX_SIGNUP_MESSAGE_LENGTH);
+  if ('problem' in signed) return signed.problem;
+  const { content } = signed;
+  if (content === null || typeof content !== 'object' || Array.isArray(content)) return 'clientSignature.message must be a JSON object {signup, tokenId, type}';
+  const { signup, signupV2, tokenId, type } = content as Record<string, unknown>;
+  if (Object.keys(content).some((key) => !['signup', 'signupV2', 'tokenId', 'type'].includes(key))) return 'clientSignature.message has fields besides signup (or signupV2), tokenId and type';
+  if (type !== SIGNUP_USAGE_TYPE) return `clientSignature.message type must be ${SIGNUP_USAGE_TYPE}`;
+  if (tokenId !== token.tokenId) return "clientSignature.message tokenId must be the verification token's id";
+  const usage = signup ?? signupV2;
+  if ((signup === undefined) === (signupV2 === undefined) || usage === null || typeof usage !== 'object' || Array.isArray(usage)) {
+    return 'clientSignature.message must hold one object, signup or signupV2: the root user it signs for';
+  }
+  const fields = usage as Record<string, unknown>;
+  const unknown = Object.keys(fields).find((key) => !USAGE_FIELDS.includes(key));
+  if (unknown !== undefined) return `clientSignature.message's signup has an unknown field ${JSON.stringify(unknown.slice(0, 40))}`;
+  const email = typeof fields.email === 'string' && fields.email !== '' ? canonicalEmailAddress(fields.email) : undefined;
+  if (email !== rootUser.userEmail) return "clientSignature.message's signup email must be the root user's userEmail";
+  const phone = typeof fields.phoneNumber === 'string' && fields.phoneNumber !== '' ? normalizePhoneNumber(fields.phoneNumber) : undefined;
+  if ((phone && 'e164' in phone ? phone.e164 : undefined) !== rootUser.userPhoneNumber) return "clientSignature.message's signup phoneNumber must be the root user's userPhoneNumber";
+  for (const list of ['apiKeys', 'authenticators', 'oauthProviders'] as const) {
+    if (canonicalJson(fields[list] ?? []) !== canonicalJson(rootUser[list])) return `clientSignature.message's signup ${list} must be the root user's ${list} as sent`;
+  }
+  return undefined;
 }
 
 /** What list_suborgs filters on. */
