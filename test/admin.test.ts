@@ -104,7 +104,8 @@ for (const tdb of testDatabases) {
       const first = await call(server, 'GET', '/organizations?limit=2');
       assert.equal(first.status, 200);
       assert.deepEqual(first.json.organizations.map((o: any) => o.organizationId), newest.slice(0, 2));
-      assert.deepEqual(Object.keys(first.json.organizations[0]).sort(), ['createdAt', 'name', 'organizationId']);
+      assert.deepEqual(Object.keys(first.json.organizations[0]).sort(), ['createdAt', 'deletedAt', 'name', 'organizationId', 'parentId']);
+      assert.equal(first.json.organizations[0].parentId, null);
       assert.equal(first.json.organizations[0].name, 'Listed 3');
       assert.match(first.json.organizations[0].createdAt, /^\d{4}-\d\d-\d\dT.*Z$/);
       const next = await call(server, 'GET', `/organizations?limit=1&after=${newest[1]}`);

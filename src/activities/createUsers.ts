@@ -13,8 +13,8 @@ import { apiKeysFree, insertApiKeysOfActivity, type NewApiKey } from '../store/a
 import { credentialIdsFree, insertAuthenticatorsOfActivity, type NewAuthenticator } from '../store/authenticators.ts';
 import { insertUsersOfActivity, usersContactsFree, type NewUser } from '../store/users.ts';
 import { insertUserTagMembersOfActivity, lockUserTags, userTagOfOrganization } from '../store/userTags.ts';
-import { apiKeyParameter, name, newApiKey, publicKeysTaken, RACED, refusedFields, text } from './apiKeyParameters.ts';
-import type { ActivityHandler, ActivityPlan } from './handler.ts';
+import { apiKeyParameter, name, newApiKey, publicKeysTaken, RACED, refusedFields, text, type ApiKeyParameter } from './apiKeyParameters.ts';
+import type { ActivityHandler, ActivityPlan, ExecutionContext } from './handler.ts';
 
 // Bounds: one activity creates at most MAX_USERS users, each with at most MAX_CREDENTIALS keys and
 // as many passkeys (each passkey's attestation is verified before anything is written).
@@ -26,7 +26,7 @@ export const MAX_REQUEST_USER_TAGS = 100;
 const MAX_CHALLENGE_LENGTH = 1024;
 
 /** A list the ecosystem requires even when empty: missing means []. */
-function list<T extends z.ZodType>(item: T, max: number, what: string) {
+export function list<T extends z.ZodType>(item: T, max: number, what: string) {
   return z
     .array(item, { error: 'must be an array' })
     .max(max, `may hold at most ${max} ${what}`)
@@ -35,7 +35,7 @@ function list<T extends z.ZodType>(item: T, max: number, what: string) {
 }
 
 /** A list of something Signet does not have: only [] (or nothing) is accepted. */
-function unsupported(what: string) {
+export function unsupported(what: string) {
   return z
     .array(z.unknown(), { error: 'must be an array' })
     .max(0, `Signet does not support ${what}; send an empty array`)
@@ -69,18 +69,32 @@ export const userPhoneNumber = text(MAX_PHONE_INPUT_LENGTH, (v) => {
   return phone && 'problem' in phone ? `must be a phone number in international form (E.164): it ${phone.problem}` : undefined;
 });
 
+/** The fields of a new user that create_users and create_sub_organization's root users share. */
+export const newUserFields = {
+  userName: name.describe('Name of the user; not blank'),
+  userEmail: userEmail
+    .describe("Email address of the user, by which an OTP login finds it: stored in lowercase, as init_otp's contact is (every spelling of an address is one contact), and unique among the organization's users not removed; an empty string is none")
+    .optional(),
+  userPhoneNumber: userPhoneNumber
+    .describe("Phone number of the user in international form, stored in E.164 (+14155552671); unique among the organization's users not removed; an empty string is none")
+    .optional(),
+  authenticators: list(authenticator, MAX_CREDENTIALS, 'authenticators'),
+  oauthProviders: unsupported('OAuth providers'),
+};
+
+/** The user as stored and matched: the email in lowercase, the phone number in E.164 ("" is none). */
+export function withCanonicalContacts<U extends { userEmail?: string | undefined; userPhoneNumber?: string | undefined }>({ userEmail, userPhoneNumber, ...rest }: U) {
+  return {
+    ...rest,
+    ...(userEmail ? { userEmail: canonicalEmailAddress(userEmail) } : {}),
+    ...(userPhoneNumber ? { userPhoneNumber: (normalizePhoneNumber(userPhoneNumber) as { e164: string }).e164 } : {}),
+  };
+}
+
 const user = z
   .strictObject({
-    userName: name.describe('Name of the user; not blank'),
-    userEmail: userEmail
-      .describe("Email address of the user, by which an OTP login finds it: stored in lowercase, as init_otp's contact is (every spelling of an address is one contact), and unique among the organization's users not removed; an empty string is none")
-      .optional(),
-    userPhoneNumber: userPhoneNumber
-      .describe("Phone number of the user in international form, stored in E.164 (+14155552671); unique among the organization's users not removed; an empty string is none")
-      .optional(),
+    ...newUserFields,
     apiKeys: list(apiKeyParameter, MAX_CREDENTIALS, 'API keys'),
-    authenticators: list(authenticator, MAX_CREDENTIALS, 'authenticators'),
-    oauthProviders: unsupported('OAuth providers'),
     userTags: list(
       z.uuid({ message: 'must be a user tag id (a UUID), as create_user_tag returned it' }).transform((id) => id.toLowerCase()),
       MAX_USER_TAGS_PER_USER,
@@ -88,12 +102,47 @@ const user = z
     ).describe(`Ids of tags of the organization to give the user (create_user_tag), at most ${MAX_USER_TAGS_PER_USER}; missing means []`),
   })
   .describe('A user to create: it needs at least one of apiKeys, authenticators, userEmail or userPhoneNumber')
-  .transform(({ userEmail, userPhoneNumber, ...rest }) => ({
-    ...rest,
-    // In the intent the contacts are as they are stored and matched: the email in lowercase, the phone number in E.164.
-    ...(userEmail ? { userEmail: canonicalEmailAddress(userEmail) } : {}),
-    ...(userPhoneNumber ? { userPhoneNumber: (normalizePhoneNumber(userPhoneNumber) as { e164: string }).e164 } : {}),
-  }));
+  // In the intent the contacts are as they are stored and matched.
+  .transform(withCanonicalContacts);
+
+/** A new user as the schemas give it: contacts canonical, keys and passkeys as sent. */
+export interface NewUserParameters {
+  userName: string;
+  userEmail?: string;
+  userPhoneNumber?: string;
+  apiKeys: ApiKeyParameter[];
+  authenticators: Array<z.output<typeof authenticator>>;
+}
+
+/**
+ * Issues (at `users`) for what the users of one request may not share or lack: a contact or public
+ * key given twice (once normalised), a user with no way to sign in. Paths name the field as the client wrote it.
+ */
+export function usersIssues(users: readonly NewUserParameters[], ctx: z.RefinementCtx, at = 'users'): void {
+  // Each value's first field, named as the client wrote it (parameters.users[0].userEmail).
+  const firstAt = new Map<string, string>();
+  const once = (value: string, what: string, i: number, ...field: Array<string | number>) => {
+    const first = firstAt.get(value);
+    const name = `parameters.${at}[${i}]${field.map((part) => (typeof part === 'number' ? `[${part}]` : `.${part}`)).join('')}`;
+    if (first === undefined) firstAt.set(value, name);
+    else ctx.addIssue({ code: 'custom', path: [at, i, ...field], message: `is the same ${what} as ${first}; each may appear once` });
+  };
+  users.forEach((u, i) => {
+    if (u.userEmail) once(`email:${u.userEmail}`, 'email address', i, 'userEmail');
+    if (u.userPhoneNumber) once(`phone:${u.userPhoneNumber}`, 'phone number', i, 'userPhoneNumber');
+    u.apiKeys.forEach((k, j) => {
+      const point = p256PointHex(k.publicKey);
+      if (point) once(`key:${point.compressed}`, 'public key', i, 'apiKeys', j, 'publicKey');
+    });
+    if (!u.userEmail && !u.userPhoneNumber && u.apiKeys.length === 0 && u.authenticators.length === 0) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [at, i],
+        message: 'a user needs a way to sign in: give at least one of apiKeys, authenticators, userEmail or userPhoneNumber',
+      });
+    }
+  });
+}
 
 /**
  * `parameters` of create_users. Contacts and keys appear once in the request, once normalised: an
@@ -108,14 +157,7 @@ export const createUsersParameters = z
       .describe(`The users to create, 1 to ${MAX_USERS}; contacts, public keys and passkeys may each appear once in the request`),
   })
   .superRefine((p, ctx) => {
-    // Each value's first field, named as the client wrote it (parameters.users[0].userEmail).
-    const firstAt = new Map<string, string>();
-    const once = (value: string, what: string, i: number, ...field: Array<string | number>) => {
-      const first = firstAt.get(value);
-      const name = `parameters.users[${i}]${field.map((part) => (typeof part === 'number' ? `[${part}]` : `.${part}`)).join('')}`;
-      if (first === undefined) firstAt.set(value, name);
-      else ctx.addIssue({ code: 'custom', path: ['users', i, ...field], message: `is the same ${what} as ${first}; each may appear once` });
-    };
+    usersIssues(p.users, ctx);
     const tags = new Set<string>();
     p.users.forEach((u, i) => {
       u.userTags.forEach((tagId, j) => {
@@ -129,26 +171,13 @@ export const createUsersParameters = z
           tags.add(tagId);
         }
       });
-      if (u.userEmail) once(`email:${u.userEmail}`, 'email address', i, 'userEmail');
-      if (u.userPhoneNumber) once(`phone:${u.userPhoneNumber}`, 'phone number', i, 'userPhoneNumber');
-      u.apiKeys.forEach((k, j) => {
-        const point = p256PointHex(k.publicKey);
-        if (point) once(`key:${point.compressed}`, 'public key', i, 'apiKeys', j, 'publicKey');
-      });
-      if (!u.userEmail && !u.userPhoneNumber && u.apiKeys.length === 0 && u.authenticators.length === 0) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['users', i],
-          message: 'a user needs a way to sign in: give at least one of apiKeys, authenticators, userEmail or userPhoneNumber',
-        });
-      }
     });
   });
 
 export type CreateUsersIntent = z.output<typeof createUsersParameters>;
 
 /** Where each stored value came from in the request, to name the field when the store refuses it. */
-interface Origins {
+export interface Origins {
   contacts: Array<{ email?: string | undefined; phoneNumber?: string | undefined }>;
   publicKeys: Map<string, string[]>;
   credentialIds: Map<string, string>;
@@ -186,41 +215,17 @@ export const createUsers: ActivityHandler<typeof createUsersParameters, z.infer<
   },
 
   async execute(context, intent) {
-    const { organizationId, now, config } = context;
-    const users: NewUser[] = [];
-    const keys: NewApiKey[] = [];
-    const authenticators: NewAuthenticator[] = [];
-    const origins: Origins = { contacts: [], publicKeys: new Map(), credentialIds: new Map() };
+    const { organizationId, now } = context;
+    const { users, keys, authenticators, origins } = await planNewUsers(context, intent.users);
 
     // Each tag once, with the first field that names it, for the refusal when it is not the organization's.
     const tagFields = new Map<string, string>();
     const members: Array<{ tagId: string; userId: string }> = [];
     for (const [i, params] of intent.users.entries()) {
-      const userId = randomUUID();
-      users.push({ id: userId, userName: params.userName, email: params.userEmail, phoneNumber: params.userPhoneNumber });
+      const userId = users[i]!.id;
       for (const [j, tagId] of params.userTags.entries()) {
         if (!tagFields.has(tagId)) tagFields.set(tagId, `parameters.users[${i}].userTags[${j}]`);
         members.push({ tagId, userId });
-      }
-      origins.contacts.push({ email: params.userEmail, phoneNumber: params.userPhoneNumber });
-      for (const [j, key] of params.apiKeys.entries()) {
-        const newKey = newApiKey(key, userId, now);
-        const fields = origins.publicKeys.get(newKey.publicKey) ?? [];
-        origins.publicKeys.set(newKey.publicKey, [...fields, `parameters.users[${i}].apiKeys[${j}].publicKey`]);
-        keys.push(newKey);
-      }
-      for (const [j, passkey] of params.authenticators.entries()) {
-        const field = `parameters.users[${i}].authenticators[${j}].attestation`;
-        const verified = await verifyAuthenticatorRegistration(passkey.attestation, {
-          expectedChallenge: passkey.challenge,
-          origins: config.webauthnOrigins,
-          rpId: config.webauthnRpId,
-          field,
-        });
-        const first = origins.credentialIds.get(verified.credentialId);
-        if (first !== undefined) throw invalidField(field, `registers the same credential as ${first}; each passkey may appear once`);
-        origins.credentialIds.set(verified.credentialId, field);
-        authenticators.push({ id: randomUUID(), userId, name: passkey.authenticatorName, ...verified });
       }
     }
 
@@ -257,6 +262,47 @@ export const createUsers: ActivityHandler<typeof createUsersParameters, z.infer<
   },
 };
 
+/**
+ * The rows of new users (`at`: their field in parameters): each with a new id, its API keys and its
+ * passkeys, each passkey's attestation verified (a 400 naming it otherwise, or when two register one credential).
+ */
+export async function planNewUsers(
+  context: Pick<ExecutionContext, 'now' | 'config'>,
+  params: readonly NewUserParameters[],
+  at = 'users',
+): Promise<{ users: NewUser[]; keys: NewApiKey[]; authenticators: NewAuthenticator[]; origins: Origins }> {
+  const { now, config } = context;
+  const users: NewUser[] = [];
+  const keys: NewApiKey[] = [];
+  const authenticators: NewAuthenticator[] = [];
+  const origins: Origins = { contacts: [], publicKeys: new Map(), credentialIds: new Map() };
+  for (const [i, user] of params.entries()) {
+    const userId = randomUUID();
+    users.push({ id: userId, userName: user.userName, email: user.userEmail, phoneNumber: user.userPhoneNumber });
+    origins.contacts.push({ email: user.userEmail, phoneNumber: user.userPhoneNumber });
+    for (const [j, key] of user.apiKeys.entries()) {
+      const newKey = newApiKey(key, userId, now);
+      const fields = origins.publicKeys.get(newKey.publicKey) ?? [];
+      origins.publicKeys.set(newKey.publicKey, [...fields, `parameters.${at}[${i}].apiKeys[${j}].publicKey`]);
+      keys.push(newKey);
+    }
+    for (const [j, passkey] of user.authenticators.entries()) {
+      const field = `parameters.${at}[${i}].authenticators[${j}].attestation`;
+      const verified = await verifyAuthenticatorRegistration(passkey.attestation, {
+        expectedChallenge: passkey.challenge,
+        origins: config.webauthnOrigins,
+        rpId: config.webauthnRpId,
+        field,
+      });
+      const first = origins.credentialIds.get(verified.credentialId);
+      if (first !== undefined) throw invalidField(field, `registers the same credential as ${first}; each passkey may appear once`);
+      origins.credentialIds.set(verified.credentialId, field);
+      authenticators.push({ id: randomUUID(), userId, name: passkey.authenticatorName, ...verified });
+    }
+  }
+  return { users, keys, authenticators, origins };
+}
+
 function refused(violations: FieldViolation[], fallback: string) {
   return refusedFields(violations, 'parameters.users', fallback);
 }
@@ -276,7 +322,8 @@ function contactsTaken(detail: unknown, origins: Origins) {
   );
 }
 
-function credentialsTaken(detail: unknown, origins: Origins) {
+/** The refusal when some passkeys are registered already (the detail of store's credentialIdsFree), naming their fields. */
+export function credentialsTaken(detail: unknown, origins: Origins) {
   const taken = (Array.isArray(detail) ? detail : []) as string[];
   return refused(
     taken.flatMap((id) => {

@@ -5,6 +5,7 @@ import { createAuthenticators } from './createAuthenticators.ts';
 import { createPolicies } from './createPolicies.ts';
 import { createPolicy } from './createPolicy.ts';
 import { createSmartContractInterface } from './createSmartContractInterface.ts';
+import { createSubOrganization, createSubOrganizationV7 } from './createSubOrganization.ts';
 import { createUsers } from './createUsers.ts';
 import { createUserTag } from './createUserTag.ts';
 import { deleteApiKeys } from './deleteApiKeys.ts';
@@ -13,6 +14,7 @@ import { deletePolicies } from './deletePolicies.ts';
 import { deletePolicy } from './deletePolicy.ts';
 import { deleteSmartContractInterface } from './deleteSmartContractInterface.ts';
 import { deleteUsers } from './deleteUsers.ts';
+import { deleteSubOrganization } from './deleteSubOrganization.ts';
 import { deleteUserTags } from './deleteUserTags.ts';
 import { initOtp } from './initOtp.ts';
 import { initOtpAuth } from './initOtpAuth.ts';
@@ -60,4 +62,7 @@ export const activityHandlers: readonly ActivityHandler[] = [
   approveActivity,
   rejectActivity,
   updateRootQuorum,
+  createSubOrganization,
+  createSubOrganizationV7,
+  deleteSubOrganization,
 ];

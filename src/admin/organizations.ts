@@ -9,6 +9,7 @@ import type { Database, Queryable } from '../store/db.ts';
 import { countOrganizations, insertOrganization, listOrganizations as listStoredOrganizations, organizationExists } from '../store/organizations.ts';
 import type { Page, PageRequest } from '../store/pages.ts';
 import { insertRootQuorum } from '../store/rootQuorums.ts';
+import { listSubOrganizations as listStoredSubOrganizations } from '../store/subOrganizations.ts';
 import { deleteSenderDomain, insertSenderDomain, listSenderDomains as listStoredSenderDomains } from '../store/senderDomains.ts';
 import { holdActiveUser, insertUser, userExists } from '../store/users.ts';
 
@@ -85,10 +86,36 @@ export async function createOrganization(
   });
 }
 
-/** Every organization, newest first, in pages. */
-export async function listOrganizations(db: Queryable, page: PageRequest): Promise<Page<{ organizationId: string; name: string; createdAt: string }>> {
+/** Every organization, newest first, in pages; a sub-organization names its parent (and when it was deleted). */
+export async function listOrganizations(
+  db: Queryable,
+  page: PageRequest,
+): Promise<Page<{ organizationId: string; name: string; createdAt: string; parentId: string | null; deletedAt: string | null }>> {
   const found = await listStoredOrganizations(db, page);
-  return { ...found, rows: found.rows.map((r) => ({ organizationId: r.id, name: r.name, createdAt: r.createdAt.toISOString() })) };
+  return {
+    ...found,
+    rows: found.rows.map((r) => ({
+      organizationId: r.id,
+      name: r.name,
+      createdAt: r.createdAt.toISOString(),
+      parentId: r.parentId,
+      deletedAt: r.deletedAt?.toISOString() ?? null,
+    })),
+  };
+}
+
+/** The organization's sub-organizations, deleted ones included, newest first, in pages. */
+export async function listSubOrganizations(
+  db: Queryable,
+  organizationId: string,
+  page: PageRequest,
+): Promise<Page<{ organizationId: string; name: string; createdAt: string; deletedAt: string | null }>> {
+  await requireOrganization(db, organizationId);
+  const found = await listStoredSubOrganizations(db, organizationId, page);
+  return {
+    ...found,
+    rows: found.rows.map((r) => ({ organizationId: r.id, name: r.name, createdAt: r.createdAt.toISOString(), deletedAt: r.deletedAt?.toISOString() ?? null })),
+  };
 }
 
 export interface CreatedApiKey {

@@ -183,10 +183,22 @@ export const COMMANDS: readonly Command[] = [
   {
     name: 'org',
     sub: 'list',
-    summary: 'every organization, newest first',
+    summary: 'every organization, newest first; a sub-organization names its parent',
     flags: { json },
     admin: true,
-    run: listing(() => '/organizations', 'organizations', 'organizationId', (o) => `${o.organizationId}  ${o.createdAt}  ${o.name}`),
+    run: listing(() => '/organizations', 'organizations', 'organizationId', (o) =>
+      [o.organizationId, o.createdAt, o.name, o.parentId ? `(sub-organization of ${o.parentId}${o.deletedAt ? `, deleted ${o.deletedAt}` : ''})` : ''].filter(Boolean).join('  '),
+    ),
+  },
+  {
+    name: 'suborg',
+    sub: 'list',
+    summary: "the organization's sub-organizations, newest first, deleted ones marked",
+    flags: { org, json },
+    admin: true,
+    run: listing((input) => orgPath(input, '/suborgs'), 'subOrganizations', 'organizationId', (o) =>
+      [o.organizationId, o.createdAt, o.name, o.deletedAt ? `(deleted ${o.deletedAt})` : ''].filter(Boolean).join('  '),
+    ),
   },
   {
     name: 'org',

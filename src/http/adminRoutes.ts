@@ -10,6 +10,7 @@ import {
   createOrganization,
   listApiKeys,
   listOrganizations,
+  listSubOrganizations,
   registerAuthenticator,
   listSenderDomains,
   removeSenderDomain,
@@ -192,6 +193,13 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AppDependencies)
         const query = parse(adminPage, request.query, 'invalid query');
         const page = await listOrganizations(db, pageRequest(query, ADMIN_PAGE_DEFAULT));
         return { organizations: pageRows(page, query, 'query', 'among the organizations') };
+      });
+
+      admin.get('/organizations/:organizationId/suborgs', async (request) => {
+        const { organizationId } = parse(params.org, request.params, 'invalid path');
+        const query = parse(adminPage, request.query, 'invalid query');
+        const page = await listSubOrganizations(db, organizationId, pageRequest(query, ADMIN_PAGE_DEFAULT));
+        return { subOrganizations: pageRows(page, query, 'query', "among the organization's sub-organizations") };
       });
 
       admin.post('/organizations/:organizationId/users', async (request) => {

@@ -248,6 +248,15 @@ function adminRoutes(): AdminRoute[] {
       notFound: 'A cursor (before, after) that is not an organization',
     },
     {
+      method: 'get',
+      path: '/admin/v1/organizations/{organizationId}/suborgs',
+      summary: "List the organization's sub-organizations, newest first",
+      description: 'Deleted ones included, with when they were deleted. The CLI: signet suborg list.',
+      query: page,
+      answer: adminAnswers.subOrganizations,
+      notFound: 'No such organization',
+    },
+    {
       method: 'post',
       path: '/admin/v1/organizations/{organizationId}/users',
       summary: 'Create a user with an email and phone number, each unique in the organization',

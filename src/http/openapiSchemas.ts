@@ -80,8 +80,28 @@ export const adminAnswers = {
   }),
   organizations: z.strictObject({
     organizations: z
-      .array(z.strictObject({ organizationId: uuid('Identifier of the organization'), name: z.string().describe('Its name'), createdAt: timestamp('When it was created') }))
-      .describe('Organizations, newest first: one page'),
+      .array(
+        z.strictObject({
+          organizationId: uuid('Identifier of the organization'),
+          name: z.string().describe('Its name'),
+          createdAt: timestamp('When it was created'),
+          parentId: z.uuid().nullable().describe('Its parent, for a sub-organization; null for an organization that is none'),
+          deletedAt: nullableTimestamp('When the sub-organization was deleted'),
+        }),
+      )
+      .describe('Organizations, sub-organizations included, newest first: one page'),
+  }),
+  subOrganizations: z.strictObject({
+    subOrganizations: z
+      .array(
+        z.strictObject({
+          organizationId: uuid('Identifier of the sub-organization'),
+          name: z.string().describe('Its name'),
+          createdAt: timestamp('When it was created'),
+          deletedAt: nullableTimestamp('When it was deleted (its credentials revoked); null while it is live'),
+        }),
+      )
+      .describe('Sub-organizations, deleted ones included, newest first: one page'),
   }),
   user: userView,
   users: z.strictObject({ users: z.array(userView).describe('Users not removed, newest first: one page') }),

@@ -9,6 +9,7 @@ import { getPolicy, listPolicies } from './policies.ts';
 import { getPolicyEvaluations } from './policyEvaluations.ts';
 import type { QueryHandler } from './query.ts';
 import { getSmartContractInterface, listSmartContractInterfaces } from './smartContractInterfaces.ts';
+import { getSubOrgIds, getVerifiedSubOrgIds } from './subOrganizations.ts';
 import { listUserTags } from './userTags.ts';
 import { getUser, listUsers, whoami } from './users.ts';
 
@@ -35,4 +36,6 @@ export const queryHandlers: readonly QueryHandler[] = [
   getApiKey,
   getAuthenticators,
   getAuthenticator,
+  getSubOrgIds,
+  getVerifiedSubOrgIds,
 ];

@@ -11,6 +11,10 @@ export interface OrganizationRecord {
   id: string;
   name: string;
   createdAt: Date;
+  /** The parent, for a sub-organization. */
+  parentId: string | null;
+  /** When the sub-organization was deleted (delete_sub_organization). */
+  deletedAt: Date | null;
 }
 
 export async function insertOrganization(db: Queryable, organization: { id: string; name: string }): Promise<void> {
@@ -43,12 +47,15 @@ export async function countOrganizations(db: Queryable): Promise<number> {
 
 /** Every organization, newest first, in pages. */
 export async function listOrganizations(db: Queryable, page: PageRequest): Promise<Page<OrganizationRecord>> {
-  const found = await selectPage<{ id: string; name: string; created_at: Date }>(
+  const found = await selectPage<{ id: string; name: string; created_at: Date; parent_id: string | null; deleted_at: Date | null }>(
     db,
-    { table: 'organizations', columns: sql`a.id, a.name, a.created_at`, organizationId: null, size: sql`512 + octet_length(a.name)` },
+    { table: 'organizations', columns: sql`a.id, a.name, a.created_at, a.parent_id, a.deleted_at`, organizationId: null, size: sql`512 + octet_length(a.name)` },
     page,
   );
-  return { ...found, rows: found.rows.map((r) => ({ id: r.id, name: r.name, createdAt: r.created_at })) };
+  return {
+    ...found,
+    rows: found.rows.map((r) => ({ id: r.id, name: r.name, createdAt: r.created_at, parentId: r.parent_id, deletedAt: r.deleted_at })),
+  };
 }
 
 /** An organization with its root quorum, its first users (not removed) and its policies, oldest first. */

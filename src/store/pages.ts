@@ -29,6 +29,8 @@ export interface ListQuery {
   columns: Sql;
   /** The organization whose rows are listed; null for every row (the organizations themselves). */
   organizationId: string | null;
+  /** The column naming that organization: organization_id unless given (parent_id lists a parent's sub-organizations). */
+  scopeColumn?: 'organization_id' | 'parent_id';
   /** Further conditions on `a`. */
   where?: Sql[];
   /**
@@ -45,7 +47,8 @@ export interface ListQuery {
  */
 export function pageStatement(query: ListQuery, page: PageRequest): Sql {
   const table = raw(query.table);
-  const scoped = (alias: string) => (query.organizationId === null ? [] : [sql`${raw(alias)}.organization_id = ${query.organizationId}::uuid`]);
+  const column = raw(query.scopeColumn ?? 'organization_id');
+  const scoped = (alias: string) => (query.organizationId === null ? [] : [sql`${raw(alias)}.${column} = ${query.organizationId}::uuid`]);
   const cursor = (id: string | undefined) => {
     if (id === undefined) return { row: sql`NULL`, found: sql`true` };
     const match = sql`FROM ${table} c WHERE ${join([...scoped('c'), sql`c.id = ${id}::uuid`], ' AND ')}`;

@@ -30,6 +30,9 @@ export interface NewUser {
   userName: string;
   email?: string | undefined;
   phoneNumber?: string | undefined;
+  /** The contact counts as verified from its creation (a verification token named it: create_sub_organization). */
+  emailVerified?: boolean;
+  phoneNumberVerified?: boolean;
 }
 
 /** The contact a unique index refused: another user of the organization, not removed, has it. */
@@ -239,14 +242,24 @@ export function markContactVerified(activity: Sql, organizationId: string, conta
 
 /**
  * A row of an activity's statement (`activity` yields the activity's row): the new users, created
- * at `now`. Their contacts must be free (usersContactsFree); the unique indexes stop a concurrent
+ * at `now`, a contact flagged verified counting as verified at `now`. Their contacts must be free (usersContactsFree); the unique indexes stop a concurrent
  * request that took one meanwhile.
  */
 export function insertUsersOfActivity(activity: Sql, organizationId: string, users: NewUser[], now: Date): Sql {
-  const rows = users.map((u) => ({ id: u.id, user_name: u.userName, email: u.email ?? null, phone_number: u.phoneNumber ?? null }));
-  return sql`INSERT INTO users (id, organization_id, user_name, email, phone_number, created_at, updated_at)
-             SELECT u.id, ${organizationId}::uuid, u.user_name, u.email, u.phone_number, ${now}::timestamptz, ${now}::timestamptz
-               FROM ${activity}, jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS u (id uuid, user_name text, email text, phone_number text)
+  const rows = users.map((u) => ({
+    id: u.id,
+    user_name: u.userName,
+    email: u.email ?? null,
+    phone_number: u.phoneNumber ?? null,
+    email_verified: u.email !== undefined && u.emailVerified === true,
+    phone_number_verified: u.phoneNumber !== undefined && u.phoneNumberVerified === true,
+  }));
+  return sql`INSERT INTO users (id, organization_id, user_name, email, phone_number, email_verified_at, phone_number_verified_at, created_at, updated_at)
+             SELECT u.id, ${organizationId}::uuid, u.user_name, u.email, u.phone_number,
+                    CASE WHEN u.email_verified THEN ${now}::timestamptz END, CASE WHEN u.phone_number_verified THEN ${now}::timestamptz END,
+                    ${now}::timestamptz, ${now}::timestamptz
+               FROM ${activity}, jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
+                    AS u (id uuid, user_name text, email text, phone_number text, email_verified boolean, phone_number_verified boolean)
              RETURNING id`;
 }
 
