@@ -2,8 +2,9 @@
 // (`npm start`), with the ecosystem's own libraries and the development credentials that `npm start`
 // writes (the app's organization and its API key). Run: npx tsx examples/app-login.ts
 //
-// Which side does what in a real app: the backend holds the app's API key (steps 1, 2, 4, 5, 7); the
-// user's browser or phone holds the key pair that becomes its session key (steps 3, 6, 8).
+// Which side does what in a real app: the backend holds the app's API key (steps 1, 2, 4, 5, 6); the
+// user's browser or phone holds the key pair that becomes its session key, and signs with it (step 3,
+// the client signatures, step 7).
 import readline from 'node:readline/promises';
 import { ApiKeyStamper, SignatureFormat } from '@turnkey/api-key-stamper';
 import { encryptOtpCodeToBundle, generateP256KeyPair, verifySessionJwtSignature } from '@turnkey/crypto';
@@ -43,8 +44,19 @@ run(async () => {
   const { verificationToken } = await backend.verifyOtp({ otpId, encryptedOtpBundle });
   console.log('verify_otp: the email is verified');
 
-  // 5. Sign-up, the first time: a sub-organization whose one root user is the person. The token
-  //    marks the email verified there, so step 1 finds it next time. No wallet: Signet keeps no keys.
+  // On the client: what the holder of the token's key signs, for the sign-up and for the login
+  // (the messages @turnkey/core's getClientSignatureMessageForSignup and …ForLogin build).
+  const tokenId = JSON.parse(Buffer.from(verificationToken.split('.')[1]!, 'base64url').toString('utf8')).id;
+  const signer = new ApiKeyStamper({ apiPublicKey: clientKey.publicKey, apiPrivateKey: clientKey.privateKey });
+  const clientSignature = async (usage: object) => {
+    const message = JSON.stringify({ ...usage, tokenId, type: 'signup' in usage ? 'USAGE_TYPE_SIGNUP' : 'USAGE_TYPE_LOGIN' });
+    const signature = await signer.sign(message, SignatureFormat.Raw);
+    return { publicKey: clientKey.publicKey, scheme: 'CLIENT_SIGNATURE_SCHEME_API_P256' as const, message, signature };
+  };
+
+  // 5. Sign-up, the first time: a sub-organization whose one root user is the person. The token (and
+  //    the client's signature over what is signed up) marks the email verified there, so step 1
+  //    finds it next time. No wallet: Signet keeps no keys.
   let subOrganizationId = organizationIds[0];
   if (!subOrganizationId) {
     ({ subOrganizationId } = await backend.createSubOrganization({
@@ -52,26 +64,22 @@ run(async () => {
       rootUsers: [{ userName: email, userEmail: email, apiKeys: [], authenticators: [], oauthProviders: [] }],
       rootQuorumThreshold: 1,
       verificationToken,
+      clientSignature: await clientSignature({ signup: { email, apiKeys: [], authenticators: [], oauthProviders: [] } }),
     }));
     console.log('create_sub_organization:', subOrganizationId);
   }
 
-  // 6. On the client: sign the login with the key the token is bound to (the message @turnkey/core's
-  //    getClientSignatureMessageForLogin builds).
-  const tokenId = JSON.parse(Buffer.from(verificationToken.split('.')[1]!, 'base64url').toString('utf8')).id;
-  const message = JSON.stringify({ login: { publicKey: clientKey.publicKey }, tokenId, type: 'USAGE_TYPE_LOGIN' });
-  const signature = await new ApiKeyStamper({ apiPublicKey: clientKey.publicKey, apiPrivateKey: clientKey.privateKey }).sign(message, SignatureFormat.Raw);
-
-  // 7. Log in to the person's sub-organization: the client's key becomes a session key there.
+  // 6. Log in to the person's sub-organization with the same token (used once to sign up, once to
+  //    log in): the client's key becomes a session key there.
   const { session } = await backend.otpLogin({
     organizationId: subOrganizationId,
     verificationToken,
     publicKey: clientKey.publicKey,
-    clientSignature: { publicKey: clientKey.publicKey, scheme: 'CLIENT_SIGNATURE_SCHEME_API_P256', message, signature },
+    clientSignature: await clientSignature({ login: { publicKey: clientKey.publicKey } }),
   });
   console.log('otp_login: session verifies:', await verifySessionJwtSignature(session, keys.sessionSignerPublicKey));
 
-  // 8. The client stamps with the session key, as the root user of its own sub-organization.
+  // 7. The client stamps with the session key, as the root user of its own sub-organization.
   const asUser = new Turnkey({
     apiBaseUrl: baseUrl,
     apiPublicKey: clientKey.publicKey,

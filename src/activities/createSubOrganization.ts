@@ -18,6 +18,7 @@ import { replaceRootQuorumOfActivity } from '../store/rootQuorums.ts';
 import { insertSubOrganizationOfActivity, mayHaveSubOrganizations } from '../store/subOrganizations.ts';
 import { insertUsersOfActivity } from '../store/users.ts';
 import { useVerificationToken, verificationTokenUsedAt } from '../store/verificationTokens.ts';
+import { redactVerificationToken } from './userChanges.ts';
 import { apiKeyParameter, name } from './apiKeyParameters.ts';
 import { credentialsTaken, list, newUserFields, planNewUsers, usersIssues, withCanonicalContacts } from './createUsers.ts';
 import type { ActivityHandler, ActivityPlan, ExecutionContext } from './handler.ts';
@@ -144,6 +145,8 @@ export const createSubOrganization: ActivityHandler<typeof createSubOrganization
   path: 'create_sub_organization',
   activityType: 'ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V8',
   description: DESCRIPTION,
+  // A verification token is a secret Signet does not keep: such a creation cannot wait for approvals.
+  redact: redactVerificationToken,
   intentKey: 'createSubOrganizationIntentV8',
   resultKey: 'createSubOrganizationResultV8',
   parameters: createSubOrganizationParameters,
@@ -200,7 +203,7 @@ async function plan(context: ExecutionContext, intent: CreateSubOrganizationInte
     users[index] = { ...users[index]!, ...(sms ? { phoneNumberVerified: true } : { emailVerified: true }) };
     // Used by the activity's own statement: one token verifies one sub-organization's contact, even at once.
     gates.push({
-      gate: { statement: useVerificationToken({ id: token.id, organizationId, expiresAt: token.expiresAt }, context.activityId, now), detail: verificationTokenUsedAt(token.id) },
+      gate: { statement: useVerificationToken({ id: token.id, organizationId, expiresAt: token.expiresAt }, 'signup', context.activityId, now), detail: verificationTokenUsedAt(token.id, 'signup') },
       error: () => invalidField(TOKEN_FIELD, 'was already used; verify a new code'),
     });
   }

@@ -163,7 +163,7 @@ async function planLogin(context: ExecutionContext, intent: OtpLoginIntent, sign
     // The token is used by the activity's statement itself: two logins with one token, even at once, make one session.
     gates: [
       {
-        gate: { statement: useVerificationToken({ id: token.id, organizationId, expiresAt: token.expiresAt }, context.activityId, now), detail: verificationTokenUsedAt(token.id) },
+        gate: { statement: useVerificationToken({ id: token.id, organizationId, expiresAt: token.expiresAt }, 'login', context.activityId, now), detail: verificationTokenUsedAt(token.id, 'login') },
         error: () => invalidField(TOKEN_FIELD, 'was already used to log in; verify a new code to log in again'),
       },
     ],

@@ -50,8 +50,8 @@ async function planStampLogin(context: ExecutionContext, intent: SessionIntent):
           gates: [
             {
               gate: {
-                statement: useVerificationToken({ id: credential.tokenId, organizationId, expiresAt: credential.expiresAt }, context.activityId, now),
-                detail: verificationTokenUsedAt(credential.tokenId),
+                statement: useVerificationToken({ id: credential.tokenId, organizationId, expiresAt: credential.expiresAt }, 'login', context.activityId, now),
+                detail: verificationTokenUsedAt(credential.tokenId, 'login'),
               },
               error: () => unauthenticated('X-Stamp-Attested: the verification token was already used to log in; verify a new code to log in again', 'replayed'),
             },

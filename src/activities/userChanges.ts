@@ -95,7 +95,7 @@ export async function contactProof(context: ExecutionContext, token: string, con
     // Used by the activity's own statement: two changes with one token, even at once, make one.
     gates: [
       {
-        gate: { statement: useVerificationToken({ id: claims.id, organizationId, expiresAt: claims.expiresAt }, context.activityId, now), detail: verificationTokenUsedAt(claims.id) },
+        gate: { statement: useVerificationToken({ id: claims.id, organizationId, expiresAt: claims.expiresAt }, 'contact', context.activityId, now), detail: verificationTokenUsedAt(claims.id, 'contact') },
         error: () => invalidField(TOKEN_FIELD, 'was already used; verify the contact again (init_otp, verify_otp) for a new token'),
       },
     ],
