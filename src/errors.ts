@@ -136,10 +136,18 @@ export const authenticatorRevoked = (credentialId: string, revokedAt: Date) =>
 /** Why a statement refused a credential that verified: revoked, expired, or gone since it was looked up. */
 export function credentialRefused(
   credential: { scheme: string; publicKey: string; credentialId?: string },
-  state: { revokedAt: Date | null; expiresAt?: Date | null; session?: boolean },
+  state: { revokedAt: Date | null; expiresAt?: Date | null; session?: boolean; verificationToken?: boolean },
   now: Date,
 ): SignetError {
   const webauthn = credential.scheme === 'SIGNATURE_SCHEME_WEBAUTHN';
+  if (state.verificationToken) {
+    return state.revokedAt
+      ? unauthenticated(
+          `X-Stamp-Attested: the verification token was already used to log in (at ${state.revokedAt.toISOString()}); verify a new code to log in again`,
+          'replayed',
+        )
+      : unauthenticated('X-Stamp-Attested: the verification token has expired; verify a new code to log in again', 'expired');
+  }
   if (state.revokedAt) {
     return webauthn ? authenticatorRevoked(credential.credentialId ?? '', state.revokedAt) : apiKeyRevoked(credential.publicKey, state.revokedAt, state.session);
   }

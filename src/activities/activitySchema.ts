@@ -102,9 +102,11 @@ export const voteSchema = z
       ),
     publicKey: z
       .string()
-      .describe('The credential that signed: an API key or session key as a compressed P-256 key in hex, or the hex of a passkey\'s COSE public key'),
+      .describe('The credential that signed: an API key, session key or attested key as a compressed P-256 key in hex, or the hex of a passkey\'s COSE public key'),
     signature: z.string().describe('The signature as the stamp carried it: DER hex for an API key, base64url for a passkey'),
-    scheme: z.enum(['SIGNATURE_SCHEME_TK_API_P256', 'SIGNATURE_SCHEME_WEBAUTHN']).describe('How the request was stamped: X-Stamp (API key) or X-Stamp-WebAuthn (passkey)'),
+    scheme: z
+      .enum(['SIGNATURE_SCHEME_TK_API_P256', 'SIGNATURE_SCHEME_WEBAUTHN', 'STAMP_ATTESTED_SCHEME_P256_VERIFICATION_TOKEN'])
+      .describe('How the request was stamped: X-Stamp (API key or session key), X-Stamp-WebAuthn (passkey) or X-Stamp-Attested (a verification token and the key it is bound to; stamp_login only)'),
     createdAt: timestamp('When the vote was recorded'),
   })
   .meta({ id: 'Vote', description: "A record of a user's approval or rejection of a request, with its metadata: the submitter's stamp" });

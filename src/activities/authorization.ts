@@ -136,9 +136,14 @@ export class Authorities {
 /** The principal's credential as a vote records it and policies see it. */
 export function principalCredential(principal: Principal): { credentialType: CredentialType; credentialId: string; webauthnCredentialId: string | null } {
   const use = principal.credential;
-  return use.kind === 'apiKey'
-    ? { credentialType: principal.credentialType, credentialId: use.apiKeyId, webauthnCredentialId: null }
-    : { credentialType: 'CREDENTIAL_TYPE_WEBAUTHN_AUTHENTICATOR', credentialId: use.authenticatorId, webauthnCredentialId: principal.credentialId ?? null };
+  switch (use.kind) {
+    case 'apiKey':
+      return { credentialType: principal.credentialType, credentialId: use.apiKeyId, webauthnCredentialId: null };
+    case 'authenticator':
+      return { credentialType: 'CREDENTIAL_TYPE_WEBAUTHN_AUTHENTICATOR', credentialId: use.authenticatorId, webauthnCredentialId: principal.credentialId ?? null };
+    case 'verificationToken':
+      return { credentialType: principal.credentialType, credentialId: use.tokenId, webauthnCredentialId: null };
+  }
 }
 
 /** A stored vote's voter as an approver (a vote written before credentials were recorded is read from its scheme). */

@@ -159,6 +159,15 @@ export class ActivityEngine {
         return storedOr(refusal(decision, { type: envelope.type, organizationId, userId: principal.userId }, authority));
       }
       const allowed = decision.outcome === 'OUTCOME_ALLOW';
+      if (!allowed && handler.neverWaits) {
+        if (await this.changedSince(authority, principal, db)) continue;
+        return storedOr(
+          requestNotAuthorized(
+            `${envelope.type} needs more approvals, and it cannot wait for them: it is done for its submitter at once or not at all. ` +
+              "Submit it as a user the organization's root quorum or a policy allows to do it alone",
+          ),
+        );
+      }
       if (!allowed && handler.redact) {
         if (await this.changedSince(authority, principal, db)) continue;
         // The secret such an activity carries is not kept, so it could never execute later.

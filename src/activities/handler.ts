@@ -23,10 +23,10 @@ export interface Principal {
   userPhoneNumber: string | null;
   userCreatedAt: Date;
   userUpdatedAt: Date;
-  scheme: 'SIGNATURE_SCHEME_TK_API_P256' | 'SIGNATURE_SCHEME_WEBAUTHN';
-  /** hex: the compressed P-256 key for API keys; for WebAuthn the hex of the stored COSE key. */
+  scheme: 'SIGNATURE_SCHEME_TK_API_P256' | 'SIGNATURE_SCHEME_WEBAUTHN' | 'STAMP_ATTESTED_SCHEME_P256_VERIFICATION_TOKEN';
+  /** hex: the compressed P-256 key for API keys and attested stamps; for WebAuthn the hex of the stored COSE key. */
   publicKey: string;
-  /** As sent in the stamp (hex DER for API keys, base64url for WebAuthn). */
+  /** As sent in the stamp (hex DER for API keys and attested stamps, base64url for WebAuthn). */
   signature: string;
   /** base64url, WebAuthn only. */
   credentialId?: string;
@@ -104,6 +104,13 @@ export interface ActivityHandler<Schema extends z.ZodType = z.ZodType, Result ex
   redact?(parameters: Record<string, unknown>): Record<string, unknown>;
   /** What the activity does, one or two sentences for the OpenAPI document (markdown). */
   description?: string;
+  /**
+   * Done at once or refused: when the decision asks for more approvals, the request is refused
+   * rather than stored to wait (a login is for its submitter, and an approval executes as the approver).
+   */
+  neverWaits?: boolean;
+  /** Takes requests stamped with X-Stamp-Attested (stamp_login); every other activity refuses them. */
+  acceptsAttestedStamp?: boolean;
   /** Decided by the root quorum alone: policies are not consulted (update_root_quorum). */
   rootQuorumOnly?: boolean;
   /**

@@ -3,25 +3,14 @@
 // names a verified contact; the user of the organization with that contact gets `publicKey` as a
 // session key, which stamps requests like an API key until the session ends; the answer's session
 // JWT is in the hosted service's format, signed by the service's session key.
-import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { invalidField, notFound } from '../errors.ts';
-import { P256_PUBLIC_KEY_PATTERN, p256PointHex } from '../keys/p256.ts';
 import { clientSignatureProblem, CLIENT_SIGNATURE_SCHEME } from '../otp/clientSignature.ts';
-import { canonicalEmailAddress } from '../otp/contact.ts';
-import { signSession } from '../otp/session.ts';
-import { MAX_VERIFICATION_TOKEN_LENGTH, readVerificationToken, VERIFICATION_TOKEN_KEY } from '../otp/verificationToken.ts';
-import { NEW_ACTIVITY } from '../store/activities.ts';
-import { lockUserApiKeys, registerSessionKey, revokeOtherSessionKeys, sessionKeyAvailable } from '../store/apiKeys.ts';
+import { MAX_VERIFICATION_TOKEN_LENGTH, readVerificationToken, VERIFICATION_TOKEN_KEY, verifiedContact } from '../otp/verificationToken.ts';
 import { findUserByContact, userActive } from '../store/users.ts';
 import { useVerificationToken, verificationTokenUsedAt } from '../store/verificationTokens.ts';
 import type { ActivityHandler, ExecutionContext } from './handler.ts';
-import { wholeNumberPattern } from './numberPattern.ts';
-import { SERVICE_KEYS } from './serviceKeys.ts';
-
-export const DEFAULT_SESSION_SECONDS = '900';
-/** 30 days: a session key stamps for its user until then, unless revoked. */
-export const MAX_SESSION_SECONDS = 2_592_000;
+import { checkSessionIntent, planSession, sessionParameterFields, sessionResultSchema, type SessionResult } from './sessionPlans.ts';
 
 const clientSignature = z
   .strictObject(
@@ -54,37 +43,11 @@ function parameters(signatureRequired: boolean) {
         .min(1, 'must not be empty; give the verificationToken that verify_otp returned')
         .max(MAX_VERIFICATION_TOKEN_LENGTH, `is longer than ${MAX_VERIFICATION_TOKEN_LENGTH} characters`)
         .describe("The verificationToken that verify_otp returned: Signet's, unexpired, of this organization and unused (it logs in once)"),
-      // Kept as the client wrote it: the session names the key by this string, and clients find
-      // their key pair by it.
-      publicKey: z
-        .string({ error: 'must be a string: the session key, a P-256 public key in hex' })
-        .refine((v) => p256PointHex(v) !== undefined, 'must be a P-256 public key in hex: 66 characters (compressed) or 130 (uncompressed), a point on the curve')
-        .meta({
-          pattern: P256_PUBLIC_KEY_PATTERN,
-          description:
-            'The session key, a P-256 public key in hex (compressed or uncompressed): it stamps requests (X-Stamp) as the user until the session ends. Not a key the organization already has',
-        }),
+      publicKey: sessionParameterFields.publicKey,
       clientSignature: signatureRequired ? clientSignature : clientSignature.optional(),
-      expirationSeconds: z
-        .string({ error: `must be a string of digits, e.g. "${DEFAULT_SESSION_SECONDS}"` })
-        .refine(
-          (v) => /^[1-9][0-9]{0,6}$/.test(v) && Number(v) <= MAX_SESSION_SECONDS,
-          `must be the session lifetime in whole seconds from 1 to ${MAX_SESSION_SECONDS} (30 days) written as digits, e.g. "${DEFAULT_SESSION_SECONDS}"`,
-        )
-        .meta({
-          pattern: wholeNumberPattern(MAX_SESSION_SECONDS),
-          description: `Lifetime of the session in seconds written as digits: "${DEFAULT_SESSION_SECONDS}" by default, at most "${MAX_SESSION_SECONDS}" (30 days). After it every request stamped with the session key is a 401 "session expired"`,
-        })
-        .default(DEFAULT_SESSION_SECONDS),
-      invalidateExisting: z
-        .boolean({ error: 'must be true or false' })
-        .describe('true ends the user\'s other sessions at once (their keys then get 401 "session ended")')
-        .default(false),
-      sessionProfileId: z
-        .string({ error: 'must be a string' })
-        .max(64)
-        .describe('Session profiles do not exist in Signet (sessions are read-write): any value is refused with a 400; leave it out')
-        .optional(),
+      expirationSeconds: sessionParameterFields.expirationSeconds,
+      invalidateExisting: sessionParameterFields.invalidateExisting,
+      sessionProfileId: sessionParameterFields.sessionProfileId,
     },
     { error: (issue) => (issue.code === 'invalid_type' ? 'must be an object' : undefined) },
   );
@@ -94,14 +57,8 @@ export const otpLoginV2Parameters = parameters(true);
 export const otpLoginParameters = parameters(false);
 type OtpLoginIntent = z.output<typeof otpLoginParameters>;
 
-const resultSchema = z.strictObject({
-  session: z
-    .string()
-    .describe(
-      "The session JWT in the ecosystem's format (claims exp in seconds, public_key exactly as sent, session_type SESSION_TYPE_READ_WRITE, user_id, organization_id), signed by sessionSignerPublicKey of /.well-known/signet-keys.json; the clients' parseSession / storeSession / loginWithSession take it",
-    ),
-});
-type OtpLoginResult = z.infer<typeof resultSchema>;
+const resultSchema = sessionResultSchema;
+type OtpLoginResult = SessionResult;
 
 // Real points (the curve's generator and its double), so the example passes the schema it illustrates.
 const EXAMPLE_SESSION_KEY = '036b17d1f2e12c4247f8bce6e563a440f277037d812deb33a0f4a13945d898c296';
@@ -147,9 +104,7 @@ const TOKEN_FIELD = 'parameters.verificationToken';
 
 async function planLogin(context: ExecutionContext, intent: OtpLoginIntent, signatureRequired: boolean) {
   const { organizationId, now } = context;
-  if (intent.sessionProfileId !== undefined) {
-    throw invalidField('parameters.sessionProfileId', 'Signet has no session profiles; leave it out (sessions are read-write)');
-  }
+  checkSessionIntent(intent);
   const reading = readVerificationToken(intent.verificationToken, await context.keys.verifiers(VERIFICATION_TOKEN_KEY), now);
   if ('problem' in reading) throw invalidField(TOKEN_FIELD, reading.problem);
   const token = reading.claims;
@@ -177,8 +132,7 @@ async function planLogin(context: ExecutionContext, intent: OtpLoginIntent, sign
     throw invalidField('parameters.clientSignature', 'the verification token is bound to no key, so nothing can check this signature; leave it out');
   }
 
-  // A token signed before contacts were stored in one form may name the email in another spelling.
-  const contact = token.verificationType === 'OTP_TYPE_SMS' ? { phoneNumber: token.contact } : { email: canonicalEmailAddress(token.contact) };
+  const contact = verifiedContact(token);
   const user = await findUserByContact(context.db, organizationId, contact);
   const named = 'email' in contact ? `email address ${contact.email}` : `phone number ${contact.phoneNumber}`;
   if (!user) {
@@ -188,22 +142,12 @@ async function planLogin(context: ExecutionContext, intent: OtpLoginIntent, sign
     );
   }
 
-  const sessionKey = p256PointHex(intent.publicKey)!.compressed;
-  const expiresAt = new Date(now.getTime() + Number(intent.expirationSeconds) * 1000);
-  const session = signSession(await context.keys.get(SERVICE_KEYS.session.purpose), {
-    publicKey: intent.publicKey,
-    userId: user.id,
-    organizationId: organizationId.toLowerCase(),
-    expiresAt,
-  });
+  const session = await planSession(context, user.id, intent);
   return {
-    result: { session },
+    result: session.result,
     guards: [
       { condition: userActive(organizationId, user.id), error: notFound(`the user with the ${named} was removed; create the user again, then log in`) },
-      {
-        condition: sessionKeyAvailable(organizationId, user.id, sessionKey),
-        error: invalidField('parameters.publicKey', 'is already a key of this organization (an API key, or another user\'s session key); create a new key pair for the session'),
-      },
+      ...session.guards,
     ],
     // The token is used by the activity's statement itself: two logins with one token, even at once, make one session.
     gates: [
@@ -212,12 +156,7 @@ async function planLogin(context: ExecutionContext, intent: OtpLoginIntent, sign
         error: () => invalidField(TOKEN_FIELD, 'was already used to log in; verify a new code to log in again'),
       },
     ],
-    rows: [
-      registerSessionKey(NEW_ACTIVITY, { id: randomUUID(), organizationId, userId: user.id, publicKey: sessionKey, expiresAt, now }),
-      ...(intent.invalidateExisting ? [revokeOtherSessionKeys(NEW_ACTIVITY, { organizationId, userId: user.id, keepPublicKey: sessionKey, now })] : []),
-    ],
-    // Ending the other sessions and starting this one is one step per user: a concurrent login
-    // holding the lock commits its session first, and this statement then sees it and ends it.
-    ...(intent.invalidateExisting ? { locks: [lockUserApiKeys(organizationId, user.id)] } : {}),
+    rows: session.rows,
+    ...(session.locks ? { locks: session.locks } : {}),
   };
 }

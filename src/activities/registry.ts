@@ -14,6 +14,7 @@ import { deleteUserTags } from './deleteUserTags.ts';
 import { initOtp } from './initOtp.ts';
 import { initOtpAuth } from './initOtpAuth.ts';
 import { otpLogin, otpLoginV2 } from './otpLogin.ts';
+import { stampLogin } from './stampLogin.ts';
 import { updatePolicy, updatePolicyV1 } from './updatePolicy.ts';
 import { updateRootQuorum } from './updateRootQuorum.ts';
 import { verifyOtp, verifyOtpV2 } from './verifyOtp.ts';
@@ -26,6 +27,7 @@ export const activityHandlers: readonly ActivityHandler[] = [
   verifyOtp,
   otpLoginV2,
   otpLogin,
+  stampLogin,
   createSmartContractInterface,
   deleteSmartContractInterface,
   createUsers,

@@ -3,6 +3,7 @@
 // either back; and the JWKS entries that publish the keys. Pure: the keys are given.
 import { randomUUID, sign, verify, type KeyObject } from 'node:crypto';
 import { SignJWT } from 'jose';
+import { canonicalEmailAddress } from './contact.ts';
 import { jwtSegment } from './jwtSegment.ts';
 
 /** `iss` of every token; fixed until a deployment needs its own (then it becomes a setting). */
@@ -221,4 +222,10 @@ export function readVerificationToken(token: unknown, keys: ReadonlyArray<{ kid:
   // RFC 7519: a token must not be accepted on or after its expiration time.
   if (now.getTime() >= claims.expiresAt.getTime()) return { problem: 'the verification token has expired; verify a new code' };
   return { claims, format };
+}
+
+/** The contact a token's claims name, as users' contacts are stored (an SMS token's phone number, or an email). */
+export function verifiedContact(claims: { verificationType: string; contact: string }): { email: string } | { phoneNumber: string } {
+  // A token signed before contacts were stored in one form may name the email in another spelling.
+  return claims.verificationType === 'OTP_TYPE_SMS' ? { phoneNumber: claims.contact } : { email: canonicalEmailAddress(claims.contact) };
 }

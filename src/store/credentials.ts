@@ -6,12 +6,17 @@ import { apiKeyState, apiKeyUsable } from './apiKeys.ts';
 import { authenticatorState, authenticatorUsable } from './authenticators.ts';
 import type { Queryable } from './db.ts';
 import { run, sql, type Sql } from './sql.ts';
+import { verificationTokenState, verificationTokenUsable } from './verificationTokens.ts';
 
 /**
- * The credential a statement checks: an API key at the request's clock, or a passkey (whose counter
- * was advanced when its assertion was verified).
+ * The credential a statement checks: an API key at the request's clock, a passkey (whose counter
+ * was advanced when its assertion was verified), or the verification token of an attested stamp
+ * (unexpired at the request's clock and unused; the login that uses it writes its use).
  */
-export type CredentialUse = { kind: 'apiKey'; apiKeyId: string; now: Date } | { kind: 'authenticator'; authenticatorId: string };
+export type CredentialUse =
+  | { kind: 'apiKey'; apiKeyId: string; now: Date }
+  | { kind: 'authenticator'; authenticatorId: string }
+  | { kind: 'verificationToken'; tokenId: string; expiresAt: Date; now: Date };
 
 /** Why a credential was refused by the statement, as the store last saw it. */
 export interface CredentialState {
@@ -20,16 +25,32 @@ export interface CredentialState {
   expiresAt?: Date | null;
   /** A session key (otp_login's), not an API key an operator made. */
   session?: boolean;
+  /** An attested stamp's verification token: revokedAt is when it was used. */
+  verificationToken?: boolean;
 }
 
 /** A statement part yielding a row when the credential may be used. */
 export function credentialUsable(use: CredentialUse): Sql {
-  return use.kind === 'apiKey' ? apiKeyUsable(use.apiKeyId, use.now) : authenticatorUsable(use.authenticatorId);
+  switch (use.kind) {
+    case 'apiKey':
+      return apiKeyUsable(use.apiKeyId, use.now);
+    case 'authenticator':
+      return authenticatorUsable(use.authenticatorId);
+    case 'verificationToken':
+      return verificationTokenUsable(use);
+  }
 }
 
 /** An expression: the credential's state as JSON, read when the statement refused it. */
 export function credentialState(use: CredentialUse): Sql {
-  return use.kind === 'apiKey' ? apiKeyState(use.apiKeyId) : authenticatorState(use.authenticatorId);
+  switch (use.kind) {
+    case 'apiKey':
+      return apiKeyState(use.apiKeyId);
+    case 'authenticator':
+      return authenticatorState(use.authenticatorId);
+    case 'verificationToken':
+      return verificationTokenState(use);
+  }
 }
 
 export function parseCredentialState(json: unknown): CredentialState {
@@ -39,6 +60,7 @@ export function parseCredentialState(json: unknown): CredentialState {
     revokedAt: date(state.revokedAt),
     ...(state.expiresAt !== undefined ? { expiresAt: date(state.expiresAt) } : {}),
     ...(state.kind === 'session' ? { session: true } : {}),
+    ...(state.kind === 'verificationToken' ? { verificationToken: true } : {}),
   };
 }
 

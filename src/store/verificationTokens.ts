@@ -22,6 +22,20 @@ export function verificationTokenUsedAt(tokenId: string): Sql {
 }
 
 /**
+ * A statement part yielding a row while an attested stamp's token may still log in at `now`:
+ * unexpired and not used. The write that logs in uses it (useVerificationToken), in the same statement.
+ */
+export function verificationTokenUsable(token: { tokenId: string; expiresAt: Date; now: Date }): Sql {
+  return sql`SELECT ${token.tokenId} AS id WHERE ${token.expiresAt}::timestamptz > ${token.now}::timestamptz
+               AND NOT EXISTS (SELECT 1 FROM verification_token_uses WHERE token_id = ${token.tokenId})`;
+}
+
+/** The token's use and expiry as credentials.ts reads a refusal ({revokedAt: when it was used, expiresAt, kind}). */
+export function verificationTokenState(token: { tokenId: string; expiresAt: Date }): Sql {
+  return sql`json_build_object('revokedAt', ${verificationTokenUsedAt(token.tokenId)}, 'expiresAt', ${token.expiresAt}::timestamptz, 'kind', 'verificationToken')`;
+}
+
+/**
  * Forgets the uses of tokens that expired over an hour ago (an expired token is refused before its
  * use is looked at; the hour covers clocks that differ between processes); returns how many.
  */
