@@ -251,7 +251,8 @@ describe('OpenAPI', () => {
           assert.equal(resolve(response).content['application/json'].schema.$ref, ERROR, `${where} ${status}`);
         }
         if (path.startsWith('/public/')) {
-          assert.deepEqual(operation.security, [{ ApiKeyStamp: [] }, { WebAuthnStamp: [] }], where);
+          const attested = path === '/public/v1/submit/stamp_login' ? [{ AttestedStamp: [] }] : [];
+          assert.deepEqual(operation.security, [{ ApiKeyStamp: [] }, { WebAuthnStamp: [] }, ...attested], where);
           for (const status of ['400', '401', '403', '413', '415', '429', '500', '503']) assert.ok(operation.responses[status], `${where} ${status}`);
         }
         if (path.startsWith('/admin/')) assert.deepEqual(operation.security, [{ AdminToken: [] }], where);
@@ -260,6 +261,7 @@ describe('OpenAPI', () => {
     const { securitySchemes } = document.components;
     assert.equal(securitySchemes.ApiKeyStamp.name, 'X-Stamp');
     assert.equal(securitySchemes.WebAuthnStamp.name, 'X-Stamp-WebAuthn');
+    assert.equal(securitySchemes.AttestedStamp.name, 'X-Stamp-Attested');
     assert.equal(securitySchemes.AdminToken.scheme, 'bearer');
     assert.deepEqual(document.tags.map((tag: Schema) => tag.name), ['activities', 'queries', 'admin', 'service']);
     for (const tag of document.tags) assert.ok(tag.description, tag.name);

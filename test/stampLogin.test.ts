@@ -6,18 +6,42 @@
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { ApiKeyStamper } from '@turnkey/api-key-stamper';
-import { generateP256KeyPair, verifySessionJwtSignature } from '@turnkey/crypto';
+import { ApiKeyStamper, SignatureFormat } from '@turnkey/api-key-stamper';
+import { encryptOtpCodeToBundle, generateP256KeyPair, verifySessionJwtSignature } from '@turnkey/crypto';
+import { stringToBase64urlString } from '@turnkey/encoding';
 import { TurnkeyClient } from '@turnkey/http';
 import { Turnkey } from '@turnkey/sdk-server';
 import { testDatabases } from './support/databases.ts';
 import { startTestServer, type Credentials, type TestServer } from './support/server.ts';
+import { startSmtpSink, type SmtpSink } from './support/smtpSink.ts';
 import { createSoftwareAuthenticator, webauthnStamperFor } from './support/softwareAuthenticator.ts';
+import { until } from './support/until.ts';
 
 const RP_ID = 'wallet.example';
+const CODE = /\b([0-9A-HJKMNP-TV-Z]{9})\b/;
 const ORIGIN = 'https://wallet.example';
 
 type KeyPair = ReturnType<typeof generateP256KeyPair>;
+
+/**
+ * X-Stamp-Attested as @turnkey/core's AttestedStamper builds it: {publicKeyAttestation, scheme,
+ * publicKey, signature} as JSON, base64url without padding (@turnkey/encoding), the signature the
+ * key's DER signature over the body in hex.
+ */
+function attestedStamper(verificationToken: string, key: KeyPair, overrides: { publicKey?: string; sign?: (payload: string) => Promise<string> } = {}) {
+  const signer = new ApiKeyStamper({ apiPublicKey: key.publicKey, apiPrivateKey: key.privateKey });
+  return {
+    async stamp(payload: string) {
+      const stamp = {
+        publicKeyAttestation: verificationToken,
+        scheme: 'STAMP_ATTESTED_SCHEME_P256_VERIFICATION_TOKEN',
+        publicKey: overrides.publicKey ?? key.publicKey,
+        signature: await (overrides.sign ?? ((p: string) => signer.sign(p, SignatureFormat.Der)))(payload),
+      };
+      return { stampHeaderName: 'X-Stamp-Attested', stampHeaderValue: stringToBase64urlString(JSON.stringify(stamp)) };
+    },
+  };
+}
 
 /** A JWT's payload, decoded as the clients decode it. */
 function claimsOf(jwt: string): Record<string, any> {
@@ -26,16 +50,70 @@ function claimsOf(jwt: string): Record<string, any> {
 
 for (const tdb of testDatabases) {
   describe(`stamp_login (${tdb.name})`, () => {
+    let smtp: SmtpSink;
     let server: TestServer;
     let org: Credentials;
+    let keys: { sessionSignerPublicKey: string; otpEncryptionBundleSignerPublicKey: string };
     let sessionSigner: string;
 
     before(async () => {
-      server = await startTestServer(tdb, { SIGNET_WEBAUTHN_RP_ID: RP_ID, SIGNET_WEBAUTHN_ORIGINS: ORIGIN });
+      smtp = await startSmtpSink();
+      server = await startTestServer(tdb, {
+        SIGNET_WEBAUTHN_RP_ID: RP_ID,
+        SIGNET_WEBAUTHN_ORIGINS: ORIGIN,
+        SIGNET_SMTP_URL: smtp.url,
+        SIGNET_EMAIL_FROM: 'otp@signet.test',
+      });
       org = await server.createOrganization('Sessions');
-      sessionSigner = ((await (await fetch(`${server.baseUrl}/.well-known/signet-keys.json`)).json()) as { sessionSignerPublicKey: string }).sessionSignerPublicKey;
+      keys = (await (await fetch(`${server.baseUrl}/.well-known/signet-keys.json`)).json()) as typeof keys;
+      sessionSigner = keys.sessionSignerPublicKey;
     });
-    after(() => server.close());
+    after(async () => {
+      await server.close();
+      await smtp.close();
+    });
+
+    let contacts = 0;
+    /** A user of the organization with an email address, in the root quorum unless `outsider`. */
+    async function userWithEmail(outsider = false): Promise<{ email: string; userId: string }> {
+      const email = `person${++contacts}-${randomUUID().slice(0, 8)}@example.com`;
+      const { userIds } = await sdk(org).createUsers({
+        users: [{ userName: `Person ${contacts}`, userEmail: email, apiKeys: [], authenticators: [], oauthProviders: [], userTags: [] }],
+      });
+      if (!outsider) await server.joinRootQuorum(org.organizationId, userIds[0]!);
+      return { email, userId: userIds[0]! };
+    }
+
+    const read = new Set<unknown>();
+    /** init_otp, the emailed code, verify_otp V2 (the code encrypted by the client): a token bound to the client's key. */
+    async function verified(email: string, expirationSeconds?: string): Promise<{ verificationToken: string; clientKey: KeyPair }> {
+      const client = sdk(org);
+      const { otpId, otpEncryptionTargetBundle } = await client.initOtp({ otpType: 'OTP_TYPE_EMAIL', contact: email, appName: 'Sessions' });
+      const code = await until(`an email with a code to ${email}`, () => {
+        const mail = smtp.messages.find((m) => !read.has(m) && JSON.stringify(m.to).includes(email));
+        if (mail) read.add(mail);
+        return mail && CODE.exec(mail.text ?? '')?.[1];
+      });
+      const clientKey = generateP256KeyPair();
+      const encryptedOtpBundle = await encryptOtpCodeToBundle(code, otpEncryptionTargetBundle, clientKey.publicKey, keys.otpEncryptionBundleSignerPublicKey);
+      const { verificationToken } = await client.verifyOtp({ otpId, encryptedOtpBundle, ...(expirationSeconds ? { expirationSeconds } : {}) });
+      return { verificationToken, clientKey };
+    }
+
+    /** stamp_login through @turnkey/http's TurnkeyClient with `stamper`. */
+    function attestedLogin(stamper: { stamp(payload: string): Promise<{ stampHeaderName: string; stampHeaderValue: string }> }, parameters: object, organizationId = org.organizationId) {
+      return new TurnkeyClient({ baseUrl: server.baseUrl }, stamper as any).stampLogin(loginBody(parameters, organizationId) as any) as Promise<any>;
+    }
+    /** stamp_login sent by hand with `stamper`'s header: status and answer. */
+    async function attestedRaw(stamper: { stamp(payload: string): Promise<{ stampHeaderName: string; stampHeaderValue: string }> }, body: object, path = '/public/v1/submit/stamp_login') {
+      const text = JSON.stringify(body);
+      const stamp = await stamper.stamp(text);
+      return stampRaw({ [stamp.stampHeaderName]: stamp.stampHeaderValue }, text, path);
+    }
+    async function sessionKeysOf(userId: string): Promise<string[]> {
+      const rows = await server.db.query<{ public_key: string }>("SELECT public_key FROM api_keys WHERE user_id = $1 AND kind = 'session' ORDER BY created_at", [userId]);
+      return rows.map((row) => row.public_key);
+    }
 
     /** The server-side SDK stamping with `credentials` (an API key or a session key). */
     function sdk(credentials: { apiPublicKey: string; apiPrivateKey: string }) {
@@ -181,6 +259,151 @@ for (const tdb of testDatabases) {
       });
       const { session } = await asKey(userKey).stampLogin({ publicKey: sessionKey.publicKey });
       await checkSession(session, userIds[0]!, sessionKey.publicKey);
+    });
+
+    test("X-Stamp-Attested as @turnkey/core sends it: verify_otp V2's token and its key log the contact's user in, the key becoming the session key", async () => {
+      const { email, userId } = await userWithEmail();
+      const { verificationToken, clientKey } = await verified(email);
+      const { activity } = await attestedLogin(attestedStamper(verificationToken, clientKey), { publicKey: clientKey.publicKey, expirationSeconds: '900', invalidateExisting: false });
+      assert.equal(activity.status, 'ACTIVITY_STATUS_COMPLETED');
+      await checkSession(activity.result.stampLoginResult.session, userId, clientKey.publicKey);
+      assert.equal(activity.votes[0].userId, userId);
+      assert.equal(activity.votes[0].scheme, 'STAMP_ATTESTED_SCHEME_P256_VERIFICATION_TOKEN');
+      assert.equal(activity.votes[0].publicKey, clientKey.publicKey);
+      const vote = await voteOf(activity.id);
+      assert.equal(vote.credential_type, 'CREDENTIAL_TYPE_OTP_AUTH_KEY_P256');
+      assert.equal(vote.credential_id, claimsOf(verificationToken).id);
+      assert.equal((await asKey(clientKey).getWhoami({ organizationId: org.organizationId })).userId, userId);
+
+      // The token logs in once: again, with another session key, is a 401 and makes no session.
+      const again = await attestedRaw(attestedStamper(verificationToken, clientKey), loginBody({ publicKey: generateP256KeyPair().publicKey }));
+      assert.equal(again.status, 401, JSON.stringify(again.json));
+      assert.match(again.json.message, /X-Stamp-Attested: the verification token was already used to log in/);
+      assert.deepEqual(await sessionKeysOf(userId), [clientKey.publicKey]);
+    });
+
+    test('an attested login may name another session key, and plain JSON is read like base64url', async () => {
+      const { email, userId } = await userWithEmail();
+      const { verificationToken, clientKey } = await verified(email);
+      const sessionKey = generateP256KeyPair();
+      const stamper = attestedStamper(verificationToken, clientKey);
+      const plain = {
+        async stamp(payload: string) {
+          const { stampHeaderName, stampHeaderValue } = await stamper.stamp(payload);
+          return { stampHeaderName, stampHeaderValue: Buffer.from(stampHeaderValue, 'base64url').toString('utf8') };
+        },
+      };
+      const login = await attestedRaw(plain, loginBody({ publicKey: sessionKey.publicKey, invalidateExisting: true }));
+      assert.equal(login.status, 200, JSON.stringify(login.json));
+      await checkSession(login.json.activity.result.stampLoginResult.session, userId, sessionKey.publicKey);
+      // The token's key is no credential; the session key is.
+      const tokenKey = await submitWithKey({ apiPublicKey: clientKey.publicKey, apiPrivateKey: clientKey.privateKey }, { organizationId: org.organizationId }, '/public/v1/query/whoami');
+      assert.equal(tokenKey.status, 401);
+      assert.equal((await asKey(sessionKey).getWhoami({ organizationId: org.organizationId })).userId, userId);
+    });
+
+    test('two logins with one token at once: exactly one session', async () => {
+      const { email, userId } = await userWithEmail();
+      const { verificationToken, clientKey } = await verified(email);
+      const sessionKeys = [generateP256KeyPair(), generateP256KeyPair(), generateP256KeyPair()];
+      const answers = await Promise.all(sessionKeys.map((key) => attestedRaw(attestedStamper(verificationToken, clientKey), loginBody({ publicKey: key.publicKey }))));
+      assert.deepEqual(answers.map((a) => a.status).sort(), [200, 401, 401], JSON.stringify(answers.map((a) => a.json)));
+      for (const refused of answers.filter((a) => a.status === 401)) assert.match(refused.json.message, /already used to log in/);
+      assert.equal((await sessionKeysOf(userId)).length, 1);
+    });
+
+    test('refused with 401, no session made: a wrong key, a bad signature, an expired token, a forged token, a malformed header', async () => {
+      const { email, userId } = await userWithEmail();
+      const { verificationToken, clientKey } = await verified(email);
+      const body = () => loginBody({ publicKey: clientKey.publicKey });
+      const refused = async (stamper: Parameters<typeof attestedRaw>[0], pattern: RegExp, status = 401) => {
+        const answer = await attestedRaw(stamper, body());
+        assert.equal(answer.status, status, JSON.stringify(answer.json));
+        assert.match(answer.json.message, pattern);
+      };
+
+      // Another key, signing correctly for itself: not the key the token is bound to.
+      await refused(attestedStamper(verificationToken, generateP256KeyPair()), /X-Stamp-Attested publicKey \S+ is not the key the verification token is bound to/);
+      // The right key named, signed by another.
+      const other = new ApiKeyStamper({ ...(() => { const k = generateP256KeyPair(); return { apiPublicKey: k.publicKey, apiPrivateKey: k.privateKey }; })() });
+      await refused(attestedStamper(verificationToken, clientKey, { sign: (p) => other.sign(p, SignatureFormat.Der) }), /X-Stamp-Attested: stamp signature does not verify/);
+      // A signature over other bytes than the body.
+      const own = new ApiKeyStamper({ apiPublicKey: clientKey.publicKey, apiPrivateKey: clientKey.privateKey });
+      await refused(attestedStamper(verificationToken, clientKey, { sign: (p) => own.sign(`${p} `, SignatureFormat.Der) }), /does not verify/);
+      // Raw r‖s is not DER.
+      await refused(attestedStamper(verificationToken, clientKey, { sign: (p) => own.sign(p, SignatureFormat.Raw) }), /X-Stamp-Attested: stamp signature is not a strict DER/);
+      // A token changed after signing.
+      const [h, p, sig] = verificationToken.split('.');
+      const changed = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(p!, 'base64url').toString()), contact: 'root@example.com' })).toString('base64url');
+      await refused(attestedStamper(`${h}.${changed}.${sig}`, clientKey), /publicKeyAttestation: the verification token signature does not verify/);
+      // Headers that are not a stamp.
+      await refused({ stamp: async () => ({ stampHeaderName: 'X-Stamp-Attested', stampHeaderValue: 'not json' }) }, /X-Stamp-Attested is neither a JSON object/);
+      const withScheme = (scheme: string) => ({
+        stamp: async (payload: string) => {
+          const real = JSON.parse(Buffer.from((await attestedStamper(verificationToken, clientKey).stamp(payload)).stampHeaderValue, 'base64url').toString());
+          return { stampHeaderName: 'X-Stamp-Attested', stampHeaderValue: JSON.stringify({ ...real, scheme }) };
+        },
+      });
+      await refused(withScheme('STAMP_ATTESTED_SCHEME_P256_OIDC'), /scheme must be "STAMP_ATTESTED_SCHEME_P256_VERIFICATION_TOKEN"/);
+      assert.deepEqual(await sessionKeysOf(userId), []);
+
+      // The token still logs in once, after all that.
+      assert.equal((await attestedRaw(attestedStamper(verificationToken, clientKey), body())).status, 200);
+
+      // An expired token.
+      const short = await verified(email, '1');
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      const expired = await attestedRaw(attestedStamper(short.verificationToken, short.clientKey), loginBody({ publicKey: short.clientKey.publicKey }));
+      assert.equal(expired.status, 401);
+      assert.match(expired.json.message, /X-Stamp-Attested publicKeyAttestation: the verification token has expired/);
+    });
+
+    test('an attested stamp is for stamp_login only, of the organization the token was issued in', async () => {
+      const { email } = await userWithEmail();
+      const { verificationToken, clientKey } = await verified(email);
+      const stamper = attestedStamper(verificationToken, clientKey);
+      const query = await attestedRaw(stamper, { organizationId: org.organizationId }, '/public/v1/query/whoami');
+      assert.equal(query.status, 401);
+      assert.match(query.json.message, /X-Stamp-Attested is accepted by stamp_login only/);
+      const write = await attestedRaw(
+        stamper,
+        { type: 'ACTIVITY_TYPE_CREATE_USERS_V4', timestampMs: String(Date.now()), organizationId: org.organizationId, parameters: { users: [] } },
+        '/public/v1/submit/create_users',
+      );
+      assert.equal(write.status, 401);
+      assert.match(write.json.message, /accepted by stamp_login only/);
+      const both = await stampRaw(
+        { 'X-Stamp-Attested': (await stamper.stamp('{}')).stampHeaderValue, 'X-Stamp': (await new ApiKeyStamper(org).stamp('{}')).stampHeaderValue },
+        JSON.stringify(loginBody({ publicKey: clientKey.publicKey })),
+      );
+      assert.equal(both.status, 401);
+      assert.match(both.json.message, /two stamps/);
+
+      const elsewhere = await server.createOrganization('Elsewhere');
+      const foreign = await attestedRaw(stamper, loginBody({ publicKey: clientKey.publicKey }, elsewhere.organizationId));
+      assert.equal(foreign.status, 403, JSON.stringify(foreign.json));
+      assert.match(foreign.json.message, /the verification token was issued in organization/);
+      // None of these used the token.
+      assert.equal((await attestedRaw(stamper, loginBody({ publicKey: clientKey.publicKey }))).status, 200);
+    });
+
+    test('an attested user no policy allows is refused with 403, the token kept; a policy allowing its logins lets it in', async () => {
+      const { email, userId } = await userWithEmail(true);
+      const { verificationToken, clientKey } = await verified(email);
+      const refused = await attestedRaw(attestedStamper(verificationToken, clientKey), loginBody({ publicKey: clientKey.publicKey }));
+      assert.equal(refused.status, 403, JSON.stringify(refused.json));
+      assert.match(refused.json.message, new RegExp(`ACTIVITY_TYPE_STAMP_LOGIN is not allowed for user ${userId}`));
+      assert.deepEqual(await sessionKeysOf(userId), []);
+
+      await sdk(org).createPolicy({
+        policyName: `OTP logins of ${userId}`,
+        effect: 'EFFECT_ALLOW',
+        condition: "activity.type == 'ACTIVITY_TYPE_STAMP_LOGIN'",
+        consensus: `approvers.any(user, user.id == '${userId}') && credentials.any(c, c.type == 'CREDENTIAL_TYPE_OTP_AUTH_KEY_P256')`,
+        notes: '',
+      });
+      const { activity } = await attestedLogin(attestedStamper(verificationToken, clientKey), { publicKey: clientKey.publicKey });
+      await checkSession(activity.result.stampLoginResult.session, userId, clientKey.publicKey);
     });
   });
 }

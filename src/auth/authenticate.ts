@@ -2,11 +2,13 @@
 // the credential is known, live and of the request's organization. API keys come from
 // the credential cache when given one; the statements of the request check them again.
 import type { Principal } from '../activities/handler.ts';
+import type { VerifyingKey } from '../activities/serviceKeys.ts';
 import { apiKeyExpired, apiKeyRevoked, authenticatorRevoked, permissionDenied, unauthenticated } from '../errors.ts';
 import { advanceSignCount, authenticatorStateOf, findAuthenticator } from '../store/authenticators.ts';
 import type { Queryable } from '../store/db.ts';
 import { run } from '../store/sql.ts';
 import { findApiKeysByPublicKey } from '../store/apiKeys.ts';
+import { authenticateAttested } from './authenticateAttested.ts';
 import type { CredentialCache } from './credentialCache.ts';
 import type { ApiKeyStamp, Stamp, WebAuthnStamp } from './parseStamp.ts';
 import { rememberP256PublicKey } from '../keys/p256.ts';
@@ -24,11 +26,14 @@ export interface AuthenticateOptions {
   now: Date;
   /** Where known credentials are kept between requests; without it every request looks them up. */
   cache?: CredentialCache;
+  /** The service's verification-token keys, which attested stamps (X-Stamp-Attested) are checked with; without them such stamps are refused. */
+  verificationTokenKeys?: () => Promise<VerifyingKey[]>;
 }
 
 /**
  * 401 for a bad signature or an unknown, revoked or expired credential; 403 for a good credential of
- * another organization. A WebAuthn assertion also advances the credential's counter, once only.
+ * another organization. A WebAuthn assertion also advances the credential's counter, once only; an
+ * attested stamp's token is used up by the login's statement (authenticateAttested.ts).
  */
 export async function authenticate(
   db: Queryable,
@@ -37,9 +42,17 @@ export async function authenticate(
   organizationId: string,
   options: AuthenticateOptions,
 ): Promise<Principal> {
-  return stamp.kind === 'apiKey'
-    ? authenticateApiKey(db, body, stamp, organizationId, options)
-    : authenticateWebAuthn(db, body, stamp, organizationId, options);
+  switch (stamp.kind) {
+    case 'apiKey':
+      return authenticateApiKey(db, body, stamp, organizationId, options);
+    case 'webauthn':
+      return authenticateWebAuthn(db, body, stamp, organizationId, options);
+    case 'attested': {
+      const { verificationTokenKeys } = options;
+      if (!verificationTokenKeys) throw unauthenticated('X-Stamp-Attested is not accepted here; stamp with X-Stamp or X-Stamp-WebAuthn', 'malformed');
+      return authenticateAttested(db, body, stamp, organizationId, { now: options.now, verificationTokenKeys });
+    }
+  }
 }
 
 async function authenticateApiKey(

@@ -1,6 +1,7 @@
 // Reads the one stamp of a request from its headers and checks its shape strictly;
-// signatures are verified elsewhere (verifyApiKeyStamp.ts, verifyWebAuthnStamp.ts).
+// signatures are verified elsewhere (verifyApiKeyStamp.ts, verifyWebAuthnStamp.ts, authenticateAttested.ts).
 import { unauthenticated } from '../errors.ts';
+import { MAX_VERIFICATION_TOKEN_LENGTH } from '../otp/verificationToken.ts';
 
 export type ApiKeyStamp = {
   kind: 'apiKey';
@@ -20,13 +21,35 @@ export type WebAuthnStamp = {
   signature: string;
 };
 
-export type Stamp = ApiKeyStamp | WebAuthnStamp;
+/**
+ * X-Stamp-Attested (@turnkey/core's AttestedStamper): a key the client holds, vouched for by a
+ * verification token Signet issued and bound to it, signing the body like an API key.
+ */
+export type AttestedStamp = {
+  kind: 'attested';
+  /** The verification token (a JWT), as sent. */
+  publicKeyAttestation: string;
+  scheme: typeof ATTESTED_SCHEME;
+  /** P-256 public key as sent, lowercase hex: compressed (66 chars) or uncompressed (130 chars). */
+  publicKey: string;
+  /** DER ECDSA signature over SHA-256 of the body, lowercase hex. */
+  signature: string;
+};
+
+export type Stamp = ApiKeyStamp | WebAuthnStamp | AttestedStamp;
+
+export interface ParseStampOptions {
+  /** The route takes X-Stamp-Attested (stamp_login); elsewhere it is refused. */
+  attested?: boolean;
+}
 
 type Headers = Record<string, string | string[] | undefined>;
 
 const API_KEY_HEADER = 'X-Stamp';
 const WEBAUTHN_HEADER = 'X-Stamp-WebAuthn';
+export const ATTESTED_HEADER = 'X-Stamp-Attested';
 const API_KEY_SCHEME = 'SIGNATURE_SCHEME_TK_API_P256';
+export const ATTESTED_SCHEME = 'STAMP_ATTESTED_SCHEME_P256_VERIFICATION_TOKEN';
 const MAX_HEADER_BYTES = 8 * 1024;
 
 /** Every refusal here but a missing stamp is about the stamp's shape (reason "malformed"). */
@@ -34,6 +57,7 @@ const malformed = (message: string) => unauthenticated(message, 'malformed');
 
 const API_KEY_FIELDS = ['publicKey', 'scheme', 'signature'] as const;
 const WEBAUTHN_FIELDS = ['credentialId', 'authenticatorData', 'clientDataJson', 'signature'] as const;
+const ATTESTED_FIELDS = ['publicKeyAttestation', 'scheme', 'publicKey', 'signature'] as const;
 // Fields only a WebAuthn stamp has: their presence in X-Stamp selects the WebAuthn shape.
 const WEBAUTHN_ONLY_FIELDS = ['credentialId', 'authenticatorData', 'clientDataJson'];
 
@@ -47,16 +71,32 @@ const WEBAUTHN_BYTES: Record<(typeof WEBAUTHN_FIELDS)[number], { min: number; ma
 };
 
 /** The request's stamp; throws 401 naming the check that failed when there is not exactly one well-formed stamp. */
-export function parseStamp(headers: Headers): Stamp {
+export function parseStamp(headers: Headers, options: ParseStampOptions = {}): Stamp {
   const apiKeyValue = headerValue(headers, API_KEY_HEADER);
   const webauthnValue = headerValue(headers, WEBAUTHN_HEADER);
-  if (apiKeyValue === undefined && webauthnValue === undefined) {
-    throw unauthenticated(`missing stamp: send ${API_KEY_HEADER} or ${WEBAUTHN_HEADER}`, 'missing');
-  }
-  if (apiKeyValue !== undefined && webauthnValue !== undefined) {
-    throw malformed(
-      `two stamps: both ${API_KEY_HEADER} and ${WEBAUTHN_HEADER} were sent; stamp the request with exactly one credential`,
+  const attestedValue = headerValue(headers, ATTESTED_HEADER);
+  const sent = [apiKeyValue !== undefined && API_KEY_HEADER, webauthnValue !== undefined && WEBAUTHN_HEADER, attestedValue !== undefined && ATTESTED_HEADER].filter(
+    (name): name is string => name !== false,
+  );
+  if (sent.length === 0) {
+    throw unauthenticated(
+      `missing stamp: send ${API_KEY_HEADER} or ${WEBAUTHN_HEADER}${options.attested ? ` (or ${ATTESTED_HEADER})` : ''}`,
+      'missing',
     );
+  }
+  if (sent.length > 1) {
+    throw malformed(
+      `${sent.length === 2 ? 'two stamps: both' : 'three stamps:'} ${sent.join(' and ')} were sent; stamp the request with exactly one credential`,
+    );
+  }
+  if (attestedValue !== undefined) {
+    if (!options.attested) {
+      throw malformed(
+        `${ATTESTED_HEADER} is accepted by stamp_login only (POST /public/v1/submit/stamp_login, to start a session); ` +
+          `stamp this request with ${API_KEY_HEADER} (an API key or the session key) or ${WEBAUTHN_HEADER}`,
+      );
+    }
+    return attestedStamp(decodeHeader(attestedValue, ATTESTED_HEADER));
   }
   if (webauthnValue !== undefined) {
     return webAuthnStamp(decodeHeader(webauthnValue, WEBAUTHN_HEADER), WEBAUTHN_HEADER);
@@ -73,8 +113,8 @@ export function parseStamp(headers: Headers): Stamp {
  */
 export function stampCredential(headers: Headers): string | undefined {
   try {
-    const stamp = parseStamp(headers);
-    return stamp.kind === 'apiKey' ? stamp.publicKey : stamp.credentialId;
+    const stamp = parseStamp(headers, { attested: true });
+    return stamp.kind === 'webauthn' ? stamp.credentialId : stamp.publicKey;
   } catch {
     return undefined;
   }
@@ -133,36 +173,61 @@ function decodeHeader(value: string, header: string): Record<string, unknown> {
 
 function apiKeyStamp(document: Record<string, unknown>): ApiKeyStamp {
   const fields = stringFields(document, API_KEY_HEADER, API_KEY_FIELDS, 'an API key stamp');
-  const publicKey = fields.publicKey;
-  if (!/^[0-9a-fA-F]*$/.test(publicKey)) {
-    throw malformed(`${API_KEY_HEADER} publicKey must be hex (0-9, a-f)`);
-  }
-  if (!/^(0[23][0-9a-fA-F]{64}|04[0-9a-fA-F]{128})$/.test(publicKey)) {
-    throw malformed(
-      `${API_KEY_HEADER} publicKey must be a P-256 public key in hex: 66 characters starting with 02 or 03 ` +
-        `(compressed) or 130 characters starting with 04 (uncompressed); got ${publicKey.length} characters`,
-    );
-  }
+  const publicKey = p256PublicKeyField(fields.publicKey, API_KEY_HEADER);
   if (fields.scheme !== API_KEY_SCHEME) {
     throw malformed(
       `${API_KEY_HEADER} scheme must be "${API_KEY_SCHEME}", got ${quote(fields.scheme)}; ` +
         `WebAuthn stamps go in ${WEBAUTHN_HEADER}`,
     );
   }
-  const signature = fields.signature;
+  return { kind: 'apiKey', publicKey, signature: derSignatureField(fields.signature, API_KEY_HEADER), scheme: API_KEY_SCHEME };
+}
+
+function attestedStamp(document: Record<string, unknown>): AttestedStamp {
+  const fields = stringFields(document, ATTESTED_HEADER, ATTESTED_FIELDS, 'an attested stamp');
+  if (fields.scheme !== ATTESTED_SCHEME) {
+    throw malformed(
+      `${ATTESTED_HEADER} scheme must be "${ATTESTED_SCHEME}" (a verification token of verify_otp), got ${quote(fields.scheme)}; ` +
+        'Signet has no other attestation (no OIDC logins)',
+    );
+  }
+  const token = fields.publicKeyAttestation;
+  if (token.length === 0 || token.length > MAX_VERIFICATION_TOKEN_LENGTH) {
+    throw malformed(`${ATTESTED_HEADER} publicKeyAttestation must be the verificationToken of verify_otp: 1 to ${MAX_VERIFICATION_TOKEN_LENGTH} characters`);
+  }
+  return {
+    kind: 'attested',
+    publicKeyAttestation: token,
+    scheme: ATTESTED_SCHEME,
+    publicKey: p256PublicKeyField(fields.publicKey, ATTESTED_HEADER),
+    signature: derSignatureField(fields.signature, ATTESTED_HEADER),
+  };
+}
+
+/** A stamp's publicKey: P-256 in hex, either SEC1 form; lowercase. */
+function p256PublicKeyField(publicKey: string, header: string): string {
+  if (!/^[0-9a-fA-F]*$/.test(publicKey)) {
+    throw malformed(`${header} publicKey must be hex (0-9, a-f)`);
+  }
+  if (!/^(0[23][0-9a-fA-F]{64}|04[0-9a-fA-F]{128})$/.test(publicKey)) {
+    throw malformed(
+      `${header} publicKey must be a P-256 public key in hex: 66 characters starting with 02 or 03 ` +
+        `(compressed) or 130 characters starting with 04 (uncompressed); got ${publicKey.length} characters`,
+    );
+  }
+  return publicKey.toLowerCase();
+}
+
+/** A stamp's DER signature in hex; lowercase. Strict DER is checked with the signature. */
+function derSignatureField(signature: string, header: string): string {
   // 8 to 72 bytes: the shortest and longest DER encodings of a P-256 ECDSA signature.
   if (!/^(?:[0-9a-fA-F]{2}){8,72}$/.test(signature)) {
     throw malformed(
-      `${API_KEY_HEADER} signature must be a DER-encoded ECDSA signature in hex: an even number of hex ` +
+      `${header} signature must be a DER-encoded ECDSA signature in hex: an even number of hex ` +
         `characters, 16 to 144 of them; got ${signature.length} characters`,
     );
   }
-  return {
-    kind: 'apiKey',
-    publicKey: publicKey.toLowerCase(),
-    signature: signature.toLowerCase(),
-    scheme: API_KEY_SCHEME,
-  };
+  return signature.toLowerCase();
 }
 
 function webAuthnStamp(document: Record<string, unknown>, header: string): WebAuthnStamp {

@@ -34,6 +34,7 @@ import { DebugRequestLines, loggerOptions, REQUEST_ID_HEADER, registerRequestIds
 import { StampChecker } from './stampChecker.ts';
 import { registerUrlParameterCheck, undecodablePath } from './urlParameters.ts';
 import { registerSubmitRoutes } from './submitRoutes.ts';
+import { VERIFICATION_TOKEN_KEY } from '../otp/verificationToken.ts';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -156,6 +157,7 @@ export function buildApp(deps: AppDependencies): FastifyInstance {
     db: deps.db,
     config,
     credentials: deps.credentials,
+    verificationTokenKeys: () => deps.engine.keys.verifiers(VERIFICATION_TOKEN_KEY),
     onAuthenticated: (credential) => throttle.succeeded(credential),
   });
   registerSubmitRoutes(app, deps.engine, stamps, deps.handlers, deps.metrics);

@@ -167,7 +167,7 @@ function activityOperation(schemas: Schemas, path: string, handlers: readonly Ac
     summary: handlers.map((handler) => handler.activityType).join(' or '),
     description: handlers.map((handler) => handler.description ?? '').join('\n\n'),
     tags: ['activities'],
-    security: STAMPED,
+    security: handlers.some((handler) => handler.acceptsAttestedStamp) ? [...STAMPED, { AttestedStamp: [] }] : STAMPED,
     requestBody: { required: true, content: { 'application/json': content } },
     responses: {
       '200': {
@@ -521,6 +521,13 @@ export function buildOpenApi(handlers: readonly ActivityHandler[], queries: read
           name: 'X-Stamp-WebAuthn',
           description:
             'A passkey: the JSON {credentialId, authenticatorData, clientDataJson, signature} of a WebAuthn assertion whose challenge is the UTF-8 bytes of the lowercase hex SHA-256 of the body. See "How a stamp is built".',
+        },
+        AttestedStamp: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-Stamp-Attested',
+          description:
+            'stamp_login only: base64url (or plain) JSON {publicKeyAttestation: a verificationToken of verify_otp, scheme: "STAMP_ATTESTED_SCHEME_P256_VERIFICATION_TOKEN", publicKey: the key the token is bound to, signature: strict DER ECDSA P-256 over SHA-256 of the exact body bytes by that key, in hex}, as @turnkey/core\'s AttestedStamper builds it. The request is the user whose email or phone number the token names; the token logs in once.',
         },
         AdminToken: { type: 'http', scheme: 'bearer', description: 'SIGNET_ADMIN_TOKEN, or the token Signet generated into SIGNET_DATA_DIR/admin-token' },
       },

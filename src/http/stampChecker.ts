@@ -2,6 +2,7 @@
 // credential found (in memory after its first use) and checked against the body's organization; and
 // when a statement of the request finds the credential revoked or expired meanwhile, it is forgotten.
 import type { Principal } from '../activities/handler.ts';
+import type { VerifyingKey } from '../activities/serviceKeys.ts';
 import { authenticate } from '../auth/authenticate.ts';
 import type { CredentialCache } from '../auth/credentialCache.ts';
 import type { Stamp } from '../auth/parseStamp.ts';
@@ -15,6 +16,8 @@ export class StampChecker {
       db: Database;
       config: Config;
       credentials: CredentialCache;
+      /** The verification-token keys attested stamps are checked with. */
+      verificationTokenKeys?: () => Promise<VerifyingKey[]>;
       /** Told of every stamp that authenticated, as stampCredential() names it (the failure throttle lets it through). */
       onAuthenticated?: (credential: string) => void;
       now?: () => Date;
@@ -29,8 +32,9 @@ export class StampChecker {
       rpId: config.webauthnRpId,
       now: this.deps.now?.() ?? new Date(),
       cache: credentials,
+      ...(this.deps.verificationTokenKeys ? { verificationTokenKeys: this.deps.verificationTokenKeys } : {}),
     });
-    this.deps.onAuthenticated?.(stamp.kind === 'apiKey' ? stamp.publicKey : stamp.credentialId);
+    this.deps.onAuthenticated?.(stamp.kind === 'webauthn' ? stamp.credentialId : stamp.publicKey);
     try {
       return await use(principal);
     } catch (error) {
@@ -42,6 +46,6 @@ export class StampChecker {
 
 /** The stamp header as received, kept with the activity. */
 export function stampHeaderOf(headers: Record<string, string | string[] | undefined>): string {
-  const value = headers['x-stamp-webauthn'] ?? headers['x-stamp'];
+  const value = headers['x-stamp-webauthn'] ?? headers['x-stamp-attested'] ?? headers['x-stamp'];
   return Array.isArray(value) ? value.join(',') : (value ?? '');
 }

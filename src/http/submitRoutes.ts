@@ -22,6 +22,7 @@ export function registerSubmitRoutes(
   const byPath = new Map<string, ActivityHandler[]>();
   for (const handler of handlers) byPath.set(handler.path, [...(byPath.get(handler.path) ?? []), handler]);
   for (const [path, handlersOfPath] of byPath) {
+    const attested = handlersOfPath.some((handler) => handler.acceptsAttestedStamp === true);
     app.post(`/public/v1/submit/${path}`, async (request, reply) => {
       const started = performance.now();
       const seconds = () => (performance.now() - started) / 1000;
@@ -31,7 +32,7 @@ export function registerSubmitRoutes(
       try {
         const body = rawBody(request);
         const document = parseBody(body);
-        const stamp = parseStamp(request.headers);
+        const stamp = parseStamp(request.headers, { attested });
         const { envelope, handler } = engine.envelope(handlersOfPath, document);
         activityType = handler.activityType;
         outcome = await stamps.checked(body, stamp, envelope.organizationId, (principal) =>
