@@ -1,14 +1,17 @@
 // @turnkey/core, unmodified, in a real headless Chromium with a virtual passkey, its apiBaseUrl
 // pointing at Signet: the page logs Alice in with her passkey (stamp_login stamped X-Stamp-WebAuthn),
 // core stores the session and its key pair, the session key stamps get_user and whoami, and
-// refreshSession gets a new session with stamp_login stamped by the session key. The page is on
+// refreshSession gets a new session with stamp_login stamped by the session key; loginWithOtp logs in
+// with a verification token the app's backend got from Signet (X-Stamp-Attested). The calls that
+// need the hosted auth proxy, or an OIDC attestation, are shown failing as they do. The page is on
 // another origin than Signet, so every call goes through the browser's CORS checks.
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { verifySessionJwtSignature } from '@turnkey/crypto';
+import { encryptOtpCodeToBundle, verifySessionJwtSignature } from '@turnkey/crypto';
+import { Turnkey } from '@turnkey/sdk-server';
 import { build } from 'esbuild';
 import type { Browser, Page } from 'playwright-core';
 import { chromiumMissing, launchChromium } from './support/chromium.ts';
@@ -78,7 +81,7 @@ function calls(sent: SentRequest[], signetUrl: string): string[] {
 }
 
 for (const tdb of testDatabases) {
-  describe(`@turnkey/core logs in with a passkey against Signet (${tdb.name}, headless Chromium)`, { skip: chromiumMissing, timeout: 120_000 }, () => {
+  describe(`@turnkey/core, in a browser, logs in to Signet (${tdb.name}, headless Chromium)`, { skip: chromiumMissing, timeout: 120_000 }, () => {
     let signet: TestServer;
     let app: Awaited<ReturnType<typeof serveApp>>;
     let browser: Browser;
@@ -105,8 +108,8 @@ for (const tdb of testDatabases) {
       app = await serveApp();
       // localhost is a secure context, as WebAuthn needs; Signet is at 127.0.0.1, another origin.
       const appOrigin = `http://localhost:${app.port}`;
-      // All settle before a failure is thrown, so after() closes whatever did start.
       smtp = await startSmtpSink();
+      // All settle before a failure is thrown, so after() closes whatever did start.
       const started = await Promise.allSettled([
         startTestServer(tdb, {
           SIGNET_SMTP_URL: smtp.url,
@@ -194,7 +197,12 @@ for (const tdb of testDatabases) {
       // The session key pair is in IndexedDB, and it is the only one core kept.
       assert.deepEqual(keyPairPublicKeys, [claims.public_key]);
 
-      // Signet recorded the login as Alice's activity, her passkey's vote.
+      // Signet holds the session key as Alice's, and recorded the login as her activity, her passkey's vote.
+      const { apiKeys } = (await signet.client(org).getApiKeys({ organizationId: org.organizationId, userId: aliceId })) as any;
+      assert.deepEqual(
+        apiKeys.map((key: any) => [key.credential.type, key.credential.publicKey]),
+        [['CREDENTIAL_TYPE_READ_WRITE_SESSION_KEY_P256', claims.public_key]],
+      );
       const [activity] = await stampLogins();
       assert.equal(activity.status, 'ACTIVITY_STATUS_COMPLETED');
       assert.equal(activity.votes.length, 1);
@@ -263,6 +271,72 @@ for (const tdb of testDatabases) {
       // The failed sign-up left the session as it was.
       const user = succeeded(await inPage(page, 'fetchUser'), 'fetchUser after the failed sign-up');
       assert.equal(user.userId, aliceId);
+      assert.deepEqual(pageErrors, []);
+    });
+
+    test("loginWithOtp: a verification token the app's backend got (init_otp, verify_otp) logs in with X-Stamp-Attested", async () => {
+      await inPage(page, 'takeSent');
+      // The app's backend starts the OTP with Signet (core's initOtp would ask the hosted auth proxy).
+      const backend = new Turnkey({
+        apiBaseUrl: signet.baseUrl,
+        apiPublicKey: org.apiPublicKey,
+        apiPrivateKey: org.apiPrivateKey,
+        defaultOrganizationId: org.organizationId,
+      }).apiClient();
+      const { otpId, otpEncryptionTargetBundle } = await backend.initOtp({ otpType: 'OTP_TYPE_EMAIL', contact: 'alice@example.com', appName: 'Core app' });
+      const mail = await smtp.waitForMailTo('alice@example.com', 10_000);
+      const code = /\b([0-9A-HJKMNP-TV-Z]{9})\b/.exec(mail.text ?? '')?.[1];
+      assert.ok(code, `a code in ${JSON.stringify(mail.text)}`);
+
+      // core's own verifyOtp checks the bundle against the hosted service's key, so it stops there.
+      const ownVerify = await inPage(page, 'verifyOtp', otpId, code, otpEncryptionTargetBundle);
+      assert.equal(ownVerify.ok, false);
+      assert.match(JSON.stringify(ownVerify), new RegExp(`does not match signer key from bundle: ${signerKeys.otpEncryptionBundleSignerPublicKey}`));
+      assert.deepEqual(await inPage(page, 'takeSent'), []);
+
+      // The page makes the key pair the token is bound to; the backend verifies the code for it.
+      const tokenKey = await inPage(page, 'createApiKeyPair');
+      const encryptedOtpBundle = await encryptOtpCodeToBundle(code, otpEncryptionTargetBundle, tokenKey, signerKeys.otpEncryptionBundleSignerPublicKey);
+      const { verificationToken } = await backend.verifyOtp({ otpId, encryptedOtpBundle });
+
+      const attempt = await inPage(page, 'loginWithOtp', verificationToken);
+      const sent = await inPage(page, 'takeSent');
+      assert.equal(calls(sent, signet.baseUrl)[0], '/public/v1/submit/stamp_login x-stamp-attested');
+      const { sessionToken } = succeeded(attempt, 'loginWithOtp');
+      assert.equal(await verifySessionJwtSignature(sessionToken, sessionSigner), true);
+      const claims = claimsOf(sessionToken);
+      assert.equal(claims.user_id, aliceId);
+      assert.equal(claims.public_key, tokenKey); // core keeps the token's key as the session key
+      const { session } = await inPage(page, 'stored');
+      assert.equal(session?.token, sessionToken);
+      const user = succeeded(await inPage(page, 'fetchUser'), 'fetchUser after loginWithOtp');
+      assert.equal(user.userId, aliceId);
+      assert.deepEqual(calls(await inPage(page, 'takeSent'), signet.baseUrl), ['/public/v1/query/get_user x-stamp']);
+
+      const logins = await stampLogins();
+      const last = logins[logins.length - 1];
+      assert.equal(last.status, 'ACTIVITY_STATUS_COMPLETED');
+      assert.equal(last.votes[0].userId, aliceId);
+      assert.equal(last.result.stampLoginResult.session, sessionToken);
+      assert.equal(last.votes[0].scheme, 'STAMP_ATTESTED_SCHEME_P256_VERIFICATION_TOKEN');
+    });
+
+    test('loginWithOauth (an OIDC token as the attestation) is refused by Signet; logout is local', async () => {
+      // A well-formed but unsigned OIDC token: Signet reads only its own verification tokens.
+      const segment = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+      const oidcToken = `${segment({ alg: 'RS256', typ: 'JWT' })}.${segment({ iss: 'https://accounts.google.com', sub: '1', aud: 'app', nonce: 'n' })}.c2ln`;
+      const oauth = await inPage(page, 'loginWithOauth', oidcToken);
+      assert.deepEqual(calls(await inPage(page, 'takeSent'), signet.baseUrl), ['/public/v1/submit/stamp_login x-stamp-attested']);
+      assert.equal(oauth.ok, false);
+      assert.match(JSON.stringify(oauth), /X-Stamp-Attested scheme must be .*STAMP_ATTESTED_SCHEME_P256_VERIFICATION_TOKEN.*got .*STAMP_ATTESTED_SCHEME_P256_OIDC/);
+      const sessionKey = (await inPage(page, 'stored')).session?.publicKey; // the OTP session is still there
+      assert.ok(sessionKey);
+
+      succeeded(await inPage(page, 'logout'), 'logout');
+      assert.deepEqual(await inPage(page, 'takeSent'), []); // core tells Signet nothing
+      const after = await inPage(page, 'stored');
+      assert.equal(after.session, undefined);
+      assert.ok(!after.keyPairPublicKeys.includes(sessionKey), 'the session key pair is deleted');
       assert.deepEqual(pageErrors, []);
     });
   });

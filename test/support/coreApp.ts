@@ -126,6 +126,17 @@ const app = {
     return outcome(() => core().loginWithOtp({ verificationToken }));
   },
 
+  /** core's loginWithOauth: stamp_login stamped X-Stamp-Attested with scheme STAMP_ATTESTED_SCHEME_P256_OIDC, for a new key pair. */
+  async loginWithOauth(oidcToken: string) {
+    const publicKey = await core().createApiKeyPair();
+    return outcome(() => core().loginWithOauth({ oidcToken, publicKey }));
+  },
+
+  /** core's logout: forgets the session and deletes its key pair, locally. */
+  logout() {
+    return outcome(() => core().logout());
+  },
+
   /** The requests sent since the last call, and forgets them. */
   takeSent(): SentRequest[] {
     return sent.splice(0, sent.length);
