@@ -35,7 +35,7 @@ describe('the examples without their server', () => {
   test('say in one line what to set, with no stack trace', async () => {
     const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-examples-'));
     try {
-      for (const example of ['submit.ts', 'verify.ts', 'otp-login.ts']) {
+      for (const example of ['submit.ts', 'verify.ts', 'otp-login.ts', 'app-login.ts']) {
         const result = await run(process.execPath, ['--import', 'tsx', `examples/${example}`], { SIGNET_DATA_DIR: empty });
         assert.equal(result.code, 1, example);
         assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr);
@@ -135,6 +135,22 @@ describe('first start on the embedded store', () => {
     assert.match(result.stdout, /verify_otp: token for login-example@example\.com bound to 0[23][0-9a-f]{64}/);
     assert.match(result.stdout, /otp_login: session verifies: true/);
     assert.match(result.stdout, /stamped with the session key: list_activities ACTIVITY_TYPE_OTP_LOGIN_V2, ACTIVITY_TYPE_VERIFY_OTP_V2, ACTIVITY_TYPE_INIT_OTP_V3/);
+  });
+
+  test("the sign-up and login example of docs/app-users.md puts a new person in their own sub-organization, then finds it", async () => {
+    const first = await run(process.execPath, ['--import', 'tsx', 'examples/app-login.ts'], { ...env, EXAMPLE_EMAIL: 'app-user@example.com' });
+    assert.equal(first.code, 0, first.stderr + first.stdout);
+    assert.match(first.stdout, /list_verified_suborgs: none yet/);
+    const created = /create_sub_organization: ([0-9a-f-]{36})/.exec(first.stdout)?.[1];
+    assert.ok(created, first.stdout);
+    assert.match(first.stdout, /otp_login: session verifies: true/);
+    assert.match(first.stdout, new RegExp(`whoami: app-user@example\\.com in ${created}; get_user: app-user@example\\.com`));
+    // The returning person: found by the verified email, logged into the same sub-organization.
+    const again = await run(process.execPath, ['--import', 'tsx', 'examples/app-login.ts'], { ...env, EXAMPLE_EMAIL: 'app-user@example.com' });
+    assert.equal(again.code, 0, again.stderr + again.stdout);
+    assert.match(again.stdout, new RegExp(`list_verified_suborgs: ${created}`));
+    assert.doesNotMatch(again.stdout, /create_sub_organization/);
+    assert.match(again.stdout, new RegExp(`whoami: app-user@example\\.com in ${created}`));
   });
 
   test('the CLI manages organizations, keys and templates through the running server', async () => {

@@ -366,6 +366,20 @@ for (const tdb of testDatabases) {
       assert.equal(await count(server, 'users'), before, 'nothing was written');
     });
 
+    test('an organization has at most 100 users not removed: create_users past them is a 400, and a removal frees a place', async () => {
+      const small = await server.createOrganization('Full');
+      const asSmall = server.client(small);
+      const many = (n: number, prefix: string) => Array.from({ length: n }, (_, i) => ({ userName: `${prefix}${i}`, userEmail: `${prefix}${i}@example.com` }));
+      // The organization's first user and 99 more make 100.
+      const { activity } = await asSmall.createUsers(createUsersBody(small.organizationId, many(99, 'full')) as any);
+      assert.equal(activity.status, 'ACTIVITY_STATUS_COMPLETED');
+      await refusedByClient(asSmall.createUsers(createUsersBody(small.organizationId, many(1, 'over')) as any), 3, 'parameters.users', /at most 100 users \(not removed\), and these 1 would make more/);
+      const [first] = (activity.result as any).createUsersResult.userIds;
+      await call(server, 'DELETE', `/organizations/${small.organizationId}/users/${first}`);
+      const again = await asSmall.createUsers(createUsersBody(small.organizationId, many(1, 'over')) as any);
+      assert.equal(again.activity.status, 'ACTIVITY_STATUS_COMPLETED');
+    });
+
     test('create_users refuses a contact, key or passkey given twice or already registered, writing nothing', async () => {
       await call(server, 'POST', `/organizations/${org.organizationId}/users`, { email: 'judy@example.com', phoneNumber: '+14155552677' });
       const registered = generateApiKeyPair();

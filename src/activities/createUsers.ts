@@ -11,7 +11,7 @@ import { verifyAuthenticatorRegistration } from '../keys/verifyAuthenticatorRegi
 import { NEW_ACTIVITY } from '../store/activities.ts';
 import { apiKeysFree, insertApiKeysOfActivity, type NewApiKey } from '../store/apiKeys.ts';
 import { credentialIdsFree, insertAuthenticatorsOfActivity, type NewAuthenticator } from '../store/authenticators.ts';
-import { insertUsersOfActivity, usersContactsFree, type NewUser } from '../store/users.ts';
+import { insertUsersOfActivity, lockOrganizationUsers, usersContactsFree, usersWithin, type NewUser } from '../store/users.ts';
 import { insertUserTagMembersOfActivity, lockUserTags, userTagOfOrganization } from '../store/userTags.ts';
 import { apiKeyParameter, name, newApiKey, publicKeysTaken, RACED, refusedFields, text, type ApiKeyParameter } from './apiKeyParameters.ts';
 import type { ActivityHandler, ActivityPlan, ExecutionContext } from './handler.ts';
@@ -19,6 +19,8 @@ import type { ActivityHandler, ActivityPlan, ExecutionContext } from './handler.
 // Bounds: one activity creates at most MAX_USERS users, each with at most MAX_CREDENTIALS keys and
 // as many passkeys (each passkey's attestation is verified before anything is written).
 export const MAX_USERS = 100;
+/** An organization has at most this many users not removed (create_users refuses more). */
+export const MAX_ORGANIZATION_USERS = 100;
 export const MAX_CREDENTIALS = 10;
 /** Tags per user, and distinct tags in one request (each is checked in the activity's statement). */
 export const MAX_USER_TAGS_PER_USER = 20;
@@ -242,10 +244,19 @@ export const createUsers: ActivityHandler<typeof createUsersParameters, z.infer<
     const tagIds = [...tagFields.keys()];
     return {
       result: { userIds: users.map((u) => u.id) },
-      guards: tagIds.map((tagId) => ({
-        condition: userTagOfOrganization(organizationId, tagId),
-        error: notFound(`${tagFields.get(tagId)}: no user tag ${tagId} in organization ${organizationId}`),
-      })),
+      guards: [
+        {
+          condition: usersWithin(organizationId, users.length, MAX_ORGANIZATION_USERS),
+          error: invalidField(
+            'parameters.users',
+            `an organization has at most ${MAX_ORGANIZATION_USERS} users (not removed), and these ${users.length} would make more; remove users first (delete_users)`,
+          ),
+        },
+        ...tagIds.map((tagId) => ({
+          condition: userTagOfOrganization(organizationId, tagId),
+          error: notFound(`${tagFields.get(tagId)}: no user tag ${tagId} in organization ${organizationId}`),
+        })),
+      ],
       gates,
       rows: [
         insertUsersOfActivity(NEW_ACTIVITY, organizationId, users, now),
@@ -255,7 +266,8 @@ export const createUsers: ActivityHandler<typeof createUsersParameters, z.infer<
       ],
       // A deletion of a tag running meanwhile either waits for these members (and then removes them
       // with the tag) or commits first, and this statement then sees the tag gone (its guard).
-      ...(tagIds.length > 0 ? { locks: [lockUserTags(organizationId, tagIds, 'share')] } : {}),
+      // Concurrent creations count the organization's users one after the other.
+      locks: [lockOrganizationUsers(organizationId), ...(tagIds.length > 0 ? [lockUserTags(organizationId, tagIds, 'share')] : [])],
       // Tags given to users change what consensus rules count.
       ...(members.length > 0 ? { changesAuthority: true } : {}),
     };

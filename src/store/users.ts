@@ -240,6 +240,19 @@ export function markContactVerified(activity: Sql, organizationId: string, conta
            WHERE u.phone_number = ${contact.phoneNumber} AND u.removed_at IS NULL AND ${inScope} RETURNING u.id`;
 }
 
+/** A guard condition: the organization's users not removed, with `adding` more, are at most `limit`. */
+export function usersWithin(organizationId: string, adding: number, limit: number): Sql {
+  return sql`(SELECT count(*) FROM users WHERE organization_id = ${organizationId}::uuid AND removed_at IS NULL) + ${adding}::int <= ${limit}::int`;
+}
+
+/**
+ * A lock on the organization's row, taken before a statement that creates users in it: concurrent
+ * creations count the organization's users one after the other, so a bound on them is exact.
+ */
+export function lockOrganizationUsers(organizationId: string): Sql {
+  return sql`SELECT id FROM organizations WHERE id = ${organizationId}::uuid FOR NO KEY UPDATE`;
+}
+
 /**
  * A row of an activity's statement (`activity` yields the activity's row): the new users, created
  * at `now`, a contact flagged verified counting as verified at `now`. Their contacts must be free (usersContactsFree); the unique indexes stop a concurrent
