@@ -1,9 +1,9 @@
 // The sub-organization row of the benchmark: a parent with 100,000 sub-organizations (inserted with
 // SQL, one user each with a verified email), then list_verified_suborgs by email through the whole
 // HTTP stack (stamp check, credential check in the statement, the page read from the indexes), one
-// request at a time, interleaved with whoami as a baseline; prints p50 and p99 and the statement's plan
-// (EXPLAIN ANALYZE). On PostgreSQL
-// (BENCH_DATABASE_URL, a fresh database dropped at the end) and on the embedded store.
+// request at a time, interleaved with whoami as a baseline; prints p50 and p99, and the plans (EXPLAIN
+// ANALYZE) of its statement and of whoami's and get_user's. On PostgreSQL (BENCH_DATABASE_URL, a fresh
+// database dropped at the end) and on the embedded store.
 //   node --import tsx bench/subOrganizations.ts [--count 100000] [--requests 2000] [--store postgres,embedded]
 import { performance } from 'node:perf_hooks';
 import fs from 'node:fs';
@@ -16,7 +16,10 @@ import { createOrganization } from '../src/admin/organizations.ts';
 import { loadConfig } from '../src/config.ts';
 import { startServer } from '../src/server.ts';
 import { subOrganizationsStatement, type SubOrganizationFilter } from '../src/store/subOrganizations.ts';
-import { run, sql } from '../src/store/sql.ts';
+import { credentialedStatement } from '../src/store/credentials.ts';
+import { run, sql, type Sql } from '../src/store/sql.ts';
+import { userStatement, whoamiStatement } from '../src/store/users.ts';
+import { USER_CREDENTIALS_LIMIT } from '../src/queries/users.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -132,6 +135,17 @@ async function measure(store: 'postgres' | 'embedded'): Promise<string[]> {
       return rows.map((row) => Object.values(row)[0]!);
     };
     out.push(`${store}: plan of list_verified_suborgs (EMAIL):`, ...(await explain({ kind: 'VERIFIED_EMAIL', value: 'user77777@bench.example' })).map((line) => `    ${line}`));
+    // whoami and get_user, on every login too: each one statement, the credential check included.
+    const credential = { kind: 'apiKey' as const, apiKeyId: parent.apiKeyId, now: new Date() };
+    const plan = async (statement: Sql) =>
+      (await run<Record<string, string>>(db, sql`EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF) ${credentialedStatement(credential, statement)}`)).map(
+        (row) => `    ${Object.values(row)[0]!}`,
+      );
+    out.push(`${store}: plan of whoami:`, ...(await plan(whoamiStatement(parent.organizationId, parent.userId))));
+    out.push(
+      `${store}: plan of get_user:`,
+      ...(await plan(userStatement({ organizationId: parent.organizationId, userId: parent.userId, now: new Date(), credentialsLimit: USER_CREDENTIALS_LIMIT }))),
+    );
     const filters: Array<[string, SubOrganizationFilter | undefined]> = [
       ['no filter', undefined],
       ['NAME', { kind: 'NAME', value: 'sub 77777' }],

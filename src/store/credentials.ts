@@ -70,20 +70,22 @@ export interface CredentialedRows<T> {
   rows: T[];
 }
 
+/** The statement runWithCredential runs: `body`'s rows when the credential may be used, else one row saying why not. */
+export function credentialedStatement(use: CredentialUse, body: Sql): Sql {
+  return sql`WITH credential AS (${credentialUsable(use)})
+        SELECT EXISTS (SELECT 1 FROM credential) AS credential_ok,
+               CASE WHEN NOT EXISTS (SELECT 1 FROM credential) THEN ${credentialState(use)} END AS credential_state,
+               body.*
+          FROM (SELECT 1) head
+          LEFT JOIN LATERAL (SELECT true AS body_row, b.* FROM (${body}) b) body ON EXISTS (SELECT 1 FROM credential)`;
+}
+
 /**
  * Runs `body` (a SELECT) in one statement with the credential check: the rows only when the
  * credential may be used.
  */
 export async function runWithCredential<T>(db: Queryable, use: CredentialUse, body: Sql): Promise<CredentialedRows<T>> {
-  const rows = await run<Record<string, unknown>>(
-    db,
-    sql`WITH credential AS (${credentialUsable(use)})
-        SELECT EXISTS (SELECT 1 FROM credential) AS credential_ok,
-               CASE WHEN NOT EXISTS (SELECT 1 FROM credential) THEN ${credentialState(use)} END AS credential_state,
-               body.*
-          FROM (SELECT 1) head
-          LEFT JOIN LATERAL (SELECT true AS body_row, b.* FROM (${body}) b) body ON EXISTS (SELECT 1 FROM credential)`,
-  );
+  const rows = await run<Record<string, unknown>>(db, credentialedStatement(use, body));
   const [head] = rows;
   if (!head || head.credential_ok !== true) return { refused: parseCredentialState(head?.credential_state), rows: [] };
   return {

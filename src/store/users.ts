@@ -342,13 +342,14 @@ export async function findUserFor(
   use: CredentialUse,
   query: { organizationId: string; userId: string; now: Date; credentialsLimit: number },
 ): Promise<{ refused?: CredentialState; user?: UserWithCredentials }> {
-  const { refused, rows } = await runWithCredential<UserWithCredentialsRow>(
-    db,
-    use,
-    sql`SELECT ${withCredentials(query.now, query.credentialsLimit)} FROM users a
-         WHERE a.id = ${query.userId}::uuid AND a.organization_id = ${query.organizationId}::uuid AND a.removed_at IS NULL`,
-  );
+  const { refused, rows } = await runWithCredential<UserWithCredentialsRow>(db, use, userStatement(query));
   return refused ? { refused } : rows[0] ? { user: withCredentialsFromRow(rows[0]) } : {};
+}
+
+/** What findUserFor reads, without the credential check around it. */
+export function userStatement(query: { organizationId: string; userId: string; now: Date; credentialsLimit: number }): Sql {
+  return sql`SELECT ${withCredentials(query.now, query.credentialsLimit)} FROM users a
+              WHERE a.id = ${query.userId}::uuid AND a.organization_id = ${query.organizationId}::uuid AND a.removed_at IS NULL`;
 }
 
 /**
@@ -371,6 +372,12 @@ export async function listUsersFor(
   return refused ? { refused } : { users: rows.map(withCredentialsFromRow) };
 }
 
+/** What findWhoamiFor reads, without the credential check around it. */
+export function whoamiStatement(organizationId: string, userId: string): Sql {
+  return sql`SELECT o.name AS organization_name, u.user_name FROM users u JOIN organizations o ON o.id = u.organization_id
+              WHERE u.id = ${userId}::uuid AND u.organization_id = ${organizationId}::uuid AND u.removed_at IS NULL`;
+}
+
 /** Who the user is: its name and its organization's, when it is of the organization and not removed; on behalf of a credential checked in the same statement. */
 export async function findWhoamiFor(
   db: Queryable,
@@ -378,12 +385,7 @@ export async function findWhoamiFor(
   organizationId: string,
   userId: string,
 ): Promise<{ refused?: CredentialState; whoami?: { organizationName: string; userName: string } }> {
-  const { refused, rows } = await runWithCredential<{ organization_name: string; user_name: string }>(
-    db,
-    use,
-    sql`SELECT o.name AS organization_name, u.user_name FROM users u JOIN organizations o ON o.id = u.organization_id
-         WHERE u.id = ${userId}::uuid AND u.organization_id = ${organizationId}::uuid AND u.removed_at IS NULL`,
-  );
+  const { refused, rows } = await runWithCredential<{ organization_name: string; user_name: string }>(db, use, whoamiStatement(organizationId, userId));
   if (refused) return { refused };
   const [row] = rows;
   return row ? { whoami: { organizationName: row.organization_name, userName: row.user_name } } : {};
