@@ -15,9 +15,7 @@ import { testDatabases } from './support/databases.ts';
 import { refused } from './support/refusals.ts';
 import { startTestServer, type Credentials, type TestServer } from './support/server.ts';
 import { startSmtpSink, type SmtpSink } from './support/smtpSink.ts';
-import { until } from './support/until.ts';
 
-const CODE = /\b([0-9A-HJKMNP-TV-Z]{9})\b/;
 const INVALID_ARGUMENT = 3;
 const PERMISSION_DENIED = 7;
 
@@ -48,7 +46,6 @@ for (const tdb of testDatabases) {
     let helpers: Awaited<ReturnType<typeof serverHelpers>>;
     let otpSignerKey: string;
     let sessionSignerKey: string;
-    const read = new Set<unknown>();
 
     before(async () => {
       smtp = await startSmtpSink();
@@ -68,20 +65,13 @@ for (const tdb of testDatabases) {
       new Turnkey({ apiBaseUrl: server.baseUrl, ...credentials, defaultOrganizationId: organizationId }).apiClient();
     const backend = () => clientOf(app, app.organizationId);
 
-    async function codeSentTo(contact: string): Promise<string> {
-      return until(`an email with a code to ${contact}`, () => {
-        const mail = smtp.messages.find((m) => !read.has(m) && JSON.stringify(m.to).includes(contact));
-        if (mail) read.add(mail);
-        return mail && CODE.exec(mail.text ?? '')?.[1];
-      });
-    }
 
     /** sendOtp → the emailed code encrypted by the client → verifyOtp, all in the app's organization. */
     async function verifiedByHelpers(email: string) {
       const sent = await helpers.sendOtp({ contact: email, otpType: 'OTP_TYPE_EMAIL', appName: 'Example Wallet' } as any);
       assert.ok(sent?.otpId, 'sendOtp answered an otpId');
       const clientKey = generateP256KeyPair();
-      const encryptedOtpBundle = await encryptOtpCodeToBundle(await codeSentTo(email), sent.otpEncryptionTargetBundle, clientKey.publicKey, otpSignerKey);
+      const encryptedOtpBundle = await encryptOtpCodeToBundle(await smtp.nextCodeTo(email), sent.otpEncryptionTargetBundle, clientKey.publicKey, otpSignerKey);
       const verified = await helpers.verifyOtp({ otpId: sent.otpId, encryptedOtpBundle } as any);
       assert.ok(verified?.verificationToken, 'verifyOtp answered a token');
       return { verificationToken: verified.verificationToken, clientKey };
@@ -169,7 +159,7 @@ for (const tdb of testDatabases) {
       const subOrganizationId = await signUp(email);
       const { otpId } = await backend().initOtpAuth({ organizationId: subOrganizationId, otpType: 'OTP_TYPE_EMAIL', contact: email, appName: 'Example Wallet' });
       const target = generateP256KeyPair();
-      const answer = await backend().otpAuth({ organizationId: subOrganizationId, otpId, otpCode: await codeSentTo(email), targetPublicKey: target.publicKey });
+      const answer = await backend().otpAuth({ organizationId: subOrganizationId, otpId, otpCode: await smtp.nextCodeTo(email), targetPublicKey: target.publicKey });
       const apiPrivateKey = decryptCredentialBundle(answer.credentialBundle!, target.privateKey);
       const apiPublicKey = Buffer.from(getPublicKey(apiPrivateKey, true)).toString('hex');
       const asDave = clientOf({ apiPublicKey, apiPrivateKey }, subOrganizationId);

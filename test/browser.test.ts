@@ -10,7 +10,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { build } from 'esbuild';
 import type { Browser, Page } from 'playwright-core';
-import { chromiumMissing, launchChromium } from './support/chromium.ts';
+import { chromiumMissing, launchChromium, pageWithPasskey } from './support/chromium.ts';
 import type { AppSetup, BrowserApp, PageAnswer } from './support/browserApp.ts';
 import { testDatabases } from './support/databases.ts';
 import { ROOT } from './support/processes.ts';
@@ -91,22 +91,7 @@ describe('a browser app calls Signet from its own origin (headless Chromium, vir
     org = await signet.createOrganization('Browser app');
     setup = { signetUrl: signet.baseUrl, organizationId: org.organizationId, rpId: 'localhost' };
 
-    const context = await browser.newContext(); // a fresh profile of its own
-    context.setDefaultTimeout(15_000);
-    page = await context.newPage();
-    page.on('pageerror', (error) => pageErrors.push(error.message));
-    const cdp = await context.newCDPSession(page);
-    await cdp.send('WebAuthn.enable');
-    await cdp.send('WebAuthn.addVirtualAuthenticator', {
-      options: {
-        protocol: 'ctap2',
-        transport: 'internal',
-        hasResidentKey: true,
-        hasUserVerification: true,
-        isUserVerified: true,
-        automaticPresenceSimulation: true,
-      },
-    });
+    page = await pageWithPasskey(browser, pageErrors, 15_000); // a fresh profile of its own
     await page.goto(`${appOrigin}/`);
     await page.waitForFunction(() => 'signetApp' in globalThis);
   });

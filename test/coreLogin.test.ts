@@ -14,7 +14,7 @@ import { encryptOtpCodeToBundle, verifySessionJwtSignature } from '@turnkey/cryp
 import { Turnkey } from '@turnkey/sdk-server';
 import { build } from 'esbuild';
 import type { Browser, Page } from 'playwright-core';
-import { chromiumMissing, launchChromium } from './support/chromium.ts';
+import { chromiumMissing, launchChromium, pageWithPasskey } from './support/chromium.ts';
 import type { CoreApp, CoreSetup, Outcome, SentRequest } from './support/coreApp.ts';
 import { testDatabases } from './support/databases.ts';
 import { ROOT } from './support/processes.ts';
@@ -131,22 +131,7 @@ for (const tdb of testDatabases) {
       sessionSigner = signerKeys.sessionSignerPublicKey;
       setup = { signetUrl: signet.baseUrl, organizationId: org.organizationId, rpId: 'localhost' };
 
-      const context = await browser.newContext(); // a fresh profile: empty localStorage and IndexedDB
-      context.setDefaultTimeout(20_000);
-      page = await context.newPage();
-      page.on('pageerror', (error) => pageErrors.push(error.message));
-      const cdp = await context.newCDPSession(page);
-      await cdp.send('WebAuthn.enable');
-      await cdp.send('WebAuthn.addVirtualAuthenticator', {
-        options: {
-          protocol: 'ctap2',
-          transport: 'internal',
-          hasResidentKey: true,
-          hasUserVerification: true,
-          isUserVerified: true,
-          automaticPresenceSimulation: true,
-        },
-      });
+      page = await pageWithPasskey(browser, pageErrors, 20_000); // a fresh profile: empty localStorage and IndexedDB
       await page.goto(`${appOrigin}/`);
       await page.waitForFunction(() => 'coreApp' in globalThis);
       await inPage(page, 'init', setup);

@@ -18,7 +18,6 @@ import { startTestServer, type Credentials, type TestServer } from './support/se
 import { startSmtpSink, type SmtpSink } from './support/smtpSink.ts';
 import { until } from './support/until.ts';
 
-const CODE = /\b([0-9A-HJKMNP-TV-Z]{9})\b/;
 /** The default SMS shows the code in two groups (`30FM-DAGXE`); it is typed as it reads. */
 const SMS_CODE = /^([0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{5}) is your /;
 
@@ -65,20 +64,11 @@ for (const tdb of testDatabases) {
       return { email, userId: userIds[0]! };
     }
 
-    const read = new Set<unknown>();
-    /** The code of the next email to `contact` not read before. */
-    async function codeSentTo(contact: string): Promise<string> {
-      return until(`an email with a code to ${contact}`, () => {
-        const mail = smtp.messages.find((m) => !read.has(m) && JSON.stringify(m.to).includes(contact));
-        if (mail) read.add(mail);
-        return mail && CODE.exec(mail.text ?? '')?.[1];
-      });
-    }
 
     /** init_otp_auth by email through sdk-server: the otpId and the code that arrived. */
     async function codeFor(email: string): Promise<{ otpId: string; code: string }> {
       const { otpId } = await sdkServer().initOtpAuth({ otpType: 'OTP_TYPE_EMAIL', contact: email, appName: 'Acme Wallet' });
-      return { otpId, code: await codeSentTo(email) };
+      return { otpId, code: await smtp.nextCodeTo(email) };
     }
 
     /** The key the credential bundle holds, opened with the target's private key, as a stamper's credentials. */
@@ -253,7 +243,7 @@ for (const tdb of testDatabases) {
     test('an expired OTP is refused, and two submissions of one right code make one key', async () => {
       const { email, userId } = await newUser();
       const { otpId: shortLived } = await sdkServer().initOtpAuth({ otpType: 'OTP_TYPE_EMAIL', contact: email, appName: 'Acme Wallet', expirationSeconds: '1' });
-      const staleCode = await codeSentTo(email);
+      const staleCode = await smtp.nextCodeTo(email);
       await new Promise((resolve) => setTimeout(resolve, 1100));
       await refused(sdkServer().otpAuth({ otpId: shortLived, otpCode: staleCode, targetPublicKey: generateP256KeyPair().publicKey }), 3, /this OTP expired/, 'parameters.otpCode');
 

@@ -26,7 +26,6 @@ import { ADMIN_TOKEN, startTestServer, type Credentials, type TestServer } from 
 import { startSmtpSink, type SmtpSink } from './support/smtpSink.ts';
 import { until } from './support/until.ts';
 
-const CODE = /\b([0-9A-HJKMNP-TV-Z]{9})\b/;
 /** The default SMS shows the code in two groups (`30FM-DAGXE`); it is encrypted as it reads. */
 const SMS_CODE = /^([0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{5}) is your /;
 
@@ -92,22 +91,13 @@ for (const tdb of testDatabases) {
       return { email, userId: userIds[0]! };
     }
 
-    const read = new Set<unknown>();
-    /** The code of the next email to `contact` not read before. */
-    async function codeSentTo(contact: string): Promise<string> {
-      return until(`an email with a code to ${contact}`, () => {
-        const mail = smtp.messages.find((m) => !read.has(m) && JSON.stringify(m.to).includes(contact));
-        if (mail) read.add(mail);
-        return mail && CODE.exec(mail.text ?? '')?.[1];
-      });
-    }
 
     /** init_otp and verify_otp V2 through sdk-server, the client encrypting the code: the token and the client's key. */
     async function verified(email: string, expirationSeconds?: string): Promise<{ verificationToken: string; clientKey: KeyPair; otpId: string }> {
       const client = sdkServer();
       const { otpId, otpEncryptionTargetBundle } = await client.initOtp({ otpType: 'OTP_TYPE_EMAIL', contact: email, appName: 'Acme Wallet' });
       const clientKey = generateP256KeyPair();
-      const encryptedOtpBundle = await encryptOtpCodeToBundle(await codeSentTo(email), otpEncryptionTargetBundle, clientKey.publicKey, keys.otpEncryptionBundleSignerPublicKey);
+      const encryptedOtpBundle = await encryptOtpCodeToBundle(await smtp.nextCodeTo(email), otpEncryptionTargetBundle, clientKey.publicKey, keys.otpEncryptionBundleSignerPublicKey);
       const { verificationToken } = await client.verifyOtp({ otpId, encryptedOtpBundle, ...(expirationSeconds ? { expirationSeconds } : {}) });
       return { verificationToken, clientKey, otpId };
     }
@@ -235,7 +225,7 @@ for (const tdb of testDatabases) {
       // sdk-browser's indexed-db client signs in DER; the session key here differs from the token's key.
       const clientKey = generateP256KeyPair();
       const sessionKey = generateP256KeyPair();
-      const encryptedOtpBundle = await encryptOtpCodeToBundle(await codeSentTo(email), otpEncryptionTargetBundle, clientKey.publicKey, keys.otpEncryptionBundleSignerPublicKey);
+      const encryptedOtpBundle = await encryptOtpCodeToBundle(await smtp.nextCodeTo(email), otpEncryptionTargetBundle, clientKey.publicKey, keys.otpEncryptionBundleSignerPublicKey);
       const verify = (await client.verifyOtp(envelope('ACTIVITY_TYPE_VERIFY_OTP_V2', { otpId, encryptedOtpBundle, expirationSeconds: '600' }) as any)) as any;
       assert.deepEqual(verify.activity.intent.verifyOtpIntentV2, { otpId, encryptedOtpBundle, expirationSeconds: '600' });
       const { verificationToken } = verify.activity.result.verifyOtpResult;
@@ -266,7 +256,7 @@ for (const tdb of testDatabases) {
       const { email } = await newUserEmail();
       const { otpId, otpEncryptionTargetBundle } = await sdkServer().initOtp({ otpType: 'OTP_TYPE_EMAIL', contact: email, appName: 'Acme Wallet' });
       const clientKey = generateP256KeyPair();
-      const encryptedOtpBundle = await encryptOtpCodeToBundle(await codeSentTo(email), otpEncryptionTargetBundle, clientKey.publicKey, keys.otpEncryptionBundleSignerPublicKey);
+      const encryptedOtpBundle = await encryptOtpCodeToBundle(await smtp.nextCodeTo(email), otpEncryptionTargetBundle, clientKey.publicKey, keys.otpEncryptionBundleSignerPublicKey);
       const verify = await submitRaw('/public/v1/submit/verify_otp', loginBody({ otpId, encryptedOtpBundle }, 'ACTIVITY_TYPE_VERIFY_OTP'));
       assert.equal(verify.status, 200, JSON.stringify(verify.json));
       assert.equal(verify.json.activity.type, 'ACTIVITY_TYPE_VERIFY_OTP');
@@ -362,7 +352,7 @@ for (const tdb of testDatabases) {
         type: 'ACTIVITY_TYPE_VERIFY_OTP',
         timestampMs: String(Date.now()),
         organizationId: org.organizationId,
-        parameters: { otpId, otpCode: await codeSentTo(victim.email) },
+        parameters: { otpId, otpCode: await smtp.nextCodeTo(victim.email) },
         generateAppProofs: true,
       };
       const first = await submitRaw('/public/v1/submit/verify_otp', verifyBody);
@@ -459,7 +449,7 @@ for (const tdb of testDatabases) {
 
       // A wrong code is an attempt, told the way @turnkey/core recognises.
       const first = await client.initOtp({ otpType: 'OTP_TYPE_EMAIL', contact: email, appName: 'Acme Wallet' });
-      const code = await codeSentTo(email);
+      const code = await smtp.nextCodeTo(email);
       const wrong = code.slice(0, 8) + (code[8] === 'A' ? 'B' : 'A');
       const clientKey = generateP256KeyPair();
       const wrongBundle = await encryptOtpCodeToBundle(wrong, first.otpEncryptionTargetBundle, clientKey.publicKey, keys.otpEncryptionBundleSignerPublicKey);
@@ -537,7 +527,7 @@ for (const tdb of testDatabases) {
       const client = sdkServer();
       const { otpId, otpEncryptionTargetBundle } = await client.initOtp({ otpType: 'OTP_TYPE_EMAIL', contact: spellings[3]!, appName: 'Acme Wallet' });
       const clientKey = generateP256KeyPair();
-      const encryptedOtpBundle = await encryptOtpCodeToBundle(await codeSentTo(mailbox), otpEncryptionTargetBundle, clientKey.publicKey, keys.otpEncryptionBundleSignerPublicKey);
+      const encryptedOtpBundle = await encryptOtpCodeToBundle(await smtp.nextCodeTo(mailbox), otpEncryptionTargetBundle, clientKey.publicKey, keys.otpEncryptionBundleSignerPublicKey);
       const { verificationToken } = await client.verifyOtp({ otpId, encryptedOtpBundle });
       assert.equal((await verifyOtpVerificationToken(verificationToken, keys.verificationTokenSignerPublicKey)).contact, mailbox);
       const { session } = await client.otpLogin({ verificationToken, publicKey: clientKey.publicKey, clientSignature: await clientSignature(verificationToken, clientKey, clientKey.publicKey) });
@@ -575,7 +565,7 @@ for (const tdb of testDatabases) {
       // An OTP as an earlier version stored it: the address as the client wrote it.
       await server.db.query('UPDATE otps SET contact = $2 WHERE id = $1', [otpId, email.toUpperCase()]);
       const clientKey = generateP256KeyPair();
-      const encryptedOtpBundle = await encryptOtpCodeToBundle(await codeSentTo(email), otpEncryptionTargetBundle, clientKey.publicKey, keys.otpEncryptionBundleSignerPublicKey);
+      const encryptedOtpBundle = await encryptOtpCodeToBundle(await smtp.nextCodeTo(email), otpEncryptionTargetBundle, clientKey.publicKey, keys.otpEncryptionBundleSignerPublicKey);
       const { verificationToken } = await client.verifyOtp({ otpId, encryptedOtpBundle });
       assert.equal(claimsOf(verificationToken).contact, email.toUpperCase());
       const { session } = await client.otpLogin({ verificationToken, publicKey: clientKey.publicKey, clientSignature: await clientSignature(verificationToken, clientKey, clientKey.publicKey) });

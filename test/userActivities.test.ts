@@ -27,7 +27,6 @@ const PERMISSION_DENIED = 7;
 const UNAUTHENTICATED = 16;
 const RP_ID = 'wallet.example';
 const ORIGIN = 'https://wallet.example';
-const CODE = /\b([0-9A-HJKMNP-TV-Z]{9})\b/;
 /** The default SMS shows the code in two groups; it is encrypted as it reads. */
 const SMS_CODE = /^([0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{5}) is your /;
 
@@ -89,16 +88,11 @@ for (const tdb of testDatabases) {
       (await server.db.query<{ email: Date | null; phone: Date | null }>('SELECT email_verified_at AS email, phone_number_verified_at AS phone FROM users WHERE id = $1', [userId]))[0]!;
     const email = () => `person-${randomUUID().slice(0, 8)}@example.com`;
 
-    const read = new Set<unknown>();
     /** init_otp and verify_otp V2 for `contact` through sdk-server, the code read from the mail sent: the verification token. */
     async function verificationTokenFor(contact: string): Promise<string> {
       const client = sdk();
       const { otpId, otpEncryptionTargetBundle } = await client.initOtp({ otpType: 'OTP_TYPE_EMAIL', contact, appName: 'People' });
-      const code = await until(`an email with a code to ${contact}`, () => {
-        const mail = smtp.messages.find((m) => !read.has(m) && JSON.stringify(m.to).includes(contact));
-        if (mail) read.add(mail);
-        return mail && CODE.exec(mail.text ?? '')?.[1];
-      });
+      const code = await smtp.nextCodeTo(contact);
       const encryptedOtpBundle = await encryptOtpCodeToBundle(code, otpEncryptionTargetBundle, generateP256KeyPair().publicKey, signerKey);
       return (await client.verifyOtp({ otpId, encryptedOtpBundle })).verificationToken;
     }
@@ -228,11 +222,7 @@ for (const tdb of testDatabases) {
       // A token of another organization, which is not this one's parent.
       const elsewhere = new Turnkey({ apiBaseUrl: server.baseUrl, apiPublicKey: unrelated.apiPublicKey, apiPrivateKey: unrelated.apiPrivateKey, defaultOrganizationId: unrelated.organizationId }).apiClient();
       const { otpId, otpEncryptionTargetBundle } = await elsewhere.initOtp({ otpType: 'OTP_TYPE_EMAIL', contact: address, appName: 'Unrelated' });
-      const code = await until(`an email with a code to ${address}`, () => {
-        const mail = smtp.messages.find((m) => !read.has(m) && JSON.stringify(m.to).includes(address));
-        if (mail) read.add(mail);
-        return mail && CODE.exec(mail.text ?? '')?.[1];
-      });
+      const code = await smtp.nextCodeTo(address);
       const { verificationToken: fromUnrelated } = await elsewhere.verifyOtp({
         otpId,
         encryptedOtpBundle: await encryptOtpCodeToBundle(code, otpEncryptionTargetBundle, generateP256KeyPair().publicKey, signerKey),

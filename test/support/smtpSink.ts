@@ -19,11 +19,17 @@ export interface SmtpSink {
   waitFor(count: number, timeoutMs?: number): Promise<ParsedMail[]>;
   /** The first message to `address`, once it arrived; rejects after `timeoutMs`. */
   waitForMailTo(address: string, timeoutMs?: number): Promise<ParsedMail>;
+  /** The OTP code (9 letters and digits) of the next message to `address` not read by this before, once it arrived. */
+  nextCodeTo(address: string): Promise<string>;
   close(): Promise<void>;
 }
 
+/** An OTP code as the default email shows it: 9 letters and digits of Crockford's alphabet. */
+const CODE = /\b([0-9A-HJKMNP-TV-Z]{9})\b/;
+
 export async function startSmtpSink(): Promise<SmtpSink> {
   const messages: ParsedMail[] = [];
+  const read = new Set<ParsedMail>();
   let refusals = 0;
   let refusalCode = 451;
   let holds = 0;
@@ -79,6 +85,12 @@ export async function startSmtpSink(): Promise<SmtpSink> {
       until(() => `${count} emails (received ${messages.length})`, () => messages.length >= count && messages, { timeoutMs }),
     waitForMailTo: (address, timeoutMs = 5000) =>
       until(`an email to ${address}`, () => messages.find((m) => JSON.stringify(m.to).includes(address)), { timeoutMs }),
+    nextCodeTo: (address) =>
+      until(`an email with a code to ${address}`, () => {
+        const mail = messages.find((m) => !read.has(m) && JSON.stringify(m.to).includes(address));
+        if (mail) read.add(mail);
+        return mail && CODE.exec(mail.text ?? '')?.[1];
+      }),
     close: () => {
       for (const accept of held.splice(0)) accept();
       return new Promise<void>((resolve) => server.close(() => resolve()));
