@@ -1,5 +1,7 @@
 // @turnkey/core, unmodified, in a real headless Chromium with a virtual passkey, its apiBaseUrl
-// pointing at Signet: the page logs Alice in with her passkey (stamp_login stamped X-Stamp-WebAuthn),
+// pointing at Signet and its organizationId the app's: Alice, signed up by the app's backend in her
+// own sub-organization with the passkey core made, logs in with it (stamp_login stamped
+// X-Stamp-WebAuthn, sent to the app's organization, answered with a session of her sub-organization),
 // core stores the session and its key pair, the session key stamps get_user and whoami, and
 // refreshSession gets a new session with stamp_login stamped by the session key; loginWithOtp logs in
 // with a verification token the app's backend got from Signet (X-Stamp-Attested). The calls that
@@ -88,6 +90,8 @@ for (const tdb of testDatabases) {
     let page: Page;
     let org: Credentials;
     let aliceId: string;
+    /** Alice's own sub-organization of the app's organization. */
+    let aliceOrg: string;
     let setup: CoreSetup;
     let smtp: SmtpSink;
     let signerKeys: { sessionSignerPublicKey: string; otpEncryptionBundleSignerPublicKey: string };
@@ -96,9 +100,9 @@ for (const tdb of testDatabases) {
     let firstSession: string;
     const pageErrors: string[] = [];
 
-    /** The organization's stamp_login activities, oldest first, as its root API key reads them. */
+    /** Alice's sub-organization's stamp_login activities, oldest first, as the app's API key reads them. */
     async function stampLogins() {
-      const { activities } = (await signet.client(org).getActivities({ organizationId: org.organizationId })) as any;
+      const { activities } = (await signet.client(org).getActivities({ organizationId: aliceOrg })) as any;
       return (activities as any[]).filter((a) => a.type === 'ACTIVITY_TYPE_STAMP_LOGIN').reverse();
     }
 
@@ -123,10 +127,6 @@ for (const tdb of testDatabases) {
       ]);
       for (const outcome of started) if (outcome.status === 'rejected') throw outcome.reason;
       org = await signet.createOrganization('Core app');
-      ({ userId: aliceId } = await signet.admin<{ userId: string }>('POST', `/organizations/${org.organizationId}/users`, {
-        userName: 'Alice',
-        email: 'alice@example.com',
-      }));
       signerKeys = (await (await fetch(`${signet.baseUrl}/.well-known/signet-keys.json`)).json()) as typeof signerKeys;
       sessionSigner = signerKeys.sessionSignerPublicKey;
       setup = { signetUrl: signet.baseUrl, organizationId: org.organizationId, rpId: 'localhost' };
@@ -144,17 +144,33 @@ for (const tdb of testDatabases) {
       await smtp?.close();
     });
 
-    test("core's createPasskey makes Alice's passkey; the app's backend registers it and makes her a root quorum member", async () => {
+    test("core's createPasskey makes Alice's passkey; the app's backend signs her up in her own sub-organization with it", async () => {
       const { encodedChallenge, attestation } = await inPage(page, 'createPasskey', 'Alice on Chromium');
       assert.deepEqual(await inPage(page, 'takeSent'), []); // creating a passkey is local
-      const registered = await signet.admin('POST', `/organizations/${org.organizationId}/users/${aliceId}/authenticators`, {
-        name: 'Alice on Chromium',
-        challenge: encodedChallenge,
-        attestation,
+      const backend = new Turnkey({
+        apiBaseUrl: signet.baseUrl,
+        apiPublicKey: org.apiPublicKey,
+        apiPrivateKey: org.apiPrivateKey,
+        defaultOrganizationId: org.organizationId,
+      }).apiClient();
+      const created = await backend.createSubOrganization({
+        subOrganizationName: 'Alice',
+        rootUsers: [
+          {
+            userName: 'Alice',
+            userEmail: 'alice@example.com',
+            apiKeys: [],
+            authenticators: [{ authenticatorName: 'Alice on Chromium', challenge: encodedChallenge, attestation }],
+            oauthProviders: [],
+          },
+        ],
+        rootQuorumThreshold: 1,
       });
-      assert.equal(registered.credentialId, attestation.credentialId);
+      aliceOrg = created.subOrganizationId;
+      aliceId = created.rootUserIds![0]!;
       credentialId = attestation.credentialId;
-      await signet.joinRootQuorum(org.organizationId, aliceId);
+      const { authenticators } = (await backend.getAuthenticators({ organizationId: aliceOrg, userId: aliceId })) as any;
+      assert.deepEqual(authenticators.map((a: { credentialId: string }) => a.credentialId), [credentialId]);
     });
 
     test('loginWithPasskey: stamp_login stamped by the passkey; core stores the session Signet signed for Alice', async () => {
@@ -171,7 +187,8 @@ for (const tdb of testDatabases) {
       assert.equal(await verifySessionJwtSignature(firstSession), false); // not the hosted service's key
       const claims = claimsOf(firstSession);
       assert.equal(claims.user_id, aliceId);
-      assert.equal(claims.organization_id, org.organizationId.toLowerCase());
+      // Sent to the app's organization, the login is of the passkey's own sub-organization.
+      assert.equal(claims.organization_id, aliceOrg);
       assert.equal(claims.session_type, 'SESSION_TYPE_READ_WRITE');
       const nowSeconds = Date.now() / 1000;
       assert.ok(claims.exp > nowSeconds + 590 && claims.exp <= nowSeconds + 601, `exp ${claims.exp} is 600 s from now`);
@@ -183,7 +200,7 @@ for (const tdb of testDatabases) {
       assert.deepEqual(keyPairPublicKeys, [claims.public_key]);
 
       // Signet holds the session key as Alice's, and recorded the login as her activity, her passkey's vote.
-      const { apiKeys } = (await signet.client(org).getApiKeys({ organizationId: org.organizationId, userId: aliceId })) as any;
+      const { apiKeys } = (await signet.client(org).getApiKeys({ organizationId: aliceOrg, userId: aliceId })) as any;
       assert.deepEqual(
         apiKeys.map((key: any) => [key.credential.type, key.credential.publicKey]),
         [['CREDENTIAL_TYPE_READ_WRITE_SESSION_KEY_P256', claims.public_key]],
@@ -210,7 +227,7 @@ for (const tdb of testDatabases) {
       );
       const whoami = succeeded(me, 'whoami');
       assert.equal(whoami.userId, aliceId);
-      assert.equal(whoami.organizationId, org.organizationId);
+      assert.equal(whoami.organizationId, aliceOrg);
     });
 
     test('refreshSession: stamp_login stamped by the session key gives a new session that ends later', async () => {

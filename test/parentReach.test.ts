@@ -178,6 +178,27 @@ for (const tdb of testDatabases) {
       await refused(stampLogin(ownToken.verificationToken, ownToken.clientKey, sub.organizationId), PERMISSION_DENIED, /was issued in organization .* not .* nor its parent/);
     });
 
+    test("stamp_login sent to the parent by a sub-organization's credential logs the user into its own sub-organization", async () => {
+      const stampLogin = (credentials: { apiPublicKey: string; apiPrivateKey: string }, organizationId: string, publicKey: string) =>
+        new TurnkeyClient({ baseUrl: server.baseUrl }, new ApiKeyStamper(credentials)).stampLogin({
+          type: 'ACTIVITY_TYPE_STAMP_LOGIN',
+          timestampMs: String(Date.now()),
+          organizationId,
+          parameters: { publicKey, expirationSeconds: '900', invalidateExisting: false },
+        });
+      const sessionKey = generateP256KeyPair();
+      const { activity } = await stampLogin(sub, parent.organizationId, sessionKey.publicKey);
+      assert.equal(activity.status, 'ACTIVITY_STATUS_COMPLETED');
+      assert.equal(activity.organizationId, sub.organizationId);
+      const claims = JSON.parse(Buffer.from(activity.result.stampLoginResult!.session.split('.')[1]!, 'base64url').toString('utf8'));
+      assert.deepEqual([claims.organization_id, claims.user_id], [sub.organizationId, sub.userId]);
+      const asSession = clientOf({ apiPublicKey: sessionKey.publicKey, apiPrivateKey: sessionKey.privateKey, organizationId: sub.organizationId });
+      assert.equal((await asSession.getWhoami({ organizationId: sub.organizationId })).organizationId, sub.organizationId);
+      // Only its own parent: a sibling's id is refused, and so is any other activity with the parent's id.
+      await refused(stampLogin(sub, sibling.organizationId, generateP256KeyPair().publicKey), PERMISSION_DENIED, /does not belong to organization/);
+      await refused(clientOf(sub).createUserTag({ organizationId: parent.organizationId, userTagName: 'z', userIds: [] }), PERMISSION_DENIED, /does not belong to organization/);
+    });
+
     test('a token made in a sub-organization logs in there only', async () => {
       const bob = await endUser(sibling.organizationId);
       await server.admin('POST', `/organizations/${sub.organizationId}/users`, { userName: 'bob in alice', email: bob.email });

@@ -32,7 +32,9 @@ export interface Principal {
   credentialId?: string;
   /**
    * The organization the request acts in when it is not the body's `organizationId`: an attested stamp
-   * sent to a parent stands for the user of the one sub-organization whose contact its token names.
+   * sent to a parent stands for the user of the one sub-organization whose contact its token names, and
+   * a sub-organization's credential sent with its parent's id (ActivityHandler.fromSubOrganization)
+   * acts in its own sub-organization.
    */
   actsIn?: string;
   /** The credential's type as policies see it (an API key, a session key, a passkey). */
@@ -122,6 +124,11 @@ export interface ActivityHandler<Schema extends z.ZodType = z.ZodType, Result ex
    * rather than stored to wait (a login is for its submitter, and an approval executes as the approver).
    */
   neverWaits?: boolean;
+  /**
+   * A sub-organization's credential may send its parent's `organizationId` (as the browser libraries
+   * log a passkey in through the app's organization): the activity is then the sub-organization's.
+   */
+  fromSubOrganization?: boolean;
   /** Takes requests stamped with X-Stamp-Attested (stamp_login); every other activity refuses them. */
   acceptsAttestedStamp?: boolean;
   /** Decided by the root quorum alone: policies are not consulted (update_root_quorum). */

@@ -17,6 +17,8 @@ export const stampLoginParameters = z.strictObject(sessionParameterFields, {
 export const stampLogin: ActivityHandler<typeof stampLoginParameters, SessionResult> = {
   path: 'stamp_login',
   activityType: 'ACTIVITY_TYPE_STAMP_LOGIN',
+  // A passkey login sent to the app's organization logs the user into its own sub-organization.
+  fromSubOrganization: true,
   description:
     "Starts a session for the stamping user: `publicKey` becomes the user's session key, which stamps requests (X-Stamp) until the session ends; the answer's `session` is a JWT in the ecosystem's format. " +
     'Stamp it with an API key, with the current session key (a refresh), with a passkey, or with X-Stamp-Attested (a verification token and the key it is bound to).',

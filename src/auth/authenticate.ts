@@ -102,6 +102,7 @@ async function authenticateApiKey(
   rememberP256PublicKey(stamp.publicKey);
   return {
     organizationId: key.organizationId,
+    ...actingIn(key.organizationId, requested, parent),
     userId: key.userId,
     userName: key.userName,
     userEmail: key.userEmail,
@@ -141,9 +142,8 @@ async function authenticateWebAuthn(
   );
   // Checked before the counter moves: a stamp for another organization must change nothing.
   const requested = organizationId.toLowerCase();
-  if (!(await reaches(db, registration.organizationId, requested, await parentOf(db, requested, options), options))) {
-    throw notOfOrganization(organizationId, 'passkey');
-  }
+  const parent = await parentOf(db, requested, options);
+  if (!(await reaches(db, registration.organizationId, requested, parent, options))) throw notOfOrganization(organizationId, 'passkey');
 
   // Compare-and-set, so two requests carrying the same assertion cannot both pass, on any process.
   const advanced = await run(db, advanceSignCount(registration.id, newSignCount));
@@ -169,6 +169,7 @@ async function authenticateWebAuthn(
   }
   return {
     organizationId: registration.organizationId,
+    ...actingIn(registration.organizationId, requested, parent),
     userId: registration.userId,
     userName: registration.userName,
     userEmail: registration.userEmail,
@@ -197,6 +198,14 @@ function parentOf(db: Queryable, organizationId: string, options: AuthenticateOp
 async function reaches(db: Queryable, owner: string, requested: string, parent: string | null | undefined, options: AuthenticateOptions): Promise<boolean> {
   if (owner === requested || owner === parent) return true;
   return options.fromSubOrganization === true && (await parentOf(db, owner, options)) === requested;
+}
+
+/**
+ * A sub-organization's credential sent with its parent's id (where the route allows it) acts in its
+ * own sub-organization (Principal.actsIn); any other credential acts in the requested organization.
+ */
+function actingIn(owner: string, requested: string, parent: string | null | undefined): { actsIn?: string } {
+  return owner === requested || owner === parent ? {} : { actsIn: owner };
 }
 
 /** The registration of the key that may act in the requested organization: its own first. */

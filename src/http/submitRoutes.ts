@@ -35,8 +35,12 @@ export function registerSubmitRoutes(
         const stamp = parseStamp(request.headers, { attested });
         const { envelope, handler } = engine.envelope(handlersOfPath, document);
         activityType = handler.activityType;
-        outcome = await stamps.checked(body, stamp, envelope.organizationId, (principal) =>
-          engine.submit(handler, { body, document, envelope, principal, stampHeader: stampHeaderOf(request.headers) }),
+        outcome = await stamps.checked(
+          body,
+          stamp,
+          envelope.organizationId,
+          (principal) => engine.submit(handler, { body, document, envelope, principal, stampHeader: stampHeaderOf(request.headers) }),
+          handler.fromSubOrganization ? { fromSubOrganization: true } : {},
         );
       } catch (error) {
         const failure: ActivityOutcome = error instanceof SignetError && error.status < 500 ? 'refused' : 'failed';
