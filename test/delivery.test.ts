@@ -521,9 +521,10 @@ for (const tdb of testDatabases) {
       const organizationId = randomUUID();
       await db.query('INSERT INTO organizations (id, name) VALUES ($1, $2)', [organizationId, 'maintenance']);
       await db.query(
-        `INSERT INTO verification_token_uses (token_id, organization_id, activity_id, expires_at, used_at)
-         VALUES ('expired-token', $1, $2, now() - interval '2 hours', now() - interval '3 hours'),
-                ('live-token', $1, $2, now() + interval '1 hour', now())`,
+        `INSERT INTO verification_token_uses (token_id, usage, organization_id, activity_id, expires_at, used_at)
+         VALUES ('expired-token', 'login', $1, $2, now() - interval '2 hours', now() - interval '3 hours'),
+                ('expired-token', 'signup', $1, $2, now() - interval '2 hours', now() - interval '3 hours'),
+                ('live-token', 'login', $1, $2, now() + interval '1 hour', now())`,
         [organizationId, randomUUID()],
       );
       const maintenance = { retentionDays: 7, longestRateWindowSeconds: 3600, periodMs: 60_000 };
