@@ -246,6 +246,10 @@ for (const tdb of testDatabases) {
       );
       const { activities } = await clientOf(parent).getActivities({ organizationId: gone.organizationId });
       assert.ok(activities.some((a: any) => a.type === 'ACTIVITY_TYPE_CREATE_USER_TAG'));
+      // A key of the deleted sub-organization that its deletion did not revoke (as one registered by a
+      // write racing with it would be) stops too: every statement reads the deletion.
+      await refused(clientOf(gone).getWhoami({ organizationId: gone.organizationId }), 16, /revoked/);
+      await refused(clientOf(gone).createUserTag({ userTagName: 'after', userIds: [] }), 16, /revoked/);
     });
   });
 }

@@ -184,12 +184,17 @@ export async function revokeApiKey(db: Queryable, organizationId: string, id: st
 
 /** A statement part that yields a row when the key may still stamp at `now`: not revoked, not expired. */
 export function apiKeyUsable(id: string, now: Date): Sql {
-  return sql`SELECT id FROM api_keys WHERE id = ${id}::uuid AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ${now}::timestamptz)`;
+  // A deleted sub-organization's keys are revoked by its deletion; read here too, a key registered
+  // by a write that raced with the deletion stops as well.
+  return sql`SELECT k.id FROM api_keys k JOIN organizations o ON o.id = k.organization_id
+              WHERE k.id = ${id}::uuid AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > ${now}::timestamptz)
+                AND o.deleted_at IS NULL`;
 }
 
-/** The key's revocation, expiry and kind as JSON ({revokedAt, expiresAt, kind}), to say why it was refused. */
+/** The key's revocation (or its organization's deletion), expiry and kind as JSON ({revokedAt, expiresAt, kind}), to say why it was refused. */
 export function apiKeyState(id: string): Sql {
-  return sql`(SELECT json_build_object('revokedAt', revoked_at, 'expiresAt', expires_at, 'kind', kind) FROM api_keys WHERE id = ${id}::uuid)`;
+  return sql`(SELECT json_build_object('revokedAt', coalesce(k.revoked_at, o.deleted_at), 'expiresAt', k.expires_at, 'kind', k.kind)
+                FROM api_keys k JOIN organizations o ON o.id = k.organization_id WHERE k.id = ${id}::uuid)`;
 }
 
 /**

@@ -144,7 +144,8 @@ export function advanceSignCount(id: string, signCount: number): Sql {
 
 /** The authenticator's revocation as JSON ({revokedAt}), to say why it was refused. */
 export function authenticatorState(id: string): Sql {
-  return sql`(SELECT json_build_object('revokedAt', revoked_at) FROM authenticators WHERE id = ${id}::uuid)`;
+  return sql`(SELECT json_build_object('revokedAt', coalesce(a.revoked_at, o.deleted_at))
+                FROM authenticators a JOIN organizations o ON o.id = a.organization_id WHERE a.id = ${id}::uuid)`;
 }
 
 /** The authenticator's revocation and counter as the store has them now. */
@@ -158,7 +159,9 @@ export async function authenticatorStateOf(db: Queryable, id: string): Promise<{
 
 /** A statement part that yields a row when the authenticator may still stamp: not revoked. */
 export function authenticatorUsable(id: string): Sql {
-  return sql`SELECT id FROM authenticators WHERE id = ${id}::uuid AND revoked_at IS NULL`;
+  // As for API keys: a passkey registered by a write that raced with its sub-organization's deletion stops too.
+  return sql`SELECT a.id FROM authenticators a JOIN organizations o ON o.id = a.organization_id
+              WHERE a.id = ${id}::uuid AND a.revoked_at IS NULL AND o.deleted_at IS NULL`;
 }
 
 /** A passkey as the queries read it: not revoked; whose it is, but not its user's fields. */
