@@ -60,7 +60,7 @@ const authority: Authority = {
   rootQuorum: { threshold: 2, userIds: [root, randomUUID()] },
   policies: [{ policyId: randomUUID(), policyName: 'two of the tag', effect: 'EFFECT_ALLOW', consensus: consensus.value }],
   unreadable: [],
-  tags: new Map(),
+  users: new Map(),
 };
 
 const reader = (id: string, tags: string[] = []): Approver => ({ user: { id, tags, email: '', name: id }, credentials: [] });

@@ -250,14 +250,18 @@ for (const tdb of testDatabases) {
       );
     });
 
-    test('changing tags raises the authority version; changing only a name does not', async () => {
+    test("changing tags, the email or the name (what policies read of a user) raises the authority version; changing only the phone number does not", async () => {
       const { userId } = await newUser();
-      const version = async () => (await server.db.query<{ v: string }>('SELECT authority_version::text AS v FROM organizations WHERE id = $1', [org.organizationId]))[0]!.v;
-      const before = BigInt(await version());
-      await root.updateUserName({ type: 'ACTIVITY_TYPE_UPDATE_USER_NAME', ...stamp(), parameters: { userId, userName: 'Same authority' } });
-      assert.equal(BigInt(await version()), before);
+      const version = async () => BigInt((await server.db.query<{ v: string }>('SELECT authority_version::text AS v FROM organizations WHERE id = $1', [org.organizationId]))[0]!.v);
+      const before = await version();
+      await root.updateUserPhoneNumber({ type: 'ACTIVITY_TYPE_UPDATE_USER_PHONE_NUMBER', ...stamp(), parameters: { userId, userPhoneNumber: '+14155556666' } });
+      assert.equal(await version(), before);
+      await root.updateUserName({ type: 'ACTIVITY_TYPE_UPDATE_USER_NAME', ...stamp(), parameters: { userId, userName: 'Another name' } });
+      assert.equal(await version(), before + 1n);
+      await root.updateUserEmail({ type: 'ACTIVITY_TYPE_UPDATE_USER_EMAIL', ...stamp(), parameters: { userId, userEmail: email() } });
+      assert.equal(await version(), before + 2n);
       await root.updateUser({ type: 'ACTIVITY_TYPE_UPDATE_USER', ...stamp(), parameters: { userId, userTagIds: [] } });
-      assert.equal(BigInt(await version()), before + 1n);
+      assert.equal(await version(), before + 3n);
     });
 
     test('one user changed by many requests at once: each completes, the last written stays', { skip: tdb.name === 'postgres' ? false : 'the embedded store has one connection: requests never overlap in it' }, async () => {
@@ -454,6 +458,27 @@ for (const tdb of testDatabases) {
       const user = await getUser(target.userId);
       assert.match(user.userName, /^Person /);
       assert.equal(user.userEmail ?? '', '');
+    });
+
+    test("a policy naming a user's email follows the change of the email at once, though the user's key was used before it", async () => {
+      const address = email();
+      const boss = await newUser({ userEmail: address });
+      const asBoss = server.client({ apiPublicKey: boss.key.apiPublicKey, apiPrivateKey: boss.key.apiPrivateKey });
+      const tagBody = () => ({ type: 'ACTIVITY_TYPE_CREATE_USER_TAG', ...stamp(), parameters: { userTagName: `t-${randomUUID().slice(0, 8)}`, userIds: [] } });
+      await root.createPolicy({
+        type: 'ACTIVITY_TYPE_CREATE_POLICY_V3',
+        ...stamp(),
+        parameters: {
+          policyName: `the boss tags ${address}`,
+          effect: 'EFFECT_ALLOW',
+          consensus: `approvers.any(user, user.email == '${address}')`,
+          condition: "activity.type == 'ACTIVITY_TYPE_CREATE_USER_TAG'",
+          notes: '',
+        },
+      });
+      assert.equal((await asBoss.createUserTag(tagBody() as any)).activity.status, 'ACTIVITY_STATUS_COMPLETED');
+      await root.updateUserEmail({ type: 'ACTIVITY_TYPE_UPDATE_USER_EMAIL', ...stamp(), parameters: { userId: boss.userId, userEmail: email() } });
+      await refused(asBoss.createUserTag(tagBody() as any), 7, /is not allowed for user/);
     });
 
     test('with two approvals needed, a change of email without a token waits for them; one carrying a token is refused (the token is not kept)', async () => {

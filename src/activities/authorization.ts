@@ -16,7 +16,7 @@ import {
   type Policy,
   type RootQuorum,
 } from '../policy/index.ts';
-import { readAuthority, readUserTagIds } from '../store/authority.ts';
+import { readAuthority, readApproverUser, type ApproverUser } from '../store/authority.ts';
 import type { StoredPolicy } from '../store/policies.ts';
 import type { Queryable } from '../store/db.ts';
 import type { ActivityRecord, VoteRecord } from '../store/activities.ts';
@@ -31,8 +31,11 @@ export interface Authority {
   readonly policies: readonly Policy[];
   /** Stored policies whose expressions no longer compile (written by an older grammar): a DENY among them denies. */
   readonly unreadable: readonly Pick<StoredPolicy, 'policyId' | 'policyName' | 'effect'>[];
-  /** Users' tags, read once per version (a change of tags raises the version). */
-  readonly tags: Map<string, Promise<string[]>>;
+  /**
+   * Users as policies see them (tags, email, name), read once per version: a change of a user's tags,
+   * email or name raises the version.
+   */
+  readonly users: Map<string, Promise<ApproverUser>>;
 }
 
 /** Organizations whose authority is remembered; the least recently used goes first. */
@@ -80,7 +83,7 @@ export class Authorities {
     }
     const read = readAuthority(db, organizationId).then((record): Authority => {
       if (!record) throw new SignetError(404, 5, `no organization ${organizationId}`);
-      return { organizationId, version: record.version, rootQuorum: record.rootQuorum, ...compilePolicies(record.policies), tags: new Map() };
+      return { organizationId, version: record.version, rootQuorum: record.rootQuorum, ...compilePolicies(record.policies), users: new Map() };
     });
     // A failed read is not remembered.
     read.catch(() => {
@@ -99,15 +102,16 @@ export class Authorities {
     this.entries.delete(organizationId);
   }
 
-  /** The principal as an approver: the user with its tags and the credential it stamped with. */
+  /** The principal as an approver: the user with its tags, email and name, and the credential it stamped with. */
   async approverOf(db: Queryable, authority: Authority, principal: Principal): Promise<Approver> {
-    // Tags matter only to policies: with none, or for a root user who decides alone, they are not read.
+    // The user matters only to policies: with none, or for a root user who decides alone, it is not
+    // read (the credential's lookup names it, maybe from before a change of its email or name).
     const { threshold, userIds } = authority.rootQuorum;
     const decidesAlone = threshold <= 1 && userIds.includes(principal.userId);
-    const tags = authority.policies.length === 0 || decidesAlone ? [] : await this.tagsOf(db, authority, principal.userId);
+    const user = authority.policies.length === 0 || decidesAlone ? undefined : await this.userOf(db, authority, principal.userId);
     const credential = principalCredential(principal);
     return {
-      user: { id: principal.userId, tags, email: principal.userEmail ?? '', name: principal.userName },
+      user: { id: principal.userId, tags: user?.tags ?? [], email: (user ? user.email : principal.userEmail) ?? '', name: user?.name ?? principal.userName },
       credentials: [
         {
           id: credential.credentialId,
@@ -120,16 +124,16 @@ export class Authorities {
     };
   }
 
-  private tagsOf(db: Queryable, authority: Authority, userId: string): Promise<string[]> {
-    let tags = authority.tags.get(userId);
-    if (!tags) {
-      // Bounded like the organizations: an organization of many users keeps the most recent ones' tags.
-      if (authority.tags.size >= LIMIT) authority.tags.clear();
-      tags = readUserTagIds(db, userId);
-      tags.catch(() => authority.tags.delete(userId));
-      authority.tags.set(userId, tags);
+  private userOf(db: Queryable, authority: Authority, userId: string): Promise<ApproverUser> {
+    let user = authority.users.get(userId);
+    if (!user) {
+      // Bounded like the organizations: an organization of many users keeps the most recent ones.
+      if (authority.users.size >= LIMIT) authority.users.clear();
+      user = readApproverUser(db, userId);
+      user.catch(() => authority.users.delete(userId));
+      authority.users.set(userId, user);
     }
-    return tags;
+    return user;
   }
 }
 

@@ -147,8 +147,8 @@ export function planUserChange(context: ExecutionContext, userId: string, change
       // or commits first and this statement sees the tag gone (its guard).
       ...(tagIds !== undefined && tagIds.length > 0 ? [lockUserTags(organizationId, tagIds, 'share')] : []),
     ],
-    // A user's tags are what consensus rules count.
-    ...(tagIds !== undefined ? { changesAuthority: true } : {}),
+    // A user's tags, email and name are what policies read of it (approvers' `tags`, `email`, `name`).
+    ...(tagIds !== undefined || fields.email !== undefined || fields.userName !== undefined ? { changesAuthority: true } : {}),
   };
 }
 

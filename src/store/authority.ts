@@ -28,13 +28,21 @@ export async function readAuthority(db: Queryable, organizationId: string): Prom
   return { version: row.version, rootQuorum: row.root_quorum ?? { threshold: 1, userIds: [] }, policies: policiesFromJson(row.policies) };
 }
 
-/** The ids of a user's tags, oldest tag first. */
-export async function readUserTagIds(db: Queryable, userId: string): Promise<string[]> {
-  const [row] = await run<{ tags: string[] }>(
+/** A user as policies see it: the ids of its tags (oldest tag first), its email and its name, as stored now. */
+export async function readApproverUser(db: Queryable, userId: string): Promise<ApproverUser> {
+  const [row] = await run<{ tags: string[] | null; email: string | null; user_name: string | null }>(
     db,
-    sql`SELECT ${userTagIdsJson(sql`${userId}::uuid`)} AS tags`,
+    sql`SELECT ${userTagIdsJson(sql`${userId}::uuid`)} AS tags, u.email, u.user_name
+          FROM (SELECT 1) one LEFT JOIN users u ON u.id = ${userId}::uuid`,
   );
-  return row?.tags ?? [];
+  return { tags: row?.tags ?? [], email: row?.email ?? null, name: row?.user_name ?? null };
+}
+
+/** What policies read of a user: its tags, email and name as stored now (null for a user not found). */
+export interface ApproverUser {
+  tags: string[];
+  email: string | null;
+  name: string | null;
 }
 
 /**
