@@ -193,7 +193,7 @@ function parentOf(db: Queryable, organizationId: string, options: AuthenticateOp
 /**
  * Whether a credential of organization `owner` may act in organization `requested`: its own, a
  * sub-organization of it (the parent's reach: the engine and the queries bound what it may do there),
- * or, where the route allows it (whoami), the parent of the sub-organization it belongs to.
+ * or, where the route allows it (whoami, stamp_login), the parent of the sub-organization it belongs to.
  */
 async function reaches(db: Queryable, owner: string, requested: string, parent: string | null | undefined, options: AuthenticateOptions): Promise<boolean> {
   if (owner === requested || owner === parent) return true;
