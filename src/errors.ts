@@ -1,6 +1,6 @@
 // Every error a client can receive: its HTTP status, gRPC code and wire shape.
 // Code anywhere throws a SignetError; the HTTP layer renders it and never leaks a stack trace.
-import type { ApiKeyKind } from './store/apiKeys.ts';
+import type { ApiKeyKind } from './store/credentials.ts';
 
 export interface FieldViolation {
   field: string;

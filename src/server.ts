@@ -12,7 +12,7 @@ import { CredentialCache } from './auth/credentialCache.ts';
 import type { Config } from './config.ts';
 import { createEmailTransport } from './delivery/emailTransport.ts';
 import { OutboxWorker } from './delivery/outboxWorker.ts';
-import { createSmsProvider } from './delivery/sms/smsProvider.ts';
+import { createSmsProvider } from './delivery/sms/createSmsProvider.ts';
 import { buildApp } from './http/app.ts';
 import { connectionBounds, limitConnections, openFileLimit, type ConnectionBounds } from './http/connectionLimits.ts';
 import { Metrics } from './http/metrics.ts';

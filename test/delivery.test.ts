@@ -18,7 +18,7 @@ import { OutboxWorker } from '../src/delivery/outboxWorker.ts';
 import { renderOtpEmail, renderOtpSms } from '../src/otp/messages.ts';
 import type { DeliveryLogger } from '../src/delivery/logger.ts';
 import type { LogoOptions } from '../src/delivery/logo.ts';
-import { createSmsProvider } from '../src/delivery/sms/smsProvider.ts';
+import { createSmsProvider } from '../src/delivery/sms/createSmsProvider.ts';
 import { openDatabase, type Database } from '../src/store/db.ts';
 import { testDatabases } from './support/databases.ts';
 import { startSmtpSink, type SmtpSink } from './support/smtpSink.ts';

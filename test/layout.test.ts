@@ -1,7 +1,7 @@
 // The architecture is visible in the imports: a request goes http → auth → activities
 // (and queries) → store, delivery → store; otp/, contracts/, keys/ and policy/ are pure rules that
-// import no folder but keys/ (otp/ reads P-256 keys); no folder imports one above it; and only store/
-// speaks SQL.
+// import no folder but keys/ (otp/ reads P-256 keys); no folder imports one above it; no file imports,
+// through a chain of imports, one that imports it; and only store/ speaks SQL.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -62,4 +62,47 @@ test('only src/store speaks SQL', () => {
     .filter((file) => statement.test(fs.readFileSync(file, 'utf8')))
     .map((file) => path.relative(ROOT, file));
   assert.deepEqual(outside, []);
+});
+
+test('no file imports, through any chain of imports (type imports included), a file that imports it', () => {
+  const imports = new Map<string, string[]>();
+  for (const file of sources(SRC)) {
+    const targets = [...fs.readFileSync(file, 'utf8').matchAll(/^(?:import|export)[^']*?from\s*'(\.[^']+)'/gm)].map(([, specifier]) =>
+      path.resolve(path.dirname(file), specifier!),
+    );
+    imports.set(file, targets);
+  }
+  // Tarjan's strongly connected components: each component of more than one file is a circle.
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const circles: string[][] = [];
+  const visit = (file: string) => {
+    index.set(file, index.size);
+    low.set(file, index.get(file)!);
+    stack.push(file);
+    onStack.add(file);
+    for (const target of imports.get(file) ?? []) {
+      if (!imports.has(target)) continue;
+      if (!index.has(target)) {
+        visit(target);
+        low.set(file, Math.min(low.get(file)!, low.get(target)!));
+      } else if (onStack.has(target)) {
+        low.set(file, Math.min(low.get(file)!, index.get(target)!));
+      }
+    }
+    if (low.get(file) === index.get(file)) {
+      const component: string[] = [];
+      let member: string;
+      do {
+        member = stack.pop()!;
+        onStack.delete(member);
+        component.push(path.relative(SRC, member));
+      } while (member !== file);
+      if (component.length > 1) circles.push(component.sort());
+    }
+  };
+  for (const file of imports.keys()) if (!index.has(file)) visit(file);
+  assert.deepEqual(circles, []);
 });

@@ -44,7 +44,7 @@ function claimsOf(jwt: string): Record<string, any> {
 }
 
 /**
- * What @turnkey/core's getClientSignatureMessageForLogin builds (spec §1.4): the session key, the
+ * What @turnkey/core's getClientSignatureMessageForLogin builds: the session key, the
  * token's id and the usage, in this key order; signed by the key the token is bound to.
  */
 async function clientSignature(verificationToken: string, tokenKey: KeyPair, sessionPublicKey: string, format = SignatureFormat.Raw) {

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { loadConfig } from '../src/config.ts';
 import { DeliveryError } from '../src/delivery/deliveryError.ts';
-import { createSmsProvider } from '../src/delivery/sms/smsProvider.ts';
+import { createSmsProvider } from '../src/delivery/sms/createSmsProvider.ts';
 import { createTwilioProvider, parseRetryAfter, type TwilioSettings } from '../src/delivery/sms/twilio.ts';
 import { testDatabases } from './support/databases.ts';
 import { freePort, signet } from './support/processes.ts';

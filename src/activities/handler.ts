@@ -7,7 +7,7 @@ import type { z } from 'zod';
 import type { Config } from '../config.ts';
 import type { CredentialType } from '../policy/index.ts';
 import type { SignetError } from '../errors.ts';
-import type { Gate } from '../store/activities.ts';
+import type { Gate } from '../store/gate.ts';
 import type { CredentialUse } from '../store/credentials.ts';
 import type { Queryable } from '../store/db.ts';
 import type { Sql } from '../store/sql.ts';

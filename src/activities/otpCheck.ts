@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { credentialRefused, invalidField, notFound, type SignetError } from '../errors.ts';
 import { CROCKFORD_ALPHABET, DIGIT_ALPHABET, hashOtpCode, normalizeOtpCode } from '../otp/code.ts';
 import { MAX_OTP_CODE_LENGTH } from '../otp/targetBundle.ts';
-import type { Gate } from '../store/activities.ts';
+import type { Gate } from '../store/gate.ts';
 import { claimOtp, countWrongGuess, findOtp, otpState, type OtpRecord } from '../store/otps.ts';
 import type { ExecutionContext } from './handler.ts';
 

@@ -6,7 +6,8 @@
 import { ECOSYSTEM_TRANSPORTS } from '../keys/verifyAuthenticatorRegistration.ts';
 import type { ActivityRecord, VoteRecord } from '../store/activities.ts';
 import type { CredentialType } from '../policy/index.ts';
-import type { ApiKeyKind, LiveApiKey } from '../store/apiKeys.ts';
+import type { LiveApiKey } from '../store/apiKeys.ts';
+import type { ApiKeyKind } from '../store/credentials.ts';
 import type { LiveAuthenticator } from '../store/authenticators.ts';
 import type { UserRecord } from '../store/users.ts';
 import type { Access } from './authorization.ts';

@@ -3,7 +3,8 @@
 // store. Used by the admin API and the development bootstrap; users themselves are in users.ts.
 import { createPublicKey, ECDH, generateKeyPairSync, randomUUID } from 'node:crypto';
 import { invalidField, notFound, type SignetError } from '../errors.ts';
-import { insertApiKey, listApiKeys as listStoredApiKeys, revokeApiKey as revokeStoredApiKey, type ApiKeyKind } from '../store/apiKeys.ts';
+import { insertApiKey, listApiKeys as listStoredApiKeys, revokeApiKey as revokeStoredApiKey } from '../store/apiKeys.ts';
+import type { ApiKeyKind } from '../store/credentials.ts';
 import { insertAuthenticator } from '../store/authenticators.ts';
 import type { Database, Queryable } from '../store/db.ts';
 import { countOrganizations, insertOrganization, listOrganizations as listStoredOrganizations, organizationExists } from '../store/organizations.ts';

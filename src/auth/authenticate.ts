@@ -9,7 +9,8 @@ import { advanceSignCount, authenticatorStateOf, findAuthenticator } from '../st
 import type { Queryable } from '../store/db.ts';
 import { findOrganizationPlace } from '../store/organizations.ts';
 import { run } from '../store/sql.ts';
-import { findApiKeysByPublicKey, type ApiKeyKind } from '../store/apiKeys.ts';
+import { findApiKeysByPublicKey } from '../store/apiKeys.ts';
+import type { ApiKeyKind } from '../store/credentials.ts';
 import { authenticateAttested } from './authenticateAttested.ts';
 import type { CredentialCache } from './credentialCache.ts';
 import type { ApiKeyStamp, Stamp, WebAuthnStamp } from './parseStamp.ts';

@@ -31,7 +31,8 @@ import { P256_PUBLIC_KEY_PATTERN } from '../keys/p256.ts';
 import { MAX_EMAIL_LENGTH, MAX_PHONE_INPUT_LENGTH } from '../otp/contact.ts';
 import { wholeNumberPattern } from '../activities/numberPattern.ts';
 import { notFound, permissionDenied, unauthenticated } from '../errors.ts';
-import { rawBody, type AppDependencies } from './app.ts';
+import type { AppDependencies } from './dependencies.ts';
+import { rawBody } from './rawBody.ts';
 import { addressMatcher } from './clientAddress.ts';
 
 const name = z.string().trim().min(1).max(256);

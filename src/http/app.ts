@@ -4,11 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
-import type { ActivityEngine } from '../activities/engine.ts';
-import type { CredentialCache } from '../auth/credentialCache.ts';
-import type { ActivityHandler } from '../activities/handler.ts';
-import type { Config } from '../config.ts';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
 import {
   GrpcCode,
   internal,
@@ -20,14 +16,14 @@ import {
   unsupportedMediaType,
 } from '../errors.ts';
 import { VERIFICATION_TOKEN_KEY } from '../otp/verificationToken.ts';
-import { DatabaseUnavailable, type Database } from '../store/db.ts';
+import { DatabaseUnavailable } from '../store/db.ts';
 import { registerAdminRoutes } from './adminRoutes.ts';
 import { AuthFailureThrottle, registerAuthFailureThrottle } from './authFailureThrottle.ts';
 import { registerCors } from './cors.ts';
 import { registerHealthRoutes } from './healthRoutes.ts';
 import { registerJwksRoutes } from './jwksRoutes.ts';
 import { registerLingeringClose } from './lingeringClose.ts';
-import { registerMetrics, type Metrics } from './metrics.ts';
+import { registerMetrics } from './metrics.ts';
 import { queryHandlers } from '../queries/registry.ts';
 import { registerOpenApiRoutes } from './openapiRoutes.ts';
 import { registerQueryRoutes } from './queryRoutes.ts';
@@ -35,20 +31,10 @@ import { DebugRequestLines, loggerOptions, REQUEST_ID_HEADER, registerRequestIds
 import { StampChecker } from './stampChecker.ts';
 import { registerUrlParameterCheck, undecodablePath } from './urlParameters.ts';
 import { registerSubmitRoutes } from './submitRoutes.ts';
+import type { AppDependencies } from './dependencies.ts';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
-export interface AppDependencies {
-  config: Config;
-  db: Database;
-  engine: ActivityEngine;
-  /** Credentials known from earlier requests (checked again by every statement). */
-  credentials: CredentialCache;
-  handlers: readonly ActivityHandler[];
-  adminToken: string;
-  metrics: Metrics;
-  logger?: FastifyServerOptions['logger'];
-}
 
 function toSignetError(error: FastifyError & { code?: string }, contentType: string | undefined): SignetError | undefined {
   if (error instanceof SignetError) return error;
@@ -231,12 +217,4 @@ function drainOnClose(app: FastifyInstance): void {
   app.addHook('onResponse', async () => {
     if (closing) setImmediate(() => app.server.closeIdleConnections());
   });
-}
-
-/** The raw JSON body of a request, or the right error when there is none. */
-export function rawBody(request: { body: unknown; headers: Record<string, string | string[] | undefined> }): Buffer {
-  if (Buffer.isBuffer(request.body)) return request.body;
-  const contentType = request.headers['content-type'];
-  if (contentType === undefined) throw unsupportedMediaType(undefined);
-  throw invalidArgument('request body is empty; send the activity as a JSON object');
 }

@@ -7,7 +7,7 @@ import { schemaError } from '../activities/violations.ts';
 import { parseStamp } from '../auth/parseStamp.ts';
 import type { QueryHandler } from '../queries/query.ts';
 import type { Database } from '../store/db.ts';
-import { rawBody } from './app.ts';
+import { rawBody } from './rawBody.ts';
 import type { StampChecker } from './stampChecker.ts';
 
 export function registerQueryRoutes(

@@ -8,7 +8,7 @@ import type { ActivityHandler } from '../activities/handler.ts';
 import { parseBody } from '../activities/jsonDocument.ts';
 import { parseStamp } from '../auth/parseStamp.ts';
 import { SignetError } from '../errors.ts';
-import { rawBody } from './app.ts';
+import { rawBody } from './rawBody.ts';
 import type { ActivityOutcome, Metrics } from './metrics.ts';
 import { stampHeaderOf, type StampChecker } from './stampChecker.ts';
 

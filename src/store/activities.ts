@@ -1,6 +1,7 @@
 // Activities (table activities) with their votes (store/votes.ts): written by one statement that
 // composes the activity, its submitter's vote, its domain rows and the checks it depends on; read one by
 // fingerprint or id, or a page of an organization's activities, each with its votes, in one statement.
+import type { Gate } from './gate.ts';
 import { credentialState, credentialUsable, parseCredentialState, runWithCredential, type CredentialState, type CredentialUse } from './credentials.ts';
 import type { Database, Queryable } from './db.ts';
 import { pageOf, pageStatement, type Page, type PageRequest } from './pages.ts';
@@ -130,16 +131,6 @@ const UNIQUE_VIOLATION = '23505';
 /** The name by which a statement part refers to the activity row being written: it yields the row only when it was written. */
 export const NEW_ACTIVITY = raw('new_activity');
 
-/**
- * A check that writes: a statement part that runs only when `proceed` (an SQL condition) holds and
- * yields a row when it succeeded, e.g. taking an OTP send from a rate window, or marking an OTP used.
- * The activity is written only when every gate succeeded; each runs only after the previous one did.
- */
-export interface Gate {
-  statement(proceed: Sql): Sql;
-  /** An expression telling more about a refusal (e.g. seconds until a window frees), read when the gate failed. */
-  detail?: Sql;
-}
 
 export interface ActivityWrite {
   activity: {

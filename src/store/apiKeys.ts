@@ -1,14 +1,12 @@
 // API keys (table api_keys): P-256 public keys (compressed SEC1, lowercase hex) that stamp requests
 // for a user of an organization, until revoked or expired. Session keys are API keys too: otp_login
 // registers them (kind 'session'), with the session's expiry; so are otp_auth's keys (kind 'otp_auth').
-import type { Gate } from './activities.ts';
-import { runWithCredential, type CredentialState, type CredentialUse } from './credentials.ts';
+import type { Gate } from './gate.ts';
+import { runWithCredential, type ApiKeyKind, type CredentialState, type CredentialUse } from './credentials.ts';
 import type { Queryable } from './db.ts';
 import { selectPage, type Page, type PageRequest } from './pages.ts';
 import { sql, type Sql } from './sql.ts';
 
-/** What made a key: an API key (admin API, create_users, create_api_keys), otp_login's session key, otp_auth's key. */
-export type ApiKeyKind = 'api_key' | 'session' | 'otp_auth';
 
 export interface ApiKeyRecord {
   id: string;
@@ -182,20 +180,7 @@ export async function revokeApiKey(db: Queryable, organizationId: string, id: st
   return row?.revoked_at;
 }
 
-/** A statement part that yields a row when the key may still stamp at `now`: not revoked, not expired. */
-export function apiKeyUsable(id: string, now: Date): Sql {
-  // A deleted sub-organization's keys are revoked by its deletion; read here too, a key registered
-  // by a write that raced with the deletion stops as well.
-  return sql`SELECT k.id FROM api_keys k JOIN organizations o ON o.id = k.organization_id
-              WHERE k.id = ${id}::uuid AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > ${now}::timestamptz)
-                AND o.deleted_at IS NULL`;
-}
 
-/** The key's revocation (or its organization's deletion), expiry and kind as JSON ({revokedAt, expiresAt, kind}), to say why it was refused. */
-export function apiKeyState(id: string): Sql {
-  return sql`(SELECT json_build_object('revokedAt', coalesce(k.revoked_at, o.deleted_at), 'expiresAt', k.expires_at, 'kind', k.kind)
-                FROM api_keys k JOIN organizations o ON o.id = k.organization_id WHERE k.id = ${id}::uuid)`;
-}
 
 /**
  * A guard condition: `publicKey` may become a session key of the user, being no key of the

@@ -1,6 +1,6 @@
 // WebAuthn authenticators (table authenticators): a passkey's credential id (base64url), COSE
 // public key and signature counter, for a user of an organization.
-import type { Gate } from './activities.ts';
+import type { Gate } from './gate.ts';
 import { runWithCredential, type CredentialState, type CredentialUse } from './credentials.ts';
 import type { Queryable } from './db.ts';
 import { sql, type Sql } from './sql.ts';
@@ -142,11 +142,6 @@ export function advanceSignCount(id: string, signCount: number): Sql {
              RETURNING id`;
 }
 
-/** The authenticator's revocation as JSON ({revokedAt}), to say why it was refused. */
-export function authenticatorState(id: string): Sql {
-  return sql`(SELECT json_build_object('revokedAt', coalesce(a.revoked_at, o.deleted_at))
-                FROM authenticators a JOIN organizations o ON o.id = a.organization_id WHERE a.id = ${id}::uuid)`;
-}
 
 /** The authenticator's revocation and counter as the store has them now. */
 export async function authenticatorStateOf(db: Queryable, id: string): Promise<{ revokedAt: Date | null; signCount: number } | undefined> {
@@ -157,12 +152,6 @@ export async function authenticatorStateOf(db: Queryable, id: string): Promise<{
   return row ? { revokedAt: row.revoked_at, signCount: Number(row.sign_count) } : undefined;
 }
 
-/** A statement part that yields a row when the authenticator may still stamp: not revoked. */
-export function authenticatorUsable(id: string): Sql {
-  // As for API keys: a passkey registered by a write that raced with its sub-organization's deletion stops too.
-  return sql`SELECT a.id FROM authenticators a JOIN organizations o ON o.id = a.organization_id
-              WHERE a.id = ${id}::uuid AND a.revoked_at IS NULL AND o.deleted_at IS NULL`;
-}
 
 /** A passkey as the queries read it: not revoked; whose it is, but not its user's fields. */
 export interface LiveAuthenticator {

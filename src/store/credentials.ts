@@ -2,8 +2,6 @@
 // its own moment, that the credential may still be used (an API key neither revoked nor expired, a
 // passkey not revoked), so a revocation takes effect at once in every process, whatever the
 // processes keep in memory.
-import { apiKeyState, apiKeyUsable, type ApiKeyKind } from './apiKeys.ts';
-import { authenticatorState, authenticatorUsable } from './authenticators.ts';
 import type { Queryable } from './db.ts';
 import { run, sql, type Sql } from './sql.ts';
 import { verificationTokenState, verificationTokenUsable } from './verificationTokens.ts';
@@ -27,6 +25,37 @@ export interface CredentialState {
   kind?: ApiKeyKind;
   /** An attested stamp's verification token: revokedAt is when it was used. */
   verificationToken?: boolean;
+}
+
+/** What made a key: an API key (admin API, create_users, create_api_keys), otp_login's session key, otp_auth's key. */
+export type ApiKeyKind = 'api_key' | 'session' | 'otp_auth';
+
+/** A statement part that yields a row when the key may still stamp at `now`: not revoked, not expired. */
+export function apiKeyUsable(id: string, now: Date): Sql {
+  // A deleted sub-organization's keys are revoked by its deletion; read here too, a key registered
+  // by a write that raced with the deletion stops as well.
+  return sql`SELECT k.id FROM api_keys k JOIN organizations o ON o.id = k.organization_id
+              WHERE k.id = ${id}::uuid AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > ${now}::timestamptz)
+                AND o.deleted_at IS NULL`;
+}
+
+/** The key's revocation (or its organization's deletion), expiry and kind as JSON ({revokedAt, expiresAt, kind}), to say why it was refused. */
+export function apiKeyState(id: string): Sql {
+  return sql`(SELECT json_build_object('revokedAt', coalesce(k.revoked_at, o.deleted_at), 'expiresAt', k.expires_at, 'kind', k.kind)
+                FROM api_keys k JOIN organizations o ON o.id = k.organization_id WHERE k.id = ${id}::uuid)`;
+}
+
+/** A statement part that yields a row when the authenticator may still stamp: not revoked. */
+export function authenticatorUsable(id: string): Sql {
+  // As for API keys: a passkey registered by a write that raced with its sub-organization's deletion stops too.
+  return sql`SELECT a.id FROM authenticators a JOIN organizations o ON o.id = a.organization_id
+              WHERE a.id = ${id}::uuid AND a.revoked_at IS NULL AND o.deleted_at IS NULL`;
+}
+
+/** The authenticator's revocation as JSON ({revokedAt}), to say why it was refused. */
+export function authenticatorState(id: string): Sql {
+  return sql`(SELECT json_build_object('revokedAt', coalesce(a.revoked_at, o.deleted_at))
+                FROM authenticators a JOIN organizations o ON o.id = a.organization_id WHERE a.id = ${id}::uuid)`;
 }
 
 /** A statement part yielding a row when the credential may be used. */

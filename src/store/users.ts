@@ -3,7 +3,7 @@
 // normalizePhoneNumber of src/otp/contact.ts, applied by the callers), unique among the
 // organization's users not removed; and their removal, which revokes every credential of the user at once.
 import type { Database, Queryable } from './db.ts';
-import type { Gate } from './activities.ts';
+import type { Gate } from './gate.ts';
 import { liveApiKeysFromJson, usableApiKeysJson, type LiveApiKey } from './apiKeys.ts';
 import { liveAuthenticatorsFromJson, liveAuthenticatorsJson, type LiveAuthenticator } from './authenticators.ts';
 import { runWithCredential, type CredentialState, type CredentialUse } from './credentials.ts';

@@ -1,9 +1,4 @@
-// Where OTP SMS go: one provider chosen by SIGNET_SMS_PROVIDER, each in its own file beside this
-// one, or the development SMS log when none is set.
-import type { Config } from '../../config.ts';
-import type { DeliveryLogger } from '../logger.ts';
-import { createDevelopmentSmsLog } from './developmentSmsLog.ts';
-import { createTwilioProvider } from './twilio.ts';
+// What an SMS provider does; each provider is a file beside this one, chosen by createSmsProvider.ts.
 
 export interface SmsProvider {
   /** Name for logs: "twilio", "development". */
@@ -13,14 +8,4 @@ export interface SmsProvider {
    * message; rejects with a DeliveryError that says whether a retry can help.
    */
   send(sms: { to: string; text: string }): Promise<{ messageId: string }>;
-}
-
-export function createSmsProvider(config: Config, logger: DeliveryLogger): SmsProvider {
-  const settings = config.sms;
-  switch (settings.provider) {
-    case 'twilio':
-      return createTwilioProvider(settings);
-    case 'development':
-      return createDevelopmentSmsLog(config.dataDir, logger);
-  }
 }

@@ -1,0 +1,21 @@
+// What the HTTP app is made of, given by the server that starts it (a file of its own, so the route
+// files that take it import no part of the app that registers them).
+import type { FastifyServerOptions } from 'fastify';
+import type { ActivityEngine } from '../activities/engine.ts';
+import type { ActivityHandler } from '../activities/handler.ts';
+import type { CredentialCache } from '../auth/credentialCache.ts';
+import type { Config } from '../config.ts';
+import type { Database } from '../store/db.ts';
+import type { Metrics } from './metrics.ts';
+
+export interface AppDependencies {
+  config: Config;
+  db: Database;
+  engine: ActivityEngine;
+  /** Credentials known from earlier requests (checked again by every statement). */
+  credentials: CredentialCache;
+  handlers: readonly ActivityHandler[];
+  adminToken: string;
+  metrics: Metrics;
+  logger?: FastifyServerOptions['logger'];
+}
