@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { initOtpAuth, initOtpAuthParameters } from '../src/activities/initOtpAuth.ts';
-import { fieldViolations } from '../src/activities/violations.ts';
+import { fieldViolations } from '../src/wire/violations.ts';
 import { loadConfig } from '../src/config.ts';
 import { decryptCode, type StoredPayload } from '../src/store/outbox.ts';
 import { SignetError } from '../src/errors.ts';

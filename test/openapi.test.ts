@@ -9,7 +9,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { z } from 'zod';
 import { activityAnswer } from '../src/activities/activitySchema.ts';
 import { envelopeSchema } from '../src/activities/envelope.ts';
-import { wholeNumberPattern } from '../src/activities/numberPattern.ts';
+import { wholeNumberPattern } from '../src/wire/numberPattern.ts';
 import { activityHandlers } from '../src/activities/registry.ts';
 import { generateApiKeyPair } from '../src/admin/organizations.ts';
 import { adminSchemas } from '../src/http/adminRoutes.ts';

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ApiKeyStamper } from '@turnkey/api-key-stamper';
-import { MAX_BODY_DEPTH } from '../src/activities/jsonDocument.ts';
+import { MAX_BODY_DEPTH } from '../src/wire/jsonDocument.ts';
 import { testDatabases } from './support/databases.ts';
 import { ADMIN_TOKEN, startTestServer, type Credentials, type TestServer } from './support/server.ts';
 import { post, postStamped, type Answer } from './support/http.ts';

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { invalidArgument, type FieldViolation } from '../errors.ts';
 import { P256_PUBLIC_KEY_PATTERN, p256PointHex } from '../keys/p256.ts';
 import type { NewApiKey } from '../store/apiKeys.ts';
-import { wholeNumberPattern } from './numberPattern.ts';
+import { wholeNumberPattern } from '../wire/numberPattern.ts';
 
 /** An API key's lifetime: at most ten years, as the admin API's. */
 const MAX_KEY_EXPIRATION_SECONDS = 10 * 365 * 24 * 3600;

@@ -9,7 +9,7 @@ import { solanaIdlProblems } from '../contracts/solanaIdl.ts';
 import { NEW_ACTIVITY } from '../store/activities.ts';
 import { insertSmartContractInterface } from '../store/smartContractInterfaces.ts';
 import type { ActivityHandler } from './handler.ts';
-import { jsonDocumentProblem } from './jsonDocument.ts';
+import { jsonDocumentProblem } from '../wire/jsonDocument.ts';
 
 /** 400 KiB of UTF-8, the API's documented limit; bytes, not characters, so multi-byte text counts fully. */
 export const MAX_INTERFACE_BYTES = 409_600;

@@ -39,7 +39,7 @@ import {
 import { activityResponseJson } from './render.ts';
 import type { ServiceKeys } from './serviceKeys.ts';
 import { ACTIVITY_STATUS, type ActivityStatus } from './status.ts';
-import { schemaError } from './violations.ts';
+import { schemaError } from '../wire/violations.ts';
 
 export interface EngineDependencies {
   db: Database;

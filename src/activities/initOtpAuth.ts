@@ -15,7 +15,7 @@ import { queueMessage } from '../store/outbox.ts';
 import { takeFromRateWindow, type RateLimit } from '../store/rateWindows.ts';
 import { senderDomainRegistered } from '../store/senderDomains.ts';
 import type { ActivityHandler, ActivityPlan, ExecutionContext } from './handler.ts';
-import { wholeNumberPattern } from './numberPattern.ts';
+import { wholeNumberPattern } from '../wire/numberPattern.ts';
 
 export const OTP_TYPES = ['OTP_TYPE_EMAIL', 'OTP_TYPE_SMS'] as const;
 export type OtpType = (typeof OTP_TYPES)[number];

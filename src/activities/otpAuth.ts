@@ -15,7 +15,7 @@ import { insertApiKeysOfActivity, lockUserApiKeys, revokeOtherOtpAuthKeys } from
 import { findUserByContact, markContactVerified, userActive } from '../store/users.ts';
 import { name } from './apiKeyParameters.ts';
 import type { ActivityHandler } from './handler.ts';
-import { wholeNumberPattern } from './numberPattern.ts';
+import { wholeNumberPattern } from '../wire/numberPattern.ts';
 import { checkCode, claimGate, otpCodeParameter, otpIdParameter, redactOtpCode, verifiableOtp } from './otpCheck.ts';
 import { MAX_SESSION_SECONDS } from './sessionPlans.ts';
 

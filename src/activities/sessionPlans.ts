@@ -9,7 +9,7 @@ import { signSession } from '../otp/session.ts';
 import { NEW_ACTIVITY } from '../store/activities.ts';
 import { lockUserApiKeys, registerSessionKey, revokeOtherSessionKeys, sessionKeyAvailable } from '../store/apiKeys.ts';
 import type { ActivityPlan, ExecutionContext } from './handler.ts';
-import { wholeNumberPattern } from './numberPattern.ts';
+import { wholeNumberPattern } from '../wire/numberPattern.ts';
 import { SERVICE_KEYS } from './serviceKeys.ts';
 
 export const DEFAULT_SESSION_SECONDS = '900';

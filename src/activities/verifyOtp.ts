@@ -14,7 +14,7 @@ import { NEW_ACTIVITY } from '../store/activities.ts';
 import { openTargetKey, type OtpRecord } from '../store/otps.ts';
 import { markContactVerified } from '../store/users.ts';
 import type { ActivityHandler, ActivityPlan, ExecutionContext } from './handler.ts';
-import { wholeNumberPattern } from './numberPattern.ts';
+import { wholeNumberPattern } from '../wire/numberPattern.ts';
 import { checkCode, claimGate, otpCodeParameter, otpIdParameter as otpId, redactOtpCode, verifiableOtp } from './otpCheck.ts';
 
 export const DEFAULT_TOKEN_SECONDS = '3600';

@@ -2,8 +2,8 @@
 // verified over its raw bytes exactly as for activities; the query reads on behalf of the principal.
 import type { FastifyInstance } from 'fastify';
 import type { ActivityEngine } from '../activities/engine.ts';
-import { parseBody } from '../activities/jsonDocument.ts';
-import { schemaError } from '../activities/violations.ts';
+import { parseBody } from '../wire/jsonDocument.ts';
+import { schemaError } from '../wire/violations.ts';
 import { parseStamp } from '../auth/parseStamp.ts';
 import type { QueryHandler } from '../queries/query.ts';
 import type { Database } from '../store/db.ts';

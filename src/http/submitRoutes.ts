@@ -5,7 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ActivityEngine } from '../activities/engine.ts';
 import type { ActivityHandler } from '../activities/handler.ts';
-import { parseBody } from '../activities/jsonDocument.ts';
+import { parseBody } from '../wire/jsonDocument.ts';
 import { parseStamp } from '../auth/parseStamp.ts';
 import { SignetError } from '../errors.ts';
 import { rawBody } from './rawBody.ts';

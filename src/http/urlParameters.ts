@@ -2,7 +2,7 @@
 // or an unpaired surrogate. So, as for JSON bodies, a URL that carries one, or a percent-encoding
 // that is not UTF-8, is a 400 naming the parameter before any route runs, whatever the route.
 import type { FastifyInstance } from 'fastify';
-import { unstorable } from '../activities/jsonDocument.ts';
+import { unstorable } from '../wire/jsonDocument.ts';
 import { invalidField, type SignetError } from '../errors.ts';
 
 const NOT_STORABLE = 'contains a NUL character or an unpaired UTF-16 surrogate; remove it';

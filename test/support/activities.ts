@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { ActivityEngine } from '../../src/activities/engine.ts';
 import type { ActivityHandler, Principal } from '../../src/activities/handler.ts';
-import { parseBody } from '../../src/activities/jsonDocument.ts';
+import { parseBody } from '../../src/wire/jsonDocument.ts';
 import { ServiceKeys } from '../../src/activities/serviceKeys.ts';
 import { generateApiKeyPair } from '../../src/admin/organizations.ts';
 import type { Config } from '../../src/config.ts';
