@@ -26,7 +26,7 @@ export class StampChecker {
 
   /**
    * Runs `use` as the principal of the stamp. `fromSubOrganization`: a sub-organization's credential may
-   * name its parent (whoami).
+   * name its parent (whoami, stamp_login).
    */
   async checked<T>(
     body: Buffer,
