@@ -4,51 +4,12 @@
 // @turnkey/webauthn-stamper and calls Signet across origins (so the browser's preflight happens).
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { build } from 'esbuild';
 import type { Browser, Page } from 'playwright-core';
-import { chromiumMissing, launchChromium, pageWithPasskey } from './support/chromium.ts';
+import { bundleForPage, chromiumMissing, launchChromium, pageWithPasskey, servePage } from './support/chromium.ts';
 import type { AppSetup, BrowserApp, PageAnswer } from './support/browserApp.ts';
 import { testDatabases } from './support/databases.ts';
-import { ROOT } from './support/processes.ts';
 import { startTestServer, type Credentials, type TestServer } from './support/server.ts';
-
-/** Serves the app's page and its bundle on loopback; the page's origin is the address it is reached by. */
-async function serveApp(bundle: Promise<string>): Promise<{ port: number; close(): Promise<void> }> {
-  const server = http.createServer(async (request, response) => {
-    if (request.url === '/app.js') {
-      response.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8' }).end(await bundle);
-    } else if (request.url === '/') {
-      response
-        .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
-        .end('<!doctype html><meta charset="utf-8"><title>A browser app</title><script src="/app.js"></script>');
-    } else {
-      response.writeHead(404).end();
-    }
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    port: (server.address() as AddressInfo).port,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
-}
-
-/** The app and the SDKs it imports, as one script for the page. */
-async function bundleApp(): Promise<string> {
-  const bundled = await build({
-    entryPoints: [path.join(ROOT, 'test', 'support', 'browserApp.ts')],
-    bundle: true,
-    format: 'iife',
-    platform: 'browser',
-    target: 'chrome120',
-    write: false,
-    logLevel: 'silent',
-  });
-  return bundled.outputFiles[0]!.text;
-}
 
 /** Runs one of the app's functions in the page. */
 function inPage<K extends keyof BrowserApp>(page: Page, name: K, ...args: Parameters<BrowserApp[K]>): Promise<Awaited<ReturnType<BrowserApp[K]>>> {
@@ -60,7 +21,7 @@ function inPage<K extends keyof BrowserApp>(page: Page, name: K, ...args: Parame
 
 describe('a browser app calls Signet from its own origin (headless Chromium, virtual passkey)', { skip: chromiumMissing, timeout: 60_000 }, () => {
   let signet: TestServer;
-  let app: Awaited<ReturnType<typeof serveApp>>;
+  let app: Awaited<ReturnType<typeof servePage>>;
   let browser: Browser;
   let page: Page;
   let org: Credentials;
@@ -70,9 +31,9 @@ describe('a browser app calls Signet from its own origin (headless Chromium, vir
 
   before(async () => {
     // Bundling, Signet's start and Chromium's launch take a few seconds each: they overlap.
-    const bundle = bundleApp();
+    const bundle = bundleForPage('browserApp.ts');
     bundle.catch(() => {}); // awaited below
-    app = await serveApp(bundle);
+    app = await servePage(bundle, 'A browser app');
     // localhost is a secure context, as WebAuthn needs; Signet is at 127.0.0.1, another origin.
     appOrigin = `http://localhost:${app.port}`;
     // All settle before a failure is thrown, so after() closes whatever did start.

@@ -8,55 +8,19 @@
 // need the hosted auth proxy, or an OIDC attestation, are shown failing as they do. The page is on
 // another origin than Signet, so every call goes through the browser's CORS checks.
 import assert from 'node:assert/strict';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { encryptOtpCodeToBundle, verifySessionJwtSignature } from '@turnkey/crypto';
 import { Turnkey } from '@turnkey/sdk-server';
-import { build } from 'esbuild';
 import type { Browser, Page } from 'playwright-core';
-import { chromiumMissing, launchChromium, pageWithPasskey } from './support/chromium.ts';
+import { bundleForPage, chromiumMissing, launchChromium, pageWithPasskey, servePage } from './support/chromium.ts';
 import type { CoreApp, CoreSetup, Outcome, SentRequest } from './support/coreApp.ts';
 import { testDatabases } from './support/databases.ts';
-import { ROOT } from './support/processes.ts';
 import { startTestServer, type Credentials, type TestServer } from './support/server.ts';
 import { startSmtpSink, type SmtpSink } from './support/smtpSink.ts';
 
 /** The app and @turnkey/core, as one script for the page; bundled once for every store. */
 let bundled: Promise<string> | undefined;
-function bundle(): Promise<string> {
-  bundled ??= build({
-    entryPoints: [path.join(ROOT, 'test', 'support', 'coreApp.ts')],
-    bundle: true,
-    format: 'iife',
-    platform: 'browser',
-    target: 'chrome120',
-    write: false,
-    logLevel: 'silent',
-  }).then((result) => result.outputFiles[0]!.text);
-  return bundled;
-}
-
-/** Serves the page and its bundle on loopback; the page's origin is the address it is reached by. */
-async function serveApp(): Promise<{ port: number; close(): Promise<void> }> {
-  const server = http.createServer(async (request, response) => {
-    if (request.url === '/app.js') {
-      response.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8' }).end(await bundle());
-    } else if (request.url === '/') {
-      response
-        .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
-        .end('<!doctype html><meta charset="utf-8"><title>A @turnkey/core app</title><script src="/app.js"></script>');
-    } else {
-      response.writeHead(404).end();
-    }
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    port: (server.address() as AddressInfo).port,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
-}
+const bundle = (): Promise<string> => (bundled ??= bundleForPage('coreApp.ts'));
 
 /** Runs one of the app's functions in the page. */
 function inPage<K extends keyof CoreApp>(page: Page, name: K, ...args: Parameters<CoreApp[K]>): Promise<Awaited<ReturnType<CoreApp[K]>>> {
@@ -85,7 +49,7 @@ function calls(sent: SentRequest[], signetUrl: string): string[] {
 for (const tdb of testDatabases) {
   describe(`@turnkey/core, in a browser, logs in to Signet (${tdb.name}, headless Chromium)`, { skip: chromiumMissing, timeout: 120_000 }, () => {
     let signet: TestServer;
-    let app: Awaited<ReturnType<typeof serveApp>>;
+    let app: Awaited<ReturnType<typeof servePage>>;
     let browser: Browser;
     let page: Page;
     let org: Credentials;
@@ -109,7 +73,7 @@ for (const tdb of testDatabases) {
     before(async () => {
       const built = bundle();
       built.catch(() => {}); // awaited below
-      app = await serveApp();
+      app = await servePage(bundle(), 'A @turnkey/core app');
       // localhost is a secure context, as WebAuthn needs; Signet is at 127.0.0.1, another origin.
       const appOrigin = `http://localhost:${app.port}`;
       smtp = await startSmtpSink();
