@@ -8,10 +8,10 @@ import { invalidField, notFound } from '../errors.ts';
 import { clientSignatureProblem, CLIENT_SIGNATURE_SCHEME } from '../otp/clientSignature.ts';
 import { MAX_VERIFICATION_TOKEN_LENGTH, readVerificationToken, VERIFICATION_TOKEN_KEY, verifiedContact } from '../otp/verificationToken.ts';
 import { NEW_ACTIVITY } from '../store/activities.ts';
-import { findOrganizationPlace } from '../store/organizations.ts';
 import { findUserByContact, markContactVerified, userActive } from '../store/users.ts';
 import { useVerificationToken, verificationTokenUsedAt } from '../store/verificationTokens.ts';
 import type { ActivityHandler, ExecutionContext } from './handler.ts';
+import { tokenReaches } from './tokenScope.ts';
 import { checkSessionIntent, planSession, sessionParameterFields, sessionResultSchema, type SessionResult } from './sessionPlans.ts';
 
 const clientSignature = z
@@ -115,8 +115,7 @@ async function planLogin(context: ExecutionContext, intent: OtpLoginIntent, sign
   // A token made in the organization logs in there; one made in its parent, in any of the parent's
   // sub-organizations (the ecosystem's servers verify the code in the parent, then log the user into
   // its own sub-organization).
-  const issuedIn = token.organizationId.toLowerCase();
-  if (issuedIn !== organizationId.toLowerCase() && (await findOrganizationPlace(context.db, organizationId))?.parentId !== issuedIn) {
+  if (!(await tokenReaches(context.db, token.organizationId, organizationId))) {
     throw invalidField(
       TOKEN_FIELD,
       `was issued in organization ${token.organizationId}; log in there, where the OTP was verified, or in one of its sub-organizations`,

@@ -8,10 +8,11 @@ import { invalidField, notFound, type SignetError } from '../errors.ts';
 import { canonicalEmailAddress, normalizePhoneNumber } from '../otp/contact.ts';
 import { MAX_VERIFICATION_TOKEN_LENGTH, readVerificationToken, VERIFICATION_TOKEN_KEY } from '../otp/verificationToken.ts';
 import { NEW_ACTIVITY } from '../store/activities.ts';
-import { contactVerifiedFor, lockUsers, updateUserOfActivity, userActive, userContactsFree, type UserChange } from '../store/users.ts';
+import { lockUsers, updateUserOfActivity, userActive, userContactsFree, type UserChange } from '../store/users.ts';
 import { insertUserTagMembersOfActivity, keepUserTagMembersOfActivity, lockUserTags, userTagOfOrganization } from '../store/userTags.ts';
 import { useVerificationToken, verificationTokenUsedAt } from '../store/verificationTokens.ts';
 import { RACED } from './apiKeyParameters.ts';
+import { tokenReaches } from './tokenScope.ts';
 import type { ActivityPlan, ExecutionContext } from './handler.ts';
 
 export const userIdParameter = z
@@ -46,19 +47,15 @@ export function storedPhoneNumber(value: string): string | null {
 }
 
 const TOKEN_FIELD = 'parameters.verificationToken';
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** The checks that a verification token proves this new contact of a user, and the gate that uses it once. */
+/** The gate that uses, once, the verification token proving a user's new contact. */
 export interface ContactProof {
-  guards: NonNullable<ActivityPlan['guards']>;
   gates: NonNullable<ActivityPlan['gates']>;
 }
 
 /**
  * Reads the verification token given with a new contact (an email in lowercase or a phone number in
- * E.164; null when the contact is removed) and returns what the activity's statement checks: the
- * token's organization is this one or its parent, and the token was not used before (the gate takes
- * it). Throws a 400 naming the token when it cannot prove the contact.
+ * E.164; null when the contact is removed): of this organization or its parent (tokenReaches), and
+ * returns what the activity's statement checks: the token was not used before (the gate takes it). Throws a 400 naming the token when it cannot prove the contact.
  */
 export async function contactProof(context: ExecutionContext, token: string, contact: { email: string | null } | { phoneNumber: string | null }): Promise<ContactProof> {
   const { organizationId, now } = context;
@@ -80,18 +77,10 @@ export async function contactProof(context: ExecutionContext, token: string, con
   if (named !== value) {
     throw invalidField(TOKEN_FIELD, `was issued for another ${byEmail ? 'email address' : 'phone number'} than ${field}; verify ${value} with init_otp and verify_otp and give its token`);
   }
-  if (!UUID.test(claims.organizationId)) throw invalidField(TOKEN_FIELD, 'names no organization this service has; verify the contact in this organization');
-  const issuedIn = claims.organizationId.toLowerCase();
+  if (!(await tokenReaches(context.db, claims.organizationId, organizationId))) {
+    throw invalidField(TOKEN_FIELD, `was issued in organization ${claims.organizationId}, which is neither this organization nor its parent; verify the contact here`);
+  }
   return {
-    guards:
-      issuedIn === organizationId.toLowerCase()
-        ? []
-        : [
-            {
-              condition: contactVerifiedFor(organizationId, issuedIn),
-              error: invalidField(TOKEN_FIELD, `was issued in organization ${issuedIn}, which is neither this organization nor its parent; verify the contact here`),
-            },
-          ],
     // Used by the activity's own statement: two changes with one token, even at once, make one.
     gates: [
       {
@@ -131,7 +120,6 @@ export function planUserChange(context: ExecutionContext, userId: string, change
     result: { userId },
     guards: [
       { condition: userActive(organizationId, userId), error: notFound(`parameters.userId: no user ${userId} in organization ${organizationId} (or it was removed)`) },
-      ...(proof?.guards ?? []),
       ...tagGuards,
     ],
     gates,

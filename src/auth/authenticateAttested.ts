@@ -5,11 +5,11 @@
 // token logs in once even when two requests carry it at once.
 import type { Principal } from '../activities/handler.ts';
 import type { VerifyingKey } from '../activities/serviceKeys.ts';
+import { tokenReaches } from '../activities/tokenScope.ts';
 import { invalidArgument, permissionDenied, SignetError, unauthenticated } from '../errors.ts';
 import { p256PointHex } from '../keys/p256.ts';
 import { readVerificationToken, verifiedContact, type ReadVerificationClaims } from '../otp/verificationToken.ts';
 import type { Queryable } from '../store/db.ts';
-import { findOrganizationPlace } from '../store/organizations.ts';
 import { findSubOrganizationUsersByContact, findUser, findUserByContact, type UserRecord } from '../store/users.ts';
 import { ATTESTED_HEADER, ATTESTED_SCHEME, type AttestedStamp } from './parseStamp.ts';
 import { verifyApiKeyStamp } from './verifyApiKeyStamp.ts';
@@ -88,7 +88,7 @@ async function attestedUser(db: Queryable, token: ReadVerificationClaims, reques
   const issuedIn = token.organizationId.toLowerCase();
   const wanted = requested.toLowerCase();
   // Compared here first, so a malformed id cannot become a database error.
-  if (issuedIn !== wanted && (await findOrganizationPlace(db, wanted))?.parentId !== issuedIn) {
+  if (!(await tokenReaches(db, issuedIn, wanted))) {
     const shown = requested.length > 64 ? `${requested.slice(0, 64)}…` : requested;
     throw permissionDenied(
       `${ATTESTED_HEADER}: the verification token was issued in organization ${token.organizationId}, not ${shown} nor its parent; ` +

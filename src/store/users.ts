@@ -444,15 +444,6 @@ export function userContactsFree(organizationId: string, userId: string, contact
   };
 }
 
-/**
- * A guard condition: a contact verified in organization `verifiedIn` counts for the users of
- * `organizationId`, being that organization or its parent (as markContactVerified's scope).
- */
-export function contactVerifiedFor(organizationId: string, verifiedIn: string): Sql {
-  return sql`EXISTS (SELECT 1 FROM organizations o WHERE o.id = ${organizationId}::uuid
-                        AND (o.id = ${verifiedIn}::uuid OR o.parent_id = ${verifiedIn}::uuid))`;
-}
-
 /** A guard condition: the user is not a member of the organization's root quorum. */
 export function userOutsideRootQuorum(organizationId: string, userId: string): Sql {
   return sql`NOT EXISTS (SELECT 1 FROM root_quorum_members WHERE organization_id = ${organizationId}::uuid AND user_id = ${userId}::uuid)`;
