@@ -364,6 +364,16 @@ for (const tdb of testDatabases) {
       );
       assert.ok(row!.deleted_at);
       assert.equal(row!.activities, 1);
+      // The parent still reads them, for audit, and submits nothing more there.
+      const { activities } = await sdk(parent).getActivities({ organizationId: sub.organizationId });
+      assert.deepEqual(activities.map((a: { type: string }) => a.type), ['ACTIVITY_TYPE_DELETE_SUB_ORGANIZATION']);
+      const login = await post(
+        'submit/init_otp',
+        { type: 'ACTIVITY_TYPE_INIT_OTP_V3', timestampMs: String(Date.now()), organizationId: sub.organizationId, parameters: { otpType: 'OTP_TYPE_EMAIL', contact: mail, appName: 'App' } },
+        parent,
+      );
+      assert.equal(login.status, 404, JSON.stringify(login.json));
+      assert.match(login.json.message, /was deleted/);
     });
 
     test('the admin API lists a parent\'s sub-organizations, deleted ones marked', async () => {
