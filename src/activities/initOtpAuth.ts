@@ -16,6 +16,7 @@ import { takeFromRateWindow, type RateLimit } from '../store/rateWindows.ts';
 import { senderDomainRegistered } from '../store/senderDomains.ts';
 import type { ActivityHandler, ActivityPlan, ExecutionContext } from './handler.ts';
 import { wholeNumberPattern } from '../wire/numberPattern.ts';
+import { UUID_PATTERN } from '../wire/uuid.ts';
 
 export const OTP_TYPES = ['OTP_TYPE_EMAIL', 'OTP_TYPE_SMS'] as const;
 export type OtpType = (typeof OTP_TYPES)[number];
@@ -110,8 +111,6 @@ function templateVariablesProblem(value: string): string | undefined {
   return undefined;
 }
 
-const GUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
-
 function smsTemplateProblem(value: string): string | undefined {
   // Counted in characters as a person reads them, not UTF-16 units.
   if ([...value].length > MAX_SMS_TEMPLATE_LENGTH) return `is longer than ${MAX_SMS_TEMPLATE_LENGTH} characters`;
@@ -156,10 +155,10 @@ const emailCustomization = z
             'JSON object of key/value pairs used with custom templates, as a string, e.g. "{\\"name\\":\\"Alice\\"}"; every value a string. A key cannot replace otpCode, appName, magicLink, expirationMinutes or logoCid',
         })
         .optional(),
-      templateId: text(36, (v) => (GUID.test(v) ? undefined : 'must be a template id (a UUID)'))
+      templateId: text(36, (v) => (UUID_PATTERN.test(v) ? undefined : 'must be a template id (a UUID)'))
         .meta({
           format: 'uuid',
-          pattern: GUID.source,
+          pattern: UUID_PATTERN.source,
           description:
             'Identifier of a custom email template of the organization (admin API or "signet template add"). Without it the most recent template is used; without any, the built-in email',
         })

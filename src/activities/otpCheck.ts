@@ -10,17 +10,16 @@ import { MAX_OTP_CODE_LENGTH } from '../otp/targetBundle.ts';
 import type { Gate } from '../store/gate.ts';
 import { claimOtp, countWrongGuess, findOtp, otpState, type OtpRecord } from '../store/otps.ts';
 import type { ExecutionContext } from './handler.ts';
+import { UUID_PATTERN } from '../wire/uuid.ts';
 
 export const MAX_FAILED_ATTEMPTS = 5;
 /** What a code sent in clear is replaced with in the stored intent and the votes' message. */
 export const REDACTED_CODE = '[redacted]';
 
-const GUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
-
 /** The parameter naming the OTP. */
 export const otpIdParameter = z
   .string({ error: 'must be a string: the otpId that init_otp or init_otp_auth returned' })
-  .regex(GUID, 'must be the otpId that init_otp or init_otp_auth returned (a UUID)')
+  .regex(UUID_PATTERN, 'must be the otpId that init_otp or init_otp_auth returned (a UUID)')
   .meta({ format: 'uuid', description: "Identifier of the OTP: the otpId that init_otp or init_otp_auth returned. Another organization's is a 404" });
 
 /** The parameter carrying the code in clear; `redactOtpCode` keeps it out of what is stored. */

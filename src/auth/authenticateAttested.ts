@@ -13,8 +13,7 @@ import type { Queryable } from '../store/db.ts';
 import { findSubOrganizationUsersByContact, findUser, findUserByContact, type UserRecord } from '../store/users.ts';
 import { ATTESTED_HEADER, ATTESTED_SCHEME, type AttestedStamp } from './parseStamp.ts';
 import { verifyApiKeyStamp } from './verifyApiKeyStamp.ts';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { UUID_PATTERN } from '../wire/uuid.ts';
 
 /**
  * 401 for a token that is not Signet's, has expired or is bound to another key (or none), a bad
@@ -41,7 +40,7 @@ export async function authenticateAttested(
     );
   }
   // Signet issues its tokens with UUIDs; the id is what the vote names as the credential.
-  if (!UUID.test(token.id)) throw unauthenticated(`${ATTESTED_HEADER} publicKeyAttestation: the verification token has no usable id`, 'unknown_credential');
+  if (!UUID_PATTERN.test(token.id)) throw unauthenticated(`${ATTESTED_HEADER} publicKeyAttestation: the verification token has no usable id`, 'unknown_credential');
   const stampKey = p256PointHex(stamp.publicKey)!.compressed;
   if (p256PointHex(token.publicKey)?.compressed !== stampKey) {
     throw unauthenticated(

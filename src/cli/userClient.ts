@@ -11,6 +11,7 @@ import { devCredentialsPath } from '../admin/devBootstrap.ts';
 import type { Config } from '../config.ts';
 import { compressedPublicKeyHex } from '../keys/p256.ts';
 import { UsageError } from './command.ts';
+import { UUID_PATTERN } from '../wire/uuid.ts';
 
 /** What a credentials file holds (other fields, such as userId or baseUrl, are ignored). */
 export interface UserCredentials {
@@ -29,7 +30,6 @@ export interface UserClient {
   query<T = Record<string, any>>(path: string, body?: object): Promise<T>;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Larger than any credentials file; a bigger one is not one. */
 const MAX_FILE_BYTES = 64 * 1024;
 
@@ -69,7 +69,7 @@ export function readCredentials(config: Config, flag: string | undefined): UserC
     throw new Error(`the credentials file ${file}: ${field} must be ${what}`);
   };
   const { organizationId, apiPublicKey, apiPrivateKey } = fields;
-  if (typeof organizationId !== 'string' || !UUID.test(organizationId)) bad('organizationId', 'the UUID of the organization');
+  if (typeof organizationId !== 'string' || !UUID_PATTERN.test(organizationId)) bad('organizationId', 'the UUID of the organization');
   if (typeof apiPublicKey !== 'string' || !/^(0[23][0-9a-fA-F]{64}|04[0-9a-fA-F]{128})$/.test(apiPublicKey)) {
     bad('apiPublicKey', 'a P-256 public key in hex (66 characters, or 130 uncompressed)');
   }

@@ -6,6 +6,7 @@ import { policiesFromJson, policiesJson, type StoredPolicy } from './policies.ts
 import { rootQuorumJson, type RootQuorum } from './rootQuorums.ts';
 import { sql } from './sql.ts';
 import { firstUsersJson, usersFromJson, type UserRecord } from './users.ts';
+import { UUID_PATTERN } from '../wire/uuid.ts';
 
 export interface OrganizationRecord {
   id: string;
@@ -31,11 +32,9 @@ export interface OrganizationPlace {
   deletedAt: Date | null;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** The organization's parent and deletion, or undefined when there is no such organization (an id that is not a UUID names none). */
 export async function findOrganizationPlace(db: Queryable, id: string): Promise<OrganizationPlace | undefined> {
-  if (!UUID.test(id)) return undefined;
+  if (!UUID_PATTERN.test(id)) return undefined;
   const [row] = await db.query<{ parent_id: string | null; deleted_at: Date | null }>('SELECT parent_id, deleted_at FROM organizations WHERE id = $1', [id]);
   return row ? { parentId: row.parent_id, deletedAt: row.deleted_at } : undefined;
 }
