@@ -4,7 +4,7 @@
 // adminRoutes.ts serves the routes, openapi.ts documents them and cli/commands.ts makes the admin
 // commands of them. Nothing here imports Fastify, so the command line loads it.
 import { z } from 'zod';
-import { rootQuorumParameters } from '../activities/updateRootQuorum.ts';
+import { rootQuorumParameters, rootQuorumSchema } from '../activities/updateRootQuorum.ts';
 import {
   adminUser,
   createdApiKey,
@@ -24,8 +24,7 @@ import {
 import { deliveryFilter } from '../admin/deliveries.ts';
 import { P256_PUBLIC_KEY_PATTERN } from '../keys/p256.ts';
 import { MAX_EMAIL_LENGTH, MAX_PHONE_INPUT_LENGTH } from '../otp/contact.ts';
-import { TEMPLATE_LIMITS } from '../otp/emailTemplates.ts';
-import { rootQuorumSchema } from '../queries/organization.ts';
+import { TEMPLATE_LIMITS } from '../otp/templateLimits.ts';
 import { wholeNumberPattern } from '../wire/numberPattern.ts';
 
 export const ADMIN_PREFIX = '/admin/v1';
