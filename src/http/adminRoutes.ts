@@ -31,6 +31,7 @@ import type { AppDependencies } from './dependencies.ts';
 import { rawBody } from './rawBody.ts';
 import { addressMatcher } from './clientAddress.ts';
 
+// The bodies, where the OpenAPI test has always read them.
 export { adminSchemas } from './adminApi.ts';
 
 /** What a route's handler is given, checked by the route's schemas, and what it answers. */

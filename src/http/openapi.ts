@@ -1,7 +1,8 @@
 // The OpenAPI 3.1 document, generated from the zod schemas that validate requests (with their
 // descriptions and bounds) and those that describe the answers: every route, its request and
 // answer, the status codes it can give in Signet's error shape (src/errors.ts), the security schemes and
-// an introduction (openapiSchemas.ts). /docs renders it (openapiRoutes.ts).
+// an introduction (openapiSchemas.ts). The admin routes are those adminApi.ts declares. /docs renders
+// it (openapiRoutes.ts).
 import { z } from 'zod';
 import { activityAnswer } from '../activities/activitySchema.ts';
 import { envelopeSchema } from '../activities/envelope.ts';
