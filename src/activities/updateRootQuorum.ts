@@ -34,6 +34,14 @@ export const rootQuorumParameters = z
     message: 'must be at most the number of userIds',
   });
 
+/** A root quorum as the queries and the admin API (…/root-quorum) answer it. */
+export const rootQuorumSchema = z
+  .strictObject({
+    threshold: z.number().int().min(1).describe('How many of its users make the root quorum'),
+    userIds: z.array(z.uuid()).describe('The users of the root quorum, oldest first; empty for an organization that had no user when quorums came in'),
+  })
+  .meta({ id: 'RootQuorum', description: "The organization's root quorum: its creator alone, threshold 1, unless the organization had none" });
+
 const parameters = rootQuorumParameters;
 
 const resultSchema = z.strictObject({}).describe('Empty: read the new quorum with get_organization_configs');

@@ -11,14 +11,8 @@ import {
   type EmailTemplateRecord,
 } from '../store/emailTemplates.ts';
 import type { Page, PageRequest } from '../store/pages.ts';
+import type { EmailTemplate, RemovedEmailTemplate } from './answers.ts';
 import { requireOrganization } from './organizations.ts';
-
-export interface EmailTemplate extends EmailTemplateParts {
-  templateId: string;
-  organizationId: string;
-  name: string;
-  createdAt: string;
-}
 
 function rendered(record: EmailTemplateRecord): EmailTemplate {
   return { ...record, createdAt: record.createdAt.toISOString() };
@@ -53,7 +47,7 @@ export async function listEmailTemplates(db: Queryable, organizationId: string, 
   return { ...found, rows: found.rows.map(rendered) };
 }
 
-export async function removeEmailTemplate(db: Queryable, organizationId: string, templateId: string): Promise<{ templateId: string }> {
+export async function removeEmailTemplate(db: Queryable, organizationId: string, templateId: string): Promise<RemovedEmailTemplate> {
   if (!(await deleteEmailTemplate(db, organizationId, templateId))) {
     throw notFound(
       `no email template ${templateId} in organization ${organizationId}; list its templates with \`signet template list --org ${organizationId}\``,

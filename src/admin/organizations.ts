@@ -4,7 +4,6 @@
 import { createPublicKey, ECDH, generateKeyPairSync, randomUUID } from 'node:crypto';
 import { invalidField, notFound, type SignetError } from '../errors.ts';
 import { insertApiKey, listApiKeys as listStoredApiKeys, revokeApiKey as revokeStoredApiKey } from '../store/apiKeys.ts';
-import type { ApiKeyKind } from '../store/credentials.ts';
 import { insertAuthenticator } from '../store/authenticators.ts';
 import type { Database, Queryable } from '../store/db.ts';
 import { countOrganizations, insertOrganization, listOrganizations as listStoredOrganizations, organizationExists } from '../store/organizations.ts';
@@ -13,6 +12,17 @@ import { insertRootQuorum } from '../store/rootQuorums.ts';
 import { listSubOrganizations as listStoredSubOrganizations } from '../store/subOrganizations.ts';
 import { deleteSenderDomain, insertSenderDomain, listSenderDomains as listStoredSenderDomains } from '../store/senderDomains.ts';
 import { holdActiveUser, insertUser, userExists } from '../store/users.ts';
+import type {
+  CreatedApiKey,
+  CreatedOrganization,
+  ListedApiKey,
+  ListedOrganization,
+  ListedSenderDomain,
+  RegisteredAuthenticator,
+  RevokedApiKey,
+  SenderDomain,
+  SubOrganization,
+} from './answers.ts';
 
 export interface ApiKeyPair {
   /** Compressed SEC1 P-256 public key, lowercase hex (66 chars), as @turnkey/api-key-stamper expects. */
@@ -54,15 +64,6 @@ export function compressPublicKey(hex: string, field = 'publicKey'): string {
   }
 }
 
-export interface CreatedOrganization {
-  organizationId: string;
-  userId: string;
-  apiKeyId: string;
-  apiPublicKey: string;
-  /** Present only when Signet generated the key pair. */
-  apiPrivateKey?: string;
-}
-
 export async function createOrganization(
   db: Database,
   input: { name: string; userName?: string; apiKeyName?: string; publicKey?: string },
@@ -91,7 +92,7 @@ export async function createOrganization(
 export async function listOrganizations(
   db: Queryable,
   page: PageRequest,
-): Promise<Page<{ organizationId: string; name: string; createdAt: string; parentId: string | null; deletedAt: string | null }>> {
+): Promise<Page<ListedOrganization>> {
   const found = await listStoredOrganizations(db, page);
   return {
     ...found,
@@ -110,20 +111,13 @@ export async function listSubOrganizations(
   db: Queryable,
   organizationId: string,
   page: PageRequest,
-): Promise<Page<{ organizationId: string; name: string; createdAt: string; deletedAt: string | null }>> {
+): Promise<Page<SubOrganization>> {
   await requireOrganization(db, organizationId);
   const found = await listStoredSubOrganizations(db, organizationId, page);
   return {
     ...found,
     rows: found.rows.map((r) => ({ organizationId: r.id, name: r.name, createdAt: r.createdAt.toISOString(), deletedAt: r.deletedAt?.toISOString() ?? null })),
   };
-}
-
-export interface CreatedApiKey {
-  apiKeyId: string;
-  apiPublicKey: string;
-  apiPrivateKey?: string;
-  expiresAt?: string;
 }
 
 export async function createApiKey(
@@ -165,7 +159,7 @@ export async function revokeApiKey(
   db: Queryable,
   organizationId: string,
   apiKeyId: string,
-): Promise<{ apiKeyId: string; revokedAt: string }> {
+): Promise<RevokedApiKey> {
   const revokedAt = await revokeStoredApiKey(db, organizationId, apiKeyId);
   if (!revokedAt) {
     throw notFound(`no API key ${apiKeyId} in organization ${organizationId}; list its API keys with \`signet apikey list --org ${organizationId}\``);
@@ -173,20 +167,8 @@ export async function revokeApiKey(
   return { apiKeyId, revokedAt: revokedAt.toISOString() };
 }
 
-/** An API key as the admin API lists it; `kind` "session" for a key otp_login registered, "otp_auth" for one of otp_auth. */
-export interface ApiKeyView {
-  apiKeyId: string;
-  userId: string;
-  name: string;
-  publicKey: string;
-  kind: ApiKeyKind;
-  createdAt: string;
-  expiresAt: string | null;
-  revokedAt: string | null;
-}
-
 /** The organization's API keys, revoked and session keys included, newest first, in pages; of one user (removed ones too) when `userId` is given. */
-export async function listApiKeys(db: Queryable, organizationId: string, page: PageRequest, userId?: string): Promise<Page<ApiKeyView>> {
+export async function listApiKeys(db: Queryable, organizationId: string, page: PageRequest, userId?: string): Promise<Page<ListedApiKey>> {
   await requireOrganization(db, organizationId);
   if (userId !== undefined && !(await userExists(db, organizationId, userId))) throw unknownUser(organizationId, userId);
   const found = await listStoredApiKeys(db, organizationId, page, userId);
@@ -211,7 +193,7 @@ export async function addSenderDomain(
   db: Queryable,
   organizationId: string,
   domain: string,
-): Promise<{ senderDomainId: string; domain: string }> {
+): Promise<SenderDomain> {
   const normalized = domain.trim().toLowerCase();
   if (!DOMAIN.test(normalized)) throw invalidField('domain', 'must be a domain name such as "mail.example.com"');
   await requireOrganization(db, organizationId);
@@ -220,7 +202,7 @@ export async function addSenderDomain(
 }
 
 /** Unregisters the domain (any letter case): sendFromEmailAddress on it is refused from now on. */
-export async function removeSenderDomain(db: Queryable, organizationId: string, domain: string): Promise<{ senderDomainId: string; domain: string }> {
+export async function removeSenderDomain(db: Queryable, organizationId: string, domain: string): Promise<SenderDomain> {
   await requireOrganization(db, organizationId);
   const removed = await deleteSenderDomain(db, organizationId, domain.trim());
   if (!removed) {
@@ -233,7 +215,7 @@ export async function removeSenderDomain(db: Queryable, organizationId: string, 
 }
 
 /** Newest first, in pages. */
-export async function listSenderDomains(db: Queryable, organizationId: string, page: PageRequest) {
+export async function listSenderDomains(db: Queryable, organizationId: string, page: PageRequest): Promise<Page<ListedSenderDomain>> {
   await requireOrganization(db, organizationId);
   const found = await listStoredSenderDomains(db, organizationId, page);
   return {
@@ -254,7 +236,7 @@ export async function registerAuthenticator(
     transports: string[];
     aaguid: string;
   },
-): Promise<{ authenticatorId: string; credentialId: string }> {
+): Promise<RegisteredAuthenticator> {
   return db.transaction(async (tx) => {
     await requireUser(tx, input.organizationId, input.userId);
     const authenticatorId = randomUUID();

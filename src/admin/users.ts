@@ -14,21 +14,11 @@ import {
   RootQuorumMember,
   type UserRecord,
 } from '../store/users.ts';
+import type { AdminUser, RemovedUser } from './answers.ts';
 import { requireOrganization, unknownUser } from './organizations.ts';
 
 /** A user as the admin API shows it; a contact the user does not have is left out. */
-export interface UserView {
-  userId: string;
-  userName: string;
-  email?: string;
-  phoneNumber?: string;
-  /** Ids of the user's tags. */
-  userTags: string[];
-  createdAt: string;
-  updatedAt: string;
-}
-
-function view(user: UserRecord): UserView {
+function view(user: UserRecord): AdminUser {
   return {
     userId: user.id,
     userName: user.userName,
@@ -74,7 +64,7 @@ export async function createUser(
   db: Queryable,
   organizationId: string,
   input: { userName?: string; email?: string; phoneNumber?: string },
-): Promise<UserView> {
+): Promise<AdminUser> {
   const contacts = userContacts(input);
   await requireOrganization(db, organizationId);
   const userName = input.userName ?? contacts.email ?? contacts.phoneNumber ?? 'user';
@@ -86,14 +76,14 @@ export async function createUser(
 }
 
 /** The organization's users not removed, newest first, in pages. */
-export async function listUsers(db: Queryable, organizationId: string, page: PageRequest): Promise<Page<UserView>> {
+export async function listUsers(db: Queryable, organizationId: string, page: PageRequest): Promise<Page<AdminUser>> {
   await requireOrganization(db, organizationId);
   const found = await listStoredUsers(db, organizationId, page);
   return { ...found, rows: found.rows.map(view) };
 }
 
 /** 404 for an unknown or removed user. */
-export async function getUser(db: Queryable, organizationId: string, userId: string): Promise<UserView> {
+export async function getUser(db: Queryable, organizationId: string, userId: string): Promise<AdminUser> {
   const user = await findUser(db, organizationId, userId);
   if (!user) throw unknownUser(organizationId, userId);
   return view(user);
@@ -109,7 +99,7 @@ export async function removeUser(
   db: Database,
   organizationId: string,
   userId: string,
-): Promise<{ userId: string; removedAt: string; revokedApiKeys: number; revokedAuthenticators: number }> {
+): Promise<RemovedUser> {
   let removed;
   try {
     removed = await removeStoredUser(db, organizationId, userId);

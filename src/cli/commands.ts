@@ -7,13 +7,13 @@
 // organization's authorization decides them like any client's request.
 import fs from 'node:fs';
 import { configurationReport } from '../config.ts';
+import { ADMIN_PREFIX, ADMIN_ROUTES, type AdminFlag, type AdminRoute, type AdminRow } from '../http/adminApi.ts';
 import { adminClient } from './adminClient.ts';
 import { helpPage, UsageError, type Command, type Context, type Flag, type Input } from './command.ts';
 import { verifyProofFile } from './proof.ts';
 import { userClient } from './userClient.ts';
 
 const json: Flag = { type: 'boolean', description: 'print the answer as JSON' };
-const org: Flag = { type: 'string', value: 'ID', required: true, description: 'the organization; `signet org list` shows them' };
 
 /** `key: value` lines, or the whole answer as JSON. */
 function print(result: object, input: Input): number {
@@ -29,11 +29,6 @@ function printList<T>(items: T[], input: Input, line: (item: T) => string): numb
   return 0;
 }
 
-/** `path` below the organization of --org. */
-function orgPath(input: Input, path = ''): string {
-  return `/organizations/${encodeURIComponent(input.need('org'))}${path}`;
-}
-
 function admin(context: Context) {
   return adminClient(context.config());
 }
@@ -47,17 +42,55 @@ function readFileFlag(input: Input, name: string): string {
   }
 }
 
-type Row = Record<string, string | null | undefined>;
-
-/** The handler of an admin list: every page of `path`, one line per item (`key`: the answer's array, `id`: its items' id). */
-function listing(path: (input: Input) => string, key: string, id: string, line: (item: Row) => string): Command['run'] {
-  return async (input, context) => printList(await admin(context).everyPage<Row>(path(input), key, id), input, line);
+/** A flag's value as the request takes it; undefined when it is not given (or given empty, for a flag that skips it then). */
+function flagValue(input: Input, name: string, flag: AdminFlag): unknown {
+  if (flag.multiple) return input.all(name);
+  const value = input.get(name);
+  if (value === undefined || (flag.skipEmpty && value === '')) return undefined;
+  if (flag.file) return readFileFlag(input, name);
+  return flag.type === 'integer' && 'body' in flag.to ? Number(value) : value;
 }
 
-/** The handler of a removal: DELETE the item of --org's `collection` that `flag` names, and print the answer. */
-function removal(collection: string, flag: string): Command['run'] {
-  return async (input, context) =>
-    print(await admin(context).call('DELETE', orgPath(input, `/${collection}/${encodeURIComponent(input.need(flag))}`)), input);
+/** The request of an admin command: the route's path below /admin/v1 with the flags' path and query parameters, and its body. */
+function adminRequest(route: AdminRoute, flags: Record<string, AdminFlag>, input: Input): { path: string; body?: Record<string, unknown> } {
+  const params: Record<string, string> = {};
+  const query = new URLSearchParams();
+  const body: Record<string, unknown> = {};
+  for (const [name, flag] of Object.entries(flags)) {
+    const value = flagValue(input, name, flag);
+    if (value === undefined) continue;
+    if ('path' in flag.to) params[flag.to.path] = String(value);
+    else if ('query' in flag.to) query.set(flag.to.query, String(value));
+    else body[flag.to.body] = value;
+  }
+  const path = route.path.slice(ADMIN_PREFIX.length).replace(/\{(\w+)\}/g, (_match, parameter: string) => encodeURIComponent(params[parameter]!));
+  return { path: query.size ? `${path}?${query}` : path, ...(route.body ? { body } : {}) };
+}
+
+/** The signet command of an admin route, as its declaration says: its flags fill the request, and it prints the answer. */
+function adminCommand(route: AdminRoute): Command {
+  const command = route.cli;
+  if (!command) throw new Error(`no signet command calls ${route.method.toUpperCase()} ${route.path}`);
+  const { output } = command;
+  return {
+    name: command.name,
+    sub: command.sub,
+    summary: command.summary,
+    flags: { ...command.flags, json },
+    admin: true,
+    async run(input, context) {
+      const { path, body } = adminRequest(route, command.flags, input);
+      const client = admin(context);
+      if (output && 'items' in output) {
+        const items = output.pagedBy
+          ? await client.everyPage<AdminRow>(path, output.items, output.pagedBy)
+          : (await client.call<Record<string, AdminRow[]>>(route.method.toUpperCase(), path))[output.items]!;
+        return printList(items, input, output.line);
+      }
+      const answer = await client.call(route.method.toUpperCase(), path, body);
+      return print(output && !input.on('json') ? Object.fromEntries(output.fields.map((field) => [field, answer[field]])) : answer, input);
+    },
+  };
 }
 
 const credentials: Flag = {
@@ -132,12 +165,6 @@ function vote(selection: 'approve' | 'reject'): Command['run'] {
   };
 }
 
-/** An API key's state as the list shows it: active, revoked (when) or expired (when). */
-function keyState(key: Row): string {
-  if (key.revokedAt) return `revoked ${key.revokedAt}`;
-  return key.expiresAt && key.expiresAt <= new Date().toISOString() ? `expired ${key.expiresAt}` : 'active';
-}
-
 export const COMMANDS: readonly Command[] = [
   {
     name: 'serve',
@@ -172,226 +199,23 @@ export const COMMANDS: readonly Command[] = [
       return printList(report, input, (s) => `${s.name.padEnd(width)}  ${s.value}  (${s.source})`);
     },
   },
-  {
-    name: 'org',
-    sub: 'create',
-    summary: 'create an organization with a root user and an API key; prints their ids and the key pair',
-    flags: { name: { type: 'string', value: 'N', required: true, description: 'its name' }, json },
-    admin: true,
-    run: async (input, context) => print(await admin(context).call('POST', '/organizations', { name: input.need('name') }), input),
-  },
-  {
-    name: 'org',
-    sub: 'list',
-    summary: 'every organization, newest first; a sub-organization names its parent',
-    flags: { json },
-    admin: true,
-    run: listing(() => '/organizations', 'organizations', 'organizationId', (o) =>
-      [o.organizationId, o.createdAt, o.name, o.parentId ? `(sub-organization of ${o.parentId}${o.deletedAt ? `, deleted ${o.deletedAt}` : ''})` : ''].filter(Boolean).join('  '),
-    ),
-  },
-  {
-    name: 'suborg',
-    sub: 'list',
-    summary: "the organization's sub-organizations, newest first, deleted ones marked",
-    flags: { org, json },
-    admin: true,
-    run: listing((input) => orgPath(input, '/suborgs'), 'subOrganizations', 'organizationId', (o) =>
-      [o.organizationId, o.createdAt, o.name, o.deletedAt ? `(deleted ${o.deletedAt})` : ''].filter(Boolean).join('  '),
-    ),
-  },
-  {
-    name: 'org',
-    sub: 'quorum',
-    summary: "replace the organization's root quorum as the operator, without its approval: the way back when its root users lost their keys",
-    flags: {
-      org,
-      threshold: { type: 'integer', value: 'N', required: true, description: 'how many of the users must approve, 1 to their number' },
-      user: { type: 'string', value: 'ID', required: true, multiple: true, description: 'a user of the organization; `signet user list --org ID` shows them' },
-      json,
-    },
-    admin: true,
-    async run(input, context) {
-      const body = { threshold: Number(input.need('threshold')), userIds: input.all('user') };
-      return print(await admin(context).call('PUT', orgPath(input, '/root-quorum'), body), input);
-    },
-  },
-  {
-    name: 'user',
-    sub: 'create',
-    summary: 'create a user; email and phone are unique in the organization',
-    flags: {
-      org,
-      email: { type: 'string', value: 'E', description: 'its email address' },
-      phone: { type: 'string', value: 'P', description: 'its phone number in international form (+14155550100)' },
-      name: { type: 'string', value: 'N', description: 'its name (default: the email, else the phone number)' },
-      json,
-    },
-    admin: true,
-    async run(input, context) {
-      const body = {
-        ...(input.get('name') !== undefined ? { userName: input.get('name') } : {}),
-        ...(input.get('email') !== undefined ? { email: input.get('email') } : {}),
-        ...(input.get('phone') !== undefined ? { phoneNumber: input.get('phone') } : {}),
-      };
-      return print(await admin(context).call('POST', orgPath(input, '/users'), body), input);
-    },
-  },
-  {
-    name: 'user',
-    sub: 'list',
-    summary: "the organization's users not removed, newest first",
-    flags: { org, json },
-    admin: true,
-    run: listing((input) => orgPath(input, '/users'), 'users', 'userId', (u) =>
-      [u.userId, u.createdAt, u.userName, u.email, u.phoneNumber].filter(Boolean).join('  '),
-    ),
-  },
-  {
-    name: 'user',
-    sub: 'remove',
-    summary: 'remove a user and revoke all its API keys and passkeys at once',
-    flags: { org, user: { type: 'string', value: 'ID', required: true, description: 'the user; `signet user list --org ID` shows them' }, json },
-    admin: true,
-    run: removal('users', 'user'),
-  },
-  {
-    name: 'apikey',
-    sub: 'create',
-    summary: 'create an API key for a user: a new key pair, or the public key you give',
-    flags: {
-      org,
-      user: { type: 'string', value: 'ID', required: true, description: 'the user who holds it' },
-      name: { type: 'string', value: 'N', description: 'its name' },
-      'expires-in': { type: 'integer', value: 'SECONDS', description: 'it expires this many seconds from now' },
-      'public-key': { type: 'string', value: 'HEX', description: 'a P-256 public key you hold, in hex' },
-      json,
-    },
-    admin: true,
-    async run(input, context) {
-      const expiresIn = input.get('expires-in');
-      const body = {
-        userId: input.need('user'),
-        ...(input.get('name') ? { name: input.get('name') } : {}),
-        ...(expiresIn !== undefined ? { expiresInSeconds: Number(expiresIn) } : {}),
-        ...(input.get('public-key') ? { publicKey: input.get('public-key') } : {}),
-      };
-      return print(await admin(context).call('POST', orgPath(input, '/api-keys'), body), input);
-    },
-  },
-  {
-    name: 'apikey',
-    sub: 'list',
-    summary: "the organization's API keys, newest first, revoked and expired ones too; kind api_key, session for an OTP login's, or otp_auth for a key of otp_auth",
-    flags: { org, user: { type: 'string', value: 'ID', description: "only this user's" }, json },
-    admin: true,
-    run: listing(
-      (input) => orgPath(input, `/api-keys${input.get('user') !== undefined ? `?userId=${encodeURIComponent(input.get('user')!)}` : ''}`),
-      'apiKeys',
-      'apiKeyId',
-      (k) => `${k.apiKeyId}  ${k.createdAt}  ${k.kind}  ${keyState(k)}  user ${k.userId}  ${k.publicKey}  ${k.name}`,
-    ),
-  },
-  {
-    name: 'apikey',
-    sub: 'revoke',
-    summary: 'revoke an API key at once',
-    flags: { org, key: { type: 'string', value: 'ID', required: true, description: 'the API key; `signet apikey list --org ID` shows them' }, json },
-    admin: true,
-    run: removal('api-keys', 'key'),
-  },
-  {
-    name: 'sender-domain',
-    sub: 'add',
-    summary: 'allow sendFromEmailAddress on domain D',
-    flags: { org, domain: { type: 'string', value: 'D', required: true, description: 'the domain, e.g. mail.acme.com' }, json },
-    admin: true,
-    run: async (input, context) => print(await admin(context).call('POST', orgPath(input, '/sender-domains'), { domain: input.need('domain') }), input),
-  },
-  {
-    name: 'sender-domain',
-    sub: 'list',
-    summary: "the organization's sender domains, newest first",
-    flags: { org, json },
-    admin: true,
-    run: listing((input) => orgPath(input, '/sender-domains'), 'senderDomains', 'senderDomainId', (d) => `${d.senderDomainId}  ${d.createdAt}  ${d.domain}`),
-  },
-  {
-    name: 'sender-domain',
-    sub: 'remove',
-    summary: 'stop allowing sendFromEmailAddress on domain D',
-    flags: { org, domain: { type: 'string', value: 'D', required: true, description: 'the domain (any letter case)' }, json },
-    admin: true,
-    run: removal('sender-domains', 'domain'),
-  },
-  {
-    name: 'template',
-    sub: 'add',
-    summary: 'store an OTP email template (Handlebars)',
-    flags: {
-      org,
-      subject: { type: 'string', value: 'S', required: true, description: 'the subject (a template too)' },
-      html: { type: 'string', value: 'FILE', required: true, description: 'the HTML part' },
-      text: { type: 'string', value: 'FILE', required: true, description: 'the plain text part' },
-      name: { type: 'string', value: 'N', description: 'its name' },
-      json,
-    },
-    admin: true,
-    async run(input, context) {
-      const body = {
-        subject: input.need('subject'),
-        html: readFileFlag(input, 'html'),
-        text: readFileFlag(input, 'text'),
-        ...(input.get('name') ? { name: input.get('name') } : {}),
-      };
-      const created = await admin(context).call('POST', orgPath(input, '/email-templates'), body);
-      return print(input.on('json') ? created : { templateId: created.templateId, name: created.name, createdAt: created.createdAt }, input);
-    },
-  },
-  {
-    name: 'template',
-    sub: 'list',
-    summary: "the organization's templates, newest (the default) first",
-    flags: { org, json },
-    admin: true,
-    run: listing((input) => orgPath(input, '/email-templates'), 'emailTemplates', 'templateId', (t) => `${t.templateId}  ${t.createdAt}  ${t.name}  (${t.subject})`),
-  },
-  {
-    name: 'template',
-    sub: 'remove',
-    summary: 'delete a template',
-    flags: { org, id: { type: 'string', value: 'TEMPLATE', required: true, description: 'the template; `signet template list --org ID` shows them' }, json },
-    admin: true,
-    run: removal('email-templates', 'id'),
-  },
-  {
-    name: 'delivery',
-    sub: 'list',
-    summary: 'delivery state of OTP messages, newest first',
-    flags: {
-      org,
-      status: { type: 'string', value: 'S', description: 'only messages in this state: queued, sending, retrying, sent or failed' },
-      otp: { type: 'string', value: 'ID', description: "only this OTP's messages" },
-      limit: { type: 'integer', value: 'N', description: 'at most this many (1–500, default 50)' },
-      json,
-    },
-    admin: true,
-    async run(input, context) {
-      const query = new URLSearchParams();
-      for (const [flag, key] of [['status', 'status'], ['otp', 'otpId'], ['limit', 'limit']] as const) {
-        const value = input.get(flag);
-        if (value !== undefined) query.set(key, value);
-      }
-      const { deliveries } = await admin(context).call<{ deliveries: Array<Record<string, unknown>> }>(
-        'GET',
-        orgPath(input, `/deliveries${query.size ? `?${query}` : ''}`),
-      );
-      return printList(deliveries, input, (d) => {
-        const detail = [d.providerMessageId && `id ${d.providerMessageId}`, d.lastError && `error: ${d.lastError}`, d.logoError && `logo: ${d.logoError}`];
-        return `${d.createdAt}  ${d.status}  ${d.channel}  ${d.to}  otp ${d.otpId}  attempts ${d.attempts}${detail.filter(Boolean).map((x) => `  ${x}`).join('')}`;
-      });
-    },
-  },
+  adminCommand(ADMIN_ROUTES.createOrganization),
+  adminCommand(ADMIN_ROUTES.listOrganizations),
+  adminCommand(ADMIN_ROUTES.listSubOrganizations),
+  adminCommand(ADMIN_ROUTES.setRootQuorum),
+  adminCommand(ADMIN_ROUTES.createUser),
+  adminCommand(ADMIN_ROUTES.listUsers),
+  adminCommand(ADMIN_ROUTES.removeUser),
+  adminCommand(ADMIN_ROUTES.createApiKey),
+  adminCommand(ADMIN_ROUTES.listApiKeys),
+  adminCommand(ADMIN_ROUTES.revokeApiKey),
+  adminCommand(ADMIN_ROUTES.addSenderDomain),
+  adminCommand(ADMIN_ROUTES.listSenderDomains),
+  adminCommand(ADMIN_ROUTES.removeSenderDomain),
+  adminCommand(ADMIN_ROUTES.addEmailTemplate),
+  adminCommand(ADMIN_ROUTES.listEmailTemplates),
+  adminCommand(ADMIN_ROUTES.removeEmailTemplate),
+  adminCommand(ADMIN_ROUTES.listDeliveries),
   {
     name: 'policy',
     sub: 'list',

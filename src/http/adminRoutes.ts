@@ -1,9 +1,10 @@
 // /admin/v1: operator endpoints for organizations, users, API keys, WebAuthn authenticators, the
-// root quorum, sender domains, email templates and the delivery state of OTP messages. Bearer token compared
-// in constant time; only from allowed client addresses.
+// root quorum, sender domains, email templates and the delivery state of OTP messages, each served
+// as adminApi.ts declares it by a handler that calls the operator action of src/admin/. Bearer token
+// compared in constant time; only from allowed client addresses.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { z } from 'zod';
+import type { z } from 'zod';
 import {
   addSenderDomain,
   createApiKey,
@@ -22,126 +23,100 @@ import { listDeliveries } from '../admin/deliveries.ts';
 import { addEmailTemplate, listEmailTemplates, removeEmailTemplate } from '../admin/emailTemplates.ts';
 import { pageRequest, pageRows } from '../queries/pagination.ts';
 import { parseJsonDocument } from '../wire/jsonDocument.ts';
-import { rootQuorumParameters } from '../activities/updateRootQuorum.ts';
 import { schemaError } from '../wire/violations.ts';
-import { OUTBOX_STATUSES } from '../store/outbox.ts';
-import { TEMPLATE_LIMITS } from '../otp/emailTemplates.ts';
 import { verifyAuthenticatorRegistration } from '../keys/verifyAuthenticatorRegistration.ts';
-import { P256_PUBLIC_KEY_PATTERN } from '../keys/p256.ts';
-import { MAX_EMAIL_LENGTH, MAX_PHONE_INPUT_LENGTH } from '../otp/contact.ts';
-import { wholeNumberPattern } from '../wire/numberPattern.ts';
 import { notFound, permissionDenied, unauthenticated } from '../errors.ts';
+import { ADMIN_PAGE_DEFAULT, ADMIN_PREFIX, ADMIN_ROUTES, type AdminRoute, type AdminRoutes } from './adminApi.ts';
 import type { AppDependencies } from './dependencies.ts';
 import { rawBody } from './rawBody.ts';
 import { addressMatcher } from './clientAddress.ts';
 
-const name = z.string().trim().min(1).max(256);
-const uuid = z.uuid({ message: 'must be a UUID' });
-const publicKey = z.string().max(130).meta({
-  pattern: P256_PUBLIC_KEY_PATTERN,
-  description: 'A P-256 public key in hex (compressed or uncompressed) whose private key you hold: registered instead of a generated pair, and no apiPrivateKey is returned',
-});
+// The bodies, where the OpenAPI test has always read them.
+export { adminSchemas } from './adminApi.ts';
 
-// The descriptions are the OpenAPI document's.
-export const adminSchemas = {
-  organization: z.strictObject({
-    name: name.describe('Name of the organization'),
-    userName: name.describe('Name of its first user; "root" by default').optional(),
-    apiKeyName: name.describe('Name of the first user\'s API key; "root key" by default').optional(),
-    publicKey: publicKey.optional(),
-  }),
-  // The contacts are checked by the rules of init_otp_auth's contact (admin/users.ts), which bound them.
-  user: z.strictObject({
-    userName: name.describe('Name of the user; defaults to the email, else the phone number, else "user"').optional(),
-    email: z
-      .string()
-      .meta({ maxLength: MAX_EMAIL_LENGTH })
-      .describe("Email address of the user, by which an OTP login finds it: checked like init_otp_auth's contact and stored in lowercase as it is (every spelling of an address is one contact); unique among the organization's users not removed")
-      .optional(),
-    phoneNumber: z
-      .string()
-      .meta({ maxLength: MAX_PHONE_INPUT_LENGTH })
-      .describe("Phone number of the user in international form (+ and country code), stored in E.164; unique among the organization's users not removed")
-      .optional(),
-  }),
-  apiKey: z.strictObject({
-    userId: uuid.describe('The user of the organization who holds the key'),
-    name: name.describe('Name of the API key').optional(),
-    expiresInSeconds: z
-      .number()
-      .int()
-      .min(1)
-      .max(10 * 365 * 24 * 3600)
-      .describe('Lifetime of the key in seconds, at most ten years; without it the key does not expire')
-      .optional(),
-    publicKey: publicKey.optional(),
-  }),
-  // The rules of update_root_quorum's parameters; each user is checked against the organization by admin/rootQuorums.ts.
-  rootQuorum: rootQuorumParameters,
-  senderDomain: z.strictObject({
-    domain: z.string().max(253).describe('A domain name such as mail.example.com (stored in lower case): init_otp_auth\'s sendFromEmailAddress may then be on it'),
-  }),
-  emailTemplate: z.strictObject({
-    name: name.describe('Name of the template').optional(),
-    subject: z.string().max(TEMPLATE_LIMITS.subject).describe(`Subject line, a Handlebars template (e.g. "Your {{appName}} code"); not empty, at most ${TEMPLATE_LIMITS.subject} bytes`),
-    html: z
-      .string()
-      .max(TEMPLATE_LIMITS.html)
-      .describe(`HTML part, a Handlebars template that must show {{otpCode}} or {{magicLink}}; no raw output ({{{…}}}), partials or custom helpers; at most ${TEMPLATE_LIMITS.html} bytes`),
-    text: z.string().max(TEMPLATE_LIMITS.text).describe(`Plain-text part, a Handlebars template; not empty, at most ${TEMPLATE_LIMITS.text} bytes`),
-  }),
-  deliveries: z.strictObject({
-    status: z
-      .enum(OUTBOX_STATUSES, { error: `must be one of ${OUTBOX_STATUSES.join(', ')}` })
-      .describe('Only messages in this delivery state')
-      .optional(),
-    otpId: uuid.describe('Only the message of this OTP').optional(),
-    limit: z
-      .string()
-      .regex(/^[1-9][0-9]{0,2}$/, 'must be a whole number from 1 to 500')
-      .transform(Number)
-      .refine((n) => n <= 500, 'must be a whole number from 1 to 500')
-      .meta({ pattern: wholeNumberPattern(500), description: 'At most this many messages, newest first, a whole number from 1 to 500' })
-      .default(50),
-  }),
-  authenticator: z.strictObject({
-    name: name.describe('Name of the passkey'),
-    /** base64url challenge the registration ceremony used. */
-    challenge: z.string().min(16).max(1024).describe('The challenge the registration was made with, base64url (the browser SDK\'s encodedChallenge)'),
-    attestation: z
-      .record(z.string(), z.unknown())
-      .describe(
-        'The WebAuthn registration response: the W3C JSON of PublicKeyCredential.toJSON() ({id, rawId, type, response: {clientDataJSON, attestationObject, transports}}), or the attestation of the ecosystem\'s browser SDK ({credentialId, clientDataJson, attestationObject, transports}); verified before it is stored',
-      ),
-  }),
-};
+/** What a route's handler is given, checked by the route's schemas, and what it answers. */
+type AdminHandler<Route extends AdminRoute<any, any, any, any>> = (request: {
+  params: z.output<Route['params']>;
+  query: z.output<NonNullable<Route['query']>>;
+  body: z.output<NonNullable<Route['body']>>;
+}) => Promise<z.input<Route['answer']>>;
 
-/** ?limit=&before=&after= of the admin lists: newest first, id cursors, like the public lists' paginationOptions. */
-const ADMIN_PAGE_DEFAULT = 50;
-export const adminPage = z.strictObject({
-  limit: z
-    .string()
-    .regex(/^[1-9][0-9]{0,2}$/, 'must be a whole number from 1 to 500')
-    .refine((n) => Number(n) <= 500, 'must be a whole number from 1 to 500')
-    .meta({ pattern: wholeNumberPattern(500), description: 'At most this many items, a whole number from 1 to 500; 50 by default. A page also ends early before about 8 MiB' })
-    .optional(),
-  before: uuid.describe('Cursor: the first id of a page, for the page before it (newer items)').optional(),
-  after: uuid.describe('Cursor: the last id of a page, for the next one (older items)').optional(),
-});
+type AdminHandlers = { [Name in keyof AdminRoutes]: AdminHandler<AdminRoutes[Name]> };
 
-/** The queries of the admin lists, for the OpenAPI document: a page, and the API keys' page with ?userId=. */
-export const adminListQueries = {
-  page: adminPage,
-  apiKeys: adminPage.extend({ userId: uuid.describe("Only this user's keys").optional() }),
-};
-
-const params = {
-  org: z.object({ organizationId: uuid }),
-  orgKey: z.object({ organizationId: uuid, apiKeyId: uuid }),
-  orgUser: z.object({ organizationId: uuid, userId: uuid }),
-  orgTemplate: z.object({ organizationId: uuid, templateId: uuid }),
-  orgDomain: z.object({ organizationId: uuid, domain: z.string().max(253) }),
-};
+/** Each route's handler: the operator action of src/admin/ it calls, and a list's page. */
+function adminHandlers({ db, config }: AppDependencies): AdminHandlers {
+  return {
+    createOrganization: async ({ body }) =>
+      createOrganization(db, {
+        name: body.name,
+        ...(body.userName ? { userName: body.userName } : {}),
+        ...(body.apiKeyName ? { apiKeyName: body.apiKeyName } : {}),
+        ...(body.publicKey ? { publicKey: body.publicKey } : {}),
+      }),
+    listOrganizations: async ({ query }) => {
+      const page = await listOrganizations(db, pageRequest(query, ADMIN_PAGE_DEFAULT));
+      return { organizations: pageRows(page, query, 'query', 'among the organizations') };
+    },
+    listSubOrganizations: async ({ params, query }) => {
+      const page = await listSubOrganizations(db, params.organizationId, pageRequest(query, ADMIN_PAGE_DEFAULT));
+      return { subOrganizations: pageRows(page, query, 'query', "among the organization's sub-organizations") };
+    },
+    createUser: async ({ params, body }) =>
+      createUser(db, params.organizationId, {
+        ...(body.userName !== undefined ? { userName: body.userName } : {}),
+        ...(body.email !== undefined ? { email: body.email } : {}),
+        ...(body.phoneNumber !== undefined ? { phoneNumber: body.phoneNumber } : {}),
+      }),
+    listUsers: async ({ params, query }) => {
+      const page = await listUsers(db, params.organizationId, pageRequest(query, ADMIN_PAGE_DEFAULT));
+      return { users: pageRows(page, query, 'query') };
+    },
+    getUser: async ({ params }) => getUser(db, params.organizationId, params.userId),
+    removeUser: async ({ params }) => removeUser(db, params.organizationId, params.userId),
+    createApiKey: async ({ params, body }) =>
+      createApiKey(db, {
+        organizationId: params.organizationId,
+        userId: body.userId,
+        ...(body.name ? { name: body.name } : {}),
+        ...(body.expiresInSeconds !== undefined ? { expiresInSeconds: body.expiresInSeconds } : {}),
+        ...(body.publicKey ? { publicKey: body.publicKey } : {}),
+      }),
+    listApiKeys: async ({ params, query: { userId, ...query } }) => {
+      const page = await listApiKeys(db, params.organizationId, pageRequest(query, ADMIN_PAGE_DEFAULT), userId);
+      return { apiKeys: pageRows(page, query, 'query') };
+    },
+    revokeApiKey: async ({ params }) => revokeApiKey(db, params.organizationId, params.apiKeyId),
+    getRootQuorum: async ({ params }) => getRootQuorum(db, params.organizationId),
+    setRootQuorum: async ({ params, body }) => setRootQuorum(db, params.organizationId, body),
+    addSenderDomain: async ({ params, body }) => addSenderDomain(db, params.organizationId, body.domain),
+    listSenderDomains: async ({ params, query }) => {
+      const page = await listSenderDomains(db, params.organizationId, pageRequest(query, ADMIN_PAGE_DEFAULT));
+      return { senderDomains: pageRows(page, query, 'query') };
+    },
+    removeSenderDomain: async ({ params }) => removeSenderDomain(db, params.organizationId, params.domain),
+    addEmailTemplate: async ({ params, body }) =>
+      addEmailTemplate(db, params.organizationId, {
+        subject: body.subject,
+        html: body.html,
+        text: body.text,
+        ...(body.name ? { name: body.name } : {}),
+      }),
+    listEmailTemplates: async ({ params, query }) => {
+      const page = await listEmailTemplates(db, params.organizationId, pageRequest(query, ADMIN_PAGE_DEFAULT));
+      return { emailTemplates: pageRows(page, query, 'query') };
+    },
+    removeEmailTemplate: async ({ params }) => removeEmailTemplate(db, params.organizationId, params.templateId),
+    listDeliveries: async ({ params, query }) => ({ deliveries: await listDeliveries(db, params.organizationId, query) }),
+    registerAuthenticator: async ({ params, body }) => {
+      const verified = await verifyAuthenticatorRegistration(body.attestation, {
+        expectedChallenge: body.challenge,
+        origins: config.webauthnOrigins,
+        rpId: config.webauthnRpId,
+      });
+      return registerAuthenticator(db, { organizationId: params.organizationId, userId: params.userId, name: body.name, ...verified });
+    },
+  };
+}
 
 function parse<S extends z.ZodType>(schema: S, value: unknown, what: string): z.output<S> {
   // With the input, a field present but wrong is told apart from a missing one.
@@ -150,8 +125,18 @@ function parse<S extends z.ZodType>(schema: S, value: unknown, what: string): z.
   return result.data;
 }
 
-function jsonBody(request: FastifyRequest): unknown {
-  return parseJsonDocument(rawBody(request));
+/** The request's path parameters, query and body, each checked by the route's schema (in that order) when the route has one. */
+function checkedRequest(route: AdminRoute, request: FastifyRequest) {
+  return {
+    params: parse(route.params, request.params, 'invalid path'),
+    query: route.query ? parse(route.query, request.query, 'invalid query') : undefined,
+    body: route.body ? parse(route.body, parseJsonDocument(rawBody(request)), route.invalidBody ?? 'invalid body') : undefined,
+  };
+}
+
+/** The route's path below /admin/v1 as Fastify writes it: `{organizationId}` → `:organizationId`. */
+function fastifyPath(route: AdminRoute): string {
+  return route.path.slice(ADMIN_PREFIX.length).replace(/\{(\w+)\}/g, ':$1');
 }
 
 function digest(value: string): Buffer {
@@ -159,9 +144,10 @@ function digest(value: string): Buffer {
 }
 
 export function registerAdminRoutes(app: FastifyInstance, deps: AppDependencies) {
-  const { db, config } = deps;
+  const { config } = deps;
   const expected = digest(deps.adminToken);
   const allowed = addressMatcher(config.adminHosts);
+  const handlers = adminHandlers(deps);
 
   app.register(
     async (admin) => {
@@ -180,153 +166,20 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AppDependencies)
         }
       });
 
-      admin.post('/organizations', async (request) => {
-        const input = parse(adminSchemas.organization, jsonBody(request), 'invalid organization');
-        return createOrganization(db, {
-          name: input.name,
-          ...(input.userName ? { userName: input.userName } : {}),
-          ...(input.apiKeyName ? { apiKeyName: input.apiKeyName } : {}),
-          ...(input.publicKey ? { publicKey: input.publicKey } : {}),
+      for (const [routeName, route] of Object.entries(ADMIN_ROUTES) as Array<[keyof AdminRoutes, AdminRoute]>) {
+        // The route's own handler, typed by its declaration above; here every route is the same shape.
+        const handler = handlers[routeName] as AdminHandler<AdminRoute>;
+        admin.route({
+          method: route.method.toUpperCase(),
+          url: fastifyPath(route),
+          handler: async (request) => handler(checkedRequest(route, request)),
         });
-      });
-
-      admin.get('/organizations', async (request) => {
-        const query = parse(adminPage, request.query, 'invalid query');
-        const page = await listOrganizations(db, pageRequest(query, ADMIN_PAGE_DEFAULT));
-        return { organizations: pageRows(page, query, 'query', 'among the organizations') };
-      });
-
-      admin.get('/organizations/:organizationId/suborgs', async (request) => {
-        const { organizationId } = parse(params.org, request.params, 'invalid path');
-        const query = parse(adminPage, request.query, 'invalid query');
-        const page = await listSubOrganizations(db, organizationId, pageRequest(query, ADMIN_PAGE_DEFAULT));
-        return { subOrganizations: pageRows(page, query, 'query', "among the organization's sub-organizations") };
-      });
-
-      admin.post('/organizations/:organizationId/users', async (request) => {
-        const { organizationId } = parse(params.org, request.params, 'invalid path');
-        const input = parse(adminSchemas.user, jsonBody(request), 'invalid user');
-        return createUser(db, organizationId, {
-          ...(input.userName !== undefined ? { userName: input.userName } : {}),
-          ...(input.email !== undefined ? { email: input.email } : {}),
-          ...(input.phoneNumber !== undefined ? { phoneNumber: input.phoneNumber } : {}),
-        });
-      });
-
-      admin.get('/organizations/:organizationId/users', async (request) => {
-        const { organizationId } = parse(params.org, request.params, 'invalid path');
-        const query = parse(adminPage, request.query, 'invalid query');
-        const page = await listUsers(db, organizationId, pageRequest(query, ADMIN_PAGE_DEFAULT));
-        return { users: pageRows(page, query, 'query') };
-      });
-
-      admin.get('/organizations/:organizationId/users/:userId', async (request) => {
-        const { organizationId, userId } = parse(params.orgUser, request.params, 'invalid path');
-        return getUser(db, organizationId, userId);
-      });
-
-      admin.delete('/organizations/:organizationId/users/:userId', async (request) => {
-        const { organizationId, userId } = parse(params.orgUser, request.params, 'invalid path');
-        return removeUser(db, organizationId, userId);
-      });
-
-      admin.post('/organizations/:organizationId/api-keys', async (request) => {
-        const { organizationId } = parse(params.org, request.params, 'invalid path');
-        const input = parse(adminSchemas.apiKey, jsonBody(request), 'invalid API key');
-        return createApiKey(db, {
-          organizationId,
-          userId: input.userId,
-          ...(input.name ? { name: input.name } : {}),
-          ...(input.expiresInSeconds !== undefined ? { expiresInSeconds: input.expiresInSeconds } : {}),
-          ...(input.publicKey ? { publicKey: input.publicKey } : {}),
-        });
-      });
-
-      admin.get('/organizations/:organizationId/api-keys', async (request) => {
-        const { organizationId } = parse(params.org, request.params, 'invalid path');
-        const { userId, ...query } = parse(adminListQueries.apiKeys, request.query, 'invalid query');
-        const page = await listApiKeys(db, organizationId, pageRequest(query, ADMIN_PAGE_DEFAULT), userId);
-        return { apiKeys: pageRows(page, query, 'query') };
-      });
-
-      admin.delete('/organizations/:organizationId/api-keys/:apiKeyId', async (request) => {
-        const { organizationId, apiKeyId } = parse(params.orgKey, request.params, 'invalid path');
-        return revokeApiKey(db, organizationId, apiKeyId);
-      });
-
-      admin.get('/organizations/:organizationId/root-quorum', async (request) => {
-        const { organizationId } = parse(params.org, request.params, 'invalid path');
-        return getRootQuorum(db, organizationId);
-      });
-
-      admin.put('/organizations/:organizationId/root-quorum', async (request) => {
-        const { organizationId } = parse(params.org, request.params, 'invalid path');
-        const input = parse(adminSchemas.rootQuorum, jsonBody(request), 'invalid root quorum');
-        return setRootQuorum(db, organizationId, input);
-      });
-
-      admin.post('/organizations/:organizationId/sender-domains', async (request) => {
-        const { organizationId } = parse(params.org, request.params, 'invalid path');
-        const input = parse(adminSchemas.senderDomain, jsonBody(request), 'invalid sender domain');
-        return addSenderDomain(db, organizationId, input.domain);
-      });
-
-      admin.get('/organizations/:organizationId/sender-domains', async (request) => {
-        const { organizationId } = parse(params.org, request.params, 'invalid path');
-        const query = parse(adminPage, request.query, 'invalid query');
-        const page = await listSenderDomains(db, organizationId, pageRequest(query, ADMIN_PAGE_DEFAULT));
-        return { senderDomains: pageRows(page, query, 'query') };
-      });
-
-      admin.delete('/organizations/:organizationId/sender-domains/:domain', async (request) => {
-        const { organizationId, domain } = parse(params.orgDomain, request.params, 'invalid path');
-        return removeSenderDomain(db, organizationId, domain);
-      });
-
-      admin.post('/organizations/:organizationId/email-templates', async (request) => {
-        const { organizationId } = parse(params.org, request.params, 'invalid path');
-        const input = parse(adminSchemas.emailTemplate, jsonBody(request), 'invalid email template');
-        return addEmailTemplate(db, organizationId, {
-          subject: input.subject,
-          html: input.html,
-          text: input.text,
-          ...(input.name ? { name: input.name } : {}),
-        });
-      });
-
-      admin.get('/organizations/:organizationId/email-templates', async (request) => {
-        const { organizationId } = parse(params.org, request.params, 'invalid path');
-        const query = parse(adminPage, request.query, 'invalid query');
-        const page = await listEmailTemplates(db, organizationId, pageRequest(query, ADMIN_PAGE_DEFAULT));
-        return { emailTemplates: pageRows(page, query, 'query') };
-      });
-
-      admin.delete('/organizations/:organizationId/email-templates/:templateId', async (request) => {
-        const { organizationId, templateId } = parse(params.orgTemplate, request.params, 'invalid path');
-        return removeEmailTemplate(db, organizationId, templateId);
-      });
-
-      admin.get('/organizations/:organizationId/deliveries', async (request) => {
-        const { organizationId } = parse(params.org, request.params, 'invalid path');
-        const query = parse(adminSchemas.deliveries, request.query, 'invalid query');
-        return { deliveries: await listDeliveries(db, organizationId, query) };
-      });
-
-      admin.post('/organizations/:organizationId/users/:userId/authenticators', async (request) => {
-        const { organizationId, userId } = parse(params.orgUser, request.params, 'invalid path');
-        const input = parse(adminSchemas.authenticator, jsonBody(request), 'invalid authenticator');
-        const verified = await verifyAuthenticatorRegistration(input.attestation, {
-          expectedChallenge: input.challenge,
-          origins: config.webauthnOrigins,
-          rpId: config.webauthnRpId,
-        });
-        return registerAuthenticator(db, { organizationId, userId, name: input.name, ...verified });
-      });
+      }
 
       admin.setNotFoundHandler((request) => {
         throw notFound(`no admin route ${request.method} ${request.url.split('?')[0]}`);
       });
     },
-    { prefix: '/admin/v1' },
+    { prefix: ADMIN_PREFIX },
   );
 }

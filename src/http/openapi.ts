@@ -1,14 +1,15 @@
 // The OpenAPI 3.1 document, generated from the zod schemas that validate requests (with their
 // descriptions and bounds) and those that describe the answers: every route, its request and
 // answer, the status codes it can give in Signet's error shape (src/errors.ts), the security schemes and
-// an introduction (openapiSchemas.ts). /docs renders it (openapiRoutes.ts).
+// an introduction (openapiSchemas.ts). The admin routes are those adminApi.ts declares. /docs renders
+// it (openapiRoutes.ts).
 import { z } from 'zod';
 import { activityAnswer } from '../activities/activitySchema.ts';
 import { envelopeSchema } from '../activities/envelope.ts';
 import type { ActivityHandler } from '../activities/handler.ts';
 import type { QueryHandler } from '../queries/query.ts';
-import { adminListQueries, adminSchemas } from './adminRoutes.ts';
-import { adminAnswers, errorSchema, INTRODUCTION, serviceAnswers, TAGS } from './openapiSchemas.ts';
+import { ADMIN_ROUTE_LIST, adminStatuses, type AdminRoute } from './adminApi.ts';
+import { errorSchema, INTRODUCTION, serviceAnswers, TAGS } from './openapiSchemas.ts';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -201,242 +202,35 @@ function queryOperation(schemas: Schemas, query: QueryHandler) {
   };
 }
 
-interface AdminRoute {
-  method: 'get' | 'post' | 'put' | 'delete';
-  path: string;
-  summary: string;
-  description?: string;
-  body?: z.ZodType;
-  example?: unknown;
-  query?: z.ZodType;
-  answer: z.ZodType;
-  /** What a 404 means here. */
-  notFound: string;
+/** Every admin route the document describes: those adminApi.ts declares. */
+export const adminRouteTable = (): readonly AdminRoute[] => ADMIN_ROUTE_LIST;
+
+/** The route's description, and the signet command that calls it. */
+function adminDescription(route: AdminRoute): string | undefined {
+  const command = route.cli && `The CLI: signet ${route.cli.name} ${route.cli.sub}.`;
+  return [route.description, command].filter(Boolean).join(' ') || undefined;
 }
-
-const EXAMPLE_USER = '2b6f0cc9-4a7e-4c1d-9f3e-8d5a1b2c3d4e';
-
-let ADMIN_ROUTES: readonly AdminRoute[] | undefined;
-
-/**
- * Every admin route (src/http/adminRoutes.ts), with its body, query and answer. Made on first use:
- * adminRoutes.ts and app.ts import each other, so its schemas may not exist yet while this module loads.
- */
-export const adminRouteTable = (): readonly AdminRoute[] => (ADMIN_ROUTES ??= adminRoutes());
-
-function adminRoutes(): AdminRoute[] {
-  const page = adminListQueries.page;
-  const apiKeysPage = adminListQueries.apiKeys;
-  return [
-    {
-      method: 'post',
-      path: '/admin/v1/organizations',
-      summary: 'Create an organization with a first user and API key',
-      description: 'The private key is returned only when Signet generated the pair; pass publicKey to register a key you hold. The CLI: signet org create.',
-      body: adminSchemas.organization,
-      example: { name: 'Acme' },
-      answer: adminAnswers.createdOrganization,
-      notFound: 'Not given for this route',
-    },
-    {
-      method: 'get',
-      path: '/admin/v1/organizations',
-      summary: 'List organizations, newest first',
-      description: 'Paged: before and after are organization ids.',
-      query: page,
-      answer: adminAnswers.organizations,
-      notFound: 'A cursor (before, after) that is not an organization',
-    },
-    {
-      method: 'get',
-      path: '/admin/v1/organizations/{organizationId}/suborgs',
-      summary: "List the organization's sub-organizations, newest first",
-      description: 'Deleted ones included, with when they were deleted. The CLI: signet suborg list.',
-      query: page,
-      answer: adminAnswers.subOrganizations,
-      notFound: 'No such organization',
-    },
-    {
-      method: 'post',
-      path: '/admin/v1/organizations/{organizationId}/users',
-      summary: 'Create a user with an email and phone number, each unique in the organization',
-      description: 'A contact another user of the organization has is a 400 naming the field. The CLI: signet user create.',
-      body: adminSchemas.user,
-      example: { userName: 'Alice', email: 'alice@example.com' },
-      answer: adminAnswers.user,
-      notFound: 'No such organization',
-    },
-    {
-      method: 'get',
-      path: '/admin/v1/organizations/{organizationId}/users',
-      summary: 'List users not removed, newest first',
-      query: page,
-      answer: adminAnswers.users,
-      notFound: 'No such organization',
-    },
-    {
-      method: 'get',
-      path: '/admin/v1/organizations/{organizationId}/users/{userId}',
-      summary: 'Show a user',
-      answer: adminAnswers.user,
-      notFound: 'No such user in the organization, or it was removed',
-    },
-    {
-      method: 'delete',
-      path: '/admin/v1/organizations/{organizationId}/users/{userId}',
-      summary: 'Remove a user and revoke all its API keys and authenticators at once',
-      description: 'Takes effect at once, in every process; its email and phone number become free for another user.',
-      answer: adminAnswers.removedUser,
-      notFound: 'No such user in the organization, or it was removed before',
-    },
-    {
-      method: 'post',
-      path: '/admin/v1/organizations/{organizationId}/api-keys',
-      summary: 'Create an API key',
-      description: 'The private key is returned only when Signet generated the pair; pass publicKey to register a key you hold. The CLI: signet apikey create.',
-      body: adminSchemas.apiKey,
-      example: { userId: EXAMPLE_USER, name: 'ci', expiresInSeconds: 86400 },
-      answer: adminAnswers.createdApiKey,
-      notFound: 'No such organization or user',
-    },
-    {
-      method: 'get',
-      path: '/admin/v1/organizations/{organizationId}/api-keys',
-      summary: 'List API keys and session keys, newest first',
-      description: 'Revoked and expired keys included; userId keeps one user\'s.',
-      query: apiKeysPage,
-      answer: adminAnswers.apiKeys,
-      notFound: 'No such organization',
-    },
-    {
-      method: 'delete',
-      path: '/admin/v1/organizations/{organizationId}/api-keys/{apiKeyId}',
-      summary: 'Revoke an API key',
-      description: 'Takes effect at once: every later request stamped with it is a 401.',
-      answer: adminAnswers.revokedApiKey,
-      notFound: 'No such API key in the organization',
-    },
-    {
-      method: 'get',
-      path: '/admin/v1/organizations/{organizationId}/root-quorum',
-      summary: "Show the organization's root quorum",
-      description: 'As get_organization_configs shows it: the threshold and the users, oldest first.',
-      answer: adminAnswers.rootQuorum,
-      notFound: 'No such organization',
-    },
-    {
-      method: 'put',
-      path: '/admin/v1/organizations/{organizationId}/root-quorum',
-      summary: "Replace the organization's root quorum, without its approval",
-      description:
-        "The way back when the root users lost their keys (update_root_quorum needs the root quorum's own approval). The rules of update_root_quorum: " +
-        '1 to 100 users of the organization, not removed, none twice, and a threshold from 1 to their number; anything else is a 400 naming the field ' +
-        '(userIds[1] for a user that is not one of the organization\'s), nothing written. Takes effect at once, in every process. The CLI: signet org quorum.',
-      body: adminSchemas.rootQuorum,
-      example: { threshold: 1, userIds: [EXAMPLE_USER] },
-      answer: adminAnswers.rootQuorum,
-      notFound: 'No such organization',
-    },
-    {
-      method: 'post',
-      path: '/admin/v1/organizations/{organizationId}/sender-domains',
-      summary: 'Register a sender domain',
-      description: "init_otp_auth's sendFromEmailAddress must be on a registered domain. The CLI: signet sender-domain add.",
-      body: adminSchemas.senderDomain,
-      example: { domain: 'mail.acme.com' },
-      answer: adminAnswers.senderDomain,
-      notFound: 'No such organization',
-    },
-    {
-      method: 'get',
-      path: '/admin/v1/organizations/{organizationId}/sender-domains',
-      summary: 'List sender domains, newest first',
-      query: page,
-      answer: adminAnswers.senderDomains,
-      notFound: 'No such organization',
-    },
-    {
-      method: 'delete',
-      path: '/admin/v1/organizations/{organizationId}/sender-domains/{domain}',
-      summary: 'Remove a sender domain',
-      answer: adminAnswers.senderDomain,
-      notFound: 'The domain is not registered for the organization',
-    },
-    {
-      method: 'post',
-      path: '/admin/v1/organizations/{organizationId}/email-templates',
-      summary: 'Add an email template',
-      description: 'Checked before it is stored: Handlebars without raw output, partials or custom helpers. The CLI: signet template add.',
-      body: adminSchemas.emailTemplate,
-      example: { name: 'default', subject: 'Your {{appName}} code', html: '<p>Your code is <b>{{otpCode}}</b></p>', text: 'Your code is {{otpCode}}' },
-      answer: adminAnswers.emailTemplate,
-      notFound: 'No such organization',
-    },
-    {
-      method: 'get',
-      path: '/admin/v1/organizations/{organizationId}/email-templates',
-      summary: 'List email templates, newest first',
-      query: page,
-      answer: adminAnswers.emailTemplates,
-      notFound: 'No such organization',
-    },
-    {
-      method: 'delete',
-      path: '/admin/v1/organizations/{organizationId}/email-templates/{templateId}',
-      summary: 'Remove an email template',
-      answer: adminAnswers.removedEmailTemplate,
-      notFound: 'No such template in the organization',
-    },
-    {
-      method: 'get',
-      path: '/admin/v1/organizations/{organizationId}/deliveries',
-      summary: 'Delivery state of OTP messages, newest first',
-      description: 'The CLI: signet delivery list.',
-      query: adminSchemas.deliveries,
-      answer: adminAnswers.deliveries,
-      notFound: 'No such organization',
-    },
-    {
-      method: 'post',
-      path: '/admin/v1/organizations/{organizationId}/users/{userId}/authenticators',
-      summary: 'Register a WebAuthn authenticator (passkey)',
-      description: 'The registration response is verified (SIGNET_WEBAUTHN_RP_ID, SIGNET_WEBAUTHN_ORIGINS) before the credential is stored.',
-      body: adminSchemas.authenticator,
-      example: {
-        name: 'laptop',
-        challenge: 'c2lnbmV0LXJlZ2lzdHJhdGlvbi0x',
-        attestation: { credentialId: '…', clientDataJson: '…', attestationObject: '…', transports: ['AUTHENTICATOR_TRANSPORT_INTERNAL'] },
-      },
-      answer: adminAnswers.authenticator,
-      notFound: 'No such organization or user',
-    },
-  ];
-}
-
-const PATH_PARAMETERS: Record<string, { description: string; schema: JsonSchema }> = {
-  organizationId: { description: 'The organization', schema: { type: 'string', format: 'uuid' } },
-  userId: { description: 'The user', schema: { type: 'string', format: 'uuid' } },
-  apiKeyId: { description: 'The API key', schema: { type: 'string', format: 'uuid' } },
-  templateId: { description: 'The email template', schema: { type: 'string', format: 'uuid' } },
-  domain: { description: 'The sender domain, e.g. mail.acme.com', schema: { type: 'string', maxLength: 253 } },
-};
 
 function adminOperation(schemas: Schemas, route: AdminRoute) {
-  const parameters: object[] = [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({ name, in: 'path', required: true, ...PATH_PARAMETERS[name!] }));
-  if (route.query) {
-    const query = schemas.convert(route.query, 'input') as { properties?: Record<string, JsonSchema> };
-    for (const [name, { description, ...schema }] of Object.entries(query.properties ?? {})) parameters.push({ name, in: 'query', required: false, description, schema });
+  const parameters: object[] = [];
+  for (const [where, schema] of [['path', route.params], ['query', route.query]] as const) {
+    if (!schema) continue;
+    const { properties = {}, required = [] } = schemas.convert(schema, 'input') as { properties?: Record<string, JsonSchema>; required?: string[] };
+    for (const [name, { description, ...parameter }] of Object.entries(properties)) {
+      parameters.push({ name, in: where, required: where === 'path' || required.includes(name), description, schema: parameter });
+    }
   }
+  const description = adminDescription(route);
   return {
     summary: route.summary,
-    ...(route.description ? { description: route.description } : {}),
+    ...(description ? { description } : {}),
     tags: ['admin'],
     security: [{ AdminToken: [] }],
     ...(parameters.length ? { parameters } : {}),
     ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: schemas.convert(route.body, 'input'), example: route.example } } } } : {}),
     responses: {
       '200': { description: 'The answer', content: json(schemas.convert(route.answer, 'output')) },
-      ...errorResponses([...ALWAYS, '400', '401', '403', '404', '503', ...(route.body ? (['413', '415'] as const) : [])], {
+      ...errorResponses([...ALWAYS, ...adminStatuses(route)], {
         '401': 'Missing or wrong Authorization: Bearer token (SIGNET_ADMIN_TOKEN or the admin-token file) (code 16)',
         '403': 'The client address is not in SIGNET_ADMIN_HOST (code 7)',
         '404': route.notFound,
@@ -507,7 +301,7 @@ export function buildOpenApi(handlers: readonly ActivityHandler[], queries: read
   for (const handler of handlers) byPath.set(handler.path, [...(byPath.get(handler.path) ?? []), handler]);
   for (const [path, handlersOfPath] of byPath) paths[`/public/v1/submit/${path}`] = { post: activityOperation(schemas, path, handlersOfPath) };
   for (const query of queries) paths[`/public/v1/query/${query.path}`] = { post: queryOperation(schemas, query) };
-  for (const route of adminRouteTable()) paths[route.path] = { ...paths[route.path], [route.method]: adminOperation(schemas, route) };
+  for (const route of ADMIN_ROUTE_LIST) paths[route.path] = { ...paths[route.path], [route.method]: adminOperation(schemas, route) };
   Object.assign(paths, serviceRoutes(schemas));
 
   return {

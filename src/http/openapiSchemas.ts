@@ -1,14 +1,8 @@
 // What the OpenAPI document says beyond the request schemas: the error shape, the
-// answers of the admin API (shapes of src/admin/*.ts) and of the service routes, the tags, and the
+// answers of the service routes (the admin API's are src/admin/answers.ts), the tags, and the
 // document's introduction (how a stamp is built, how to point the ecosystem's clients at Signet).
 import { z } from 'zod';
-import { CHANNELS, OUTBOX_STATUSES } from '../store/outbox.ts';
-import { timestamp, uuid } from '../activities/activitySchema.ts';
 import { SERVICE_KEYS } from '../activities/serviceKeys.ts';
-import { rootQuorumSchema } from '../queries/organization.ts';
-
-const nullableTimestamp = (description: string) => z.iso.datetime().nullable().describe(`${description} (RFC 3339, UTC), or null`);
-const compressedKey = (description: string) => z.string().regex(/^0[23][0-9a-f]{64}$/).describe(`${description}: a compressed P-256 public key, hex (66 characters)`);
 
 export const errorSchema = z
   .strictObject({
@@ -34,135 +28,6 @@ export const errorSchema = z
       .describe('Empty, or one google.rpc.BadRequest naming each wrong field'),
   })
   .meta({ id: 'Error', description: 'Every refusal and failure, with its HTTP status. Every answer carries X-Request-Id' });
-
-const userView = z
-  .strictObject({
-    userId: uuid('Identifier of the user'),
-    userName: z.string().describe('Name of the user'),
-    email: z.string().optional().describe('Email address, when the user has one'),
-    phoneNumber: z.string().optional().describe('Phone number in E.164, when the user has one'),
-    userTags: z.array(z.uuid()).describe("Ids of the user's tags (create_user_tag), in the order the tags were created"),
-    createdAt: timestamp('When the user was created'),
-    updatedAt: timestamp('When the user was last changed'),
-  })
-  .meta({ id: 'AdminUser', description: 'A user of the organization' });
-
-const createdKey = {
-  apiKeyId: uuid('Identifier of the API key'),
-  apiPublicKey: compressedKey('The public key that stamps'),
-  apiPrivateKey: z
-    .string()
-    .regex(/^[0-9a-f]{64}$/)
-    .optional()
-    .describe('The private key, hex: returned only when Signet generated the pair (no publicKey given), and never again'),
-};
-
-const emailTemplate = z
-  .strictObject({
-    templateId: uuid('Identifier of the template: init_otp_auth\'s emailCustomization.templateId'),
-    organizationId: uuid('The organization'),
-    name: z.string().describe('Name of the template'),
-    subject: z.string().describe('Subject line template'),
-    html: z.string().describe('HTML part template'),
-    text: z.string().describe('Plain-text part template'),
-    createdAt: timestamp('When the template was added'),
-  })
-  .meta({ id: 'EmailTemplate', description: 'An email template of the organization (Handlebars)' });
-
-const senderDomain = { senderDomainId: uuid('Identifier of the sender domain'), domain: z.string().describe('The domain, lower case') };
-
-/** Answers of the admin routes, by the name openapi.ts's admin route table uses. */
-export const adminAnswers = {
-  createdOrganization: z.strictObject({
-    organizationId: uuid('Identifier of the new organization'),
-    userId: uuid('Its first user'),
-    ...createdKey,
-  }),
-  organizations: z.strictObject({
-    organizations: z
-      .array(
-        z.strictObject({
-          organizationId: uuid('Identifier of the organization'),
-          name: z.string().describe('Its name'),
-          createdAt: timestamp('When it was created'),
-          parentId: z.uuid().nullable().describe('Its parent, for a sub-organization; null for an organization that is none'),
-          deletedAt: nullableTimestamp('When the sub-organization was deleted'),
-        }),
-      )
-      .describe('Organizations, sub-organizations included, newest first: one page'),
-  }),
-  subOrganizations: z.strictObject({
-    subOrganizations: z
-      .array(
-        z.strictObject({
-          organizationId: uuid('Identifier of the sub-organization'),
-          name: z.string().describe('Its name'),
-          createdAt: timestamp('When it was created'),
-          deletedAt: nullableTimestamp('When it was deleted (its credentials revoked); null while it is live'),
-        }),
-      )
-      .describe('Sub-organizations, deleted ones included, newest first: one page'),
-  }),
-  user: userView,
-  users: z.strictObject({ users: z.array(userView).describe('Users not removed, newest first: one page') }),
-  removedUser: z.strictObject({
-    userId: uuid('The removed user'),
-    removedAt: timestamp('When it was removed'),
-    revokedApiKeys: z.number().int().min(0).describe('API keys and session keys revoked with it'),
-    revokedAuthenticators: z.number().int().min(0).describe('Passkeys revoked with it'),
-  }),
-  createdApiKey: z.strictObject({
-    ...createdKey,
-    expiresAt: timestamp('When the key expires; absent when it does not').optional(),
-  }),
-  apiKeys: z.strictObject({
-    apiKeys: z
-      .array(
-        z.strictObject({
-          apiKeyId: uuid('Identifier of the key'),
-          userId: uuid('The user who holds it'),
-          name: z.string().describe('Name of the key'),
-          publicKey: compressedKey('The key'),
-          kind: z.enum(['api_key', 'session', 'otp_auth']).describe('api_key: made by the admin API, create_users, create_api_keys or org create; session: a session key of otp_login; otp_auth: a key of otp_auth'),
-          createdAt: timestamp('When it was registered'),
-          expiresAt: nullableTimestamp('When it expires'),
-          revokedAt: nullableTimestamp('When it was revoked'),
-        }),
-      )
-      .describe('API keys and session keys, newest first: one page'),
-  }),
-  revokedApiKey: z.strictObject({ apiKeyId: uuid('The revoked key'), revokedAt: timestamp('When it was revoked (it is refused from then on)') }),
-  rootQuorum: rootQuorumSchema,
-  senderDomain: z.strictObject(senderDomain),
-  senderDomains: z.strictObject({
-    senderDomains: z.array(z.strictObject({ ...senderDomain, createdAt: timestamp('When it was registered') })).describe('Sender domains, newest first: one page'),
-  }),
-  emailTemplate,
-  emailTemplates: z.strictObject({ emailTemplates: z.array(emailTemplate).describe('Templates, newest first (the first is the one used by default): one page') }),
-  removedEmailTemplate: z.strictObject({ templateId: uuid('The removed template') }),
-  deliveries: z.strictObject({
-    deliveries: z
-      .array(
-        z.strictObject({
-          outboxId: uuid('Identifier of the message'),
-          otpId: z.uuid().nullable().describe('The OTP it carries'),
-          channel: z.enum(CHANNELS).describe('email or sms'),
-          to: z.string().describe('The recipient: an email address or an E.164 phone number'),
-          status: z.enum(OUTBOX_STATUSES).describe('queued → sending → sent, or retrying and finally sent or failed'),
-          attempts: z.number().int().min(0).describe('Delivery attempts made'),
-          providerMessageId: z.string().nullable().describe("The provider's id: an email's Message-ID, Twilio's SM… sid"),
-          lastError: z.string().nullable().describe('The last error, saying whether it was permanent or the attempts ran out'),
-          logoError: z.string().nullable().describe('Why an email went out without its logo'),
-          createdAt: timestamp('When the message was queued'),
-          updatedAt: timestamp('Its last change'),
-          sentAt: nullableTimestamp('When it was sent'),
-          nextAttemptAt: nullableTimestamp('When a queued or retrying message is due next'),
-        }),
-      )
-      .describe('OTP messages, newest first'),
-  }),
-  authenticator: z.strictObject({ authenticatorId: uuid('Identifier of the passkey'), credentialId: z.string().describe('Its WebAuthn credential id, base64url') }),
-} as const;
 
 const uncompressedKey = (description: string) => z.string().regex(/^04[0-9a-f]{128}$/).describe(`${description}; an uncompressed P-256 key, hex (130 characters)`);
 

@@ -3,14 +3,13 @@
 // is HTML-escaped in the HTML part; raw output is refused.
 import Handlebars from 'handlebars';
 import type { FieldViolation } from '../errors.ts';
+import { TEMPLATE_LIMITS } from './templateLimits.ts';
 
 export interface EmailTemplateParts {
   subject: string;
   html: string;
   text: string;
 }
-
-export const TEMPLATE_LIMITS = { name: 256, subject: 998, html: 256 * 1024, text: 64 * 1024 } as const;
 
 /** Variables Signet provides; a templateVariables key of the same name cannot replace them. */
 export const RESERVED_VARIABLES = [

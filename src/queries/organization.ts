@@ -7,6 +7,7 @@ import { userFieldsOf, userJson } from '../activities/render.ts';
 import { notFound } from '../errors.ts';
 import { findOrganizationFor } from '../store/organizations.ts';
 import { findRootQuorumFor } from '../store/rootQuorums.ts';
+import { rootQuorumSchema } from '../activities/updateRootQuorum.ts';
 import { policySchema, renderPolicy } from './policies.ts';
 import { granted, type QueryHandler } from './query.ts';
 
@@ -15,14 +16,6 @@ export const ORGANIZATION_USERS_LIMIT = 100;
 
 const organizationId = z.uuid({ message: 'must be the UUID of your organization' }).describe('Unique identifier of your organization');
 const example = { organizationId: '9f5e7c2a-3b1d-4e6f-8a9b-0c1d2e3f4a5b' };
-
-/** A root quorum as the queries and the admin API (…/root-quorum) answer it. */
-export const rootQuorumSchema = z
-  .strictObject({
-    threshold: z.number().int().min(1).describe('How many of its users make the root quorum'),
-    userIds: z.array(z.uuid()).describe('The users of the root quorum, oldest first; empty for an organization that had no user when quorums came in'),
-  })
-  .meta({ id: 'RootQuorum', description: "The organization's root quorum: its creator alone, threshold 1, unless the organization had none" });
 
 /** Empty lists the ecosystem's clients expect, of things Signet does not have yet. */
 const noneYet = (what: string) => z.array(z.unknown()).max(0).describe(`${what}: Signet has none yet; always empty`);

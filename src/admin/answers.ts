@@ -1,0 +1,132 @@
+// What the operator actions answer, as zod schemas: the admin functions return their types, the
+// admin API's routes (src/http/adminApi.ts) answer them and the OpenAPI document describes them with
+// these descriptions. A file of its own, light, so the command line can load the route declarations.
+import { z } from 'zod';
+import { CHANNELS, OUTBOX_STATUSES } from '../store/outbox.ts';
+import { nullableTimestamp, timestamp, uuid } from '../wire/describedFields.ts';
+
+const compressedKey = (description: string) => z.string().regex(/^0[23][0-9a-f]{64}$/).describe(`${description}: a compressed P-256 public key, hex (66 characters)`);
+
+const createdKey = {
+  apiKeyId: uuid('Identifier of the API key'),
+  apiPublicKey: compressedKey('The public key that stamps'),
+  apiPrivateKey: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .optional()
+    .describe('The private key, hex: returned only when Signet generated the pair (no publicKey given), and never again'),
+};
+
+export const createdOrganization = z.strictObject({
+  organizationId: uuid('Identifier of the new organization'),
+  userId: uuid('Its first user'),
+  ...createdKey,
+});
+export type CreatedOrganization = z.infer<typeof createdOrganization>;
+
+/** An organization as the list of every organization shows it. */
+export const listedOrganization = z.strictObject({
+  organizationId: uuid('Identifier of the organization'),
+  name: z.string().describe('Its name'),
+  createdAt: timestamp('When it was created'),
+  parentId: z.uuid().nullable().describe('Its parent, for a sub-organization; null for an organization that is none'),
+  deletedAt: nullableTimestamp('When the sub-organization was deleted'),
+});
+export type ListedOrganization = z.infer<typeof listedOrganization>;
+
+export const subOrganization = z.strictObject({
+  organizationId: uuid('Identifier of the sub-organization'),
+  name: z.string().describe('Its name'),
+  createdAt: timestamp('When it was created'),
+  deletedAt: nullableTimestamp('When it was deleted (its credentials revoked); null while it is live'),
+});
+export type SubOrganization = z.infer<typeof subOrganization>;
+
+/** A user as the admin API shows it; a contact the user does not have is left out. */
+export const adminUser = z
+  .strictObject({
+    userId: uuid('Identifier of the user'),
+    userName: z.string().describe('Name of the user'),
+    email: z.string().optional().describe('Email address, when the user has one'),
+    phoneNumber: z.string().optional().describe('Phone number in E.164, when the user has one'),
+    userTags: z.array(z.uuid()).describe("Ids of the user's tags (create_user_tag), in the order the tags were created"),
+    createdAt: timestamp('When the user was created'),
+    updatedAt: timestamp('When the user was last changed'),
+  })
+  .meta({ id: 'AdminUser', description: 'A user of the organization' });
+export type AdminUser = z.infer<typeof adminUser>;
+
+export const removedUser = z.strictObject({
+  userId: uuid('The removed user'),
+  removedAt: timestamp('When it was removed'),
+  revokedApiKeys: z.number().int().min(0).describe('API keys and session keys revoked with it'),
+  revokedAuthenticators: z.number().int().min(0).describe('Passkeys revoked with it'),
+});
+export type RemovedUser = z.infer<typeof removedUser>;
+
+export const createdApiKey = z.strictObject({
+  ...createdKey,
+  expiresAt: timestamp('When the key expires; absent when it does not').optional(),
+});
+export type CreatedApiKey = z.infer<typeof createdApiKey>;
+
+/** An API key as the admin API lists it; `kind` session for a key otp_login registered, otp_auth for one of otp_auth. */
+export const listedApiKey = z.strictObject({
+  apiKeyId: uuid('Identifier of the key'),
+  userId: uuid('The user who holds it'),
+  name: z.string().describe('Name of the key'),
+  publicKey: compressedKey('The key'),
+  kind: z.enum(['api_key', 'session', 'otp_auth']).describe('api_key: made by the admin API, create_users, create_api_keys or org create; session: a session key of otp_login; otp_auth: a key of otp_auth'),
+  createdAt: timestamp('When it was registered'),
+  expiresAt: nullableTimestamp('When it expires'),
+  revokedAt: nullableTimestamp('When it was revoked'),
+});
+export type ListedApiKey = z.infer<typeof listedApiKey>;
+
+export const revokedApiKey = z.strictObject({ apiKeyId: uuid('The revoked key'), revokedAt: timestamp('When it was revoked (it is refused from then on)') });
+export type RevokedApiKey = z.infer<typeof revokedApiKey>;
+
+export const senderDomain = z.strictObject({ senderDomainId: uuid('Identifier of the sender domain'), domain: z.string().describe('The domain, lower case') });
+export type SenderDomain = z.infer<typeof senderDomain>;
+
+export const listedSenderDomain = senderDomain.extend({ createdAt: timestamp('When it was registered') });
+export type ListedSenderDomain = z.infer<typeof listedSenderDomain>;
+
+export const emailTemplate = z
+  .strictObject({
+    templateId: uuid('Identifier of the template: init_otp_auth\'s emailCustomization.templateId'),
+    organizationId: uuid('The organization'),
+    name: z.string().describe('Name of the template'),
+    subject: z.string().describe('Subject line template'),
+    html: z.string().describe('HTML part template'),
+    text: z.string().describe('Plain-text part template'),
+    createdAt: timestamp('When the template was added'),
+  })
+  .meta({ id: 'EmailTemplate', description: 'An email template of the organization (Handlebars)' });
+export type EmailTemplate = z.infer<typeof emailTemplate>;
+
+export const removedEmailTemplate = z.strictObject({ templateId: uuid('The removed template') });
+export type RemovedEmailTemplate = z.infer<typeof removedEmailTemplate>;
+
+export const delivery = z.strictObject({
+  outboxId: uuid('Identifier of the message'),
+  otpId: z.uuid().nullable().describe('The OTP it carries'),
+  channel: z.enum(CHANNELS).describe('email or sms'),
+  to: z.string().describe('The recipient: an email address or an E.164 phone number'),
+  status: z.enum(OUTBOX_STATUSES).describe('queued → sending → sent, or retrying and finally sent or failed'),
+  attempts: z.number().int().min(0).describe('Delivery attempts made'),
+  providerMessageId: z.string().nullable().describe("The provider's id: an email's Message-ID, Twilio's SM… sid"),
+  lastError: z.string().nullable().describe('The last error, saying whether it was permanent or the attempts ran out'),
+  logoError: z.string().nullable().describe('Why an email went out without its logo'),
+  createdAt: timestamp('When the message was queued'),
+  updatedAt: timestamp('Its last change'),
+  sentAt: nullableTimestamp('When it was sent'),
+  nextAttemptAt: nullableTimestamp('When a queued or retrying message is due next'),
+});
+export type Delivery = z.infer<typeof delivery>;
+
+export const registeredAuthenticator = z.strictObject({
+  authenticatorId: uuid('Identifier of the passkey'),
+  credentialId: z.string().describe('Its WebAuthn credential id, base64url'),
+});
+export type RegisteredAuthenticator = z.infer<typeof registeredAuthenticator>;
