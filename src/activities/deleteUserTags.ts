@@ -45,11 +45,11 @@ export const deleteUserTags: ActivityHandler<typeof parameters, z.infer<typeof r
       guards: [
         ...userTagIds.map((tagId, i) => ({
           condition: userTagOfOrganization(organizationId, tagId),
-          error: notFound(`parameters.userTagIds[${i}]: no user tag ${tagId} in organization ${organizationId}`),
+          error: notFound('USER_TAG_NOT_FOUND', `parameters.userTagIds[${i}]: no user tag ${tagId} in organization ${organizationId}`),
         })),
         {
           condition: userTagMembersAre(organizationId, userTagIds, userIds),
-          error: invalidArgument('the users of these tags changed while they were being deleted; nothing was deleted, submit again'),
+          error: invalidArgument('the users of these tags changed while they were being deleted; nothing was deleted, submit again', [], 'CONCURRENT_CHANGE'),
         },
       ],
       // Members added meanwhile commit first, and this statement then sees them (the guard above).

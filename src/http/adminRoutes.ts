@@ -26,11 +26,11 @@ import { rootQuorumParameters } from '../activities/updateRootQuorum.ts';
 import { schemaError } from '../wire/violations.ts';
 import { OUTBOX_STATUSES } from '../store/outbox.ts';
 import { TEMPLATE_LIMITS } from '../otp/emailTemplates.ts';
-import { verifyAuthenticatorRegistration } from '../keys/verifyAuthenticatorRegistration.ts';
+import { verifiedRegistration } from '../activities/passkeyRegistration.ts';
 import { P256_PUBLIC_KEY_PATTERN } from '../keys/p256.ts';
 import { MAX_EMAIL_LENGTH, MAX_PHONE_INPUT_LENGTH } from '../otp/contact.ts';
 import { wholeNumberPattern } from '../wire/numberPattern.ts';
-import { notFound, permissionDenied, unauthenticated } from '../errors.ts';
+import { notFound, permissionDenied, SignetError } from '../errors.ts';
 import type { AppDependencies } from './dependencies.ts';
 import { rawBody } from './rawBody.ts';
 import { addressMatcher } from './clientAddress.ts';
@@ -167,13 +167,14 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AppDependencies)
     async (admin) => {
       admin.addHook('onRequest', async (request) => {
         if (!allowed(request.ip)) {
-          throw permissionDenied('the admin API only answers allowed client addresses (SIGNET_ADMIN_HOST)');
+          throw permissionDenied('ADDRESS_NOT_ALLOWED', 'the admin API only answers allowed client addresses (SIGNET_ADMIN_HOST)');
         }
         const header = request.headers.authorization ?? '';
         const match = /^Bearer (\S+)$/.exec(header);
         // Compare digests: constant time and independent of the token's length.
         if (!match || !timingSafeEqual(digest(match[1]!), expected)) {
-          throw unauthenticated(
+          throw new SignetError(
+            'ADMIN_TOKEN_INVALID',
             'the admin API needs Authorization: Bearer <token>, the token this server was given in SIGNET_ADMIN_TOKEN or, without it, ' +
               'the one it wrote to SIGNET_DATA_DIR/admin-token; the signet CLI sends it when it runs with the same SIGNET_ADMIN_TOKEN or SIGNET_DATA_DIR',
           );
@@ -315,7 +316,7 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AppDependencies)
       admin.post('/organizations/:organizationId/users/:userId/authenticators', async (request) => {
         const { organizationId, userId } = parse(params.orgUser, request.params, 'invalid path');
         const input = parse(adminSchemas.authenticator, jsonBody(request), 'invalid authenticator');
-        const verified = await verifyAuthenticatorRegistration(input.attestation, {
+        const verified = await verifiedRegistration(input.attestation, {
           expectedChallenge: input.challenge,
           origins: config.webauthnOrigins,
           rpId: config.webauthnRpId,
@@ -324,7 +325,7 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AppDependencies)
       });
 
       admin.setNotFoundHandler((request) => {
-        throw notFound(`no admin route ${request.method} ${request.url.split('?')[0]}`);
+        throw notFound('ROUTE_NOT_FOUND', `no admin route ${request.method} ${request.url.split('?')[0]}`);
       });
     },
     { prefix: '/admin/v1' },

@@ -28,7 +28,7 @@ export const rootQuorumSchema = z
 const noneYet = (what: string) => z.array(z.unknown()).max(0).describe(`${what}: Signet has none yet; always empty`);
 
 function missing(organizationId: string): never {
-  throw notFound(`no organization ${organizationId}`);
+  throw notFound('ORGANIZATION_NOT_FOUND', `no organization ${organizationId}`);
 }
 
 export const getOrganizationConfigs: QueryHandler = {
