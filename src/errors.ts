@@ -335,3 +335,12 @@ export function credentialRefused(
     'unknown_credential',
   );
 }
+
+/** The reasons as the Markdown table of docs/api.md (a test holds the page to it). */
+export function reasonTable(): string {
+  const rows = (Object.keys(REASONS) as Reason[]).map((reason) => {
+    const { status, code, meaning } = REASONS[reason];
+    return `| \`${reason}\` | ${status} | ${code} | ${meaning.replaceAll('|', '\\|')} |`;
+  });
+  return ['| turnkeyErrorCode | HTTP status | gRPC code | When |', '| --- | --- | --- | --- |', ...rows].join('\n');
+}

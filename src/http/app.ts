@@ -76,7 +76,8 @@ export function buildApp(deps: AppDependencies): FastifyInstance {
     routerOptions: { maxParamLength: 256 },
     // Stamps and fingerprints are over exact bytes; nothing may rewrite the body.
     onProtoPoisoning: 'error',
-    return503OnClosing: true,
+    // Requests that arrive while the server closes are refused by drainOnClose, in the error shape.
+    return503OnClosing: false,
     forceCloseConnections: 'idle',
     // A client has requestTimeoutMs for the whole request, headers and body (slow-body clients are cut
     // off with a 408), and an idle kept-alive connection is closed after keepAliveTimeoutMs.
@@ -199,12 +200,16 @@ function answerClientError(this: FastifyInstance, error: NodeJS.ErrnoException, 
  * At close, Node stops accepting and drops idle keep-alive connections, but a connection whose
  * request is in flight would stay open after its answer for keepAliveTimeout (72 s in Fastify),
  * holding the shutdown up. Answers sent while closing say `Connection: close`, and a connection
- * that goes idle while closing is dropped at once.
+ * that goes idle while closing is dropped at once. A request that arrives while closing is refused
+ * with a 503 (SHUTTING_DOWN), for the client to send it elsewhere.
  */
 function drainOnClose(app: FastifyInstance): void {
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
+  });
+  app.addHook('onRequest', async () => {
+    if (closing) throw unavailable('the server is shutting down; nothing was done, send the request again', 'SHUTTING_DOWN');
   });
   app.addHook('onSend', async (_request, reply, payload) => {
     if (closing) reply.header('connection', 'close');

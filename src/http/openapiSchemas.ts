@@ -2,6 +2,7 @@
 // answers of the admin API (shapes of src/admin/*.ts) and of the service routes, the tags, and the
 // document's introduction (how a stamp is built, how to point the ecosystem's clients at Signet).
 import { z } from 'zod';
+import { REASONS, type Reason, TURNKEY_ERROR_DETAIL_TYPE } from '../errors.ts';
 import { CHANNELS, OUTBOX_STATUSES } from '../store/outbox.ts';
 import { timestamp, uuid } from '../activities/activitySchema.ts';
 import { SERVICE_KEYS } from '../activities/serviceKeys.ts';
@@ -9,6 +10,16 @@ import { rootQuorumSchema } from '../queries/organization.ts';
 
 const nullableTimestamp = (description: string) => z.iso.datetime().nullable().describe(`${description} (RFC 3339, UTC), or null`);
 const compressedKey = (description: string) => z.string().regex(/^0[23][0-9a-f]{64}$/).describe(`${description}: a compressed P-256 public key, hex (66 characters)`);
+
+/** The detail every error answer carries: its reason, one of the table in src/errors.ts. */
+const turnkeyErrorDetail = z
+  .strictObject({
+    '@type': z.literal(TURNKEY_ERROR_DETAIL_TYPE).describe('The kind of detail'),
+    turnkeyErrorCode: z
+      .enum(Object.keys(REASONS) as [Reason, ...Reason[]])
+      .describe('Why the request was refused or failed: a stable name a client may branch on (each status lists its reasons)'),
+  })
+  .meta({ id: 'TurnkeyErrorDetail' });
 
 export const errorSchema = z
   .strictObject({
@@ -19,19 +30,22 @@ export const errorSchema = z
     message: z.string().describe('What is wrong and how to fix it; a field violation starts with its field, e.g. "parameters.contact: …"'),
     details: z
       .array(
-        z.strictObject({
-          '@type': z.literal('type.googleapis.com/google.rpc.BadRequest').describe('The kind of detail'),
-          fieldViolations: z
-            .array(
-              z.strictObject({
-                field: z.string().describe('The field, as the request wrote it (parameters.users[1].userEmail)'),
-                description: z.string().describe('What is wrong with it'),
-              }),
-            )
-            .describe('Each field that is wrong'),
-        }),
+        z.union([
+          z.strictObject({
+            '@type': z.literal('type.googleapis.com/google.rpc.BadRequest').describe('The kind of detail'),
+            fieldViolations: z
+              .array(
+                z.strictObject({
+                  field: z.string().describe('The field, as the request wrote it (parameters.users[1].userEmail)'),
+                  description: z.string().describe('What is wrong with it'),
+                }),
+              )
+              .describe('Each field that is wrong'),
+          }),
+          turnkeyErrorDetail,
+        ]),
       )
-      .describe('Empty, or one google.rpc.BadRequest naming each wrong field'),
+      .describe('A google.rpc.BadRequest naming each wrong field (when fields are wrong), then always a TurnkeyErrorDetail with the reason'),
   })
   .meta({ id: 'Error', description: 'Every refusal and failure, with its HTTP status. Every answer carries X-Request-Id' });
 
