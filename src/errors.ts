@@ -20,8 +20,8 @@ export const GrpcCode = {
 
 /**
  * Why a stamp was refused, for operators (the signet_stamp_failures_total metric and the log): a
- * fixed set, so it never carries request data and keeps the metric's label values bounded. The
- * client reads the message instead; the reason is not sent.
+ * fixed set, so it never carries request data and keeps the metric's label values bounded. It is
+ * not sent: the client reads the answer's reason (REASONS), which follows from it.
  */
 export const STAMP_FAILURE_REASONS = [
   'missing',
@@ -242,20 +242,24 @@ export class SignetError extends Error {
   }
 }
 
+/** The reasons answered with status S: a factory of one status takes only those. */
 type ReasonOfStatus<S extends number> = { [R in Reason]: (typeof REASONS)[R]['status'] extends S ? R : never }[Reason];
 
-export const invalidArgument = (message: string, fieldViolations: FieldViolation[] = [], reason: ReasonOfStatus<400> = 'INVALID_REQUEST') =>
-  new SignetError(reason, message, { fieldViolations });
+export const invalidArgument = (message: string, fieldViolations: FieldViolation[] = []) =>
+  new SignetError('INVALID_REQUEST', message, { fieldViolations });
+
+/** 400: a concurrent request changed what this one depends on; nothing was stored. */
+export const concurrentChange = (message: string) => new SignetError('CONCURRENT_CHANGE', message);
 
 /** 400: the request could not be read at all (HTTP, URL, body that is no JSON object). */
 export const malformedRequest = (message: string) => new SignetError('MALFORMED_REQUEST', message);
 
 /** One bad field: the message repeats the field so a client that only logs `message` still knows. */
 export const invalidField = (field: string, description: string, reason: ReasonOfStatus<400> = 'INVALID_REQUEST') =>
-  invalidArgument(`${field}: ${description}`, [{ field, description }], reason);
+  new SignetError(reason, `${field}: ${description}`, { fieldViolations: [{ field, description }] });
 
-/** 401 to a stamp: `stampFailure` says which check refused it (for operators); the reason follows from it unless given. */
-export const unauthenticated = (message: string, stampFailure: StampFailureReason, reason: ReasonOfStatus<401> = STAMP_FAILURE_ANSWER[stampFailure] as ReasonOfStatus<401>) =>
+/** A refused stamp: `stampFailure` says which check refused it (for operators); the reason follows from it unless given. */
+export const unauthenticated = (message: string, stampFailure: StampFailureReason, reason: Reason = STAMP_FAILURE_ANSWER[stampFailure]) =>
   new SignetError(reason, message, { stampFailure });
 
 /** 403. Give `stampFailure` when a valid stamp was refused for the organization it names. */

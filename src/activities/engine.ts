@@ -9,7 +9,7 @@
 // (auth/), over the raw bytes.
 import { hash, randomUUID } from 'node:crypto';
 import type { Config } from '../config.ts';
-import { credentialRefused, invalidArgument, invalidField, notFound, permissionDenied, requestNotAuthorized, SignetError, unauthenticated, unavailable } from '../errors.ts';
+import { concurrentChange, credentialRefused, invalidField, notFound, permissionDenied, requestNotAuthorized, SignetError, unauthenticated, unavailable } from '../errors.ts';
 import type { Approver, Decision } from '../policy/index.ts';
 import { findActivity, lockActivity, writeVote, type ActivityRecord, type VoteRecord, type VoteWrite, type WriteOutcome } from '../store/activities.ts';
 import { ActivityWriter } from '../store/activityWriter.ts';
@@ -368,7 +368,7 @@ export class ActivityEngine {
       case 'raced':
         return storedOr(new Error('activity vanished after a fingerprint conflict'));
       case 'conflict':
-        return storedOr(invalidArgument('a value of this request was registered by a concurrent request meanwhile; submit again to learn which', [], 'CONCURRENT_CHANGE'));
+        return storedOr(concurrentChange('a value of this request was registered by a concurrent request meanwhile; submit again to learn which'));
       case 'authorityChanged':
         throw new Error('unreachable: a changed authority is decided again before settling');
     }
