@@ -6,9 +6,9 @@ import { z } from 'zod';
 import { activityAnswer } from '../activities/activitySchema.ts';
 import { envelopeSchema } from '../activities/envelope.ts';
 import type { ActivityHandler } from '../activities/handler.ts';
+import { REASONS, reasonsOfStatus } from '../errors.ts';
 import type { QueryHandler } from '../queries/query.ts';
 import { adminListQueries, adminSchemas } from './adminRoutes.ts';
-import { REASONS, reasonsOfStatus } from '../errors.ts';
 import { adminAnswers, errorSchema, INTRODUCTION, serviceAnswers, TAGS } from './openapiSchemas.ts';
 
 type JsonSchema = Record<string, unknown>;
