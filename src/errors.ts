@@ -1,6 +1,6 @@
-// Every error a client can receive: its HTTP status, gRPC code and wire shape.
+// Every error a client can receive: its reason, HTTP status, gRPC code and wire shape.
 // Code anywhere throws a SignetError; the HTTP layer renders it and never leaks a stack trace.
-import type { ApiKeyKind } from './store/credentials.ts';
+import type { ApiKeyKind } from './wire/credentialKind.ts';
 
 export interface FieldViolation {
   field: string;
@@ -20,8 +20,8 @@ export const GrpcCode = {
 
 /**
  * Why a stamp was refused, for operators (the signet_stamp_failures_total metric and the log): a
- * fixed set, so it never carries request data and keeps the metric's label values bounded. The
- * client reads the message instead; the reason is not sent.
+ * fixed set, so it never carries request data and keeps the metric's label values bounded. It is
+ * not sent: the client reads the answer's reason (REASONS), which follows from it.
  */
 export const STAMP_FAILURE_REASONS = [
   'missing',
@@ -44,21 +44,192 @@ export const STAMP_FAILURE_REASONS = [
 
 export type StampFailureReason = (typeof STAMP_FAILURE_REASONS)[number];
 
+interface ReasonEntry {
+  status: number;
+  code: (typeof GrpcCode)[keyof typeof GrpcCode];
+  /** One line for the API docs: when a client receives it. */
+  meaning: string;
+}
+
+/**
+ * The reasons an error answer gives, one per cause a client may act on differently. Each answer
+ * carries its reason as a TurnkeyErrorDetail's turnkeyErrorCode; the names are stable (a client
+ * branches on them), so a reason is added, never renamed. The OpenAPI document and docs/api.md are
+ * written from this table.
+ */
+export const REASONS = {
+  MALFORMED_REQUEST: {
+    status: 400,
+    code: GrpcCode.INVALID_ARGUMENT,
+    meaning: 'The request could not be read: malformed HTTP, an undecodable URL, or a body that is empty, not UTF-8, not JSON or not a JSON object',
+  },
+  INVALID_REQUEST: {
+    status: 400,
+    code: GrpcCode.INVALID_ARGUMENT,
+    meaning: 'A schema or rule violation, an unknown field or the wrong type; a BadRequest detail names each field',
+  },
+  CONCURRENT_CHANGE: {
+    status: 400,
+    code: GrpcCode.INVALID_ARGUMENT,
+    meaning: 'A concurrent request changed what this one depends on; nothing was stored, submit again',
+  },
+  INVALID_OTP_CODE: { status: 400, code: GrpcCode.INVALID_ARGUMENT, meaning: 'The OTP code is not the one sent; the message says how many attempts are left' },
+  OTP_EXPIRED: { status: 400, code: GrpcCode.INVALID_ARGUMENT, meaning: 'The OTP expired; request a new code' },
+  OTP_ALREADY_USED: { status: 400, code: GrpcCode.INVALID_ARGUMENT, meaning: 'The OTP was already used; request a new code' },
+  OTP_ATTEMPTS_EXHAUSTED: { status: 400, code: GrpcCode.INVALID_ARGUMENT, meaning: 'Too many wrong codes for this OTP; request a new code' },
+  STAMP_MISSING: { status: 401, code: GrpcCode.UNAUTHENTICATED, meaning: 'The request has no stamp header' },
+  STAMP_MALFORMED: {
+    status: 401,
+    code: GrpcCode.UNAUTHENTICATED,
+    meaning: 'The stamp cannot be read: not base64url JSON, a missing field, a public key or signature of the wrong form',
+  },
+  BAD_SIGNATURE: { status: 401, code: GrpcCode.UNAUTHENTICATED, meaning: 'The stamp signature does not verify over the request body' },
+  UNKNOWN_CREDENTIAL: { status: 401, code: GrpcCode.UNAUTHENTICATED, meaning: 'No such API key, passkey or usable verification token is registered' },
+  CREDENTIAL_REVOKED: { status: 401, code: GrpcCode.UNAUTHENTICATED, meaning: 'The API key or passkey was revoked' },
+  CREDENTIAL_EXPIRED: { status: 401, code: GrpcCode.UNAUTHENTICATED, meaning: 'The API key expired' },
+  SESSION_EXPIRED: {
+    status: 401,
+    code: GrpcCode.UNAUTHENTICATED,
+    meaning: 'The session key (of otp_login) or otp_auth key expired or was revoked; log in again',
+  },
+  TIMESTAMP_STALE: { status: 401, code: GrpcCode.UNAUTHENTICATED, meaning: "timestampMs is too far from the server's clock; stamp a fresh request" },
+  STAMP_REPLAYED: {
+    status: 401,
+    code: GrpcCode.UNAUTHENTICATED,
+    meaning: "The passkey assertion was already used (its signature counter did not grow); stamp a new request",
+  },
+  WEBAUTHN_REJECTED: {
+    status: 401,
+    code: GrpcCode.UNAUTHENTICATED,
+    meaning: 'The passkey assertion was refused: its type, challenge, origin, relying party, user presence or data',
+  },
+  VERIFICATION_TOKEN_USED: { status: 401, code: GrpcCode.UNAUTHENTICATED, meaning: 'The verification token of an attested stamp was already used to log in' },
+  VERIFICATION_TOKEN_EXPIRED: { status: 401, code: GrpcCode.UNAUTHENTICATED, meaning: 'The verification token of an attested stamp expired' },
+  ADMIN_TOKEN_INVALID: { status: 401, code: GrpcCode.UNAUTHENTICATED, meaning: 'The admin API was called without the right bearer token' },
+  WRONG_ORGANIZATION: { status: 403, code: GrpcCode.PERMISSION_DENIED, meaning: 'A valid credential of another organization' },
+  PARENT_MAY_NOT_SUBMIT: {
+    status: 403,
+    code: GrpcCode.PERMISSION_DENIED,
+    meaning: "A parent organization's credential submitted an activity other than the login activities in a sub-organization",
+  },
+  REQUEST_NOT_AUTHORIZED: {
+    status: 403,
+    code: GrpcCode.PERMISSION_DENIED,
+    meaning: "The organization's root quorum and policies do not allow the activity (or the vote); nothing was stored",
+  },
+  ADDRESS_NOT_ALLOWED: {
+    status: 403,
+    code: GrpcCode.PERMISSION_DENIED,
+    meaning: 'The client address may not use this route (SIGNET_ADMIN_HOST, SIGNET_METRICS_HOST)',
+  },
+  ORIGIN_NOT_ALLOWED: { status: 403, code: GrpcCode.PERMISSION_DENIED, meaning: 'A CORS preflight from an origin not in SIGNET_CORS_ORIGINS' },
+  ROUTE_NOT_FOUND: { status: 404, code: GrpcCode.NOT_FOUND, meaning: 'No route or file at this method and path' },
+  ORGANIZATION_NOT_FOUND: { status: 404, code: GrpcCode.NOT_FOUND, meaning: 'No such organization' },
+  ORGANIZATION_DELETED: {
+    status: 404,
+    code: GrpcCode.NOT_FOUND,
+    meaning: 'The sub-organization was deleted: its activities stay readable, nothing more can be submitted there',
+  },
+  USER_NOT_FOUND: { status: 404, code: GrpcCode.NOT_FOUND, meaning: 'No such user in the organization, or it was removed' },
+  API_KEY_NOT_FOUND: { status: 404, code: GrpcCode.NOT_FOUND, meaning: 'No such API key in the organization' },
+  AUTHENTICATOR_NOT_FOUND: { status: 404, code: GrpcCode.NOT_FOUND, meaning: 'No such authenticator (passkey) in the organization' },
+  ACTIVITY_NOT_FOUND: { status: 404, code: GrpcCode.NOT_FOUND, meaning: 'No such activity in the organization' },
+  POLICY_NOT_FOUND: { status: 404, code: GrpcCode.NOT_FOUND, meaning: 'No such policy in the organization' },
+  USER_TAG_NOT_FOUND: { status: 404, code: GrpcCode.NOT_FOUND, meaning: 'No such user tag in the organization' },
+  OTP_NOT_FOUND: { status: 404, code: GrpcCode.NOT_FOUND, meaning: "No OTP with this id in the organization (another organization's too)" },
+  SMART_CONTRACT_INTERFACE_NOT_FOUND: { status: 404, code: GrpcCode.NOT_FOUND, meaning: 'No such smart contract interface in the organization' },
+  EMAIL_TEMPLATE_NOT_FOUND: { status: 404, code: GrpcCode.NOT_FOUND, meaning: 'No such email template in the organization' },
+  SENDER_DOMAIN_NOT_FOUND: { status: 404, code: GrpcCode.NOT_FOUND, meaning: 'No such sender domain in the organization' },
+  REQUEST_TIMEOUT: {
+    status: 408,
+    code: GrpcCode.DEADLINE_EXCEEDED,
+    meaning: 'The whole request did not arrive within SIGNET_REQUEST_TIMEOUT_MS; the connection is closed',
+  },
+  BODY_TOO_LARGE: { status: 413, code: GrpcCode.INVALID_ARGUMENT, meaning: 'The body is over 1 MiB; the connection is closed' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, code: GrpcCode.INVALID_ARGUMENT, meaning: 'Content-Type is not application/json' },
+  TOO_MANY_AUTH_FAILURES: {
+    status: 429,
+    code: GrpcCode.RESOURCE_EXHAUSTED,
+    meaning: 'Too many failed authentications from this client address (SIGNET_AUTH_FAILURE_LIMIT); Retry-After says when to retry',
+  },
+  OTP_RATE_LIMITED: {
+    status: 429,
+    code: GrpcCode.RESOURCE_EXHAUSTED,
+    meaning: 'An OTP rate limit (per userIdentifier, phone number or email address: SIGNET_RATE_LIMIT_*); no OTP was created, Retry-After says when to retry',
+  },
+  HEADERS_TOO_LARGE: { status: 431, code: GrpcCode.INVALID_ARGUMENT, meaning: 'The request headers are over 16 KiB; the connection is closed' },
+  INTERNAL: { status: 500, code: GrpcCode.INTERNAL, meaning: 'Server fault; nothing was stored, the request can be retried' },
+  DATABASE_UNAVAILABLE: {
+    status: 503,
+    code: GrpcCode.UNAVAILABLE,
+    meaning: 'The database is unavailable or did not answer in time; nothing was stored, retry later with the same body',
+  },
+  AUTHORITY_CHANGING: {
+    status: 503,
+    code: GrpcCode.UNAVAILABLE,
+    meaning: "The organization's root quorum or policies kept changing while the activity was decided; nothing was stored, submit again",
+  },
+  SHUTTING_DOWN: { status: 503, code: GrpcCode.UNAVAILABLE, meaning: 'The server is shutting down; the connection is closed, retry on another instance' },
+} as const satisfies Record<string, ReasonEntry>;
+
+export type Reason = keyof typeof REASONS;
+
+/** The reasons with their HTTP status `status`, in the table's order. */
+export const reasonsOfStatus = (status: number): Reason[] => (Object.keys(REASONS) as Reason[]).filter((reason) => REASONS[reason].status === status);
+
+/** The detail that carries the reason, as the ecosystem's errors carry theirs. */
+export const TURNKEY_ERROR_DETAIL_TYPE = 'type.googleapis.com/errors.v1.TurnkeyErrorDetail';
+
+/** The reason each stamp failure is answered with (a credential's kind may make it more precise). */
+const STAMP_FAILURE_ANSWER: Record<StampFailureReason, Reason> = {
+  missing: 'STAMP_MISSING',
+  malformed: 'STAMP_MALFORMED',
+  bad_signature: 'BAD_SIGNATURE',
+  unknown_credential: 'UNKNOWN_CREDENTIAL',
+  revoked: 'CREDENTIAL_REVOKED',
+  expired: 'CREDENTIAL_EXPIRED',
+  replayed: 'STAMP_REPLAYED',
+  stale_timestamp: 'TIMESTAMP_STALE',
+  wrong_organization: 'WRONG_ORGANIZATION',
+  webauthn_type: 'WEBAUTHN_REJECTED',
+  webauthn_challenge: 'WEBAUTHN_REJECTED',
+  webauthn_origin: 'WEBAUTHN_REJECTED',
+  webauthn_rp_id: 'WEBAUTHN_REJECTED',
+  webauthn_user_not_present: 'WEBAUTHN_REJECTED',
+  webauthn_cross_origin: 'WEBAUTHN_REJECTED',
+  webauthn_rejected: 'WEBAUTHN_REJECTED',
+};
+
+export interface SignetErrorOptions {
+  fieldViolations?: FieldViolation[];
+  /** Seconds a client should wait before retrying (sent as Retry-After). */
+  retryAfterSeconds?: number;
+  /** Set on 401/403 answers to a stamp: which check refused it. */
+  stampFailure?: StampFailureReason;
+  /** Only for a refusal of the HTTP framework whose own 4xx status is passed on; otherwise the reason's. */
+  status?: number;
+}
+
 export class SignetError extends Error {
   override name = 'SignetError';
+  readonly status: number;
+  readonly code: number;
+  readonly fieldViolations: FieldViolation[];
+  readonly retryAfterSeconds?: number;
+  readonly stampFailure?: StampFailureReason;
+
   constructor(
-    readonly status: number,
-    readonly code: number,
+    /** Why, for a client to branch on: sent as the TurnkeyErrorDetail's turnkeyErrorCode. */
+    readonly reason: Reason,
     message: string,
-    readonly fieldViolations: FieldViolation[] = [],
-    /** Seconds a client should wait before retrying (sent as Retry-After). */
-    readonly retryAfterSeconds?: number,
-    /** Set on 401/403 answers to a stamp: which check refused it. */
-    readonly stampFailure?: StampFailureReason,
-    /** The ecosystem's machine-readable error code, sent as a TurnkeyErrorDetail (e.g. REQUEST_NOT_AUTHORIZED). */
-    readonly turnkeyErrorCode?: string,
+    options: SignetErrorOptions = {},
   ) {
     super(message);
+    this.status = options.status ?? REASONS[reason].status;
+    this.code = REASONS[reason].code;
+    this.fieldViolations = options.fieldViolations ?? [];
+    this.retryAfterSeconds = options.retryAfterSeconds;
+    this.stampFailure = options.stampFailure;
   }
 
   toJSON(): { code: number; message: string; details: unknown[] } {
@@ -66,71 +237,74 @@ export class SignetError extends Error {
       this.fieldViolations.length > 0
         ? [{ '@type': 'type.googleapis.com/google.rpc.BadRequest', fieldViolations: this.fieldViolations }]
         : [];
-    if (this.turnkeyErrorCode) details.push({ '@type': 'type.googleapis.com/errors.v1.TurnkeyErrorDetail', turnkeyErrorCode: this.turnkeyErrorCode });
+    details.push({ '@type': TURNKEY_ERROR_DETAIL_TYPE, turnkeyErrorCode: this.reason });
     return { code: this.code, message: this.message, details };
   }
 }
 
+/** The reasons answered with status S: a factory of one status takes only those. */
+type ReasonOfStatus<S extends number> = { [R in Reason]: (typeof REASONS)[R]['status'] extends S ? R : never }[Reason];
+
 export const invalidArgument = (message: string, fieldViolations: FieldViolation[] = []) =>
-  new SignetError(400, GrpcCode.INVALID_ARGUMENT, message, fieldViolations);
+  new SignetError('INVALID_REQUEST', message, { fieldViolations });
+
+/** 400: a concurrent request changed what this one depends on; nothing was stored. */
+export const concurrentChange = (message: string) => new SignetError('CONCURRENT_CHANGE', message);
+
+/** 400: the request could not be read at all (HTTP, URL, body that is no JSON object). */
+export const malformedRequest = (message: string) => new SignetError('MALFORMED_REQUEST', message);
 
 /** One bad field: the message repeats the field so a client that only logs `message` still knows. */
-export const invalidField = (field: string, description: string) =>
-  invalidArgument(`${field}: ${description}`, [{ field, description }]);
+export const invalidField = (field: string, description: string, reason: ReasonOfStatus<400> = 'INVALID_REQUEST') =>
+  new SignetError(reason, `${field}: ${description}`, { fieldViolations: [{ field, description }] });
 
-/** 401. Give `stampFailure` when a stamp was refused, so operators can count why. */
-export const unauthenticated = (message: string, stampFailure?: StampFailureReason) =>
-  new SignetError(401, GrpcCode.UNAUTHENTICATED, message, [], undefined, stampFailure);
+/** A refused stamp: `stampFailure` says which check refused it (for operators); the reason follows from it unless given. */
+export const unauthenticated = (message: string, stampFailure: StampFailureReason, reason: Reason = STAMP_FAILURE_ANSWER[stampFailure]) =>
+  new SignetError(reason, message, { stampFailure });
 
 /** 403. Give `stampFailure` when a valid stamp was refused for the organization it names. */
-export const permissionDenied = (message: string, stampFailure?: StampFailureReason) =>
-  new SignetError(403, GrpcCode.PERMISSION_DENIED, message, [], undefined, stampFailure);
+export const permissionDenied = (reason: ReasonOfStatus<403>, message: string, stampFailure?: StampFailureReason) =>
+  new SignetError(reason, message, { stampFailure });
 
 /** 403: the organization's root quorum and policies do not allow the activity; nothing was stored. */
-export const requestNotAuthorized = (message: string) =>
-  new SignetError(403, GrpcCode.PERMISSION_DENIED, message, [], undefined, undefined, 'REQUEST_NOT_AUTHORIZED');
+export const requestNotAuthorized = (message: string) => new SignetError('REQUEST_NOT_AUTHORIZED', message);
 
-export const notFound = (message: string) => new SignetError(404, GrpcCode.NOT_FOUND, message);
+export const notFound = (reason: ReasonOfStatus<404>, message: string) => new SignetError(reason, message);
 
 export const payloadTooLarge = (limitBytes: number) =>
-  new SignetError(413, GrpcCode.INVALID_ARGUMENT, `request body is larger than the limit of ${limitBytes} bytes`);
+  new SignetError('BODY_TOO_LARGE', `request body is larger than the limit of ${limitBytes} bytes`);
 
 export const unsupportedMediaType = (got: string | undefined) =>
-  new SignetError(
-    415,
-    GrpcCode.INVALID_ARGUMENT,
-    `Content-Type must be application/json${got ? `, got "${got}"` : ''}`,
-  );
+  new SignetError('UNSUPPORTED_MEDIA_TYPE', `Content-Type must be application/json${got ? `, got "${got}"` : ''}`);
 
-export const resourceExhausted = (message: string, retryAfterSeconds: number) =>
-  new SignetError(429, GrpcCode.RESOURCE_EXHAUSTED, message, [], retryAfterSeconds);
+export const resourceExhausted = (reason: ReasonOfStatus<429>, message: string, retryAfterSeconds: number) =>
+  new SignetError(reason, message, { retryAfterSeconds });
 
-export const internal = () =>
-  new SignetError(500, GrpcCode.INTERNAL, 'internal error; nothing was stored, the request can be retried');
+export const internal = () => new SignetError('INTERNAL', 'internal error; nothing was stored, the request can be retried');
 
-export const unavailable = (message = 'the database is unavailable; nothing was stored, retry later') =>
-  new SignetError(503, GrpcCode.UNAVAILABLE, message);
+export const unavailable = (message = 'the database is unavailable; nothing was stored, retry later', reason: ReasonOfStatus<503> = 'DATABASE_UNAVAILABLE') =>
+  new SignetError(reason, message);
 
 // Refusals of a credential that verified but may not be used: one wording, whether the lookup before
 // the statement or the statement itself found it.
 
 // A session key's refusals, and those of a key of otp_auth (which a browser client holds as its
-// session), end with the words @turnkey/core looks for to tell its app the session expired (it
+// session), give the reason SESSION_EXPIRED and end with the words @turnkey/core looks for to tell its app the session expired (it
 // matches "Unauthenticated desc = expired api key publicKey" in the message).
 const LOGIN_ENDED = (publicKey: string, login: string) => `log in again with ${login} (Unauthenticated desc = expired api key publicKey ${publicKey})`;
 const OTP_AUTH_LOGIN = 'a new code (init_otp_auth, then otp_auth)';
 
 export const apiKeyRevoked = (publicKey: string, revokedAt: Date, kind: ApiKeyKind = 'api_key') => {
   const at = revokedAt.toISOString();
-  if (kind === 'session') return unauthenticated(`session ended: the session key ${publicKey} was revoked at ${at}; ${LOGIN_ENDED(publicKey, 'otp_login')}`, 'revoked');
-  if (kind === 'otp_auth') return unauthenticated(`API key revoked: the otp_auth key ${publicKey} was revoked at ${at}; ${LOGIN_ENDED(publicKey, OTP_AUTH_LOGIN)}`, 'revoked');
+  if (kind === 'session') return unauthenticated(`session ended: the session key ${publicKey} was revoked at ${at}; ${LOGIN_ENDED(publicKey, 'otp_login')}`, 'revoked', 'SESSION_EXPIRED');
+  if (kind === 'otp_auth') return unauthenticated(`API key revoked: the otp_auth key ${publicKey} was revoked at ${at}; ${LOGIN_ENDED(publicKey, OTP_AUTH_LOGIN)}`, 'revoked', 'SESSION_EXPIRED');
   return unauthenticated(`API key revoked: the API key ${publicKey} was revoked at ${at}; create a new API key`, 'revoked');
 };
 
 export const apiKeyExpired = (publicKey: string, expiresAt: Date, kind: ApiKeyKind = 'api_key') => {
   const at = expiresAt.toISOString();
-  if (kind === 'session') return unauthenticated(`session expired: the session key ${publicKey} expired at ${at}; ${LOGIN_ENDED(publicKey, 'otp_login')}`, 'expired');
-  if (kind === 'otp_auth') return unauthenticated(`API key expired: the otp_auth key ${publicKey} expired at ${at}; ${LOGIN_ENDED(publicKey, OTP_AUTH_LOGIN)}`, 'expired');
+  if (kind === 'session') return unauthenticated(`session expired: the session key ${publicKey} expired at ${at}; ${LOGIN_ENDED(publicKey, 'otp_login')}`, 'expired', 'SESSION_EXPIRED');
+  if (kind === 'otp_auth') return unauthenticated(`API key expired: the otp_auth key ${publicKey} expired at ${at}; ${LOGIN_ENDED(publicKey, OTP_AUTH_LOGIN)}`, 'expired', 'SESSION_EXPIRED');
   return unauthenticated(`API key expired: the API key ${publicKey} expired at ${at}; create a new API key`, 'expired');
 };
 
@@ -152,8 +326,9 @@ export function credentialRefused(
       ? unauthenticated(
           `X-Stamp-Attested: the verification token was already used to log in (at ${state.revokedAt.toISOString()}); verify a new code to log in again`,
           'replayed',
+          'VERIFICATION_TOKEN_USED',
         )
-      : unauthenticated('X-Stamp-Attested: the verification token has expired; verify a new code to log in again', 'expired');
+      : unauthenticated('X-Stamp-Attested: the verification token has expired; verify a new code to log in again', 'expired', 'VERIFICATION_TOKEN_EXPIRED');
   }
   if (state.revokedAt) {
     return webauthn ? authenticatorRevoked(credential.credentialId ?? '', state.revokedAt) : apiKeyRevoked(credential.publicKey, state.revokedAt, state.kind);
@@ -163,4 +338,13 @@ export function credentialRefused(
     `unknown ${webauthn ? 'WebAuthn credential' : 'API key'}: it is no longer registered; stamp with a registered credential`,
     'unknown_credential',
   );
+}
+
+/** The reasons as the Markdown table of docs/api.md (a test holds the page to it). */
+export function reasonTable(): string {
+  const rows = (Object.keys(REASONS) as Reason[]).map((reason) => {
+    const { status, code, meaning } = REASONS[reason];
+    return `| \`${reason}\` | ${status} | ${code} | ${meaning.replaceAll('|', '\\|')} |`;
+  });
+  return ['| turnkeyErrorCode | HTTP status | gRPC code | When |', '| --- | --- | --- | --- |', ...rows].join('\n');
 }

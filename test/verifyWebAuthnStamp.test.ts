@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { before, describe, test } from 'node:test';
 import { parseStamp, type WebAuthnStamp } from '../src/auth/parseStamp.ts';
-import { verifyAuthenticatorRegistration } from '../src/keys/verifyAuthenticatorRegistration.ts';
+import { verifiedRegistration } from '../src/activities/passkeyRegistration.ts';
 import { verifyWebAuthnStamp, type RegisteredAuthenticator } from '../src/auth/verifyWebAuthnStamp.ts';
 import { SignetError, type StampFailureReason } from '../src/errors.ts';
 import { hasEveryShape, nonCanonicalEncodings } from './support/derEncodings.ts';
@@ -56,7 +56,7 @@ function assertionWhere(authenticator: SoftwareAuthenticator, shape: (der: Buffe
 
 async function registered(authenticator: SoftwareAuthenticator): Promise<RegisteredAuthenticator> {
   const challenge = Buffer.from('registration challenge 0123456789').toString('base64url');
-  const credential = await verifyAuthenticatorRegistration(authenticator.register(challenge), {
+  const credential = await verifiedRegistration(authenticator.register(challenge), {
     expectedChallenge: challenge,
     origins: options.origins,
     rpId,
@@ -245,7 +245,7 @@ describe('verifyAuthenticatorRegistration', () => {
 
   test('attestation "none" from a passkey registers: ID, COSE key, counter, transports, AAGUID', async () => {
     const authenticator = createSoftwareAuthenticator({ rpId, origin });
-    const credential = await verifyAuthenticatorRegistration(authenticator.register(challenge), verifyOptions);
+    const credential = await verifiedRegistration(authenticator.register(challenge), verifyOptions);
     assert.equal(credential.credentialId, authenticator.credentialId);
     assert.ok(credential.publicKey instanceof Uint8Array);
     assert.equal(credential.publicKey[0], 0xa5); // a CBOR map of the five COSE EC2 members
@@ -262,15 +262,15 @@ describe('verifyAuthenticatorRegistration', () => {
     const authenticator = createSoftwareAuthenticator({ rpId, origin });
     const response = authenticator.register(challenge);
     await assert.rejects(
-      verifyAuthenticatorRegistration(response, { ...verifyOptions, expectedChallenge: 'b3RoZXItY2hhbGxlbmdl' }),
+      verifiedRegistration(response, { ...verifyOptions, expectedChallenge: 'b3RoZXItY2hhbGxlbmdl' }),
       rejected(400, /^attestation: wrong challenge/),
     );
     await assert.rejects(
-      verifyAuthenticatorRegistration(response, { ...verifyOptions, origins: ['https://other.example'] }),
+      verifiedRegistration(response, { ...verifyOptions, origins: ['https://other.example'] }),
       rejected(400, /^attestation: wrong origin/),
     );
     await assert.rejects(
-      verifyAuthenticatorRegistration(response, { ...verifyOptions, rpId: 'other.example' }),
+      verifiedRegistration(response, { ...verifyOptions, rpId: 'other.example' }),
       rejected(400, /^attestation: wrong RP ID/),
     );
   });
@@ -287,7 +287,7 @@ describe('verifyAuthenticatorRegistration', () => {
       [{ ...response, response: { ...response.response, clientDataJSON: Buffer.from('{').toString('base64url') } }, /^attestation: registration rejected/],
     ];
     for (const [input, pattern] of cases) {
-      await assert.rejects(verifyAuthenticatorRegistration(input, verifyOptions), rejected(400, pattern));
+      await assert.rejects(verifiedRegistration(input, verifyOptions), rejected(400, pattern));
     }
   });
 
@@ -295,7 +295,7 @@ describe('verifyAuthenticatorRegistration', () => {
     const response = createSoftwareAuthenticator({ rpId, origin }).register(challenge);
     const otherId = Buffer.alloc(32, 1).toString('base64url');
     await assert.rejects(
-      verifyAuthenticatorRegistration({ ...response, id: otherId, rawId: otherId }, verifyOptions),
+      verifiedRegistration({ ...response, id: otherId, rawId: otherId }, verifyOptions),
       rejected(400, /^attestation\.id: is not the credential ID inside authenticatorData/),
     );
   });
@@ -305,8 +305,8 @@ describe('verifyAuthenticatorRegistration', () => {
     const response = authenticator.register(challenge);
     const attestation = v1Attestation(response);
     assert.deepEqual(attestation.transports, ['AUTHENTICATOR_TRANSPORT_INTERNAL', 'AUTHENTICATOR_TRANSPORT_HYBRID']);
-    const credential = await verifyAuthenticatorRegistration(attestation, verifyOptions);
-    assert.deepEqual(credential, await verifyAuthenticatorRegistration(response, verifyOptions));
+    const credential = await verifiedRegistration(attestation, verifyOptions);
+    assert.deepEqual(credential, await verifiedRegistration(response, verifyOptions));
     assert.deepEqual(credential.transports, ['internal', 'hybrid']);
 
     const stamp = stampOf(authenticator.assert(challengeOf(body)));
@@ -315,28 +315,28 @@ describe('verifyAuthenticatorRegistration', () => {
     // Every transport name maps; none or an empty list is no transport; a W3C JSON that carries the
     // ecosystem's names is stored the same way.
     const all = ['USB', 'NFC', 'BLE', 'HYBRID', 'INTERNAL'].map((name) => `AUTHENTICATOR_TRANSPORT_${name}`);
-    assert.deepEqual((await verifyAuthenticatorRegistration({ ...attestation, transports: all }, verifyOptions)).transports, [
+    assert.deepEqual((await verifiedRegistration({ ...attestation, transports: all }, verifyOptions)).transports, [
       'usb', 'nfc', 'ble', 'hybrid', 'internal',
     ]);
     const { transports: _, ...withoutTransports } = attestation;
-    assert.deepEqual((await verifyAuthenticatorRegistration(withoutTransports, verifyOptions)).transports, []);
-    assert.deepEqual((await verifyAuthenticatorRegistration({ ...attestation, transports: [] }, verifyOptions)).transports, []);
+    assert.deepEqual((await verifiedRegistration(withoutTransports, verifyOptions)).transports, []);
+    assert.deepEqual((await verifiedRegistration({ ...attestation, transports: [] }, verifyOptions)).transports, []);
     const mixed = { ...response, response: { ...response.response, transports: ['AUTHENTICATOR_TRANSPORT_USB', 'nfc'] } };
-    assert.deepEqual((await verifyAuthenticatorRegistration(mixed, verifyOptions)).transports, ['usb', 'nfc']);
+    assert.deepEqual((await verifiedRegistration(mixed, verifyOptions)).transports, ['usb', 'nfc']);
   });
 
   test("the ecosystem's shape is held to the same checks, and a malformed one is 400 naming its field", async () => {
     const authenticator = createSoftwareAuthenticator({ rpId, origin });
     const attestation = v1Attestation(authenticator.register(challenge));
     await assert.rejects(
-      verifyAuthenticatorRegistration(attestation, { ...verifyOptions, expectedChallenge: 'b3RoZXItY2hhbGxlbmdl' }),
+      verifiedRegistration(attestation, { ...verifyOptions, expectedChallenge: 'b3RoZXItY2hhbGxlbmdl' }),
       rejected(400, /^attestation: wrong challenge/),
     );
     await assert.rejects(
-      verifyAuthenticatorRegistration(attestation, { ...verifyOptions, origins: ['https://other.example'] }),
+      verifiedRegistration(attestation, { ...verifyOptions, origins: ['https://other.example'] }),
       rejected(400, /^attestation: wrong origin/),
     );
-    await assert.rejects(verifyAuthenticatorRegistration(attestation, { ...verifyOptions, rpId: 'other.example' }), rejected(400, /^attestation: wrong RP ID/));
+    await assert.rejects(verifiedRegistration(attestation, { ...verifyOptions, rpId: 'other.example' }), rejected(400, /^attestation: wrong RP ID/));
     const otherId = Buffer.alloc(32, 1).toString('base64url');
     const cases: [unknown, RegExp][] = [
       [{ ...attestation, credentialId: otherId }, /^attestation\.credentialId: is not the credential ID inside authenticatorData/],
@@ -347,7 +347,7 @@ describe('verifyAuthenticatorRegistration', () => {
       [{ ...attestation, clientDataJson: Buffer.from('{').toString('base64url') }, /^attestation: registration rejected/],
     ];
     for (const [input, pattern] of cases) {
-      await assert.rejects(verifyAuthenticatorRegistration(input, verifyOptions), rejected(400, pattern));
+      await assert.rejects(verifiedRegistration(input, verifyOptions), rejected(400, pattern));
     }
   });
 
@@ -355,7 +355,7 @@ describe('verifyAuthenticatorRegistration', () => {
     const padded = Buffer.from('a 31-byte registration challenge').toString('base64url'); // 32 bytes: one '=' in base64
     const authenticator = createSoftwareAuthenticator({ rpId, origin });
     const attestation = v1Attestation(authenticator.register(padded));
-    const credential = await verifyAuthenticatorRegistration(
+    const credential = await verifiedRegistration(
       { ...attestation, credentialId: `${attestation.credentialId}=` },
       { ...verifyOptions, expectedChallenge: `${padded}=` },
     );

@@ -82,7 +82,7 @@ export class Authorities {
       return known;
     }
     const read = readAuthority(db, organizationId).then((record): Authority => {
-      if (!record) throw new SignetError(404, 5, `no organization ${organizationId}`);
+      if (!record) throw new SignetError('ORGANIZATION_NOT_FOUND', `no organization ${organizationId}`);
       return { organizationId, version: record.version, rootQuorum: record.rootQuorum, ...compilePolicies(record.policies), users: new Map() };
     });
     // A failed read is not remembered.

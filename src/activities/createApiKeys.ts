@@ -85,7 +85,7 @@ export const createApiKeys: ActivityHandler<typeof parameters, z.infer<typeof re
     return {
       result: { apiKeyIds: keys.map((key) => key.id) },
       guards: [
-        { condition: userActive(organizationId, userId), error: notFound(`parameters.userId: no user ${userId} in organization ${organizationId} (or it was removed)`) },
+        { condition: userActive(organizationId, userId), error: notFound('USER_NOT_FOUND', `parameters.userId: no user ${userId} in organization ${organizationId} (or it was removed)`) },
         ...bound(false),
         ...bound(true),
       ],

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { invalidField, notFound } from '../errors.ts';
-import { verifyAuthenticatorRegistration } from '../keys/verifyAuthenticatorRegistration.ts';
+import { verifiedRegistration } from './passkeyRegistration.ts';
 import { NEW_ACTIVITY } from '../store/activities.ts';
 import { lockUserApiKeys } from '../store/apiKeys.ts';
 import { credentialIdsFree, insertAuthenticatorsOfActivity, userAuthenticatorsWithin, type NewAuthenticator } from '../store/authenticators.ts';
@@ -60,7 +60,7 @@ export const createAuthenticators: ActivityHandler<typeof parameters, z.infer<ty
     const fields = new Map<string, string>();
     for (const [i, passkey] of intent.authenticators.entries()) {
       const field = `parameters.authenticators[${i}].attestation`;
-      const verified = await verifyAuthenticatorRegistration(passkey.attestation, {
+      const verified = await verifiedRegistration(passkey.attestation, {
         expectedChallenge: passkey.challenge,
         origins: config.webauthnOrigins,
         rpId: config.webauthnRpId,
@@ -74,7 +74,7 @@ export const createAuthenticators: ActivityHandler<typeof parameters, z.infer<ty
     return {
       result: { authenticatorIds: authenticators.map((a) => a.id) },
       guards: [
-        { condition: userActive(organizationId, userId), error: notFound(`parameters.userId: no user ${userId} in organization ${organizationId} (or it was removed)`) },
+        { condition: userActive(organizationId, userId), error: notFound('USER_NOT_FOUND', `parameters.userId: no user ${userId} in organization ${organizationId} (or it was removed)`) },
         {
           condition: userAuthenticatorsWithin(userId, authenticators.length, MAX_AUTHENTICATORS_PER_USER),
           error: invalidField(

@@ -67,7 +67,7 @@ export const createUserTag: ActivityHandler<typeof parameters, z.infer<typeof re
         },
         ...userIds.map((userId, i) => ({
           condition: userActive(organizationId, userId),
-          error: notFound(`parameters.userIds[${i}]: no user ${userId} in organization ${organizationId} (or it was removed)`),
+          error: notFound('USER_NOT_FOUND', `parameters.userIds[${i}]: no user ${userId} in organization ${organizationId} (or it was removed)`),
         })),
       ],
       rows: [

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { invalidField, notFound, type FieldViolation } from '../errors.ts';
 import { canonicalEmailAddress, emailAddressProblem, MAX_EMAIL_LENGTH, MAX_PHONE_INPUT_LENGTH, normalizePhoneNumber } from '../otp/contact.ts';
 import { p256PointHex } from '../keys/p256.ts';
-import { verifyAuthenticatorRegistration } from '../keys/verifyAuthenticatorRegistration.ts';
+import { verifiedRegistration } from './passkeyRegistration.ts';
 import { NEW_ACTIVITY } from '../store/activities.ts';
 import { apiKeysFree, insertApiKeysOfActivity, type NewApiKey } from '../store/apiKeys.ts';
 import { credentialIdsFree, insertAuthenticatorsOfActivity, type NewAuthenticator } from '../store/authenticators.ts';
@@ -254,7 +254,7 @@ export const createUsers: ActivityHandler<typeof createUsersParameters, z.infer<
         },
         ...tagIds.map((tagId) => ({
           condition: userTagOfOrganization(organizationId, tagId),
-          error: notFound(`${tagFields.get(tagId)}: no user tag ${tagId} in organization ${organizationId}`),
+          error: notFound('USER_TAG_NOT_FOUND', `${tagFields.get(tagId)}: no user tag ${tagId} in organization ${organizationId}`),
         })),
       ],
       gates,
@@ -300,7 +300,7 @@ export async function planNewUsers(
     }
     for (const [j, passkey] of user.authenticators.entries()) {
       const field = `parameters.${at}[${i}].authenticators[${j}].attestation`;
-      const verified = await verifyAuthenticatorRegistration(passkey.attestation, {
+      const verified = await verifiedRegistration(passkey.attestation, {
         expectedChallenge: passkey.challenge,
         origins: config.webauthnOrigins,
         rpId: config.webauthnRpId,

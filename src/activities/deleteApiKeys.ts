@@ -42,7 +42,7 @@ export const deleteApiKeys: ActivityHandler<typeof parameters, z.infer<typeof re
       result: { apiKeyIds: ids },
       guards: ids.map((id, i) => ({
         condition: apiKeyOfUserNotRevoked(organizationId, userId, id),
-        error: notFound(`parameters.apiKeyIds[${i}]: no API key ${id} of user ${userId} in organization ${organizationId} that is not revoked`),
+        error: notFound('API_KEY_NOT_FOUND', `parameters.apiKeyIds[${i}]: no API key ${id} of user ${userId} in organization ${organizationId} that is not revoked`),
       })),
       rows: [revokeApiKeysOfActivity(NEW_ACTIVITY, { organizationId, userId, ids, now })],
     };

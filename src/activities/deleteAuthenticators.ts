@@ -42,7 +42,7 @@ export const deleteAuthenticators: ActivityHandler<typeof parameters, z.infer<ty
       result: { authenticatorIds: ids },
       guards: ids.map((id, i) => ({
         condition: authenticatorOfUserNotRevoked(organizationId, userId, id),
-        error: notFound(`parameters.authenticatorIds[${i}]: no passkey ${id} of user ${userId} in organization ${organizationId} that is not revoked`),
+        error: notFound('AUTHENTICATOR_NOT_FOUND', `parameters.authenticatorIds[${i}]: no passkey ${id} of user ${userId} in organization ${organizationId} that is not revoked`),
       })),
       rows: [revokeAuthenticatorsOfActivity(NEW_ACTIVITY, { organizationId, userId, ids, now })],
     };

@@ -33,7 +33,7 @@ export const deleteSmartContractInterface: ActivityHandler<typeof parameters, z.
         {
           gate: { statement: removeSmartContractInterface(organizationId, id) },
           // Another organization's interface is not found: whether it exists is not told.
-          error: () => notFound(`no smart contract interface ${id} in organization ${organizationId}`),
+          error: () => notFound('SMART_CONTRACT_INTERFACE_NOT_FOUND', `no smart contract interface ${id} in organization ${organizationId}`),
         },
       ],
     };

@@ -2,7 +2,7 @@
 // and so takes them from their users. The result names the users that had any of them, read before
 // the write and checked again in its statement (a concurrent change of members refuses the request).
 import { z } from 'zod';
-import { invalidArgument, notFound } from '../errors.ts';
+import { concurrentChange, notFound } from '../errors.ts';
 import { NEW_ACTIVITY } from '../store/activities.ts';
 import { deleteUserTagsOfActivity, lockUserTags, userTagMembers, userTagMembersAre, userTagOfOrganization } from '../store/userTags.ts';
 import type { ActivityHandler } from './handler.ts';
@@ -45,11 +45,11 @@ export const deleteUserTags: ActivityHandler<typeof parameters, z.infer<typeof r
       guards: [
         ...userTagIds.map((tagId, i) => ({
           condition: userTagOfOrganization(organizationId, tagId),
-          error: notFound(`parameters.userTagIds[${i}]: no user tag ${tagId} in organization ${organizationId}`),
+          error: notFound('USER_TAG_NOT_FOUND', `parameters.userTagIds[${i}]: no user tag ${tagId} in organization ${organizationId}`),
         })),
         {
           condition: userTagMembersAre(organizationId, userTagIds, userIds),
-          error: invalidArgument('the users of these tags changed while they were being deleted; nothing was deleted, submit again'),
+          error: concurrentChange('the users of these tags changed while they were being deleted; nothing was deleted, submit again'),
         },
       ],
       // Members added meanwhile commit first, and this statement then sees them (the guard above).

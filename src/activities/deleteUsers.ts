@@ -39,7 +39,7 @@ export const deleteUsers: ActivityHandler<typeof parameters, z.infer<typeof resu
     return {
       result: { userIds },
       guards: userIds.flatMap((userId, i) => [
-        { condition: userActive(organizationId, userId), error: notFound(`parameters.userIds[${i}]: no user ${userId} in organization ${organizationId} (or it was removed)`) },
+        { condition: userActive(organizationId, userId), error: notFound('USER_NOT_FOUND', `parameters.userIds[${i}]: no user ${userId} in organization ${organizationId} (or it was removed)`) },
         {
           condition: userOutsideRootQuorum(organizationId, userId),
           error: invalidField(`parameters.userIds[${i}]`, 'is a member of the root quorum; change the root quorum first (update_root_quorum), then remove the user'),

@@ -9,7 +9,7 @@
 // (auth/), over the raw bytes.
 import { hash, randomUUID } from 'node:crypto';
 import type { Config } from '../config.ts';
-import { credentialRefused, invalidArgument, invalidField, notFound, permissionDenied, requestNotAuthorized, SignetError, unauthenticated, unavailable } from '../errors.ts';
+import { concurrentChange, credentialRefused, invalidField, notFound, permissionDenied, requestNotAuthorized, SignetError, unauthenticated, unavailable } from '../errors.ts';
 import type { Approver, Decision } from '../policy/index.ts';
 import { findActivity, lockActivity, writeVote, type ActivityRecord, type VoteRecord, type VoteWrite, type WriteOutcome } from '../store/activities.ts';
 import { ActivityWriter } from '../store/activityWriter.ts';
@@ -154,7 +154,7 @@ export class ActivityEngine {
 
     for (let attempt = 1; ; attempt++) {
       if (attempt > MAX_DECISIONS) {
-        throw unavailable("the organization's root quorum or policies kept changing while the activity was decided; nothing was stored, submit again");
+        throw unavailable("the organization's root quorum or policies kept changing while the activity was decided; nothing was stored, submit again", 'AUTHORITY_CHANGING');
       }
       // 2. The decision, with the submitter as the one approver so far, by the authority of the
       // submitter's organization (the parent's, when it reaches into a sub-organization).
@@ -247,13 +247,14 @@ export class ActivityEngine {
   private async parentMaySubmit(handler: ActivityHandler, envelope: Envelope): Promise<void> {
     if (!handler.parentMaySubmit) {
       throw permissionDenied(
+        'PARENT_MAY_NOT_SUBMIT',
         `${envelope.type} in organization ${envelope.organizationId} needs a credential of that organization: a credential of its ` +
           'parent organization reads a sub-organization and submits only the login activities there (init_otp, init_otp_auth, ' +
           'verify_otp, otp_login, otp_auth); stamp with a credential of the sub-organization',
       );
     }
     const place = await findOrganizationPlace(this.deps.db, envelope.organizationId);
-    if (place?.deletedAt) throw notFound(`organization ${envelope.organizationId} was deleted; its activities stay readable, nothing more can be submitted there`);
+    if (place?.deletedAt) throw notFound('ORGANIZATION_DELETED', `organization ${envelope.organizationId} was deleted; its activities stay readable, nothing more can be submitted there`);
   }
 
   private context(activityId: string, organizationId: string, principal: Principal, now: Date, db: Queryable): ExecutionContext {
@@ -367,7 +368,7 @@ export class ActivityEngine {
       case 'raced':
         return storedOr(new Error('activity vanished after a fingerprint conflict'));
       case 'conflict':
-        return storedOr(invalidArgument('a value of this request was registered by a concurrent request meanwhile; submit again to learn which'));
+        return storedOr(concurrentChange('a value of this request was registered by a concurrent request meanwhile; submit again to learn which'));
       case 'authorityChanged':
         throw new Error('unreachable: a changed authority is decided again before settling');
     }
@@ -395,7 +396,7 @@ export class ActivityEngine {
         if (!(error instanceof AuthorityChanged)) throw error;
         this.authorities.forget(organizationId);
         if (attempt >= MAX_DECISIONS) {
-          throw unavailable("the organization's root quorum or policies kept changing while the vote was decided; nothing was stored, vote again");
+          throw unavailable("the organization's root quorum or policies kept changing while the vote was decided; nothing was stored, vote again", 'AUTHORITY_CHANGING');
         }
       }
     }
@@ -416,7 +417,7 @@ export class ActivityEngine {
     const { principal, envelope } = v.submission;
     const { organizationId } = envelope;
     const target = await lockActivity(tx, { organizationId, fingerprint: v.fingerprint });
-    if (!target) throw notFound(`no activity with fingerprint ${v.fingerprint} in organization ${organizationId}`);
+    if (!target) throw notFound('ACTIVITY_NOT_FOUND', `no activity with fingerprint ${v.fingerprint} in organization ${organizationId}`);
     const handler = this.deps.handlers.find((h) => h.activityType === target.type || h.otherActivityTypes?.includes(target.type));
     if (!handler) throw new Error(`no handler for the stored activity type ${target.type}`);
 

@@ -408,6 +408,7 @@ export async function planOtpIssue(
       const retryAfter = Math.max(1, Number(detail) || 1);
       // Its first words are those @turnkey/core looks for to tell its app the limit was reached.
       return resourceExhausted(
+        'OTP_RATE_LIMITED',
         `Max number of OTPs have been initiated: too many ${channel} codes for ${label}: at most ${limit.count} ` +
           `every ${limit.windowSeconds} seconds; retry in ${retryAfter} seconds`,
         retryAfter,

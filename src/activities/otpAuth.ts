@@ -101,6 +101,7 @@ export const otpAuth: ActivityHandler<typeof parameters, OtpAuthResult> = {
     const user = await findUserByContact(context.db, organizationId, contact);
     if (!user) {
       throw notFound(
+        'USER_NOT_FOUND',
         `no user of this organization has the ${named} the code was sent to; create the user first (create_users with ` +
           `${'email' in contact ? 'userEmail' : 'userPhoneNumber'}, or "signet user create"), then send a new code`,
       );
@@ -120,7 +121,7 @@ export const otpAuth: ActivityHandler<typeof parameters, OtpAuthResult> = {
       result: { userId: user.id, apiKeyId, credentialBundle: credential.credentialBundle },
       // Whoever reads the bundle with the target's private key holds the key: it is not stored.
       secretFields: ['credentialBundle'],
-      guards: [{ condition: userActive(organizationId, user.id), error: notFound(`the user with the ${named} was removed; create the user again, then send a new code`) }],
+      guards: [{ condition: userActive(organizationId, user.id), error: notFound('USER_NOT_FOUND', `the user with the ${named} was removed; create the user again, then send a new code`) }],
       // The OTP is used by the activity's statement itself: two right codes at once make one key.
       gates: [claimGate(context, otp.id, CODE_FIELD)],
       rows: [

@@ -52,7 +52,7 @@ const NEW_CODE = 'request a new code with init_otp or init_otp_auth';
 export async function verifiableOtp(context: ExecutionContext, id: string, field: string): Promise<OtpRecord> {
   // Another organization's OTP is answered exactly like one that does not exist.
   const otp = await findOtp(context.db, context.organizationId, id);
-  if (!otp) throw notFound(`no OTP with id ${id} exists in this organization; use the otpId that init_otp or init_otp_auth returned`);
+  if (!otp) throw notFound('OTP_NOT_FOUND', `no OTP with id ${id} exists in this organization; use the otpId that init_otp or init_otp_auth returned`);
   const refusal = otpRefusal(otp, context.now, field);
   if (refusal) throw refusal;
   return otp;
@@ -70,7 +70,7 @@ export async function checkCode(context: ExecutionContext, otp: OtpRecord, given
   const alphabet = otp.alphanumeric ? CROCKFORD_ALPHABET : DIGIT_ALPHABET;
   if (code.length !== otp.otpLength || [...code].some((symbol) => !alphabet.includes(symbol))) {
     const kind = otp.alphanumeric ? 'letters and digits' : 'digits';
-    throw invalidField(field, `Invalid OTP code: the code must be the ${otp.otpLength} ${kind} the user received; check for a typo`);
+    throw invalidField(field, `Invalid OTP code: the code must be the ${otp.otpLength} ${kind} the user received; check for a typo`, 'INVALID_OTP_CODE');
   }
   const hashed = Buffer.from(hashOtpCode(context.secret, otp.id, code), 'hex');
   const stored = Buffer.from(otp.codeHash, 'hex');
@@ -88,6 +88,7 @@ export async function checkCode(context: ExecutionContext, otp: OtpRecord, given
     left > 0
       ? `Invalid OTP code: it is not the code that was sent; ${left} attempt${left === 1 ? '' : 's'} left`
       : `Invalid OTP code: it is not the code that was sent, and that was the last attempt; ${NEW_CODE}`,
+    'INVALID_OTP_CODE',
   );
 }
 
@@ -106,18 +107,18 @@ export function claimGate(context: ExecutionContext, id: string, field: string):
           { usedAt: state.usedAt ? new Date(state.usedAt) : null, expiresAt: new Date(state.expiresAt ?? 0), failedAttempts: state.failedAttempts ?? 0 },
           context.now,
           field,
-        ) ?? invalidField(field, `this OTP was already used; ${NEW_CODE}`)
+        ) ?? invalidField(field, `this OTP was already used; ${NEW_CODE}`, 'OTP_ALREADY_USED')
       );
     },
   };
 }
 
-const tooManyAttempts = (field: string) => invalidField(field, `too many wrong attempts; ${NEW_CODE}`);
+const tooManyAttempts = (field: string) => invalidField(field, `too many wrong attempts; ${NEW_CODE}`, 'OTP_ATTEMPTS_EXHAUSTED');
 
 /** Why an OTP cannot be verified any more, if it cannot. */
 function otpRefusal(otp: Pick<OtpRecord, 'usedAt' | 'expiresAt' | 'failedAttempts'>, now: Date, field: string): SignetError | undefined {
-  if (otp.usedAt !== null) return invalidField(field, `this OTP was already used; ${NEW_CODE}`);
-  if (otp.expiresAt.getTime() <= now.getTime()) return invalidField(field, `this OTP expired; ${NEW_CODE}`);
+  if (otp.usedAt !== null) return invalidField(field, `this OTP was already used; ${NEW_CODE}`, 'OTP_ALREADY_USED');
+  if (otp.expiresAt.getTime() <= now.getTime()) return invalidField(field, `this OTP expired; ${NEW_CODE}`, 'OTP_EXPIRED');
   if (otp.failedAttempts >= MAX_FAILED_ATTEMPTS) return tooManyAttempts(field);
   return undefined;
 }

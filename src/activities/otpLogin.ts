@@ -147,6 +147,7 @@ async function planLogin(context: ExecutionContext, intent: OtpLoginIntent, sign
   const named = 'email' in contact ? `email address ${contact.email}` : `phone number ${contact.phoneNumber}`;
   if (!user) {
     throw notFound(
+      'USER_NOT_FOUND',
       `no user of this organization has the ${named}; create the user first (create_users with ` +
         `${'email' in contact ? 'userEmail' : 'userPhoneNumber'}, or "signet user create"), then log in`,
     );
@@ -156,7 +157,7 @@ async function planLogin(context: ExecutionContext, intent: OtpLoginIntent, sign
   return {
     result: session.result,
     guards: [
-      { condition: userActive(organizationId, user.id), error: notFound(`the user with the ${named} was removed; create the user again, then log in`) },
+      { condition: userActive(organizationId, user.id), error: notFound('USER_NOT_FOUND', `the user with the ${named} was removed; create the user again, then log in`) },
       ...session.guards,
     ],
     // The token is used by the activity's statement itself: two logins with one token, even at once, make one session.

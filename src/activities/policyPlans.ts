@@ -143,7 +143,7 @@ export function planDeletion(context: ExecutionContext, policyIds: string[], fie
     result: { policyIds },
     guards: policyIds.map((id, i) => ({
       condition: policyOfOrganization(organizationId, id),
-      error: notFound(`${field(i)}: no policy ${id} in organization ${organizationId}`),
+      error: notFound('POLICY_NOT_FOUND', `${field(i)}: no policy ${id} in organization ${organizationId}`),
     })),
     // A concurrent deletion of the same policy commits first; this statement then finds it gone.
     rows: [deletePoliciesOfActivity(NEW_ACTIVITY, organizationId, policyIds)],

@@ -42,7 +42,7 @@ async function planStampLogin(context: ExecutionContext, intent: SessionIntent):
   return {
     result: session.result,
     guards: [
-      { condition: userActive(organizationId, principal.userId), error: notFound(`user ${principal.userId} was removed; it can no longer log in`) },
+      { condition: userActive(organizationId, principal.userId), error: notFound('USER_NOT_FOUND', `user ${principal.userId} was removed; it can no longer log in`) },
       ...session.guards,
     ],
     // An attested stamp's verification token is used by the activity's statement itself: two
@@ -55,7 +55,7 @@ async function planStampLogin(context: ExecutionContext, intent: SessionIntent):
                 statement: useVerificationToken({ id: credential.tokenId, organizationId, expiresAt: credential.expiresAt }, 'login', context.activityId, now),
                 detail: verificationTokenUsedAt(credential.tokenId, 'login'),
               },
-              error: () => unauthenticated('X-Stamp-Attested: the verification token was already used to log in; verify a new code to log in again', 'replayed'),
+              error: () => unauthenticated('X-Stamp-Attested: the verification token was already used to log in; verify a new code to log in again', 'replayed', 'VERIFICATION_TOKEN_USED'),
             },
           ],
         }

@@ -44,7 +44,7 @@ export const updatePolicy: ActivityHandler<typeof parameters, Result> = {
       guards: [
         {
           condition: policyOfOrganization(organizationId, policyId),
-          error: notFound(`parameters.policyId: no policy ${policyId} in organization ${organizationId}`),
+          error: notFound('POLICY_NOT_FOUND', `parameters.policyId: no policy ${policyId} in organization ${organizationId}`),
         },
         ...(intent.policyName === undefined
           ? []

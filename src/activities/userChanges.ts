@@ -114,12 +114,12 @@ export function planUserChange(context: ExecutionContext, userId: string, change
   gates.push(...(proof?.gates ?? []));
   const tagGuards = (tagIds ?? []).map((tagId, i) => ({
     condition: userTagOfOrganization(organizationId, tagId),
-    error: notFound(`parameters.userTagIds[${i}]: no user tag ${tagId} in organization ${organizationId}`),
+    error: notFound('USER_TAG_NOT_FOUND', `parameters.userTagIds[${i}]: no user tag ${tagId} in organization ${organizationId}`),
   }));
   return {
     result: { userId },
     guards: [
-      { condition: userActive(organizationId, userId), error: notFound(`parameters.userId: no user ${userId} in organization ${organizationId} (or it was removed)`) },
+      { condition: userActive(organizationId, userId), error: notFound('USER_NOT_FOUND', `parameters.userId: no user ${userId} in organization ${organizationId} (or it was removed)`) },
       ...tagGuards,
     ],
     gates,

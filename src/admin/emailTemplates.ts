@@ -50,6 +50,7 @@ export async function listEmailTemplates(db: Queryable, organizationId: string, 
 export async function removeEmailTemplate(db: Queryable, organizationId: string, templateId: string): Promise<RemovedEmailTemplate> {
   if (!(await deleteEmailTemplate(db, organizationId, templateId))) {
     throw notFound(
+      'EMAIL_TEMPLATE_NOT_FOUND',
       `no email template ${templateId} in organization ${organizationId}; list its templates with \`signet template list --org ${organizationId}\``,
     );
   }

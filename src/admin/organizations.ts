@@ -1,8 +1,9 @@
 // Tenants and their credentials for operators: organizations (with their first user, alone in their
 // root quorum), API keys, WebAuthn authenticators and sender domains, checked before they reach the
 // store. Used by the admin API and the development bootstrap; users themselves are in users.ts.
-import { createPublicKey, ECDH, generateKeyPairSync, randomUUID } from 'node:crypto';
+import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { invalidField, notFound, type SignetError } from '../errors.ts';
+import { InvalidP256PublicKey, parseP256PublicKey } from '../keys/p256.ts';
 import { insertApiKey, listApiKeys as listStoredApiKeys, revokeApiKey as revokeStoredApiKey } from '../store/apiKeys.ts';
 import { insertAuthenticator } from '../store/authenticators.ts';
 import type { Database, Queryable } from '../store/db.ts';
@@ -47,20 +48,13 @@ export function generateApiKeyPair(): ApiKeyPair {
 
 /** Validates a P-256 public key given in hex (compressed or uncompressed) and returns it compressed. */
 export function compressPublicKey(hex: string, field = 'publicKey'): string {
-  if (!/^(0[23][0-9a-fA-F]{64}|04[0-9a-fA-F]{128})$/.test(hex)) {
-    throw invalidField(field, 'must be a P-256 public key in hex: 66 characters (compressed) or 130 (uncompressed)');
-  }
   try {
-    const compressed = ECDH.convertKey(hex.toLowerCase(), 'prime256v1', 'hex', 'hex', 'compressed') as string;
-    // convertKey does not reject every point off the curve; importing the key does.
-    const full = ECDH.convertKey(compressed, 'prime256v1', 'hex', undefined, 'uncompressed') as Buffer;
-    createPublicKey({
-      key: { kty: 'EC', crv: 'P-256', x: full.subarray(1, 33).toString('base64url'), y: full.subarray(33).toString('base64url') },
-      format: 'jwk',
-    });
-    return compressed;
-  } catch {
-    throw invalidField(field, 'is not a point on the P-256 curve');
+    return parseP256PublicKey(hex).compressed;
+  } catch (error) {
+    if (!(error instanceof InvalidP256PublicKey)) throw error;
+    throw error.problem === 'encoding'
+      ? invalidField(field, 'must be a P-256 public key in hex: 66 characters (compressed) or 130 (uncompressed)')
+      : invalidField(field, 'is not a point on the P-256 curve');
   }
 }
 
@@ -162,7 +156,7 @@ export async function revokeApiKey(
 ): Promise<RevokedApiKey> {
   const revokedAt = await revokeStoredApiKey(db, organizationId, apiKeyId);
   if (!revokedAt) {
-    throw notFound(`no API key ${apiKeyId} in organization ${organizationId}; list its API keys with \`signet apikey list --org ${organizationId}\``);
+    throw notFound('API_KEY_NOT_FOUND', `no API key ${apiKeyId} in organization ${organizationId}; list its API keys with \`signet apikey list --org ${organizationId}\``);
   }
   return { apiKeyId, revokedAt: revokedAt.toISOString() };
 }
@@ -207,6 +201,7 @@ export async function removeSenderDomain(db: Queryable, organizationId: string, 
   const removed = await deleteSenderDomain(db, organizationId, domain.trim());
   if (!removed) {
     throw notFound(
+      'SENDER_DOMAIN_NOT_FOUND',
       `no sender domain ${domain.trim().toLowerCase()} in organization ${organizationId}; list its sender domains with ` +
         `\`signet sender-domain list --org ${organizationId}\``,
     );
@@ -255,12 +250,12 @@ export async function requireOrganization(db: Queryable, organizationId: string)
 
 /** The 404 of an organization there is not, naming the command that lists them. */
 export function unknownOrganization(organizationId: string): SignetError {
-  return notFound(`no organization ${organizationId}; list organizations with \`signet org list\``);
+  return notFound('ORGANIZATION_NOT_FOUND', `no organization ${organizationId}; list organizations with \`signet org list\``);
 }
 
 /** The 404 of a user the organization does not have (or no longer has), naming the command that lists its users. */
 export function unknownUser(organizationId: string, userId: string): SignetError {
-  return notFound(`no user ${userId} in organization ${organizationId}; list its users with \`signet user list --org ${organizationId}\``);
+  return notFound('USER_NOT_FOUND', `no user ${userId} in organization ${organizationId}; list its users with \`signet user list --org ${organizationId}\``);
 }
 
 /**

@@ -233,6 +233,7 @@ function refusalOf(key: { revokedAt: Date | null; expiresAt: Date | null; kind: 
 function notOfOrganization(organizationId: string, credential: string) {
   const shown = organizationId.length > 64 ? `${organizationId.slice(0, 64)}…` : organizationId;
   return permissionDenied(
+    'WRONG_ORGANIZATION',
     `this credential does not belong to organization ${shown}: the ${credential} is registered to a user ` +
       'of another organization; set organizationId to that organization or stamp with one of its credentials',
     'wrong_organization',

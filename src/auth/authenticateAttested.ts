@@ -29,7 +29,8 @@ export async function authenticateAttested(
   // Everything but the user is checked without the database, so forged stamps cost no query.
   const reading = readVerificationToken(stamp.publicKeyAttestation, await options.verificationTokenKeys(), options.now);
   if ('problem' in reading) {
-    throw unauthenticated(`${ATTESTED_HEADER} publicKeyAttestation: ${reading.problem}`, /has expired/.test(reading.problem) ? 'expired' : 'unknown_credential');
+    const message = `${ATTESTED_HEADER} publicKeyAttestation: ${reading.problem}`;
+    throw /has expired/.test(reading.problem) ? unauthenticated(message, 'expired', 'VERIFICATION_TOKEN_EXPIRED') : unauthenticated(message, 'unknown_credential');
   }
   const token = reading.claims;
   if (token.publicKey === undefined) {
@@ -52,7 +53,7 @@ export async function authenticateAttested(
   try {
     await verifyApiKeyStamp(body, { kind: 'apiKey', publicKey: stamp.publicKey, signature: stamp.signature, scheme: 'SIGNATURE_SCHEME_TK_API_P256' });
   } catch (error) {
-    if (error instanceof SignetError) throw unauthenticated(`${ATTESTED_HEADER}: ${error.message}`, error.stampFailure);
+    if (error instanceof SignetError) throw new SignetError(error.reason, `${ATTESTED_HEADER}: ${error.message}`, { stampFailure: error.stampFailure });
     throw error;
   }
 
@@ -90,6 +91,7 @@ async function attestedUser(db: Queryable, token: ReadVerificationClaims, reques
   if (!(await tokenReaches(db, issuedIn, wanted))) {
     const shown = requested.length > 64 ? `${requested.slice(0, 64)}…` : requested;
     throw permissionDenied(
+      'WRONG_ORGANIZATION',
       `${ATTESTED_HEADER}: the verification token was issued in organization ${token.organizationId}, not ${shown} nor its parent; ` +
         'set organizationId to the organization where the code was verified, or to one of its sub-organizations',
       'wrong_organization',

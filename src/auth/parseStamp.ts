@@ -1,6 +1,7 @@
 // Reads the one stamp of a request from its headers and checks its shape strictly;
 // signatures are verified elsewhere (verifyApiKeyStamp.ts, verifyWebAuthnStamp.ts, authenticateAttested.ts).
 import { unauthenticated } from '../errors.ts';
+import { P256_PUBLIC_KEY_PATTERN } from '../keys/p256.ts';
 import { MAX_VERIFICATION_TOKEN_LENGTH } from '../otp/verificationToken.ts';
 
 export type ApiKeyStamp = {
@@ -203,12 +204,14 @@ function attestedStamp(document: Record<string, unknown>): AttestedStamp {
   };
 }
 
-/** A stamp's publicKey: P-256 in hex, either SEC1 form; lowercase. */
+const P256_PUBLIC_KEY = new RegExp(P256_PUBLIC_KEY_PATTERN);
+
+/** A stamp's publicKey: P-256 in hex, either SEC1 form; lowercase (the curve is checked with the signature). */
 function p256PublicKeyField(publicKey: string, header: string): string {
   if (!/^[0-9a-fA-F]*$/.test(publicKey)) {
     throw malformed(`${header} publicKey must be hex (0-9, a-f)`);
   }
-  if (!/^(0[23][0-9a-fA-F]{64}|04[0-9a-fA-F]{128})$/.test(publicKey)) {
+  if (!P256_PUBLIC_KEY.test(publicKey)) {
     throw malformed(
       `${header} publicKey must be a P-256 public key in hex: 66 characters starting with 02 or 03 ` +
         `(compressed) or 130 characters starting with 04 (uncompressed); got ${publicKey.length} characters`,

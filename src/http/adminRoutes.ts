@@ -24,8 +24,8 @@ import { addEmailTemplate, listEmailTemplates, removeEmailTemplate } from '../ad
 import { pageRequest, pageRows } from '../queries/pagination.ts';
 import { parseJsonDocument } from '../wire/jsonDocument.ts';
 import { schemaError } from '../wire/violations.ts';
-import { verifyAuthenticatorRegistration } from '../keys/verifyAuthenticatorRegistration.ts';
-import { notFound, permissionDenied, unauthenticated } from '../errors.ts';
+import { verifiedRegistration } from '../activities/passkeyRegistration.ts';
+import { notFound, permissionDenied, SignetError } from '../errors.ts';
 import { ADMIN_PAGE_DEFAULT, ADMIN_PREFIX, ADMIN_ROUTES, type AdminRoute, type AdminRoutes } from './adminApi.ts';
 import type { AppDependencies } from './dependencies.ts';
 import { rawBody } from './rawBody.ts';
@@ -108,7 +108,7 @@ function adminHandlers({ db, config }: AppDependencies): AdminHandlers {
     removeEmailTemplate: async ({ params }) => removeEmailTemplate(db, params.organizationId, params.templateId),
     listDeliveries: async ({ params, query }) => ({ deliveries: await listDeliveries(db, params.organizationId, query) }),
     registerAuthenticator: async ({ params, body }) => {
-      const verified = await verifyAuthenticatorRegistration(body.attestation, {
+      const verified = await verifiedRegistration(body.attestation, {
         expectedChallenge: body.challenge,
         origins: config.webauthnOrigins,
         rpId: config.webauthnRpId,
@@ -153,13 +153,14 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AppDependencies)
     async (admin) => {
       admin.addHook('onRequest', async (request) => {
         if (!allowed(request.ip)) {
-          throw permissionDenied('the admin API only answers allowed client addresses (SIGNET_ADMIN_HOST)');
+          throw permissionDenied('ADDRESS_NOT_ALLOWED', 'the admin API only answers allowed client addresses (SIGNET_ADMIN_HOST)');
         }
         const header = request.headers.authorization ?? '';
         const match = /^Bearer (\S+)$/.exec(header);
         // Compare digests: constant time and independent of the token's length.
         if (!match || !timingSafeEqual(digest(match[1]!), expected)) {
-          throw unauthenticated(
+          throw new SignetError(
+            'ADMIN_TOKEN_INVALID',
             'the admin API needs Authorization: Bearer <token>, the token this server was given in SIGNET_ADMIN_TOKEN or, without it, ' +
               'the one it wrote to SIGNET_DATA_DIR/admin-token; the signet CLI sends it when it runs with the same SIGNET_ADMIN_TOKEN or SIGNET_DATA_DIR',
           );
@@ -177,7 +178,7 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AppDependencies)
       }
 
       admin.setNotFoundHandler((request) => {
-        throw notFound(`no admin route ${request.method} ${request.url.split('?')[0]}`);
+        throw notFound('ROUTE_NOT_FOUND', `no admin route ${request.method} ${request.url.split('?')[0]}`);
       });
     },
     { prefix: ADMIN_PREFIX },

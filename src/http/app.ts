@@ -6,11 +6,11 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
 import {
-  GrpcCode,
   internal,
-  invalidArgument,
+  malformedRequest,
   notFound,
   payloadTooLarge,
+  type Reason,
   SignetError,
   unavailable,
   unsupportedMediaType,
@@ -46,13 +46,13 @@ function toSignetError(error: FastifyError & { code?: string }, contentType: str
     case 'FST_ERR_BAD_URL':
       return undecodablePath();
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return invalidArgument('request body is empty; send the activity as a JSON object');
+      return malformedRequest('request body is empty; send the activity as a JSON object');
   }
   if (error instanceof DatabaseUnavailable) {
     return error.timedOut ? unavailable('the database did not answer in time; nothing was stored, retry later') : unavailable();
   }
   if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
-    return new SignetError(error.statusCode, 3, error.message);
+    return new SignetError('MALFORMED_REQUEST', error.message, { status: error.statusCode });
   }
   return undefined;
 }
@@ -76,7 +76,8 @@ export function buildApp(deps: AppDependencies): FastifyInstance {
     routerOptions: { maxParamLength: 256 },
     // Stamps and fingerprints are over exact bytes; nothing may rewrite the body.
     onProtoPoisoning: 'error',
-    return503OnClosing: true,
+    // Requests that arrive while the server closes are refused by drainOnClose, in the error shape.
+    return503OnClosing: false,
     forceCloseConnections: 'idle',
     // A client has requestTimeoutMs for the whole request, headers and body (slow-body clients are cut
     // off with a 408), and an idle kept-alive connection is closed after keepAliveTimeoutMs.
@@ -133,7 +134,7 @@ export function buildApp(deps: AppDependencies): FastifyInstance {
   });
 
   app.setNotFoundHandler((request, reply) => {
-    const error = notFound(`no route ${request.method} ${request.url.split('?')[0]}; activities are at POST /public/v1/submit/<activity>, queries at POST /public/v1/query/<query>`);
+    const error = notFound('ROUTE_NOT_FOUND', `no route ${request.method} ${request.url.split('?')[0]}; activities are at POST /public/v1/submit/<activity>, queries at POST /public/v1/query/<query>`);
     reply.status(404).send(error.toJSON());
   });
 
@@ -153,20 +154,17 @@ export function buildApp(deps: AppDependencies): FastifyInstance {
   return app;
 }
 
-const CLIENT_ERRORS: Record<string, { status: number; code: number; message: string }> = {
+const CLIENT_ERRORS: Record<string, { reason: Reason; message: string }> = {
   HPE_HEADER_OVERFLOW: {
-    status: 431,
-    code: GrpcCode.INVALID_ARGUMENT,
+    reason: 'HEADERS_TOO_LARGE',
     message: 'request headers are larger than the limit of 16 KiB; send fewer or smaller headers',
   },
   ERR_HTTP_REQUEST_TIMEOUT: {
-    status: 408,
-    code: GrpcCode.DEADLINE_EXCEEDED,
+    reason: 'REQUEST_TIMEOUT',
     message: 'the request was not received in time (SIGNET_REQUEST_TIMEOUT_MS); send the whole request at once',
   },
   ERR_HTTP_HEADERS_TIMEOUT: {
-    status: 408,
-    code: GrpcCode.DEADLINE_EXCEEDED,
+    reason: 'REQUEST_TIMEOUT',
     message: 'the request headers were not received in time (SIGNET_REQUEST_TIMEOUT_MS); send the whole request at once',
   },
 };
@@ -179,10 +177,9 @@ const CLIENT_ERRORS: Record<string, { status: number; code: number; message: str
 function answerClientError(this: FastifyInstance, error: NodeJS.ErrnoException, socket: Socket): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   const known = CLIENT_ERRORS[error.code ?? ''];
-  const status = known?.status ?? 400;
-  const body = JSON.stringify(
-    new SignetError(status, known?.code ?? GrpcCode.INVALID_ARGUMENT, known?.message ?? 'malformed HTTP request; send a valid HTTP/1.1 request').toJSON(),
-  );
+  const refusal = known ? new SignetError(known.reason, known.message) : malformedRequest('malformed HTTP request; send a valid HTTP/1.1 request');
+  const { status } = refusal;
+  const body = JSON.stringify(refusal.toJSON());
   const id = randomUUID();
   this.log.debug({ reqId: id, code: error.code, statusCode: status }, 'client error');
   // A response already under way on this connection cannot be followed by another one.
@@ -203,12 +200,16 @@ function answerClientError(this: FastifyInstance, error: NodeJS.ErrnoException, 
  * At close, Node stops accepting and drops idle keep-alive connections, but a connection whose
  * request is in flight would stay open after its answer for keepAliveTimeout (72 s in Fastify),
  * holding the shutdown up. Answers sent while closing say `Connection: close`, and a connection
- * that goes idle while closing is dropped at once.
+ * that goes idle while closing is dropped at once. A request that arrives while closing is refused
+ * with a 503 (SHUTTING_DOWN), for the client to send it elsewhere.
  */
 function drainOnClose(app: FastifyInstance): void {
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
+  });
+  app.addHook('onRequest', async () => {
+    if (closing) throw unavailable('the server is shutting down; nothing was done, send the request again', 'SHUTTING_DOWN');
   });
   app.addHook('onSend', async (_request, reply, payload) => {
     if (closing) reply.header('connection', 'close');

@@ -42,6 +42,7 @@ export class AuthFailureThrottle {
     if (id !== undefined && this.knownCredentials.has(id)) return;
     const retryAfterSeconds = Math.max(1, Math.ceil((1 - tokens) / this.refillPerMs / 1000));
     throw resourceExhausted(
+      'TOO_MANY_AUTH_FAILURES',
       `too many failed authentications from this address (more than ${this.limit.count} in ${this.limit.windowSeconds} seconds); ` +
         `retry in ${retryAfterSeconds} seconds with a valid stamp`,
       retryAfterSeconds,

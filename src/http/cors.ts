@@ -59,6 +59,7 @@ export function registerCors(app: FastifyInstance, origins: readonly string[]): 
       // A 403 that says which setting to change, rather than a silent 204: the browser blocks the call
       // either way, and this is what a developer sees in the network panel.
       throw permissionDenied(
+        'ORIGIN_NOT_ALLOWED',
         origins.length === 0
           ? 'cross-origin requests are not enabled on this server; the operator allows a browser app by listing its origin in SIGNET_CORS_ORIGINS'
           : `cross-origin requests from ${origin.slice(0, 200)} are not allowed; the operator allows a browser app by adding its origin to SIGNET_CORS_ORIGINS`,

@@ -161,6 +161,7 @@ export function registerMetrics(app: FastifyInstance, metrics: Metrics, allowedH
   app.get('/metrics', async (request, reply) => {
     if (!allowed(request.ip)) {
       throw permissionDenied(
+        'ADDRESS_NOT_ALLOWED',
         `metrics are only served to the client addresses in SIGNET_METRICS_HOST; ${request.ip} ` +
           'is not one of them: scrape from an allowed address or add it',
       );

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { activityAnswer } from '../activities/activitySchema.ts';
 import { envelopeSchema } from '../activities/envelope.ts';
 import type { ActivityHandler } from '../activities/handler.ts';
+import { REASONS, reasonsOfStatus } from '../errors.ts';
 import type { QueryHandler } from '../queries/query.ts';
 import { ADMIN_ROUTE_LIST, adminStatuses, type AdminRoute } from './adminApi.ts';
 import { errorSchema, INTRODUCTION, serviceAnswers, TAGS } from './openapiSchemas.ts';
@@ -66,21 +67,20 @@ class Schemas {
 
 const json = (schema: unknown) => ({ 'application/json': { schema } });
 
-/** The error answers, each a component response in the Error shape; routes list the ones they can give. */
-const ERRORS = {
-  '400': 'Malformed JSON, a schema or rule violation (each field named in details), an unknown field or the wrong type (gRPC code 3)',
-  '401': 'Missing or malformed stamp, bad signature, unknown, revoked or expired credential, or a stale timestampMs (code 16)',
-  '403': 'A valid credential of another organization (code 7)',
-  '404': 'An object the request names does not exist in the organization (code 5)',
-  '408': 'The whole request did not arrive within SIGNET_REQUEST_TIMEOUT_MS (30 s); the connection is closed (code 4)',
-  '413': 'Body over 1 MiB; the connection is closed (code 3)',
-  '415': 'Content-Type is not application/json (code 3)',
-  '429': 'Too many failed authentications from this client address (SIGNET_AUTH_FAILURE_LIMIT); Retry-After says when to retry (code 8)',
-  '431': 'Request headers over 16 KiB; the connection is closed (code 3)',
-  '500': 'Server fault; nothing was stored, the request can be retried (code 13)',
-  '503': 'The database is unavailable or did not answer in time; nothing was stored, retry later with the same body (code 14)',
-} as const;
-type ErrorStatus = keyof typeof ERRORS;
+/** The statuses of error answers, each a component response in the Error shape; routes list the ones they can give. */
+export const ERROR_STATUSES = ['400', '401', '403', '404', '408', '413', '415', '429', '431', '500', '503'] as const;
+type ErrorStatus = (typeof ERROR_STATUSES)[number];
+
+/** The reasons an answer of `status` can carry, from the table in src/errors.ts: one line each. */
+function reasonList(status: ErrorStatus): string {
+  return reasonsOfStatus(Number(status))
+    .map((reason) => `- \`${reason}\` (gRPC code ${REASONS[reason].code}): ${REASONS[reason].meaning}`)
+    .join('\n');
+}
+
+const ERRORS = Object.fromEntries(
+  ERROR_STATUSES.map((status) => [status, `turnkeyErrorCode (in details) says why:\n\n${reasonList(status)}`]),
+) as Record<ErrorStatus, string>;
 
 /** Answers every route can give, whatever it is (the HTTP parser's and the server's). */
 const ALWAYS: ErrorStatus[] = ['408', '431', '500'];
@@ -92,7 +92,7 @@ function errorResponses(statuses: readonly ErrorStatus[], specific: Partial<Reco
     sorted.map((status) => [
       status,
       specific[status]
-        ? { description: specific[status], content: json({ $ref: `${COMPONENT_REF}Error` }) }
+        ? { description: `${specific[status]}. turnkeyErrorCode (in details) says why:\n\n${reasonList(status)}`, content: json({ $ref: `${COMPONENT_REF}Error` }) }
         : { $ref: `#/components/responses/Error${status}` },
     ]),
   );
@@ -112,13 +112,14 @@ const NOT_FOUND: Record<string, string> = {
   list_app_proofs: 'No such activity in the organization',
 };
 
-const OTP_RATE_LIMITED = `${ERRORS['429']}; or an OTP rate limit (per userIdentifier, per phone number, per email address: SIGNET_RATE_LIMIT_*), and no OTP was created`;
+const OTP_RATE_LIMITED =
+  'Too many failed authentications from this client address, or an OTP rate limit (per userIdentifier, per phone number, per email address: SIGNET_RATE_LIMIT_*), and no OTP was created';
 const RATE_LIMITED: Record<string, string> = { init_otp_auth: OTP_RATE_LIMITED, init_otp: OTP_RATE_LIMITED };
 
 const NOT_AUTHORIZED =
-  `${ERRORS['403']}; or the organization's root quorum and policies do not allow the activity and no more approvals could: ` +
-  'the message says implicit deny, or names the DENY policy (id and name), and details hold a TurnkeyErrorDetail with ' +
-  'turnkeyErrorCode REQUEST_NOT_AUTHORIZED; nothing was stored (code 7). For approve_activity/reject_activity: the user may not vote on the activity';
+  "A valid credential of another organization; or the organization's root quorum and policies do not allow the activity and no more approvals could: " +
+  'the message says implicit deny, or names the DENY policy (id and name), and turnkeyErrorCode is REQUEST_NOT_AUTHORIZED; ' +
+  'nothing was stored (code 7). For approve_activity/reject_activity: the user may not vote on the activity';
 
 const STAMPED = [{ ApiKeyStamp: [] }, { WebAuthnStamp: [] }];
 const EXAMPLE_ORGANIZATION = '9f5e7c2a-3b1d-4e6f-8a9b-0c1d2e3f4a5b';

@@ -88,7 +88,7 @@ export function registerOpenApiRoutes(app: FastifyInstance, handlers: readonly A
   app.get('/docs/assets/:file', async (request, reply) => {
     const name = (request.params as { file: string }).file;
     const asset = Object.hasOwn(ASSETS, name) ? ASSETS[name]! : undefined;
-    if (!asset) throw notFound(`no file ${name.slice(0, 100)} in /docs/assets; the reference page is at /docs`);
+    if (!asset) throw notFound('ROUTE_NOT_FOUND', `no file ${name.slice(0, 100)} in /docs/assets; the reference page is at /docs`);
     // Revalidated by version: a new Signet or swagger-ui-dist is a new tag.
     const etag = `"${version}-${swaggerUi().version}"`;
     reply.type(asset.type).header('cache-control', 'public, max-age=86400').header('etag', etag);

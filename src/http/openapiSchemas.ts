@@ -2,7 +2,18 @@
 // answers of the service routes (the admin API's are src/admin/answers.ts), the tags, and the
 // document's introduction (how a stamp is built, how to point the ecosystem's clients at Signet).
 import { z } from 'zod';
+import { REASONS, type Reason, TURNKEY_ERROR_DETAIL_TYPE } from '../errors.ts';
 import { SERVICE_KEYS } from '../activities/serviceKeys.ts';
+
+/** The detail every error answer carries: its reason, one of the table in src/errors.ts. */
+const turnkeyErrorDetail = z
+  .strictObject({
+    '@type': z.literal(TURNKEY_ERROR_DETAIL_TYPE).describe('The kind of detail'),
+    turnkeyErrorCode: z
+      .enum(Object.keys(REASONS) as [Reason, ...Reason[]])
+      .describe('Why the request was refused or failed: a stable name a client may branch on (each status lists its reasons)'),
+  })
+  .meta({ id: 'TurnkeyErrorDetail' });
 
 export const errorSchema = z
   .strictObject({
@@ -13,19 +24,22 @@ export const errorSchema = z
     message: z.string().describe('What is wrong and how to fix it; a field violation starts with its field, e.g. "parameters.contact: …"'),
     details: z
       .array(
-        z.strictObject({
-          '@type': z.literal('type.googleapis.com/google.rpc.BadRequest').describe('The kind of detail'),
-          fieldViolations: z
-            .array(
-              z.strictObject({
-                field: z.string().describe('The field, as the request wrote it (parameters.users[1].userEmail)'),
-                description: z.string().describe('What is wrong with it'),
-              }),
-            )
-            .describe('Each field that is wrong'),
-        }),
+        z.union([
+          z.strictObject({
+            '@type': z.literal('type.googleapis.com/google.rpc.BadRequest').describe('The kind of detail'),
+            fieldViolations: z
+              .array(
+                z.strictObject({
+                  field: z.string().describe('The field, as the request wrote it (parameters.users[1].userEmail)'),
+                  description: z.string().describe('What is wrong with it'),
+                }),
+              )
+              .describe('Each field that is wrong'),
+          }),
+          turnkeyErrorDetail,
+        ]),
       )
-      .describe('Empty, or one google.rpc.BadRequest naming each wrong field'),
+      .describe('A google.rpc.BadRequest naming each wrong field (when fields are wrong), then always a TurnkeyErrorDetail with the reason'),
   })
   .meta({ id: 'Error', description: 'Every refusal and failure, with its HTTP status. Every answer carries X-Request-Id' });
 

@@ -9,7 +9,7 @@ const NOT_STORABLE = 'contains a NUL character or an unpaired UTF-16 surrogate; 
 const NOT_UTF8 = 'is not valid percent-encoded UTF-8';
 
 /** The 400 for a path whose percent-encoding the router could not decode (it names no parameter). */
-export const undecodablePath = (): SignetError => invalidField('(path)', `${NOT_UTF8}; encode each character as UTF-8 bytes, %XX each`);
+export const undecodablePath = (): SignetError => invalidField('(path)', `${NOT_UTF8}; encode each character as UTF-8 bytes, %XX each`, 'MALFORMED_REQUEST');
 
 function decoded(component: string): string | undefined {
   try {

@@ -1,13 +1,23 @@
 // P-256 public keys: hex (compressed or uncompressed SEC1) to a Node KeyObject plus the canonical
 // compressed form that api_keys.public_key stores, and the SEC1 hex forms of keys the service holds.
+// One parser for every caller; each words its own refusal of InvalidP256PublicKey.
 import { createPublicKey, ECDH, KeyObject } from 'node:crypto';
-import { unauthenticated } from '../errors.ts';
 
 export interface P256PublicKey {
   /** Compressed SEC1 point, lowercase hex (66 chars): the form api_keys.public_key stores. */
   compressed: string;
+  /** Uncompressed SEC1 point, lowercase hex (130 chars). */
+  uncompressed: string;
   /** The key, ready for crypto.verify. */
   key: KeyObject;
+}
+
+/** The text is not a P-256 public key: not SEC1 hex of either form (`encoding`), or not a point on the curve. */
+export class InvalidP256PublicKey extends Error {
+  override name = 'InvalidP256PublicKey';
+  constructor(readonly problem: 'encoding' | 'not_on_curve') {
+    super(problem === 'encoding' ? 'not a P-256 public key in SEC1 hex' : 'not a point on the P-256 curve');
+  }
 }
 
 const SEC1_HEX = /^(0[23][0-9a-f]{64}|04[0-9a-f]{128})$/;
@@ -35,38 +45,32 @@ export function rememberP256PublicKey(hex: string): void {
   cache.set(normalized, parsed);
 }
 
-/** Parses a P-256 public key in hex; throws 401 when it is malformed or not a point on the curve. */
+/** Parses a P-256 public key in hex (either SEC1 form, any case); throws InvalidP256PublicKey. */
 export function parseP256PublicKey(hex: string): P256PublicKey {
+  if (typeof hex !== 'string') throw new InvalidP256PublicKey('encoding');
   const normalized = hex.toLowerCase();
   const cached = cache.get(normalized);
   if (cached) return cached;
 
-  if (!SEC1_HEX.test(normalized)) {
-    throw unauthenticated(
-      'stamp publicKey must be a P-256 public key in hex: 66 characters starting with 02 or 03 (compressed) ' +
-        'or 130 characters starting with 04 (uncompressed)',
-      'malformed',
-    );
-  }
-  let uncompressed: Buffer;
-  let compressed: string;
+  if (!SEC1_HEX.test(normalized)) throw new InvalidP256PublicKey('encoding');
   try {
-    // OpenSSL rejects coordinates that are not on the curve (or not below the field prime) here.
-    uncompressed = ECDH.convertKey(Buffer.from(normalized, 'hex'), 'prime256v1', undefined, undefined, 'uncompressed') as Buffer;
-    compressed = ECDH.convertKey(normalized, 'prime256v1', 'hex', 'hex', 'compressed') as string;
+    // OpenSSL rejects coordinates that are not on the curve (or not below the field prime) here,
+    // and importing the key rejects a point convertKey let through.
+    const uncompressed = ECDH.convertKey(Buffer.from(normalized, 'hex'), 'prime256v1', undefined, undefined, 'uncompressed') as Buffer;
+    const compressed = ECDH.convertKey(normalized, 'prime256v1', 'hex', 'hex', 'compressed') as string;
+    const key = createPublicKey({
+      key: {
+        kty: 'EC',
+        crv: 'P-256',
+        x: uncompressed.subarray(1, 33).toString('base64url'),
+        y: uncompressed.subarray(33, 65).toString('base64url'),
+      },
+      format: 'jwk',
+    });
+    return { compressed, uncompressed: uncompressed.toString('hex'), key };
   } catch {
-    throw unauthenticated('stamp publicKey is not a point on the P-256 curve; send the public key of your API key pair', 'malformed');
+    throw new InvalidP256PublicKey('not_on_curve');
   }
-  const key = createPublicKey({
-    key: {
-      kty: 'EC',
-      crv: 'P-256',
-      x: uncompressed.subarray(1, 33).toString('base64url'),
-      y: uncompressed.subarray(33, 65).toString('base64url'),
-    },
-    format: 'jwk',
-  });
-  return { compressed, key };
 }
 
 /** Both SEC1 forms of a P-256 point, lowercase hex. */
@@ -79,20 +83,15 @@ export interface P256PointHex {
 
 /**
  * Both SEC1 forms of a P-256 public key given in hex (either form, any case), or undefined when
- * the text is not one or the point is not on the curve. Unlike parseP256PublicKey it throws no
- * client error: callers word their own.
+ * parseP256PublicKey refuses it: for callers that only compare keys.
  */
 export function p256PointHex(hex: string): P256PointHex | undefined {
-  if (typeof hex !== 'string') return undefined;
-  const normalized = hex.toLowerCase();
-  if (!SEC1_HEX.test(normalized)) return undefined;
   try {
-    return {
-      compressed: ECDH.convertKey(normalized, 'prime256v1', 'hex', 'hex', 'compressed') as string,
-      uncompressed: ECDH.convertKey(normalized, 'prime256v1', 'hex', 'hex', 'uncompressed') as string,
-    };
-  } catch {
-    return undefined; // not on the curve, or a coordinate not below the field prime
+    const { compressed, uncompressed } = parseP256PublicKey(hex);
+    return { compressed, uncompressed };
+  } catch (error) {
+    if (error instanceof InvalidP256PublicKey) return undefined;
+    throw error;
   }
 }
 

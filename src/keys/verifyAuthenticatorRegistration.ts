@@ -3,7 +3,19 @@
 // Two shapes are accepted and made one before verifying: the W3C JSON and the ecosystem's v1Attestation.
 import { verifyRegistrationResponse, type RegistrationResponseJSON } from '@simplewebauthn/server';
 import { z } from 'zod';
-import { invalidField } from '../errors.ts';
+
+/** The registration is refused: `field` (the request's, or a path below it) and what is wrong with it. */
+export class RegistrationRejected extends Error {
+  override name = 'RegistrationRejected';
+  constructor(
+    readonly field: string,
+    readonly description: string,
+  ) {
+    super(`${field}: ${description}`);
+  }
+}
+
+const rejected = (field: string, description: string) => new RegistrationRejected(field, description);
 
 export interface RegistrationOptions {
   /** The base64url challenge the registration ceremony was started with. */
@@ -82,7 +94,7 @@ function registrationJson(response: unknown, field: string): { json: Registratio
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const path = issue.path.map(String).join('.');
-    throw invalidField(path ? `${field}.${path}` : field, `${issue.message}; ${ecosystem ? ECOSYSTEM_HINT : W3C_HINT}`);
+    throw rejected(path ? `${field}.${path}` : field, `${issue.message}; ${ecosystem ? ECOSYSTEM_HINT : W3C_HINT}`);
   }
   // Padding is not part of base64url as WebAuthn writes it; the credential ID is compared as text.
   const unpadded = (value: string) => value.replace(/=+$/, '');
@@ -110,7 +122,7 @@ function registrationJson(response: unknown, field: string): { json: Registratio
 }
 
 /**
- * Throws 400 naming the failed check unless `response` registers a credential for this RP.
+ * Throws RegistrationRejected naming the failed check unless `response` registers a credential for this RP.
  * `response` is the W3C RegistrationResponseJSON or the ecosystem's v1Attestation
  * {credentialId, clientDataJson, attestationObject, transports: AUTHENTICATOR_TRANSPORT_*[]};
  * transports are returned as W3C values (internal, usb, nfc, ble, hybrid, …) whichever was sent.
@@ -139,10 +151,10 @@ export async function verifyAuthenticatorRegistration(
   }
   const info = result.registrationInfo;
   if (!result.verified || !info) {
-    throw invalidField(field, 'the attestation statement does not verify; register the authenticator again');
+    throw rejected(field, 'the attestation statement does not verify; register the authenticator again');
   }
   if (info.credential.id !== json.id) {
-    throw invalidField(idField, 'is not the credential ID inside authenticatorData');
+    throw rejected(idField, 'is not the credential ID inside authenticatorData');
   }
   return {
     credentialId: info.credential.id,
@@ -157,22 +169,22 @@ export async function verifyAuthenticatorRegistration(
 function rejection(error: unknown, options: RegistrationOptions, field: string): Error {
   const message = error instanceof Error ? error.message : String(error);
   if (message.startsWith('Unexpected registration response type')) {
-    return invalidField(field, 'clientDataJSON.type must be "webauthn.create": send the result of navigator.credentials.create()');
+    return rejected(field, 'clientDataJSON.type must be "webauthn.create": send the result of navigator.credentials.create()');
   }
   if (message.startsWith('Unexpected registration response challenge')) {
-    return invalidField(field, 'wrong challenge: clientDataJSON.challenge is not the challenge sent with it; register with that challenge');
+    return rejected(field, 'wrong challenge: clientDataJSON.challenge is not the challenge sent with it; register with that challenge');
   }
   if (message.startsWith('Unexpected registration response origin')) {
-    return invalidField(
+    return rejected(
       field,
       `wrong origin: the registration ran on an origin that is not accepted (${options.origins.join(', ') || 'none configured'})`,
     );
   }
   if (message === 'Unexpected RP ID hash') {
-    return invalidField(field, `wrong RP ID: the credential is not for relying party "${options.rpId}"; register it with rp.id "${options.rpId}"`);
+    return rejected(field, `wrong RP ID: the credential is not for relying party "${options.rpId}"; register it with rp.id "${options.rpId}"`);
   }
   if (message.startsWith('User presence was required')) {
-    return invalidField(field, 'user not present: authenticatorData lacks the user-present (UP) flag');
+    return rejected(field, 'user not present: authenticatorData lacks the user-present (UP) flag');
   }
-  return invalidField(field, `registration rejected: ${message}`);
+  return rejected(field, `registration rejected: ${message}`);
 }

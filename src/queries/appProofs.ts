@@ -23,7 +23,7 @@ export const getAppProofs: QueryHandler = {
       context,
       await findActivityFor(context.db, context.principal.credential, { organizationId: query.organizationId, id: query.activityId }),
     );
-    if (!activity) throw notFound(`no activity ${query.activityId} in organization ${query.organizationId}`);
+    if (!activity) throw notFound('ACTIVITY_NOT_FOUND', `no activity ${query.activityId} in organization ${query.organizationId}`);
     return { appProofs: activity.appProofs ?? [] };
   },
 };

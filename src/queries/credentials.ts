@@ -52,7 +52,7 @@ export const getApiKey: QueryHandler = {
   answer: z.strictObject({ apiKey: apiKeySchema }),
   async run(context, query: { organizationId: string; apiKeyId: string }) {
     const { apiKey } = granted(context, await findLiveApiKeyFor(context.db, context.principal.credential, query.organizationId, query.apiKeyId));
-    if (!apiKey) throw notFound(`no API key ${query.apiKeyId} in organization ${query.organizationId}`);
+    if (!apiKey) throw notFound('API_KEY_NOT_FOUND', `no API key ${query.apiKeyId} in organization ${query.organizationId}`);
     return { apiKey: apiKeyObject(apiKey) };
   },
 };
@@ -96,7 +96,7 @@ export const getAuthenticator: QueryHandler = {
       context,
       await findLiveAuthenticatorFor(context.db, context.principal.credential, query.organizationId, query.authenticatorId),
     );
-    if (!authenticator) throw notFound(`no authenticator ${query.authenticatorId} in organization ${query.organizationId}`);
+    if (!authenticator) throw notFound('AUTHENTICATOR_NOT_FOUND', `no authenticator ${query.authenticatorId} in organization ${query.organizationId}`);
     return { authenticator: authenticatorObject(authenticator) };
   },
 };

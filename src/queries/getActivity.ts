@@ -21,7 +21,7 @@ export const getActivity: QueryHandler = {
       await findActivityFor(context.db, context.principal.credential, { organizationId: request.organizationId, id: request.activityId }),
     );
     // Another organization's activity is not found, never forbidden: its existence is not told.
-    if (!activity) throw notFound(`no activity ${request.activityId} in organization ${request.organizationId}`);
+    if (!activity) throw notFound('ACTIVITY_NOT_FOUND', `no activity ${request.activityId} in organization ${request.organizationId}`);
     return activityResponseJson(activity, await context.accessFor(activity));
   },
 };

@@ -26,7 +26,7 @@ export const getMfaStatus: QueryHandler = {
       context,
       await findActivityFor(context.db, context.principal.credential, { organizationId: request.organizationId, id: request.activityId }),
     );
-    if (!activity) throw notFound(`no activity ${request.activityId} in organization ${request.organizationId}`);
+    if (!activity) throw notFound('ACTIVITY_NOT_FOUND', `no activity ${request.activityId} in organization ${request.organizationId}`);
     return { mfaStatuses: [] };
   },
 };

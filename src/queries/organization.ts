@@ -21,7 +21,7 @@ const example = { organizationId: '9f5e7c2a-3b1d-4e6f-8a9b-0c1d2e3f4a5b' };
 const noneYet = (what: string) => z.array(z.unknown()).max(0).describe(`${what}: Signet has none yet; always empty`);
 
 function missing(organizationId: string): never {
-  throw notFound(`no organization ${organizationId}`);
+  throw notFound('ORGANIZATION_NOT_FOUND', `no organization ${organizationId}`);
 }
 
 export const getOrganizationConfigs: QueryHandler = {

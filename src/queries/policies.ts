@@ -47,7 +47,7 @@ export const getPolicy: QueryHandler = {
   answer: z.strictObject({ policy: policySchema }),
   async run(context, query: { organizationId: string; policyId: string }) {
     const { policy } = granted(context, await findPolicyFor(context.db, context.principal.credential, query.organizationId, query.policyId));
-    if (!policy) throw notFound(`no policy ${query.policyId} in organization ${query.organizationId}`);
+    if (!policy) throw notFound('POLICY_NOT_FOUND', `no policy ${query.policyId} in organization ${query.organizationId}`);
     return { policy: renderPolicy(policy) };
   },
 };

@@ -46,7 +46,7 @@ export const getPolicyEvaluations: QueryHandler = {
   answer: z.strictObject({ policyEvaluations: z.array(evaluationSchema).describe('One record per vote, oldest first') }),
   async run(context, request: { organizationId: string; activityId: string }) {
     const { evaluations } = granted(context, await policyEvaluationsFor(context.db, context.principal.credential, request));
-    if (!evaluations) throw notFound(`no activity ${request.activityId} in organization ${request.organizationId}`);
+    if (!evaluations) throw notFound('ACTIVITY_NOT_FOUND', `no activity ${request.activityId} in organization ${request.organizationId}`);
     return {
       policyEvaluations: evaluations.map((e) => ({
         id: e.voteId,

@@ -57,7 +57,7 @@ export const getSmartContractInterface: QueryHandler = {
       context,
       await findSmartContractInterfaceFor(context.db, context.principal.credential, query.organizationId, query.smartContractInterfaceId),
     );
-    if (!record) throw notFound(`no smart contract interface ${query.smartContractInterfaceId} in organization ${query.organizationId}`);
+    if (!record) throw notFound('SMART_CONTRACT_INTERFACE_NOT_FOUND', `no smart contract interface ${query.smartContractInterfaceId} in organization ${query.organizationId}`);
     return { smartContractInterface: render(record) };
   },
 };

@@ -38,7 +38,7 @@ export const whoami: QueryHandler = {
     const { userId, organizationId } = context.principal;
     const { whoami: found } = granted(context, await findWhoamiFor(context.db, context.principal.credential, organizationId, userId));
     // A removed user's credentials are revoked with it, so the statement refused the credential first.
-    if (!found) throw notFound(`no user ${userId} in organization ${organizationId}`);
+    if (!found) throw notFound('USER_NOT_FOUND', `no user ${userId} in organization ${organizationId}`);
     return { organizationId, organizationName: found.organizationName, userId, username: found.userName };
   },
 };
@@ -60,7 +60,7 @@ export const getUser: QueryHandler = {
       context,
       await findUserFor(context.db, context.principal.credential, { ...query, now: context.now, credentialsLimit: USER_CREDENTIALS_LIMIT }),
     );
-    if (!user) throw notFound(`no user ${query.userId} in organization ${query.organizationId}`);
+    if (!user) throw notFound('USER_NOT_FOUND', `no user ${query.userId} in organization ${query.organizationId}`);
     return `{"user":${render(user)}}`;
   },
 };

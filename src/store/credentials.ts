@@ -2,6 +2,7 @@
 // its own moment, that the credential may still be used (an API key neither revoked nor expired, a
 // passkey not revoked), so a revocation takes effect at once in every process, whatever the
 // processes keep in memory.
+import type { ApiKeyKind } from '../wire/credentialKind.ts';
 import type { Queryable } from './db.ts';
 import { run, sql, type Sql } from './sql.ts';
 import { verificationTokenState, verificationTokenUsable } from './verificationTokens.ts';
@@ -27,8 +28,7 @@ export interface CredentialState {
   verificationToken?: boolean;
 }
 
-/** What made a key: an API key (admin API, create_users, create_api_keys), otp_login's session key, otp_auth's key. */
-export type ApiKeyKind = 'api_key' | 'session' | 'otp_auth';
+export type { ApiKeyKind };
 
 /** A statement part that yields a row when the key may still stamp at `now`: not revoked, not expired. */
 export function apiKeyUsable(id: string, now: Date): Sql {

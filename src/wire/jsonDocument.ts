@@ -1,7 +1,7 @@
 // Untrusted JSON read as exactly the document its bytes say: strict UTF-8, nesting bounded before
 // anything recursive sees it, no key that JavaScript objects treat specially, and only strings
 // PostgreSQL can store. Walks are iterative, so no input can exhaust the stack.
-import { invalidArgument, invalidField, type SignetError } from '../errors.ts';
+import { invalidField, malformedRequest, type SignetError } from '../errors.ts';
 
 /** Nesting of a request body: the deepest activity needs 4 levels; 32 leaves room and bounds every walk. */
 export const MAX_BODY_DEPTH = 32;
@@ -27,14 +27,14 @@ export function parseJsonDocument(body: Buffer, maxDepth = MAX_BODY_DEPTH): unkn
   try {
     text = utf8.decode(body);
   } catch {
-    throw invalidArgument('request body is not valid UTF-8');
+    throw malformedRequest('request body is not valid UTF-8');
   }
   let document: unknown;
   try {
     // V8's JSON.parse is iterative: deep nesting costs memory, not stack, and is bounded by the body limit.
     document = JSON.parse(text);
   } catch (error) {
-    throw invalidArgument(`request body is not valid JSON: ${(error as Error).message}`);
+    throw malformedRequest(`request body is not valid JSON: ${(error as Error).message}`);
   }
   const problem = jsonDocumentProblem(document, maxDepth);
   if (problem) throw documentError(problem);
@@ -123,7 +123,7 @@ function locateProblem(root: unknown, maxDepth: number, rootPath: string): Docum
 export function parseBody(body: Buffer): Record<string, unknown> {
   const document = parseJsonDocument(body);
   if (typeof document !== 'object' || document === null || Array.isArray(document)) {
-    throw invalidArgument('request body must be a JSON object with type, timestampMs, organizationId and parameters');
+    throw malformedRequest('request body must be a JSON object with type, timestampMs, organizationId and parameters');
   }
   return document as Record<string, unknown>;
 }
