@@ -20,12 +20,13 @@ interface Declarations {
 /** The values a tree of declarations reads. */
 type Values<T> = { [K in keyof T]: T[K] extends Setting<infer V> ? V : Values<T[K]> };
 
-/** Every declared setting, depth first: the order of `signet config` and of the docs' tables. */
+/** The declared settings of a tree. */
 type Leaf<T> = { [K in keyof T]: T[K] extends Setting ? T[K] : Leaf<T[K]> }[keyof T];
 export type SettingName = Leaf<typeof SETTINGS>['env'];
 
 const isSetting = (entry: Setting | Declarations): entry is Setting => typeof entry.env === 'string';
 
+/** Every declared setting, depth first: the order of `signet config` and, within a group, of the docs' tables. */
 function leaves(tree: Declarations): Setting[] {
   return Object.values(tree).flatMap((entry) => (isSetting(entry) ? [entry] : leaves(entry)));
 }
@@ -43,13 +44,15 @@ const withPort = (text: string, port: number) => text.replace('<port>', String(p
 /** Every setting's value, in the tree's shape; all bad variables are named in one ConfigError. */
 function readSettings(env: Env): Values<typeof SETTINGS> {
   const problems: string[] = [];
+  // For the defaults that name it; a bad SIGNET_PORT is reported below.
   const portText = given(env.SIGNET_PORT) ? env.SIGNET_PORT : SETTINGS.port.default;
   const port = Number(SETTINGS.port.schema.safeParse(portText).data ?? 0);
   const read = (tree: Declarations): Record<string, unknown> =>
     Object.fromEntries(
       Object.entries(tree).map(([key, entry]) => {
         if (!isSetting(entry)) return [key, read(entry)];
-        const raw = given(env[entry.env]) ? env[entry.env]! : entry.default && withPort(entry.default, port);
+        const fallback = entry.default === undefined ? undefined : withPort(entry.default, port);
+        const raw = given(env[entry.env]) ? env[entry.env]! : fallback;
         if (raw === undefined) return [key, undefined];
         const result = entry.schema.safeParse(raw);
         if (!result.success) problems.push(`${entry.env} ${result.error.issues[0]!.message}`);
@@ -85,9 +88,8 @@ function smsSettings(values: SmsValues) {
     provider: values.provider,
     accountSid,
     authToken,
-    /** Exactly one of a sender (an E.164 number or an alphanumeric sender id) ... */
+    // Exactly one of a sender (an E.164 number or an alphanumeric sender id) and a Messaging Service.
     ...(from !== undefined ? { from } : {}),
-    /** ... or a Messaging Service. */
     ...(messagingServiceSid !== undefined ? { messagingServiceSid } : {}),
     baseUrl,
   };

@@ -26,10 +26,10 @@ function checked(problem: (value: string) => string | undefined) {
 }
 
 export function wholeNumber(min: number, max: number, unit?: string) {
-  const range = `${min} to ${max}${unit ? ` ${unit}` : ''}`;
-  const error = (issue: { input?: unknown }) => `must be a whole number from ${range}, got "${issue.input}"`;
+  const suffix = unit ? ` ${unit}` : '';
+  const error = (issue: { input?: unknown }) => `must be a whole number from ${min} to ${max}${suffix}, got "${issue.input}"`;
   return kind(
-    `whole number ${min}–${max}${unit ? ` ${unit}` : ''}`,
+    `whole number ${min}–${max}${suffix}`,
     z.string().regex(/^\d{1,10}$/, { error }).transform(Number).pipe(z.number().min(min, { error }).max(max, { error })),
   );
 }
@@ -147,7 +147,7 @@ export function clientAddressProblem(value: string): string | undefined {
 }
 
 /** A web origin: scheme, host and port. */
-export function originProblem(value: string): string | undefined {
+function originProblem(value: string): string | undefined {
   let parsed: URL;
   try {
     parsed = new URL(value);
