@@ -178,6 +178,10 @@ export function domainName() {
   );
 }
 
+/**
+ * zod's email format: one bare address, without a display name, spaces or line breaks, as a From
+ * header needs. The rules for the addresses codes are sent to are the OTP module's, applied there.
+ */
 export function emailAddress() {
   return kind('email address', z.email({ error: 'must be an email address such as notifications@example.com' }));
 }
