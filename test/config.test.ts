@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { ConfigError, loadConfig } from '../src/config.ts';
+import { ALL_SETTINGS, ConfigError, configurationReport, loadConfig } from '../src/config.ts';
 import { signet } from './support/processes.ts';
 
 test('defaults match docs/configuration.md', () => {
@@ -24,6 +24,18 @@ test('defaults match docs/configuration.md', () => {
   assert.equal(config.outboxWorker, true);
   assert.equal(config.maxConnectionsPerAddress, 64);
   assert.equal(config.url, 'http://127.0.0.1:8080');
+});
+
+test('each variable is declared once; unset, empty and blank all mean its default, as `signet config` says', () => {
+  const names = ALL_SETTINGS.map((setting) => setting.env);
+  assert.equal(new Set(names).size, names.length);
+  for (const raw of ['', '  ']) {
+    const env = { SIGNET_PORT: raw, SIGNET_OUTBOX_WORKER: raw, SIGNET_TRUSTED_PROXIES: raw };
+    assert.equal(loadConfig(env).port, 8080);
+    assert.equal(loadConfig(env).outboxWorker, true);
+    assert.deepEqual(loadConfig(env).trustedProxies, []);
+    assert.equal(configurationReport(env).find((setting) => setting.name === 'SIGNET_PORT')!.source, 'default');
+  }
 });
 
 test('values are parsed', () => {

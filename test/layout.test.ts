@@ -11,7 +11,7 @@ import { ROOT } from './support/processes.ts';
 
 const SRC = path.join(ROOT, 'src');
 
-/** What each folder may import (besides the shared errors.ts and config.ts at the root). */
+/** What each folder may import (besides the shared errors.ts and config.ts at the root; config.ts reads the settings declared in config/). */
 const MAY_IMPORT: Record<string, string[]> = {
   // The command line sits at the top: it may import anything below it (and server.ts at the root).
   cli: ['http', 'auth', 'activities', 'queries', 'admin', 'delivery', 'store', 'otp', 'contracts', 'keys', 'wire'],
@@ -26,6 +26,8 @@ const MAY_IMPORT: Record<string, string[]> = {
   contracts: ['wire'],
   keys: ['wire'],
   policy: ['wire'],
+  // The settings' declarations: free of any domain's rules, which apply where a setting is used.
+  config: [],
   // What every layer shares about the wire: the JSON document's checks, field violations, number patterns.
   wire: [],
 };
@@ -56,6 +58,11 @@ test('no folder imports a folder it may not (none imports one above it)', () => 
     }
   }
   assert.deepEqual(wrong, []);
+});
+
+test('the configuration (config.ts and config/) imports nothing of the tree but its own declarations', () => {
+  const specifiers = [...fs.readFileSync(path.join(SRC, 'config.ts'), 'utf8').matchAll(/(?:from|import)\s*\(?\s*'(\.[^']+)'/g)].map(([, specifier]) => specifier!);
+  assert.deepEqual(specifiers.filter((specifier) => !specifier.startsWith('./config/')), []);
 });
 
 test('only src/store speaks SQL', () => {
