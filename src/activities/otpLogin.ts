@@ -11,7 +11,7 @@ import { NEW_ACTIVITY } from '../store/activities.ts';
 import { findUserByContact, markContactVerified, userActive } from '../store/users.ts';
 import { useVerificationToken, verificationTokenUsedAt } from '../store/verificationTokens.ts';
 import type { ActivityHandler, ExecutionContext } from './handler.ts';
-import { tokenReaches } from './tokenScope.ts';
+import { tokenReaches } from '../auth/tokenScope.ts';
 import { checkSessionIntent, planSession, sessionParameterFields, sessionResultSchema, type SessionResult } from './sessionPlans.ts';
 
 const clientSignature = z

@@ -5,11 +5,10 @@
 // made at submission, under its intent key), and the signed body escaped once for every vote that
 // signed it. One stored record renders the same bytes on every read.
 import type { z } from 'zod';
+import { apiKeyCredentialType } from '../auth/principal.ts';
 import { ECOSYSTEM_TRANSPORTS } from '../keys/verifyAuthenticatorRegistration.ts';
 import type { ActivityRecord, VoteRecord } from '../store/activities.ts';
-import type { CredentialType } from '../policy/index.ts';
 import type { LiveApiKey } from '../store/apiKeys.ts';
-import type { ApiKeyKind } from '../store/credentials.ts';
 import type { LiveAuthenticator } from '../store/authenticators.ts';
 import type { UserRecord } from '../store/users.ts';
 import { activitySchema, apiKeySchema, authenticatorSchema, nestedActivitySchema, userSchema, voteSchema } from './activitySchema.ts';
@@ -58,13 +57,6 @@ export function userFieldsOf(user: UserRecord): UserFields {
     userCreatedAt: user.createdAt,
     userUpdatedAt: user.updatedAt,
   };
-}
-
-/** The credential type, as policies and the ecosystem's objects name it, of a key of this kind. */
-export function apiKeyCredentialType(kind: ApiKeyKind): CredentialType {
-  if (kind === 'session') return 'CREDENTIAL_TYPE_READ_WRITE_SESSION_KEY_P256';
-  if (kind === 'otp_auth') return 'CREDENTIAL_TYPE_OTP_AUTH_KEY_P256';
-  return 'CREDENTIAL_TYPE_API_KEY_P256';
 }
 
 /**
