@@ -2,17 +2,14 @@
 // receive from src/auth/ (declared here, below them, so authentication imports none of them).
 import type { CredentialType } from '../policy/index.ts';
 import type { ApiKeyKind, CredentialUse } from '../store/credentials.ts';
+import type { VoteRecord } from '../store/votes.ts';
+
+/** The user as the credential lookup read it: its id, name, contacts and times, for the submitting vote. */
+type VoteUser = Pick<VoteRecord, 'userId' | 'userName' | 'userEmail' | 'userPhoneNumber' | 'userCreatedAt' | 'userUpdatedAt'>;
 
 /** Who stamped a request: the user of the organization whose credential verified, and the stamp. */
-export interface Principal {
+export interface Principal extends VoteUser {
   organizationId: string;
-  userId: string;
-  userName: string;
-  /** The user's contacts and times as the credential lookup read them, for the submitting vote. */
-  userEmail: string | null;
-  userPhoneNumber: string | null;
-  userCreatedAt: Date;
-  userUpdatedAt: Date;
   scheme: 'SIGNATURE_SCHEME_TK_API_P256' | 'SIGNATURE_SCHEME_WEBAUTHN' | 'STAMP_ATTESTED_SCHEME_P256_VERIFICATION_TOKEN';
   /** hex: the compressed P-256 key for API keys and attested stamps; for WebAuthn the hex of the stored COSE key. */
   publicKey: string;
