@@ -27,14 +27,15 @@ type FieldTexts<Fields> = { [Key in Exclude<keyof Fields, OptionalKeys<Fields>>]
  * text (fields it does not declare are not written).
  */
 function textWriter<Schema extends z.ZodObject>(schema: Schema): (fields: FieldTexts<z.output<Schema>>) => string {
-  const keys = Object.keys(schema.shape) as Array<keyof FieldTexts<z.output<Schema>>>;
+  // Each key with its quoted name, made once: the writer runs for every activity, vote and user listed.
+  const keys = Object.keys(schema.shape).map((key) => ({ key: key as keyof FieldTexts<z.output<Schema>>, name: `${quote(key)}:` }));
   return (fields) => {
-    const written: string[] = [];
-    for (const key of keys) {
-      const text = fields[key];
-      if (text !== undefined) written.push(`${quote(key)}:${text}`);
+    let text = '';
+    for (const { key, name } of keys) {
+      const value = fields[key];
+      if (value !== undefined) text += (text === '' ? '{' : ',') + name + value;
     }
-    return `{${written.join(',')}}`;
+    return text === '' ? '{}' : `${text}}`;
   };
 }
 
@@ -163,6 +164,7 @@ export function activityJson(record: ActivityRecord, access: Access): string {
     updatedAt: quote(record.updatedAt.toISOString()),
     appProofs: record.appProofs ? quote(record.appProofs) : undefined,
   };
+  // The nested copy writes the fields its schema declares: no timestampMs, no appProofs.
   const nested = writeNestedActivity(fields);
   // The flat result holds the nested activity and the result keys beside it.
   return writeActivity({ ...fields, result: result === '{}' ? `{"activity":${nested}}` : `{"activity":${nested},${result.slice(1)}` });
