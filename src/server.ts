@@ -17,7 +17,9 @@ import { buildApp } from './http/app.ts';
 import { connectionBounds, limitConnections, openFileLimit, type ConnectionBounds } from './http/connectionLimits.ts';
 import { Metrics } from './http/metrics.ts';
 import { openDatabase, type Database } from './store/db.ts';
+import { ping } from './store/health.ts';
 import { migrate } from './store/migrate.ts';
+import { ATTEMPT_OUTCOMES, CHANNELS, outboxDepth } from './store/outbox.ts';
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -63,10 +65,11 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     let worker: OutboxWorker | undefined;
     const handlers = options.handlers ?? activityHandlers;
     const engine = new ActivityEngine({ db, config, secret, keys: new ServiceKeys(db, secret), handlers, onQueued: () => worker?.wake() });
-    const metrics = new Metrics(db, handlers.map((handler) => handler.activityType), (error) =>
+    const outbox = { depth: () => outboxDepth(db), channels: CHANNELS, outcomes: ATTEMPT_OUTCOMES };
+    const metrics = new Metrics(outbox, handlers.map((handler) => handler.activityType), (error) =>
       app.log.warn({ err: error }, 'metrics: cannot read the outbox depth; reported as NaN'),
     );
-    const app = buildApp({ config, db, engine, credentials: new CredentialCache(), handlers, adminToken, metrics, logger: options.logger ?? false });
+    const app = buildApp({ config, db, ping: () => ping(db), engine, credentials: new CredentialCache(), handlers, adminToken, metrics, logger: options.logger ?? false });
     worker = new OutboxWorker({
       db,
       secret,

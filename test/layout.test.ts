@@ -1,8 +1,11 @@
-// The architecture is visible in the imports: a request goes http → auth → activities
-// (and queries) → store, delivery → store; otp/, contracts/, keys/ and policy/ are pure rules that
-// import no folder but keys/ (otp/ reads P-256 keys) and wire/, the leaf every layer shares (the JSON
-// document's checks, field violations); no folder imports one above it; no file imports,
-// through a chain of imports, one that imports it; and only store/ speaks SQL.
+// The architecture is visible in the imports (docs/architecture.md, "The layers", states this same
+// rule): the command line on top; http, which reaches the store only through queries, activities,
+// admin and auth (the server at the root composes the store and the delivery worker and hands them
+// in); queries, which answer with what activities declare; activities, the engine over auth's
+// Principal and the store; admin; auth; delivery; the store, the one folder that speaks SQL. otp/,
+// contracts/, keys/ and policy/ are pure rules any layer may use, importing no folder but keys/
+// (otp/ reads P-256 keys) and wire/, the leaf every folder shares. No file imports, through a chain
+// of imports, one that imports it.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -11,25 +14,45 @@ import { ROOT } from './support/processes.ts';
 
 const SRC = path.join(ROOT, 'src');
 
-/** What each folder may import (besides the shared errors.ts and config.ts at the root; config.ts reads the settings declared in config/). */
+/** The pure rules: any layer may import them. */
+const PURE = ['otp', 'contracts', 'keys', 'policy', 'wire'];
+
+/** What each folder may import, besides itself and errors.ts and config.ts at the root. */
 const MAY_IMPORT: Record<string, string[]> = {
   // The command line sits at the top: it may import anything below it (and server.ts at the root).
-  cli: ['http', 'auth', 'activities', 'queries', 'admin', 'delivery', 'store', 'otp', 'contracts', 'keys', 'wire'],
-  http: ['auth', 'activities', 'queries', 'admin', 'delivery', 'store', 'otp', 'contracts', 'keys', 'wire'],
-  auth: ['activities', 'store', 'otp', 'keys', 'wire'],
-  queries: ['activities', 'store', 'wire'],
-  activities: ['store', 'otp', 'contracts', 'keys', 'policy', 'wire'],
-  admin: ['store', 'otp', 'keys', 'wire'],
-  delivery: ['store', 'otp', 'wire'],
-  store: ['otp', 'wire'],
+  cli: ['http', 'queries', 'activities', 'admin', 'auth', 'delivery', 'store', ...PURE],
+  http: ['queries', 'activities', 'admin', 'auth', ...PURE],
+  queries: ['activities', 'auth', 'store', ...PURE],
+  activities: ['auth', 'store', ...PURE],
+  admin: ['store', ...PURE],
+  auth: ['store', ...PURE],
+  delivery: ['store', ...PURE],
+  store: ['wire'],
   otp: ['keys', 'wire'],
   contracts: ['wire'],
   keys: ['wire'],
   policy: ['wire'],
   // The settings' declarations: free of any domain's rules, which apply where a setting is used.
   config: [],
-  // What every layer shares about the wire: the JSON document's checks, field violations, number patterns.
   wire: [],
+};
+
+/** What a folder may import at the root: the shared errors.ts and config.ts (pure folders errors.ts only). */
+const ROOT_FILES: Record<string, string[]> = { cli: ['errors.ts', 'config.ts', 'server.ts'] };
+const SHARED_ROOT_FILES = ['errors.ts', 'config.ts'];
+const PURE_ROOT_FILES = ['errors.ts'];
+
+/**
+ * Imports that break the rule until work under way elsewhere lands, each with what ends it. Nothing
+ * may be added here: the list only shrinks.
+ */
+const NOT_YET: Record<string, string[]> = {
+  // The store handle the admin routes still take directly.
+  'src/http/dependencies.ts': ['../store/db.ts'],
+  // The store's unavailability, mapped to 503, belongs beside the shared errors.
+  'src/http/app.ts': ['../store/db.ts'],
+  // The outbox's message types move out of otp/.
+  'src/store/outbox.ts': ['../otp/messages.ts'],
 };
 
 function sources(dir: string): string[] {
@@ -41,23 +64,28 @@ function sources(dir: string): string[] {
 
 test('no folder imports a folder it may not (none imports one above it)', () => {
   const wrong: string[] = [];
+  const excused = new Set<string>();
   for (const file of sources(SRC)) {
+    const name = path.relative(ROOT, file).split(path.sep).join('/');
     const folder = path.relative(SRC, file).split(path.sep)[0]!;
     const allowed = MAY_IMPORT[folder];
     if (!allowed) continue; // the composition at the root (cli.ts, server.ts) and the shared config.ts, errors.ts
+    const rootFiles = ROOT_FILES[folder] ?? (PURE.includes(folder) ? PURE_ROOT_FILES : SHARED_ROOT_FILES);
     for (const [, specifier] of fs.readFileSync(file, 'utf8').matchAll(/(?:from|import)\s*\(?\s*'(\.[^']+)'/g)) {
       const target = path.relative(SRC, path.resolve(path.dirname(file), specifier!)).split(path.sep);
       const targetFolder = target.length > 1 ? target[0]! : undefined;
-      if (targetFolder === undefined) {
-        if (!['otp', 'contracts', 'keys', 'policy', 'wire'].includes(folder)) continue;
-        if (target[0] === 'errors.ts') continue;
-      } else if (targetFolder === folder || allowed.includes(targetFolder)) {
+      if (targetFolder === undefined ? rootFiles.includes(target[0]!) : targetFolder === folder || allowed.includes(targetFolder)) continue;
+      if (NOT_YET[name]?.includes(specifier!)) {
+        excused.add(`${name} imports ${specifier}`);
         continue;
       }
-      wrong.push(`${path.relative(ROOT, file)} imports ${specifier}`);
+      wrong.push(`${name} imports ${specifier}`);
     }
   }
   assert.deepEqual(wrong, []);
+  // An exception no longer needed is removed, so the rule tightens as the work lands.
+  const stale = Object.entries(NOT_YET).flatMap(([name, specifiers]) => specifiers.map((specifier) => `${name} imports ${specifier}`));
+  assert.deepEqual(stale.filter((entry) => !excused.has(entry)), []);
 });
 
 test('the configuration (config.ts and config/) imports nothing of the tree but its own declarations', () => {

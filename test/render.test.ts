@@ -4,10 +4,13 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { test } from 'node:test';
 import { accessOf, type Authority } from '../src/activities/authorization.ts';
-import { activityResponseJson } from '../src/activities/render.ts';
+import { apiKeySchema, authenticatorSchema } from '../src/activities/activitySchema.ts';
+import { activityResponseJson, apiKeyObject, authenticatorObject } from '../src/activities/render.ts';
 import { ACTIVITY_STATUSES, ACTIVITY_STATUS } from '../src/activities/status.ts';
 import { compileExpression, type Approver } from '../src/policy/index.ts';
 import type { ActivityRecord, VoteRecord } from '../src/store/activities.ts';
+import type { LiveApiKey } from '../src/store/apiKeys.ts';
+import type { LiveAuthenticator } from '../src/store/authenticators.ts';
 
 const now = new Date('2026-11-25T12:00:00.000Z');
 const [root, other, submitter, tagged] = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];
@@ -109,4 +112,13 @@ test('a failed activity renders its failure', () => {
   const failed = { ...record(ACTIVITY_STATUS.FAILED, []), failure: { code: 3, message: 'the code expired' } };
   const { activity } = JSON.parse(activityResponseJson(failed, { canApprove: false, canReject: false }));
   assert.deepEqual(activity.failure, { code: 3, message: 'the code expired', details: [] });
+});
+
+test('an API key and a passkey list their fields in the order their schemas declare them', () => {
+  const createdAt = now;
+  const expiresAt = new Date(now.getTime() + 60_000);
+  const key = apiKeyObject({ id: randomUUID(), name: 'k', publicKey: '02ab', kind: 'session', createdAt, expiresAt } as LiveApiKey);
+  assert.deepEqual(Object.keys(key), Object.keys(apiKeySchema.shape));
+  const passkey = authenticatorObject({ id: randomUUID(), name: 'p', credentialId: 'cid', publicKey: 'a5', aaguid: null, transports: ['usb'], createdAt } as LiveAuthenticator);
+  assert.deepEqual(Object.keys(passkey), Object.keys(authenticatorSchema.shape));
 });

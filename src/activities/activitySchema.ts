@@ -1,7 +1,8 @@
-// The activity object as render.ts writes it, described field by field for the OpenAPI
-// document: the flat object with the nested copy under result.activity, its votes with their user,
-// and App Proofs. The engine never parses an answer with these; test/openapi.test.ts checks real
-// answers against them. `activityObject` takes the intent and result of one activity type.
+// The activity object on the wire, declared once, field by field: the flat object with the nested copy
+// under result.activity, its votes with their user, and App Proofs. render.ts writes its JSON text
+// from these schemas (their fields, in their order), and the OpenAPI document describes it with them;
+// the engine never parses an answer with them (test/openapi.test.ts checks real answers against them).
+// `activityObject` takes the intent and result of one activity type.
 import { z } from 'zod';
 import { APP_PROOF_SCHEME } from './appProofs.ts';
 import type { ActivityHandler } from './handler.ts';

@@ -7,28 +7,11 @@ import { invalidArgument, type FieldViolation } from '../errors.ts';
 import { P256_PUBLIC_KEY_PATTERN, p256PointHex } from '../keys/p256.ts';
 import type { NewApiKey } from '../store/apiKeys.ts';
 import { wholeNumberPattern } from '../wire/numberPattern.ts';
+import { name, text } from './parameters.ts';
 
 /** An API key's lifetime: at most ten years, as the admin API's. */
 const MAX_KEY_EXPIRATION_SECONDS = 10 * 365 * 24 * 3600;
-const MAX_NAME_LENGTH = 256;
 const CURVES = ['API_KEY_CURVE_P256', 'API_KEY_CURVE_SECP256K1', 'API_KEY_CURVE_ED25519'];
-
-/**
- * A string field: bounded, and checked by `problem` (one issue per field). The bound is also stated
- * as the JSON Schema keyword, which the refinement alone would not give the OpenAPI document.
- */
-export function text(maxLength: number, problem: (value: string) => string | undefined = () => undefined) {
-  return z
-    .string({ error: 'must be a string' })
-    .superRefine((value, ctx) => {
-      const message = value.length > maxLength ? `is longer than ${maxLength} characters` : problem(value);
-      if (message) ctx.addIssue({ code: 'custom', message });
-    })
-    .meta({ maxLength });
-}
-
-/** A name: not blank, at most MAX_NAME_LENGTH characters. */
-export const name = text(MAX_NAME_LENGTH, (v) => (v.trim() === '' ? 'must not be empty' : undefined)).meta({ minLength: 1, pattern: '\\S' });
 
 /** One API key to register, as @turnkey/http sends it (v1ApiKeyParamsV2). */
 export const apiKeyParameter = z

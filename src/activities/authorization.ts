@@ -20,7 +20,7 @@ import { readAuthority, readApproverUser, type ApproverUser } from '../store/aut
 import type { StoredPolicy } from '../store/policies.ts';
 import type { Queryable } from '../store/db.ts';
 import type { ActivityRecord, VoteRecord } from '../store/activities.ts';
-import type { Principal } from './handler.ts';
+import type { Principal } from '../auth/principal.ts';
 import { ACTIVITY_STATUS } from './status.ts';
 
 /** An organization's root quorum and policies, as of one version of its authority. */

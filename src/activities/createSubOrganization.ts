@@ -19,8 +19,9 @@ import { insertSubOrganizationOfActivity, mayHaveSubOrganizations } from '../sto
 import { insertUsersOfActivity } from '../store/users.ts';
 import { useVerificationToken, verificationTokenUsedAt } from '../store/verificationTokens.ts';
 import { redactVerificationToken } from './userChanges.ts';
-import { apiKeyParameter, name } from './apiKeyParameters.ts';
-import { credentialsTaken, list, newUserFields, planNewUsers, usersIssues, withCanonicalContacts } from './createUsers.ts';
+import { apiKeyParameter } from './apiKeyParameters.ts';
+import { credentialsTaken, newUserFields, planNewUsers, usersIssues, withCanonicalContacts } from './createUsers.ts';
+import { list, name, trueOrFalse } from './parameters.ts';
 import type { ActivityHandler, ActivityPlan, ExecutionContext } from './handler.ts';
 
 export const MAX_ROOT_USERS = 100;
@@ -43,12 +44,11 @@ const rootUser = z
   .transform(withCanonicalContacts);
 
 /** Flags of features Signet does not have at all: any value is accepted (they hold already) and echoed. */
-const moot = (what: string) => z.boolean({ error: 'must be true or false' }).describe(`Signet has no ${what}: accepted and echoed, with no effect`).optional();
+const moot = (what: string) => trueOrFalse().describe(`Signet has no ${what}: accepted and echoed, with no effect`).optional();
 
 /** Flags Signet cannot honour yet: false (or nothing) is accepted, true refused rather than ignored. */
 const notYet = (what: string) =>
-  z
-    .boolean({ error: 'must be true or false' })
+  trueOrFalse()
     .refine((v) => !v, `Signet cannot disable ${what} per sub-organization yet; leave it out or send false`)
     .describe(`Only false: Signet cannot disable ${what} per sub-organization yet`)
     .optional();

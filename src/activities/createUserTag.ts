@@ -9,6 +9,7 @@ import { NEW_ACTIVITY } from '../store/activities.ts';
 import { userActive } from '../store/users.ts';
 import { insertUserTagMembersOfActivity, insertUserTagOfActivity, userTagNameFree, userTagsBelow } from '../store/userTags.ts';
 import type { ActivityHandler } from './handler.ts';
+import { idList, trimmedName } from './parameters.ts';
 
 /** Tags an organization may have: consensus rules name a few; the bound keeps every list of them small. */
 export const MAX_USER_TAGS = 1000;
@@ -17,16 +18,8 @@ export const MAX_TAGGED_USERS = 100;
 const MAX_TAG_NAME_LENGTH = 256;
 
 const parameters = z.strictObject({
-  userTagName: z
-    .string({ error: 'must be a string' })
-    .trim()
-    .min(1, 'must not be empty or only spaces')
-    .max(MAX_TAG_NAME_LENGTH, `must be at most ${MAX_TAG_NAME_LENGTH} characters`)
-    // PostgreSQL's text takes neither NUL nor an unpaired surrogate as given.
-    .refine((v) => !/[\u0000\uD800-\uDFFF]/u.test(v), 'must not contain NUL or an unpaired surrogate')
-    .describe(`Name of the tag, 1 to ${MAX_TAG_NAME_LENGTH} characters once spaces around it are trimmed; unique in the organization`),
-  userIds: z
-    .array(z.uuid({ message: 'must be a user id (a UUID)' }), { error: 'must be an array of user ids' })
+  userTagName: trimmedName(MAX_TAG_NAME_LENGTH).describe(`Name of the tag, 1 to ${MAX_TAG_NAME_LENGTH} characters once spaces around it are trimmed; unique in the organization`),
+  userIds: idList('a user id', 'user ids')
     .max(MAX_TAGGED_USERS, `may hold at most ${MAX_TAGGED_USERS} user ids`)
     .refine((ids) => new Set(ids.map((id) => id.toLowerCase())).size === ids.length, 'must not list a user twice')
     .describe(`Users of the organization (not removed) to give the tag, at most ${MAX_TAGGED_USERS}; may be empty`),

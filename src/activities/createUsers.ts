@@ -13,7 +13,8 @@ import { apiKeysFree, insertApiKeysOfActivity, type NewApiKey } from '../store/a
 import { credentialIdsFree, insertAuthenticatorsOfActivity, type NewAuthenticator } from '../store/authenticators.ts';
 import { insertUsersOfActivity, lockOrganizationUsers, usersContactsFree, usersWithin, type NewUser } from '../store/users.ts';
 import { insertUserTagMembersOfActivity, lockUserTags, userTagOfOrganization } from '../store/userTags.ts';
-import { apiKeyParameter, name, newApiKey, publicKeysTaken, RACED, refusedFields, text, type ApiKeyParameter } from './apiKeyParameters.ts';
+import { apiKeyParameter, newApiKey, publicKeysTaken, RACED, refusedFields, type ApiKeyParameter } from './apiKeyParameters.ts';
+import { list, name, text, unsupported } from './parameters.ts';
 import type { ActivityHandler, ActivityPlan, ExecutionContext } from './handler.ts';
 
 // Bounds: one activity creates at most MAX_USERS users, each with at most MAX_CREDENTIALS keys and
@@ -26,24 +27,6 @@ export const MAX_CREDENTIALS = 10;
 export const MAX_USER_TAGS_PER_USER = 20;
 export const MAX_REQUEST_USER_TAGS = 100;
 const MAX_CHALLENGE_LENGTH = 1024;
-
-/** A list the ecosystem requires even when empty: missing means []. */
-export function list<T extends z.ZodType>(item: T, max: number, what: string) {
-  return z
-    .array(item, { error: 'must be an array' })
-    .max(max, `may hold at most ${max} ${what}`)
-    .describe(`The user's ${what}, at most ${max}; missing means []`)
-    .default([]);
-}
-
-/** A list of something Signet does not have: only [] (or nothing) is accepted. */
-export function unsupported(what: string) {
-  return z
-    .array(z.unknown(), { error: 'must be an array' })
-    .max(0, `Signet does not support ${what}; send an empty array`)
-    .describe(`Signet has no ${what}: only an empty array (or nothing) is accepted`)
-    .default([]);
-}
 
 export const authenticator = z
   .strictObject({

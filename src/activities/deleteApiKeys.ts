@@ -8,13 +8,13 @@ import { notFound } from '../errors.ts';
 import { NEW_ACTIVITY } from '../store/activities.ts';
 import { apiKeyOfUserNotRevoked, revokeApiKeysOfActivity } from '../store/apiKeys.ts';
 import type { ActivityHandler } from './handler.ts';
+import { idList } from './parameters.ts';
 
 export const MAX_DELETED_API_KEYS = 100;
 
 const parameters = z.strictObject({
   userId: z.uuid({ message: 'must be a user id (a UUID)' }).describe('The user of the organization whose keys these are'),
-  apiKeyIds: z
-    .array(z.uuid({ message: 'must be an API key id (a UUID)' }), { error: 'must be an array of API key ids' })
+  apiKeyIds: idList('an API key id', 'API key ids')
     .min(1, 'must list at least one API key id')
     .max(MAX_DELETED_API_KEYS, `may hold at most ${MAX_DELETED_API_KEYS} API key ids`)
     .refine((ids) => new Set(ids.map((id) => id.toLowerCase())).size === ids.length, 'must not list a key twice')

@@ -7,14 +7,14 @@ import { notFound } from '../errors.ts';
 import { NEW_ACTIVITY } from '../store/activities.ts';
 import { authenticatorOfUserNotRevoked, revokeAuthenticatorsOfActivity } from '../store/authenticators.ts';
 import type { ActivityHandler } from './handler.ts';
+import { idList } from './parameters.ts';
 import { userIdParameter } from './userChanges.ts';
 
 export const MAX_DELETED_AUTHENTICATORS = 100;
 
 const parameters = z.strictObject({
   userId: userIdParameter.describe('The user of the organization whose passkeys these are'),
-  authenticatorIds: z
-    .array(z.uuid({ message: 'must be an authenticator id (a UUID)' }), { error: 'must be an array of authenticator ids' })
+  authenticatorIds: idList('an authenticator id', 'authenticator ids')
     .min(1, 'must list at least one authenticator id')
     .max(MAX_DELETED_AUTHENTICATORS, `may hold at most ${MAX_DELETED_AUTHENTICATORS} authenticator ids`)
     .refine((ids) => new Set(ids.map((id) => id.toLowerCase())).size === ids.length, 'must not list a passkey twice')

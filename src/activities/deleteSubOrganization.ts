@@ -8,10 +8,10 @@ import { invalidArgument } from '../errors.ts';
 import { NEW_ACTIVITY } from '../store/activities.ts';
 import { deleteSubOrganizationOfActivity, isLiveSubOrganization } from '../store/subOrganizations.ts';
 import type { ActivityHandler } from './handler.ts';
+import { trueOrFalse } from './parameters.ts';
 
 const parameters = z.strictObject({
-  deleteWithoutExport: z
-    .boolean({ error: 'must be true or false' })
+  deleteWithoutExport: trueOrFalse()
     .describe('Accepted and echoed: Signet keeps no wallets or private keys for users, so there is nothing to export before deleting')
     .optional(),
 });

@@ -6,12 +6,12 @@ import { concurrentChange, notFound } from '../errors.ts';
 import { NEW_ACTIVITY } from '../store/activities.ts';
 import { deleteUserTagsOfActivity, lockUserTags, userTagMembers, userTagMembersAre, userTagOfOrganization } from '../store/userTags.ts';
 import type { ActivityHandler } from './handler.ts';
+import { idList } from './parameters.ts';
 
 export const MAX_DELETED_USER_TAGS = 100;
 
 const parameters = z.strictObject({
-  userTagIds: z
-    .array(z.uuid({ message: 'must be a user tag id (a UUID)' }), { error: 'must be an array of user tag ids' })
+  userTagIds: idList('a user tag id', 'user tag ids')
     .min(1, 'must list at least one user tag id')
     .max(MAX_DELETED_USER_TAGS, `may hold at most ${MAX_DELETED_USER_TAGS} user tag ids`)
     .refine((ids) => new Set(ids.map((id) => id.toLowerCase())).size === ids.length, 'must not list a tag twice')

@@ -8,12 +8,12 @@ import { invalidField, notFound } from '../errors.ts';
 import { NEW_ACTIVITY } from '../store/activities.ts';
 import { lockUsers, removeUsersOfActivity, userActive, userOutsideRootQuorum } from '../store/users.ts';
 import type { ActivityHandler } from './handler.ts';
+import { idList } from './parameters.ts';
 
 export const MAX_DELETED_USERS = 100;
 
 const parameters = z.strictObject({
-  userIds: z
-    .array(z.uuid({ message: 'must be a user id (a UUID)' }), { error: 'must be an array of user ids' })
+  userIds: idList('a user id', 'user ids')
     .min(1, 'must list at least one user id')
     .max(MAX_DELETED_USERS, `may hold at most ${MAX_DELETED_USERS} user ids`)
     .refine((ids) => new Set(ids.map((id) => id.toLowerCase())).size === ids.length, 'must not list a user twice')

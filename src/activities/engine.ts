@@ -21,7 +21,8 @@ import { run, type Sql } from '../store/sql.ts';
 import type { NewVote } from '../store/votes.ts';
 import { createAppProof } from './appProofs.ts';
 import { envelopeSchema, type Envelope } from './envelope.ts';
-import type { ActivityHandler, ActivityPlan, ExecutionContext, Principal } from './handler.ts';
+import type { Principal } from '../auth/principal.ts';
+import type { ActivityHandler, ActivityPlan, ExecutionContext } from './handler.ts';
 import {
   accessOf,
   approversOf,

@@ -4,44 +4,13 @@
 // and its vote in one statement. Everything
 // common (envelope, stamp, liveness, idempotency, votes, rendering, errors) belongs to the engine.
 import type { z } from 'zod';
+import type { Principal } from '../auth/principal.ts';
 import type { Config } from '../config.ts';
-import type { CredentialType } from '../policy/index.ts';
 import type { SignetError } from '../errors.ts';
 import type { Gate } from '../store/gate.ts';
-import type { CredentialUse } from '../store/credentials.ts';
 import type { Queryable } from '../store/db.ts';
 import type { Sql } from '../store/sql.ts';
 import type { ServiceKeys } from './serviceKeys.ts';
-
-/** Who stamped a request: the user of the organization whose credential verified, and the stamp. */
-export interface Principal {
-  organizationId: string;
-  userId: string;
-  userName: string;
-  /** The user's contacts and times as the credential lookup read them, for the submitting vote. */
-  userEmail: string | null;
-  userPhoneNumber: string | null;
-  userCreatedAt: Date;
-  userUpdatedAt: Date;
-  scheme: 'SIGNATURE_SCHEME_TK_API_P256' | 'SIGNATURE_SCHEME_WEBAUTHN' | 'STAMP_ATTESTED_SCHEME_P256_VERIFICATION_TOKEN';
-  /** hex: the compressed P-256 key for API keys and attested stamps; for WebAuthn the hex of the stored COSE key. */
-  publicKey: string;
-  /** As sent in the stamp (hex DER for API keys and attested stamps, base64url for WebAuthn). */
-  signature: string;
-  /** base64url, WebAuthn only. */
-  credentialId?: string;
-  /**
-   * The organization the request acts in when it is not the body's `organizationId`: an attested stamp
-   * sent to a parent stands for the user of the one sub-organization whose contact its token names, and
-   * a sub-organization's credential sent with its parent's id (ActivityHandler.fromSubOrganization)
-   * acts in its own sub-organization.
-   */
-  actsIn?: string;
-  /** The credential's type as policies see it (an API key, a session key, a passkey). */
-  credentialType: CredentialType;
-  /** How the statements of the request check, at their own moment, that the credential may still be used. */
-  credential: CredentialUse;
-}
 
 export interface ExecutionContext {
   /** Id of the activity being created. */

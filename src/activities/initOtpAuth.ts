@@ -15,7 +15,7 @@ import { queueMessage } from '../store/outbox.ts';
 import { takeFromRateWindow, type RateLimit } from '../store/rateWindows.ts';
 import { senderDomainRegistered } from '../store/senderDomains.ts';
 import type { ActivityHandler, ActivityPlan, ExecutionContext } from './handler.ts';
-import { wholeNumberPattern } from '../wire/numberPattern.ts';
+import { objectExpected, text, trueOrFalse, wholeSeconds } from './parameters.ts';
 import { UUID_PATTERN } from '../wire/uuid.ts';
 
 export const OTP_TYPES = ['OTP_TYPE_EMAIL', 'OTP_TYPE_SMS'] as const;
@@ -36,20 +36,6 @@ const MAX_SMS_TEMPLATE_LENGTH = 320;
 /** The text sent, app name and code filled in; each {{.AppName}} may add up to 100 characters. */
 const MAX_SMS_LENGTH = 320;
 const SMS_TAGS = ['{{.OtpCode}}', '{{.AppName}}'];
-
-/**
- * A string field whose value `problem` describes as wrong, or not (one issue per field, never two).
- * Without `maxLength`, `problem` bounds the length itself. The bound is also stated as the JSON
- * Schema keyword, which the refinement alone would not give the OpenAPI document.
- */
-function text(maxLength: number | undefined, problem: (value: string) => string | undefined = () => undefined) {
-  const schema = z.string({ error: 'must be a string' }).superRefine((value, ctx) => {
-    const tooLong = maxLength !== undefined && value.length > maxLength;
-    const message = tooLong ? `is longer than ${maxLength} characters` : problem(value);
-    if (message) ctx.addIssue({ code: 'custom', message });
-  });
-  return maxLength === undefined ? schema : schema.meta({ maxLength });
-}
 
 const emailAddress = text(MAX_EMAIL_LENGTH, emailAddressProblem);
 
@@ -126,11 +112,6 @@ function smsTemplateProblem(value: string): string | undefined {
   return undefined;
 }
 
-// Only for a wrong type: unknown keys keep their own issue, which names each key.
-function objectExpected(issue: { code: string }): string | undefined {
-  return issue.code === 'invalid_type' ? 'must be an object' : undefined;
-}
-
 const emailCustomization = z
   .strictObject(
     {
@@ -164,7 +145,7 @@ const emailCustomization = z
         })
         .optional(),
     },
-    { error: objectExpected },
+    { error: objectExpected() },
   )
   .describe('Customization of the OTP email; OTP_TYPE_EMAIL only');
 
@@ -180,7 +161,7 @@ const smsCustomization = z
         })
         .optional(),
     },
-    { error: objectExpected },
+    { error: objectExpected() },
   )
   .describe('Customization of the SMS; OTP_TYPE_SMS only. One field: template');
 
@@ -219,21 +200,15 @@ const fields = z.strictObject({
     .refine((n) => Number.isInteger(n) && n >= 6 && n <= 9, 'must be a whole number from 6 to 9')
     .meta({ type: 'integer', minimum: 6, maximum: 9, description: 'Length of the OTP: a whole number from 6 to 9' })
     .default(DEFAULT_OTP_LENGTH),
-  alphanumeric: z
-    .boolean({ error: 'must be true or false' })
+  alphanumeric: trueOrFalse()
     .describe("Optional. When true the OTP is alphanumeric (Crockford's Base32: 0-9A-Z without I L O U); false: digits only")
     .default(true),
-  expirationSeconds: z
-    .string({ error: `must be a string of digits, e.g. "${DEFAULT_EXPIRATION_SECONDS}"` })
-    .refine(
-      (v) => /^[1-9][0-9]{0,2}$/.test(v) && Number(v) <= MAX_EXPIRATION_SECONDS,
-      `must be a whole number of seconds from 1 to ${MAX_EXPIRATION_SECONDS} written as digits, e.g. "${DEFAULT_EXPIRATION_SECONDS}"`,
-    )
-    .meta({
-      pattern: wholeNumberPattern(MAX_EXPIRATION_SECONDS),
-      description:
-        'Optional validity window of the OTP, in seconds written as digits. Default when absent: 5 minutes (300 seconds). Maximum: 600 seconds (10 minutes)',
-    })
+  expirationSeconds: wholeSeconds(
+    MAX_EXPIRATION_SECONDS,
+    DEFAULT_EXPIRATION_SECONDS,
+    `must be a whole number of seconds from 1 to ${MAX_EXPIRATION_SECONDS} written as digits, e.g. "${DEFAULT_EXPIRATION_SECONDS}"`,
+    'Optional validity window of the OTP, in seconds written as digits. Default when absent: 5 minutes (300 seconds). Maximum: 600 seconds (10 minutes)',
+  )
     .default(DEFAULT_EXPIRATION_SECONDS),
   sendFromEmailSenderName: text(MAX_SENDER_NAME_LENGTH, headerSafeProblem)
     .describe('Optional sender name, used together with sendFromEmailAddress. When empty it defaults to Notifications. No line breaks')
@@ -255,7 +230,7 @@ const fields = z.strictObject({
         'Optional client-generated user identifier that enables per-user rate limiting for SMS authentication (SIGNET_RATE_LIMIT_SMS_PER_USER, 5 per 10 minutes by default). A hash of the client-side IP address is the recommended value',
     })
     .optional(),
-}, { error: objectExpected });
+}, { error: objectExpected() });
 
 type Fields = z.output<typeof fields>;
 

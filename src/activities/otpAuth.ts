@@ -13,9 +13,8 @@ import { canonicalEmailAddress } from '../otp/contact.ts';
 import { NEW_ACTIVITY } from '../store/activities.ts';
 import { insertApiKeysOfActivity, lockUserApiKeys, revokeOtherOtpAuthKeys } from '../store/apiKeys.ts';
 import { findUserByContact, markContactVerified, userActive } from '../store/users.ts';
-import { name } from './apiKeyParameters.ts';
 import type { ActivityHandler } from './handler.ts';
-import { wholeNumberPattern } from '../wire/numberPattern.ts';
+import { name, objectExpected, trueOrFalse, wholeSeconds } from './parameters.ts';
 import { checkCode, claimGate, otpCodeParameter, otpIdParameter, redactOtpCode, verifiableOtp } from './otpCheck.ts';
 import { MAX_SESSION_SECONDS } from './sessionPlans.ts';
 
@@ -39,23 +38,18 @@ const parameters = z.strictObject(
     apiKeyName: name
       .describe(`Name of the new API key; not blank. Without it "${DEFAULT_NAME_PREFIX} <the moment it was made, ISO 8601>"`)
       .optional(),
-    expirationSeconds: z
-      .string({ error: `must be a string of digits, e.g. "${DEFAULT_OTP_AUTH_KEY_SECONDS}"` })
-      .refine(
-        (v) => /^[1-9][0-9]{0,6}$/.test(v) && Number(v) <= MAX_SESSION_SECONDS,
-        `must be the key's lifetime in whole seconds from 1 to ${MAX_SESSION_SECONDS} (30 days) written as digits, e.g. "${DEFAULT_OTP_AUTH_KEY_SECONDS}"`,
-      )
-      .meta({
-        pattern: wholeNumberPattern(MAX_SESSION_SECONDS),
-        description: `Lifetime of the new API key in seconds written as digits: "${DEFAULT_OTP_AUTH_KEY_SECONDS}" (15 minutes) by default, at most "${MAX_SESSION_SECONDS}" (30 days), as otp_login's sessions. After it every request stamped with the key is a 401`,
-      })
+    expirationSeconds: wholeSeconds(
+      MAX_SESSION_SECONDS,
+      DEFAULT_OTP_AUTH_KEY_SECONDS,
+      `must be the key's lifetime in whole seconds from 1 to ${MAX_SESSION_SECONDS} (30 days) written as digits, e.g. "${DEFAULT_OTP_AUTH_KEY_SECONDS}"`,
+      `Lifetime of the new API key in seconds written as digits: "${DEFAULT_OTP_AUTH_KEY_SECONDS}" (15 minutes) by default, at most "${MAX_SESSION_SECONDS}" (30 days), as otp_login's sessions. After it every request stamped with the key is a 401`,
+    )
       .default(DEFAULT_OTP_AUTH_KEY_SECONDS),
-    invalidateExisting: z
-      .boolean({ error: 'must be true or false' })
+    invalidateExisting: trueOrFalse()
       .describe("true revokes the user's other otp_auth keys at once (its API keys and sessions stay)")
       .default(false),
   },
-  { error: (issue) => (issue.code === 'invalid_type' ? 'must be an object' : undefined) },
+  { error: objectExpected() },
 );
 
 const resultSchema = z.strictObject({

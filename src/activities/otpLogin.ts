@@ -11,7 +11,8 @@ import { NEW_ACTIVITY } from '../store/activities.ts';
 import { findUserByContact, markContactVerified, userActive } from '../store/users.ts';
 import { useVerificationToken, verificationTokenUsedAt } from '../store/verificationTokens.ts';
 import type { ActivityHandler, ExecutionContext } from './handler.ts';
-import { tokenReaches } from './tokenScope.ts';
+import { objectExpected } from './parameters.ts';
+import { tokenReaches } from '../auth/tokenScope.ts';
 import { checkSessionIntent, planSession, sessionParameterFields, sessionResultSchema, type SessionResult } from './sessionPlans.ts';
 
 const clientSignature = z
@@ -33,7 +34,7 @@ const clientSignature = z
         .max(160, 'is longer than 160 characters')
         .describe('ECDSA P-256 over SHA-256 of message by the token\'s key: raw r‖s hex (128 characters, what @turnkey/core sends) or DER hex'),
     },
-    { error: (issue) => (issue.code === 'invalid_type' ? 'must be an object {publicKey, scheme, message, signature}' : undefined) },
+    { error: objectExpected('must be an object {publicKey, scheme, message, signature}') },
   )
   .describe("Proof that the holder of the token's key asks for this session: required when the token is bound to a key (always for V2)");
 
@@ -51,7 +52,7 @@ function parameters(signatureRequired: boolean) {
       invalidateExisting: sessionParameterFields.invalidateExisting,
       sessionProfileId: sessionParameterFields.sessionProfileId,
     },
-    { error: (issue) => (issue.code === 'invalid_type' ? 'must be an object' : undefined) },
+    { error: objectExpected() },
   );
 }
 

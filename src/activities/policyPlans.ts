@@ -15,6 +15,7 @@ import {
   type NewPolicy,
 } from '../store/policies.ts';
 import type { ActivityPlan, ExecutionContext } from './handler.ts';
+import { NOT_STORABLE, objectExpected, storable, trimmedName } from './parameters.ts';
 
 /** Policies an organization may have: each is evaluated for every activity its root quorum does not approve alone. */
 export const MAX_POLICIES = 100;
@@ -25,17 +26,9 @@ export const MAX_POLICY_NOTES_LENGTH = 4096;
 export const EFFECTS = ['EFFECT_ALLOW', 'EFFECT_DENY'] as const;
 
 /** Text PostgreSQL stores as given: it takes neither NUL nor an unpaired surrogate. */
-const storable = (value: string) => !/[\u0000\uD800-\uDFFF]/u.test(value);
-const STORABLE = 'must not contain NUL or an unpaired surrogate';
 
 export const policyName = () =>
-  z
-    .string({ error: 'must be a string' })
-    .trim()
-    .min(1, 'must not be empty or only spaces')
-    .max(MAX_POLICY_NAME_LENGTH, `must be at most ${MAX_POLICY_NAME_LENGTH} characters`)
-    .refine(storable, STORABLE)
-    .describe(`Name of the policy, 1 to ${MAX_POLICY_NAME_LENGTH} characters once spaces around it are trimmed; unique in the organization`);
+  trimmedName(MAX_POLICY_NAME_LENGTH).describe(`Name of the policy, 1 to ${MAX_POLICY_NAME_LENGTH} characters once spaces around it are trimmed; unique in the organization`);
 
 export const effect = () =>
   z.enum(EFFECTS, { error: (issue) => (issue.input === undefined ? undefined : `must be EFFECT_ALLOW or EFFECT_DENY, got ${JSON.stringify(issue.input)}`) });
@@ -59,7 +52,7 @@ export const expression = (kind: ExpressionKind) =>
   z
     .string({ error: 'must be a string' })
     .max(MAX_EXPRESSION_LENGTH, { error: `must be at most ${MAX_EXPRESSION_LENGTH} characters`, abort: true })
-    .refine(storable, { error: STORABLE, abort: true })
+    .refine(storable, { error: NOT_STORABLE, abort: true })
     .superRefine((source, ctx) => {
       if (source === '') return;
       const compiled = compileExpression(source, kind);
@@ -73,7 +66,7 @@ export const notes = () =>
   z
     .string({ error: 'must be a string' })
     .max(MAX_POLICY_NOTES_LENGTH, `must be at most ${MAX_POLICY_NOTES_LENGTH} characters`)
-    .refine(storable, STORABLE);
+    .refine(storable, NOT_STORABLE);
 
 /** One policy to create (create_policy's parameters, an item of create_policies'). */
 export const policyIntent = z.strictObject(
@@ -84,7 +77,7 @@ export const policyIntent = z.strictObject(
     consensus: expression('consensus').optional(),
     notes: notes().describe(`Notes on the policy, at most ${MAX_POLICY_NOTES_LENGTH} characters; may be ""`),
   },
-  { error: (issue) => (issue.code === 'invalid_type' ? 'must be an object' : undefined) },
+  { error: objectExpected() },
 );
 
 export type PolicyIntent = z.output<typeof policyIntent>;

@@ -4,6 +4,7 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import { uncompressedPublicKeyHex } from '../keys/p256.ts';
 import { VERIFICATION_TOKEN_KEY } from '../otp/verificationToken.ts';
+import type { VerifyingKey } from '../auth/authenticateAttested.ts';
 import type { Database } from '../store/db.ts';
 import { activeSigningKey, listSigningKeys, type PublicKeyJwk } from '../store/signingKeys.ts';
 
@@ -27,12 +28,6 @@ export interface ServiceKey {
   publicJwk: PublicKeyJwk;
   /** Uncompressed SEC1 public key, lowercase hex (130 characters): what the ecosystem's verifiers take. */
   publicKeyHex: string;
-}
-
-/** A public key that verifies what its purpose signed (retired keys included). */
-export interface VerifyingKey {
-  kid: string;
-  publicKey: KeyObject;
 }
 
 export class ServiceKeys {
@@ -60,6 +55,11 @@ export class ServiceKeys {
   async published(): Promise<Record<(typeof SERVICE_KEYS)[ServiceKeyName]['published'], string>> {
     const entries = await Promise.all(Object.values(SERVICE_KEYS).map(async ({ purpose, published }) => [published, (await this.get(purpose)).publicKeyHex] as const));
     return Object.fromEntries(entries) as Record<(typeof SERVICE_KEYS)[ServiceKeyName]['published'], string>;
+  }
+
+  /** The keys of a purpose as stored (retired ones too), none created: what exists now. */
+  listed(purpose: string) {
+    return listSigningKeys(this.db, purpose);
   }
 
   /** Every key of a purpose as a verifier (retired ones too), read once. */

@@ -9,7 +9,7 @@ import { signSession } from '../otp/session.ts';
 import { NEW_ACTIVITY } from '../store/activities.ts';
 import { lockUserApiKeys, registerSessionKey, revokeOtherSessionKeys, sessionKeyAvailable } from '../store/apiKeys.ts';
 import type { ActivityPlan, ExecutionContext } from './handler.ts';
-import { wholeNumberPattern } from '../wire/numberPattern.ts';
+import { trueOrFalse, wholeSeconds } from './parameters.ts';
 import { SERVICE_KEYS } from './serviceKeys.ts';
 
 export const DEFAULT_SESSION_SECONDS = '900';
@@ -28,19 +28,14 @@ export const sessionParameterFields = {
       description:
         'The session key, a P-256 public key in hex (compressed or uncompressed): it stamps requests (X-Stamp) as the user until the session ends. Not a key the organization already has',
     }),
-  expirationSeconds: z
-    .string({ error: `must be a string of digits, e.g. "${DEFAULT_SESSION_SECONDS}"` })
-    .refine(
-      (v) => /^[1-9][0-9]{0,6}$/.test(v) && Number(v) <= MAX_SESSION_SECONDS,
-      `must be the session lifetime in whole seconds from 1 to ${MAX_SESSION_SECONDS} (30 days) written as digits, e.g. "${DEFAULT_SESSION_SECONDS}"`,
-    )
-    .meta({
-      pattern: wholeNumberPattern(MAX_SESSION_SECONDS),
-      description: `Lifetime of the session in seconds written as digits: "${DEFAULT_SESSION_SECONDS}" by default, at most "${MAX_SESSION_SECONDS}" (30 days). After it every request stamped with the session key is a 401 "session expired"`,
-    })
+  expirationSeconds: wholeSeconds(
+    MAX_SESSION_SECONDS,
+    DEFAULT_SESSION_SECONDS,
+    `must be the session lifetime in whole seconds from 1 to ${MAX_SESSION_SECONDS} (30 days) written as digits, e.g. "${DEFAULT_SESSION_SECONDS}"`,
+    `Lifetime of the session in seconds written as digits: "${DEFAULT_SESSION_SECONDS}" by default, at most "${MAX_SESSION_SECONDS}" (30 days). After it every request stamped with the session key is a 401 "session expired"`,
+  )
     .default(DEFAULT_SESSION_SECONDS),
-  invalidateExisting: z
-    .boolean({ error: 'must be true or false' })
+  invalidateExisting: trueOrFalse()
     .describe('true ends the user\'s other sessions at once (their keys then get 401 "session ended"); API keys are not touched')
     .default(false),
   sessionProfileId: z

@@ -8,11 +8,10 @@ import { notFound, unauthenticated } from '../errors.ts';
 import { userActive } from '../store/users.ts';
 import { useVerificationToken, verificationTokenUsedAt } from '../store/verificationTokens.ts';
 import type { ActivityHandler, ActivityPlan, ExecutionContext } from './handler.ts';
+import { objectExpected } from './parameters.ts';
 import { checkSessionIntent, planSession, sessionParameterFields, sessionResultSchema, type SessionIntent, type SessionResult } from './sessionPlans.ts';
 
-export const stampLoginParameters = z.strictObject(sessionParameterFields, {
-  error: (issue) => (issue.code === 'invalid_type' ? 'must be an object' : undefined),
-});
+export const stampLoginParameters = z.strictObject(sessionParameterFields, { error: objectExpected() });
 
 export const stampLogin: ActivityHandler<typeof stampLoginParameters, SessionResult> = {
   path: 'stamp_login',

@@ -7,10 +7,10 @@ import { invalidField, notFound } from '../errors.ts';
 import { NEW_ACTIVITY } from '../store/activities.ts';
 import { policyNameFree, policyOfOrganization, updatePolicyOfActivity } from '../store/policies.ts';
 import type { ActivityHandler } from './handler.ts';
-import { effect, expression, MAX_POLICY_NOTES_LENGTH, notes, policyName } from './policyPlans.ts';
+import { effect, expression, MAX_POLICY_NOTES_LENGTH, notes, policyId, policyName } from './policyPlans.ts';
 
 const parameters = z.strictObject({
-  policyId: z.uuid({ message: 'must be a policy id (a UUID)' }).describe("The policy to change; another organization's is a 404"),
+  policyId: policyId.describe("The policy to change; another organization's is a 404"),
   policyName: policyName().optional(),
   policyEffect: effect().describe('EFFECT_ALLOW or EFFECT_DENY').optional(),
   policyCondition: expression('condition').optional(),

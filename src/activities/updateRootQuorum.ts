@@ -9,6 +9,7 @@ import { NEW_ACTIVITY } from '../store/activities.ts';
 import { replaceRootQuorumOfActivity } from '../store/rootQuorums.ts';
 import { userActive } from '../store/users.ts';
 import type { ActivityHandler } from './handler.ts';
+import { idList } from './parameters.ts';
 
 /** Members a root quorum may have: a few people in practice; the bound keeps the request and its checks small. */
 export const MAX_ROOT_QUORUM_USERS = 100;
@@ -22,8 +23,7 @@ export const rootQuorumParameters = z
       .min(1, 'must be at least 1')
       .max(MAX_ROOT_QUORUM_USERS, `must be at most ${MAX_ROOT_QUORUM_USERS}`)
       .describe('How many of the users must approve for the root quorum to decide; 1 to the number of `userIds`'),
-    userIds: z
-      .array(z.uuid({ message: 'must be a user id (a UUID)' }), { error: 'must be an array of user ids' })
+    userIds: idList('a user id', 'user ids')
       .min(1, 'must list at least one user')
       .max(MAX_ROOT_QUORUM_USERS, `may hold at most ${MAX_ROOT_QUORUM_USERS} user ids`)
       .refine((ids) => new Set(ids.map((id) => id.toLowerCase())).size === ids.length, 'must not list a user twice')

@@ -4,7 +4,7 @@
 // new contact is free in the organization and counts as not verified (update_user_email with a
 // verification token proves one).
 import { z } from 'zod';
-import { name } from './apiKeyParameters.ts';
+import { name } from './parameters.ts';
 import { MAX_USER_TAGS_PER_USER, userEmail, userPhoneNumber } from './createUsers.ts';
 import type { ActivityHandler } from './handler.ts';
 import { planUserChange, storedEmail, storedPhoneNumber, userIdParameter } from './userChanges.ts';

@@ -1,6 +1,6 @@
 // The update_user_name activity (ACTIVITY_TYPE_UPDATE_USER_NAME): renames a user of the organization.
 import { z } from 'zod';
-import { name } from './apiKeyParameters.ts';
+import { name } from './parameters.ts';
 import type { ActivityHandler } from './handler.ts';
 import { planUserChange, userIdParameter } from './userChanges.ts';
 

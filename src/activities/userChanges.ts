@@ -12,7 +12,7 @@ import { lockUsers, updateUserOfActivity, userActive, userContactsFree, type Use
 import { insertUserTagMembersOfActivity, keepUserTagMembersOfActivity, lockUserTags, userTagOfOrganization } from '../store/userTags.ts';
 import { useVerificationToken, verificationTokenUsedAt } from '../store/verificationTokens.ts';
 import { RACED } from './apiKeyParameters.ts';
-import { tokenReaches } from './tokenScope.ts';
+import { tokenReaches } from '../auth/tokenScope.ts';
 import type { ActivityPlan, ExecutionContext } from './handler.ts';
 
 export const userIdParameter = z

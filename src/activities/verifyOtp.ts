@@ -14,7 +14,7 @@ import { NEW_ACTIVITY } from '../store/activities.ts';
 import { openTargetKey, type OtpRecord } from '../store/otps.ts';
 import { markContactVerified } from '../store/users.ts';
 import type { ActivityHandler, ActivityPlan, ExecutionContext } from './handler.ts';
-import { wholeNumberPattern } from '../wire/numberPattern.ts';
+import { objectExpected, wholeSeconds } from './parameters.ts';
 import { checkCode, claimGate, otpCodeParameter, otpIdParameter as otpId, redactOtpCode, verifiableOtp } from './otpCheck.ts';
 
 export const DEFAULT_TOKEN_SECONDS = '3600';
@@ -33,20 +33,14 @@ function isP256PublicKey(value: string): boolean {
   }
 }
 
-const expirationSeconds = z
-  .string({ error: `must be a string of digits, e.g. "${DEFAULT_TOKEN_SECONDS}"` })
-  .refine(
-    (v) => /^[1-9][0-9]{0,4}$/.test(v) && Number(v) <= MAX_TOKEN_SECONDS,
-    `must be the token lifetime in whole seconds from 1 to ${MAX_TOKEN_SECONDS} (24 hours) written as ` +
-      `digits, e.g. "${DEFAULT_TOKEN_SECONDS}"`,
-  )
-  .meta({
-    pattern: wholeNumberPattern(MAX_TOKEN_SECONDS),
-    description: `Lifetime of the verification token in seconds written as digits: "${DEFAULT_TOKEN_SECONDS}" by default, at most "${MAX_TOKEN_SECONDS}" (24 hours)`,
-  })
+const expirationSeconds = wholeSeconds(
+  MAX_TOKEN_SECONDS,
+  DEFAULT_TOKEN_SECONDS,
+  `must be the token lifetime in whole seconds from 1 to ${MAX_TOKEN_SECONDS} (24 hours) written as ` +
+    `digits, e.g. "${DEFAULT_TOKEN_SECONDS}"`,
+  `Lifetime of the verification token in seconds written as digits: "${DEFAULT_TOKEN_SECONDS}" by default, at most "${MAX_TOKEN_SECONDS}" (24 hours)`,
+)
   .default(DEFAULT_TOKEN_SECONDS);
-
-const objectExpected = { error: (issue: { code: string }) => (issue.code === 'invalid_type' ? 'must be an object' : undefined) };
 
 /** `parameters` of verify_otp V1; its output, the echoed intent, has the token lifetime filled in. */
 export const verifyOtpParameters = z.strictObject(
@@ -66,7 +60,7 @@ export const verifyOtpParameters = z.strictObject(
       .transform((v) => v.toLowerCase())
       .optional(),
   },
-  objectExpected,
+  { error: objectExpected() },
 );
 
 /** `parameters` of verify_otp V2. */
@@ -82,7 +76,7 @@ export const verifyOtpV2Parameters = z.strictObject(
       ),
     expirationSeconds,
   },
-  objectExpected,
+  { error: objectExpected() },
 );
 
 export type VerifyOtpIntent = z.output<typeof verifyOtpParameters>;

@@ -1,9 +1,8 @@
 // Turns a request's stamp into the Principal that signed it: verifies the signature, then checks that
 // the credential is known, live and of the request's organization. API keys come from
 // the credential cache when given one; the statements of the request check them again.
-import type { Principal } from '../activities/handler.ts';
-import type { VerifyingKey } from '../activities/serviceKeys.ts';
-import { apiKeyCredentialType } from '../activities/render.ts';
+import type { VerifyingKey } from './authenticateAttested.ts';
+import { apiKeyCredentialType, type Principal } from './principal.ts';
 import { apiKeyExpired, apiKeyRevoked, authenticatorRevoked, permissionDenied, unauthenticated } from '../errors.ts';
 import { advanceSignCount, authenticatorStateOf, findAuthenticator } from '../store/authenticators.ts';
 import type { Queryable } from '../store/db.ts';
@@ -18,7 +17,7 @@ import { rememberP256PublicKey } from '../keys/p256.ts';
 import { verifyApiKeyStamp } from './verifyApiKeyStamp.ts';
 import { verifyWebAuthnStamp } from './verifyWebAuthnStamp.ts';
 
-export type { Principal } from '../activities/handler.ts';
+export type { Principal } from './principal.ts';
 
 export interface AuthenticateOptions {
   /** Origins a WebAuthn assertion may come from (SIGNET_WEBAUTHN_ORIGINS). */

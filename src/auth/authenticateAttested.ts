@@ -3,9 +3,9 @@
 // is the user whose contact the token names. Whether the token was used already is checked by the
 // statements of the request (store/credentials.ts), and the login's own statement uses it up, so a
 // token logs in once even when two requests carry it at once.
-import type { Principal } from '../activities/handler.ts';
-import type { VerifyingKey } from '../activities/serviceKeys.ts';
-import { tokenReaches } from '../activities/tokenScope.ts';
+import type { KeyObject } from 'node:crypto';
+import type { Principal } from './principal.ts';
+import { tokenReaches } from './tokenScope.ts';
 import { invalidArgument, permissionDenied, SignetError, unauthenticated } from '../errors.ts';
 import { p256PointHex } from '../keys/p256.ts';
 import { readVerificationToken, verifiedContact, type ReadVerificationClaims } from '../otp/verificationToken.ts';
@@ -14,6 +14,12 @@ import { findSubOrganizationUsersByContact, findUser, findUserByContact, type Us
 import { ATTESTED_HEADER, ATTESTED_SCHEME, type AttestedStamp } from './parseStamp.ts';
 import { verifyApiKeyStamp } from './verifyApiKeyStamp.ts';
 import { UUID_PATTERN } from '../wire/uuid.ts';
+
+/** A public key that verifies what its purpose signed (retired keys included): verification tokens' keys here. */
+export interface VerifyingKey {
+  kid: string;
+  publicKey: KeyObject;
+}
 
 /**
  * 401 for a token that is not Signet's, has expired or is bound to another key (or none), a bad

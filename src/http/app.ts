@@ -138,8 +138,8 @@ export function buildApp(deps: AppDependencies): FastifyInstance {
     reply.status(404).send(error.toJSON());
   });
 
-  registerHealthRoutes(app, deps.db, deps.config.database.timeoutMs);
-  registerJwksRoutes(app, deps.db, deps.engine.keys);
+  registerHealthRoutes(app, deps.ping, deps.config.database.timeoutMs);
+  registerJwksRoutes(app, deps.engine.keys);
   const stamps = new StampChecker({
     db: deps.db,
     config,

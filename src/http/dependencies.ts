@@ -1,5 +1,6 @@
 // What the HTTP app is made of, given by the server that starts it (a file of its own, so the route
-// files that take it import no part of the app that registers them).
+// files that take it import no part of the app that registers them). The server composes the store
+// and the delivery worker; the app reaches them only through what it is given here.
 import type { FastifyServerOptions } from 'fastify';
 import type { ActivityEngine } from '../activities/engine.ts';
 import type { ActivityHandler } from '../activities/handler.ts';
@@ -10,7 +11,10 @@ import type { Metrics } from './metrics.ts';
 
 export interface AppDependencies {
   config: Config;
+  /** The store, handed to the layers that read it (queries, the stamp check, the admin routes). */
   db: Database;
+  /** Asks the store one question, for readiness: fails when the store cannot answer. */
+  ping: () => Promise<unknown>;
   engine: ActivityEngine;
   /** Credentials known from earlier requests (checked again by every statement). */
   credentials: CredentialCache;

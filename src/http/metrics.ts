@@ -2,10 +2,7 @@
 // outbox depth, delivery outcomes and stamp failures. Each app counts in a registry of its own.
 import type { FastifyInstance } from 'fastify';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { ATTEMPT_OUTCOMES, CHANNELS, outboxDepth } from '../store/outbox.ts';
-import type { DeliveryOutcome } from '../delivery/outboxWorker.ts';
 import { permissionDenied, STAMP_FAILURE_REASONS, type StampFailureReason } from '../errors.ts';
-import type { Database } from '../store/db.ts';
 import { addressMatcher } from './clientAddress.ts';
 
 /** What became of one submission: a new activity, a resubmitted one, refused (4xx) or failed (5xx). */
@@ -32,6 +29,14 @@ function processMetrics(): Registry {
   return processRegistry;
 }
 
+/** The outbox as the metrics see it, given by the server: its depth, and the labels of delivery outcomes. */
+export interface OutboxGauge {
+  /** Messages not finished yet, read at each scrape. */
+  depth: () => Promise<number>;
+  channels: readonly string[];
+  outcomes: readonly string[];
+}
+
 export class Metrics {
   readonly registry = new Registry();
   private readonly httpRequests: Counter<'method' | 'route' | 'status'>;
@@ -43,11 +48,11 @@ export class Metrics {
   private readonly refusedConnections: Counter<'reason'>;
 
   /**
-   * @param db the store whose outbox depth is read at each scrape.
+   * @param outbox the outbox whose depth is read at each scrape, and its delivery labels.
    * @param activityTypes the activity types served, so their series exist (at 0) before the first submission.
    * @param onDepthError told when the outbox depth cannot be read; the scrape still answers, with NaN.
    */
-  constructor(db: Database, activityTypes: readonly string[], onDepthError: (error: unknown) => void = () => {}) {
+  constructor(outbox: OutboxGauge, activityTypes: readonly string[], onDepthError: (error: unknown) => void = () => {}) {
     const registers = [this.registry];
     this.httpRequests = new Counter({
       name: 'signet_http_requests_total',
@@ -97,7 +102,7 @@ export class Metrics {
       registers,
       async collect() {
         try {
-          this.set(await outboxDepth(db));
+          this.set(await outbox.depth());
         } catch (error) {
           onDepthError(error);
           this.set(Number.NaN); // "unknown", rather than a stale or a zero depth
@@ -112,7 +117,7 @@ export class Metrics {
         this.activityDuration.zero({ type, outcome });
       }
     }
-    for (const channel of CHANNELS) for (const status of ATTEMPT_OUTCOMES) this.deliveries.inc({ channel, status }, 0);
+    for (const channel of outbox.channels) for (const status of outbox.outcomes) this.deliveries.inc({ channel, status }, 0);
     for (const reason of STAMP_FAILURE_REASONS) this.stampFailures.inc({ reason }, 0);
     for (const reason of CONNECTION_REFUSALS) this.refusedConnections.inc({ reason }, 0);
   }
@@ -127,7 +132,7 @@ export class Metrics {
     this.activityDuration.observe({ type, outcome }, seconds);
   }
 
-  delivery(outcome: DeliveryOutcome): void {
+  delivery(outcome: { channel: string; status: string }): void {
     this.deliveries.inc({ channel: outcome.channel, status: outcome.status });
   }
 

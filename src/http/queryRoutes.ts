@@ -5,14 +5,13 @@ import type { ActivityEngine } from '../activities/engine.ts';
 import { parseBody } from '../wire/jsonDocument.ts';
 import { schemaError } from '../wire/violations.ts';
 import { parseStamp } from '../auth/parseStamp.ts';
-import type { QueryHandler } from '../queries/query.ts';
-import type { Database } from '../store/db.ts';
+import type { QueryContext, QueryHandler } from '../queries/query.ts';
 import { rawBody } from './rawBody.ts';
 import type { StampChecker } from './stampChecker.ts';
 
 export function registerQueryRoutes(
   app: FastifyInstance,
-  db: Database,
+  db: QueryContext['db'],
   engine: ActivityEngine,
   stamps: StampChecker,
   queries: readonly QueryHandler[],

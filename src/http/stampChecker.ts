@@ -1,19 +1,19 @@
 // Authenticates stamped requests for the public routes: the stamp verified over the raw body, the
 // credential found (in memory after its first use) and checked against the body's organization; and
 // when a statement of the request finds the credential revoked or expired meanwhile, it is forgotten.
-import type { Principal } from '../activities/handler.ts';
-import type { VerifyingKey } from '../activities/serviceKeys.ts';
 import { authenticate } from '../auth/authenticate.ts';
+import type { VerifyingKey } from '../auth/authenticateAttested.ts';
 import type { CredentialCache } from '../auth/credentialCache.ts';
 import type { Stamp } from '../auth/parseStamp.ts';
+import type { Principal } from '../auth/principal.ts';
 import type { Config } from '../config.ts';
 import { SignetError } from '../errors.ts';
-import type { Database } from '../store/db.ts';
 
 export class StampChecker {
   constructor(
     private readonly deps: {
-      db: Database;
+      /** The store the credential is read from. */
+      db: Parameters<typeof authenticate>[0];
       config: Config;
       credentials: CredentialCache;
       /** The verification-token keys attested stamps are checked with. */

@@ -4,7 +4,7 @@
 // the credential again, and writes nothing.
 import type { z } from 'zod';
 import type { Access } from '../activities/authorization.ts';
-import type { Principal } from '../activities/handler.ts';
+import type { Principal } from '../auth/principal.ts';
 import type { ActivityRecord } from '../store/activities.ts';
 import { credentialRefused } from '../errors.ts';
 import type { CredentialState } from '../store/credentials.ts';

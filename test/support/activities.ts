@@ -3,7 +3,8 @@
 // organization (made here once per organization).
 import { randomUUID } from 'node:crypto';
 import { ActivityEngine } from '../../src/activities/engine.ts';
-import type { ActivityHandler, Principal } from '../../src/activities/handler.ts';
+import type { ActivityHandler } from '../../src/activities/handler.ts';
+import type { Principal } from '../../src/auth/principal.ts';
 import { parseBody } from '../../src/wire/jsonDocument.ts';
 import { ServiceKeys } from '../../src/activities/serviceKeys.ts';
 import { generateApiKeyPair } from '../../src/admin/organizations.ts';
