@@ -12,12 +12,15 @@ import path from 'node:path';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { simpleParser } from 'mailparser';
 import { loadConfig } from '../src/config.ts';
-import { createEmailTransport, SMTP_POOL_SIZE, type EmailTransport } from '../src/delivery/emailTransport.ts';
-import { decryptCode, encryptCode, enqueue, outboxDepth, type OutboxMessage } from '../src/store/outbox.ts';
+import { createEmailTransport, SMTP_POOL_SIZE, type EmailTransport } from '../src/delivery/email/transport.ts';
+import { Housekeeping } from '../src/delivery/housekeeping.ts';
+import { enqueue, outboxDepth } from '../src/store/outbox.ts';
 import { OutboxWorker } from '../src/delivery/outboxWorker.ts';
-import { renderOtpEmail, renderOtpSms } from '../src/otp/messages.ts';
+import { renderOtpEmail, renderOtpSms, storedPayload, type OtpEmail, type OtpSms } from '../src/otp/messages.ts';
+import { decryptCode, encryptCode } from '../src/otp/sealedCode.ts';
+import { chosenEmailTemplate } from '../src/store/emailTemplates.ts';
 import type { DeliveryLogger } from '../src/delivery/logger.ts';
-import type { LogoOptions } from '../src/delivery/logo.ts';
+import type { LogoOptions } from '../src/delivery/email/logo.ts';
 import { createSmsProvider } from '../src/delivery/sms/createSmsProvider.ts';
 import { openDatabase, type Database } from '../src/store/db.ts';
 import { testDatabases } from './support/databases.ts';
@@ -25,6 +28,8 @@ import { startSmtpSink, type SmtpSink } from './support/smtpSink.ts';
 import { until } from './support/until.ts';
 
 const silent: DeliveryLogger = { info() {}, warn() {}, error() {} };
+/** What a test may change of a queued message. */
+type OutboxMessage = OtpEmail | OtpSms;
 const secret = randomBytes(32);
 
 describe('outbox encryption', () => {
@@ -104,10 +109,13 @@ for (const tdb of testDatabases) {
            VALUES ($1, $2, $3, 'OTP_TYPE_EMAIL', $4, 'h', 9, true, now() + interval '5 minutes')`,
           [otpId, organizationId, activityId, to],
         );
-        return enqueue(tx, secret, {
-          channel: 'email', to, appName: 'Acme', fromName: 'Notifications', expirationSeconds: 300,
-          organizationId, otpId, code, ...extra,
-        } as OutboxMessage);
+        // As init_otp_auth queues it: the code sealed to the row, an email's template chosen in the statement.
+        const message = { channel: 'email', to, appName: 'Acme', fromName: 'Notifications', expirationSeconds: 300, ...extra } as OutboxMessage;
+        const id = randomUUID();
+        return enqueue(tx, {
+          id, organizationId, otpId, channel: message.channel, payload: storedPayload(secret, id, message, code),
+          ...(message.channel === 'email' ? { filledIn: { template: chosenEmailTemplate(organizationId, undefined) } } : {}),
+        });
       });
       return { outboxId, code };
     }
@@ -527,17 +535,12 @@ for (const tdb of testDatabases) {
                 ('live-token', 'login', $1, $2, now() + interval '1 hour', now())`,
         [organizationId, randomUUID()],
       );
-      const maintenance = { retentionDays: 7, longestRateWindowSeconds: 3600, periodMs: 60_000 };
-      const [first, second] = [worker(), worker()].map((w) => {
-        (w as unknown as { options: { maintenance: unknown } }).options.maintenance = maintenance;
-        return w;
-      }) as [OutboxWorker, OutboxWorker];
       const lines: string[] = [];
       const logging: DeliveryLogger = { info: (_o, message) => lines.push(message ?? ''), warn: (o) => lines.push(JSON.stringify(o)), error() {} };
-      (first as unknown as { options: { logger: DeliveryLogger } }).options.logger = logging;
-      (second as unknown as { options: { logger: DeliveryLogger } }).options.logger = logging;
-      await first.maintain();
-      await second.maintain(); // the same period: not elected
+      const maintenance = { db, logger: logging, retentionDays: 7, longestRateWindowSeconds: 3600, periodMs: 60_000 };
+      const [first, second] = [new Housekeeping(maintenance), new Housekeeping(maintenance)];
+      await first.run();
+      await second.run(); // the same period: not elected
       assert.deepEqual(lines, ['outbox maintenance done']);
 
       const ids = (await db.query<{ id: string }>('SELECT id FROM outbox WHERE id = ANY($1::uuid[])', [[keep.outboxId, old.outboxId, recent.outboxId]])).map((r) => r.id);
