@@ -1,7 +1,8 @@
 // The outbox and its worker against a real SMTP server on loopback: encrypted codes, delivery,
 // retry after a refusal, permanent failure kept visible, reclaimed leases, two workers never
 // sending one message twice, claims bounded by what the transport sends at once, leases renewed
-// and given back, a Message-ID stable per OTP; and the development mailbox and SMS log.
+// and given back, a Message-ID stable per OTP, the template chosen at queueing; housekeeping; and
+// the development mailbox and SMS log.
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
@@ -114,7 +115,7 @@ for (const tdb of testDatabases) {
         const id = randomUUID();
         return enqueue(tx, {
           id, organizationId, otpId, channel: message.channel, payload: storedPayload(secret, id, message, code),
-          ...(message.channel === 'email' ? { filledIn: { template: chosenEmailTemplate(organizationId, undefined) } } : {}),
+          ...(message.channel === 'email' ? { filledIn: chosenEmailTemplate(organizationId, undefined) } : {}),
         });
       });
       return { outboxId, code };
@@ -175,6 +176,22 @@ for (const tdb of testDatabases) {
       assert.ok(sent.provider_message_id);
       assert.equal(sent.payload.encryptedCode, undefined);
       assert.equal(await outboxDepth(db), 0);
+    });
+
+    test("an email is sent with the template chosen when it was queued, though the template was removed since", async () => {
+      const templateId = randomUUID();
+      await db.query('INSERT INTO email_templates (id, organization_id, name, subject, html, text) VALUES ($1, $2, $3, $4, $5, $6)', [
+        templateId, organizationId, 'chosen', 'Chosen: {{appName}}', '<p>{{otpCode}}</p>', 'Chosen code {{otpCode}}',
+      ]);
+      const { outboxId, code } = await queue('quinn@example.com');
+      await db.query('DELETE FROM email_templates WHERE id = $1', [templateId]);
+      assert.equal((await row(outboxId)).payload.templateId, templateId);
+      const w = worker();
+      assert.equal(await w.runOnce(), 1);
+      await w.stop();
+      const [mail] = await smtp.waitFor(1);
+      assert.equal(mail!.subject, 'Chosen: Acme');
+      assert.equal(mail!.text?.trim(), `Chosen code ${code}`);
     });
 
     test('the sender name defaults to what the message names, from the configured address', async () => {

@@ -452,7 +452,7 @@ export async function planOtpIssue(
         otpId,
         channel: toSend.channel,
         payload: storedPayload(context.secret, outboxId, toSend, code),
-        ...(toSend.channel === 'email' ? { filledIn: { template: chosenEmailTemplate(organizationId, requested) } } : {}),
+        ...(toSend.channel === 'email' ? { filledIn: chosenEmailTemplate(organizationId, requested) } : {}),
       }),
     ],
     queuesDelivery: true,

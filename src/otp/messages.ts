@@ -21,17 +21,13 @@ export interface OtpEmail {
   magicLinkTemplate?: string;
   logoUrl?: string;
   templateVariables?: Record<string, string>;
-  /**
-   * The organization's template, chosen and copied in when the message is queued (the one asked
-   * for, else its newest); without one, the built-in email.
-   */
-  template?: ChosenEmailTemplate;
+  /** The organization's template chosen when the message was queued (the one asked for, else its newest). */
+  templateId?: string;
+  /** That template's content, copied in with its id, so sending reads no template; without one, the built-in email. */
+  template?: EmailTemplateParts;
   /** Seconds the code is valid, for the message text. */
   expirationSeconds: number;
 }
-
-/** An organization's email template as a queued message carries it. */
-export type ChosenEmailTemplate = EmailTemplateParts & { templateId: string };
 
 /** What an OTP SMS needs at delivery time. */
 export interface OtpSms {

@@ -75,13 +75,14 @@ export async function deleteEmailTemplate(db: Queryable, organizationId: string,
 }
 
 /**
- * An expression: the template a new email uses, as JSON {templateId, subject, html, text} — the one
- * given, else the organization's newest — or NULL when there is none (the built-in email is used).
- * Read in the queueing statement, so the message carries what it is sent with.
+ * An expression: the template a new email uses — the one given, else the organization's newest — as
+ * JSON {templateId, template: {subject, html, text}}, or NULL when there is none (the built-in email
+ * is used). Read in the queueing statement, so the message carries what it is sent with.
  */
 export function chosenEmailTemplate(organizationId: string, templateId: string | undefined): Sql {
   const which = templateId === undefined ? sql`` : sql`AND t.id = ${templateId}::uuid`;
-  return sql`(SELECT jsonb_build_object('templateId', t.id::text, 'subject', t.subject, 'html', t.html, 'text', t.text)
+  return sql`(SELECT jsonb_build_object('templateId', t.id::text,
+                                        'template', jsonb_build_object('subject', t.subject, 'html', t.html, 'text', t.text))
                 FROM email_templates t WHERE t.organization_id = ${organizationId}::uuid ${which}
                ORDER BY t.created_at DESC, t.id DESC LIMIT 1)`;
 }

@@ -27,19 +27,16 @@ export interface OutboxEntry<Payload extends object = object> {
   channel: Channel;
   payload: Payload;
   /**
-   * Payload fields the queueing statement fills in, each an expression yielding JSON (NULL leaves
-   * the field out): a choice made in the activity's statement stays the message's.
+   * Fields the queueing statement adds to the payload: an expression yielding a JSON object, or NULL
+   * for none. A choice made in the activity's statement stays the message's.
    */
-  filledIn?: Record<string, Sql>;
+  filledIn?: Sql;
 }
 
 /** Queues a message as a row of the activity's statement (`activity` yields its row). */
 export function queueMessage(activity: Sql, entry: OutboxEntry): Sql {
   const payload = sql`${JSON.stringify(entry.payload)}::jsonb`;
-  const filled = Object.entries(entry.filledIn ?? {}).reduce(
-    (json, [field, value]) => sql`${json} || jsonb_strip_nulls(jsonb_build_object(${field}::text, ${value}))`,
-    payload,
-  );
+  const filled = entry.filledIn ? sql`${payload} || COALESCE(${entry.filledIn}, '{}'::jsonb)` : payload;
   return sql`INSERT INTO outbox (id, organization_id, otp_id, channel, payload, status, next_attempt_at)
              SELECT ${entry.id}::uuid, ${entry.organizationId}::uuid, ${entry.otpId}::uuid, ${entry.channel}, ${filled}, 'queued', now()
                FROM ${activity}`;
