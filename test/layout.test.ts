@@ -1,8 +1,9 @@
 // The architecture is visible in the imports: a request goes http → auth → activities
 // (and queries) → store, delivery → store; otp/, contracts/, keys/ and policy/ are pure rules that
 // import no folder but keys/ (otp/ reads P-256 keys) and wire/, the leaf every layer shares (the JSON
-// document's checks, field violations); no folder imports one above it; no file imports,
-// through a chain of imports, one that imports it; and only store/ speaks SQL.
+// document's checks, field violations); store/ imports only wire/ (it knows tables, not the domain);
+// no folder imports one above it; no file imports, through a chain of imports, one that imports it;
+// and only store/ speaks SQL.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';

@@ -1,8 +1,9 @@
 // The outbox (table outbox): messages committed with the activity that caused them, delivered later
-// by the worker. The payload is its caller's, opaque here but for one field: `encryptedCode`, the
-// sealed secret a message may carry, erased once the message is finished. Here: queueing as a row
-// of the activity's statement, and the worker's statements — claiming due messages under a lease
-// (FOR UPDATE SKIP LOCKED), renewing and giving back leases, recording an outcome.
+// by the worker. The payload is its caller's, opaque here but for two fields: `to`, the recipient
+// operators see, and `encryptedCode`, the sealed secret a message may carry, erased once the message
+// is finished. Here: queueing as a row of the activity's statement, and the worker's statements —
+// claiming due messages under a lease (FOR UPDATE SKIP LOCKED), renewing and giving back leases,
+// recording an outcome.
 import type { Queryable } from './db.ts';
 import { run, sql, type Sql } from './sql.ts';
 
