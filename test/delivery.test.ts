@@ -194,6 +194,25 @@ for (const tdb of testDatabases) {
       assert.equal(mail!.text?.trim(), `Chosen code ${code}`);
     });
 
+    test("an email queued by an earlier version, naming only its template's id, is sent with that template", async () => {
+      const templateId = randomUUID();
+      await db.query('INSERT INTO email_templates (id, organization_id, name, subject, html, text) VALUES ($1, $2, $3, $4, $5, $6)', [
+        templateId, organizationId, 'named', 'Named: {{appName}}', '<p>{{otpCode}}</p>', 'Named code {{otpCode}}',
+      ]);
+      try {
+        const { outboxId, code } = await queue('rita@example.com', { templateId } as Partial<OutboxMessage>);
+        await db.query("UPDATE outbox SET payload = payload - 'template' WHERE id = $1", [outboxId]);
+        const w = worker();
+        assert.equal(await w.runOnce(), 1);
+        await w.stop();
+        const [mail] = await smtp.waitFor(1);
+        assert.equal(mail!.subject, 'Named: Acme');
+        assert.equal(mail!.text?.trim(), `Named code ${code}`);
+      } finally {
+        await db.query('DELETE FROM email_templates WHERE id = $1', [templateId]);
+      }
+    });
+
     test('the sender name defaults to what the message names, from the configured address', async () => {
       await queue('dana@example.com');
       const w = worker();

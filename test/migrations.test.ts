@@ -6,7 +6,7 @@
 // bearer verification tokens and codes kept in clear are scrubbed by 019; 020 moves every vote of an
 // activity row into the votes table again, rendered as before, one per user and activity; 022 gives
 // every organization a root quorum: its first user alone (not removed when it has one), threshold 1,
-// or no member when it has no user; 028 copies into each email not yet sent the template it names.
+// or no member when it has no user.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, describe, test } from 'node:test';
@@ -495,60 +495,6 @@ for (const tdb of testDatabases) {
         'SELECT (SELECT count(*)::int FROM root_quorums) AS quorums, (SELECT count(*)::int FROM organizations) AS organizations',
       );
       assert.deepEqual(counts, { quorums: 3, organizations: 3 });
-    });
-  });
-}
-
-for (const tdb of testDatabases) {
-  describe(`queued emails carry their template (${tdb.name})`, () => {
-    const cleanup: Array<() => Promise<void>> = [];
-    after(async () => {
-      for (const step of cleanup) await step();
-    });
-
-    test('a message not finished gets the content of the template it names, none when it was removed; a finished one is left as it was', async () => {
-      const db = await storeThrough(tdb, cleanup, '027_verification_token_usages.sql');
-      const organizationId = randomUUID();
-      const activityId = randomUUID();
-      const templateId = randomUUID();
-      await db.query('INSERT INTO organizations (id, name) VALUES ($1, $2)', [organizationId, 'templates']);
-      await db.query(
-        `INSERT INTO activities (id, organization_id, type, status, fingerprint, timestamp_ms, raw_body, stamp_header, intent, created_at, updated_at)
-         VALUES ($1, $2, 'ACTIVITY_TYPE_INIT_OTP_AUTH_V3', 'ACTIVITY_STATUS_COMPLETED', 'sha256:t', '0', '{}', '', '{}', now(), now())`,
-        [activityId, organizationId],
-      );
-      await db.query('INSERT INTO email_templates (id, organization_id, name, subject, html, text) VALUES ($1, $2, $3, $4, $5, $6)', [
-        templateId, organizationId, 'brand', '{{appName}} code', '<p>{{otpCode}}</p>', '{{otpCode}}',
-      ]);
-      const message = async (status: string, payload: object) => {
-        const id = randomUUID();
-        const otpId = randomUUID();
-        await db.query(
-          `INSERT INTO otps (id, organization_id, activity_id, otp_type, contact, code_hash, otp_length, alphanumeric, expires_at)
-           VALUES ($1, $2, $3, 'OTP_TYPE_EMAIL', 'a@example.com', 'h', 9, true, now() + interval '5 minutes')`,
-          [otpId, organizationId, activityId],
-        );
-        await db.query(
-          `INSERT INTO outbox (id, organization_id, otp_id, channel, payload, status, next_attempt_at) VALUES ($1, $2, $3, $4, $5, $6, now())`,
-          [id, organizationId, otpId, 'email', JSON.stringify({ channel: 'email', to: 'a@example.com', ...payload }), status],
-        );
-        return id;
-      };
-      const queued = await message('queued', { templateId });
-      const retrying = await message('retrying', { templateId: randomUUID() }); // its template was removed
-      const builtIn = await message('queued', {});
-      const sent = await message('sent', { templateId });
-
-      assert.ok((await migrate(db)).includes('028_outbox_template_content.sql'));
-      const payload = async (id: string) => (await db.query<{ payload: Record<string, unknown> }>('SELECT payload FROM outbox WHERE id = $1', [id]))[0]!.payload;
-      assert.deepEqual(await payload(queued), {
-        channel: 'email', to: 'a@example.com', templateId,
-        template: { subject: '{{appName}} code', html: '<p>{{otpCode}}</p>', text: '{{otpCode}}' },
-      });
-      const removed = await payload(retrying);
-      assert.deepEqual(removed, { channel: 'email', to: 'a@example.com', templateId: removed.templateId });
-      assert.deepEqual(await payload(builtIn), { channel: 'email', to: 'a@example.com' });
-      assert.deepEqual(await payload(sent), { channel: 'email', to: 'a@example.com', templateId });
     });
   });
 }

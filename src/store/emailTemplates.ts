@@ -74,6 +74,15 @@ export async function deleteEmailTemplate(db: Queryable, organizationId: string,
   return removed.length > 0;
 }
 
+/** The organization's template of this id; undefined when it has none (removed, or another's). */
+export async function findEmailTemplate(db: Queryable, organizationId: string, templateId: string): Promise<EmailTemplateRecord | undefined> {
+  const [row] = await db.query<TemplateRow>(`SELECT ${COLUMNS} FROM email_templates WHERE id = $1 AND organization_id = $2`, [
+    templateId,
+    organizationId,
+  ]);
+  return row ? fromRow(row) : undefined;
+}
+
 /**
  * An expression: the template a new email uses — the one given, else the organization's newest — as
  * JSON {templateId, template: {subject, html, text}}, or NULL when there is none (the built-in email

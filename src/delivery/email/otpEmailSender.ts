@@ -2,6 +2,7 @@
 // message, logo fetched) and hands it to the transport (SMTP or the development mailbox).
 import type { OtpEmail, StoredPayload } from '../../otp/messages.ts';
 import type { Queryable } from '../../store/db.ts';
+import { findEmailTemplate } from '../../store/emailTemplates.ts';
 import { recordLogoProblem, type ClaimedMessage } from '../../store/outbox.ts';
 import type { ChannelSender, Transmission } from '../channelSender.ts';
 import type { DeliveryLogger } from '../logger.ts';
@@ -37,7 +38,7 @@ async function prepare(options: OtpEmailSenderOptions, claimed: ClaimedMessage):
   const composed = await composeOtpEmail({
     // Every OTP message has its OTP; the row's id would keep the Message-ID stable all the same.
     otpId: claimed.otpId ?? claimed.id,
-    message,
+    message: await withTemplate(options, claimed, message),
     code,
     defaultFrom: options.defaultFrom,
     logo: options.logo,
@@ -48,4 +49,19 @@ async function prepare(options: OtpEmailSenderOptions, claimed: ClaimedMessage):
     options.logger.warn({ outboxId: claimed.id, otpId: claimed.otpId, reason: composed.logoProblem }, 'OTP email goes out without its logo');
   }
   return () => options.transport.send(composed.email);
+}
+
+/**
+ * A message carries its template's content from the moment it is queued. Only one queued by a
+ * process of the previous version, still running during an upgrade, names the template's id alone:
+ * its content is read here, or the built-in email used when it was removed since.
+ */
+async function withTemplate(options: OtpEmailSenderOptions, claimed: ClaimedMessage, message: OtpEmail): Promise<OtpEmail> {
+  if (message.template || !message.templateId) return message;
+  const template = await findEmailTemplate(options.db, claimed.organizationId, message.templateId);
+  if (!template) {
+    options.logger.warn({ outboxId: claimed.id, otpId: claimed.otpId, templateId: message.templateId }, 'email template was removed; using the built-in email');
+    return message;
+  }
+  return { ...message, template: { subject: template.subject, html: template.html, text: template.text } };
 }
