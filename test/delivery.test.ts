@@ -19,6 +19,7 @@ import { enqueue, outboxDepth } from '../src/store/outbox.ts';
 import { OutboxWorker } from '../src/delivery/outboxWorker.ts';
 import { renderOtpEmail, renderOtpSms, storedPayload, type OtpEmail, type OtpSms } from '../src/otp/messages.ts';
 import { decryptCode, encryptCode } from '../src/otp/sealedCode.ts';
+import { seal, unseal } from '../src/store/sealed.ts';
 import { chosenEmailTemplate } from '../src/store/emailTemplates.ts';
 import type { DeliveryLogger } from '../src/delivery/logger.ts';
 import type { LogoOptions } from '../src/delivery/email/logo.ts';
@@ -44,6 +45,12 @@ describe('outbox encryption', () => {
     assert.throws(() => decryptCode(secret, id, raw.toString('base64url')));
     assert.throws(() => decryptCode(secret, randomUUID(), sealed));
     assert.throws(() => decryptCode(randomBytes(32), id, sealed));
+  });
+
+  test('a code sealed as the store sealed it before opens, and the other way round', () => {
+    const id = randomUUID();
+    assert.equal(decryptCode(secret, id, seal(secret, 'signet outbox encryption v1', id, Buffer.from('K7Q2M9XH4'))), 'K7Q2M9XH4');
+    assert.equal(unseal(secret, 'signet outbox encryption v1', id, encryptCode(secret, id, 'K7Q2M9XH4')).toString('utf8'), 'K7Q2M9XH4');
   });
 });
 

@@ -1,7 +1,8 @@
 // An OTP code as the outbox keeps it until delivered: sealed with AES-256-GCM under a key derived
 // from the deployment secret and a label of its own, the outbox row's id as associated data, so a
-// database dump alone reveals no code and a sealed code cannot be moved to another row. The
-// construction is the store's for its own sealed columns (store/sealed.ts): codes sealed by either stay readable.
+// database dump alone reveals no code and a sealed code cannot be moved to another row. It is the
+// construction of the store's sealed columns (store/sealed.ts), so codes queued when the store
+// sealed them stay readable.
 import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
 
 const LABEL = 'signet outbox encryption v1';
