@@ -594,6 +594,20 @@ for (const tdb of testDatabases) {
       const tokens = (await db.query<{ token_id: string }>('SELECT token_id FROM verification_token_uses WHERE token_id LIKE $1', ['%-token'])).map((r) => r.token_id);
       assert.deepEqual(tokens, ['live-token']);
     });
+
+    test('housekeeping, started, runs at once and again each period, and not after stop()', async () => {
+      await db.query('DELETE FROM maintenance');
+      const lines: string[] = [];
+      const logging: DeliveryLogger = { info: (_o, message) => lines.push(message ?? ''), warn: (o) => lines.push(JSON.stringify(o)), error() {} };
+      const job = new Housekeeping({ db, logger: logging, retentionDays: 7, longestRateWindowSeconds: 3600, periodMs: 50 });
+      job.start();
+      await until(() => `two runs (${lines.length} so far)`, () => lines.length >= 2, { everyMs: 10 });
+      await job.stop();
+      const ran = lines.length;
+      await new Promise((r) => setTimeout(r, 200));
+      assert.equal(lines.length, ran);
+      assert.deepEqual([...new Set(lines)], ['outbox maintenance done']);
+    });
   });
 }
 
