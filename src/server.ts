@@ -1,5 +1,6 @@
-// Composes a running Signet: store (migrated), engine, metrics, outbox worker and HTTP app, and takes them
-// down in order (stop accepting, finish in-flight requests, flush the worker, close the store).
+// Composes a running Signet: store (migrated), engine, metrics, outbox worker, housekeeping and HTTP
+// app, and takes them down in order (stop accepting, finish in-flight requests, flush the worker,
+// stop the housekeeping, close the store).
 import path from 'node:path';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { ActivityEngine } from './activities/engine.ts';
@@ -10,7 +11,8 @@ import { bootstrapDevelopment, type DevCredentials } from './admin/devBootstrap.
 import { loadAdminToken, loadDeploymentSecret } from './admin/localSecrets.ts';
 import { CredentialCache } from './auth/credentialCache.ts';
 import type { Config } from './config.ts';
-import { createEmailTransport } from './delivery/emailTransport.ts';
+import { createEmailTransport } from './delivery/email/transport.ts';
+import { Housekeeping } from './delivery/housekeeping.ts';
 import { OutboxWorker } from './delivery/outboxWorker.ts';
 import { createSmsProvider } from './delivery/sms/createSmsProvider.ts';
 import { buildApp } from './http/app.ts';
@@ -81,12 +83,14 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       defaultFrom: config.emailFrom,
       logo: { allowHttp: config.allowHttpLogos, allowPrivate: config.logoAllowPrivate },
       onOutcome: (outcome) => metrics.delivery(outcome),
-      maintenance: {
-        retentionDays: config.outboxRetentionDays,
-        longestRateWindowSeconds: Math.max(...Object.values(config.otpRateLimits).map((limit) => limit.windowSeconds)),
-      },
     });
     const started = worker;
+    const housekeeping = new Housekeeping({
+      db,
+      logger: app.log,
+      retentionDays: config.outboxRetentionDays,
+      longestRateWindowSeconds: Math.max(...Object.values(config.otpRateLimits).map((limit) => limit.windowSeconds)),
+    });
 
     const connections = connectionBounds(config, openFileLimit());
     limitConnections(app.server, connections, config, metrics, app.log);
@@ -94,7 +98,10 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     const url = listeningUrl(config.host, port);
-    if (config.outboxWorker) started.start();
+    if (config.outboxWorker) {
+      started.start();
+      housekeeping.start();
+    }
     const devCredentials = ownsDb ? await bootstrapDevelopment(db, config, url) : undefined;
 
     let closing: Promise<void> | undefined;
@@ -102,6 +109,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       (closing ??= (async () => {
         await app.close(); // stops accepting, lets in-flight requests finish
         await started.stop(); // finishes the sends under way, gives back the messages not begun
+        await housekeeping.stop();
         if (ownsDb) await db.close();
       })());
     return { app, db, worker: started, url, adminToken, connections, ...(devCredentials ? { devCredentials } : {}), close };

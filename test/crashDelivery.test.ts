@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import { ApiKeyStamper } from '@turnkey/api-key-stamper';
 import { TurnkeyClient } from '@turnkey/http';
 import { SMTPServer } from 'smtp-server';
-import { SMTP_POOL_SIZE } from '../src/delivery/emailTransport.ts';
+import { SMTP_POOL_SIZE } from '../src/delivery/email/transport.ts';
 import { serverStore, testDatabases, type ServerStore } from './support/databases.ts';
 import { freePort, serve, type Served } from './support/processes.ts';
 import { until } from './support/until.ts';

@@ -1,7 +1,8 @@
 // The outbox and its worker against a real SMTP server on loopback: encrypted codes, delivery,
 // retry after a refusal, permanent failure kept visible, reclaimed leases, two workers never
 // sending one message twice, claims bounded by what the transport sends at once, leases renewed
-// and given back, a Message-ID stable per OTP; and the development mailbox and SMS log.
+// and given back, a Message-ID stable per OTP, the template chosen at queueing; housekeeping; and
+// the development mailbox and SMS log.
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
@@ -12,12 +13,16 @@ import path from 'node:path';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { simpleParser } from 'mailparser';
 import { loadConfig } from '../src/config.ts';
-import { createEmailTransport, SMTP_POOL_SIZE, type EmailTransport } from '../src/delivery/emailTransport.ts';
-import { decryptCode, encryptCode, enqueue, outboxDepth, type OutboxMessage } from '../src/store/outbox.ts';
+import { createEmailTransport, SMTP_POOL_SIZE, type EmailTransport } from '../src/delivery/email/transport.ts';
+import { Housekeeping } from '../src/delivery/housekeeping.ts';
+import { enqueue, outboxDepth } from '../src/store/outbox.ts';
 import { OutboxWorker } from '../src/delivery/outboxWorker.ts';
-import { renderOtpEmail, renderOtpSms } from '../src/otp/messages.ts';
+import { renderOtpEmail, renderOtpSms, storedPayload, type OtpEmail, type OtpSms } from '../src/otp/messages.ts';
+import { decryptCode, encryptCode } from '../src/otp/sealedCode.ts';
+import { seal, unseal } from '../src/store/sealed.ts';
+import { chosenEmailTemplate } from '../src/store/emailTemplates.ts';
 import type { DeliveryLogger } from '../src/delivery/logger.ts';
-import type { LogoOptions } from '../src/delivery/logo.ts';
+import type { LogoOptions } from '../src/delivery/email/logo.ts';
 import { createSmsProvider } from '../src/delivery/sms/createSmsProvider.ts';
 import { openDatabase, type Database } from '../src/store/db.ts';
 import { testDatabases } from './support/databases.ts';
@@ -25,6 +30,8 @@ import { startSmtpSink, type SmtpSink } from './support/smtpSink.ts';
 import { until } from './support/until.ts';
 
 const silent: DeliveryLogger = { info() {}, warn() {}, error() {} };
+/** What a test may change of a queued message. */
+type OutboxMessage = OtpEmail | OtpSms;
 const secret = randomBytes(32);
 
 describe('outbox encryption', () => {
@@ -38,6 +45,12 @@ describe('outbox encryption', () => {
     assert.throws(() => decryptCode(secret, id, raw.toString('base64url')));
     assert.throws(() => decryptCode(secret, randomUUID(), sealed));
     assert.throws(() => decryptCode(randomBytes(32), id, sealed));
+  });
+
+  test('a code sealed as the store sealed it before opens, and the other way round', () => {
+    const id = randomUUID();
+    assert.equal(decryptCode(secret, id, seal(secret, 'signet outbox encryption v1', id, Buffer.from('K7Q2M9XH4'))), 'K7Q2M9XH4');
+    assert.equal(unseal(secret, 'signet outbox encryption v1', id, encryptCode(secret, id, 'K7Q2M9XH4')).toString('utf8'), 'K7Q2M9XH4');
   });
 });
 
@@ -104,10 +117,13 @@ for (const tdb of testDatabases) {
            VALUES ($1, $2, $3, 'OTP_TYPE_EMAIL', $4, 'h', 9, true, now() + interval '5 minutes')`,
           [otpId, organizationId, activityId, to],
         );
-        return enqueue(tx, secret, {
-          channel: 'email', to, appName: 'Acme', fromName: 'Notifications', expirationSeconds: 300,
-          organizationId, otpId, code, ...extra,
-        } as OutboxMessage);
+        // As init_otp_auth queues it: the code sealed to the row, an email's template chosen in the statement.
+        const message = { channel: 'email', to, appName: 'Acme', fromName: 'Notifications', expirationSeconds: 300, ...extra } as OutboxMessage;
+        const id = randomUUID();
+        return enqueue(tx, {
+          id, organizationId, otpId, channel: message.channel, payload: storedPayload(secret, id, message, code),
+          ...(message.channel === 'email' ? { filledIn: chosenEmailTemplate(organizationId, undefined) } : {}),
+        });
       });
       return { outboxId, code };
     }
@@ -167,6 +183,41 @@ for (const tdb of testDatabases) {
       assert.ok(sent.provider_message_id);
       assert.equal(sent.payload.encryptedCode, undefined);
       assert.equal(await outboxDepth(db), 0);
+    });
+
+    test("an email is sent with the template chosen when it was queued, though the template was removed since", async () => {
+      const templateId = randomUUID();
+      await db.query('INSERT INTO email_templates (id, organization_id, name, subject, html, text) VALUES ($1, $2, $3, $4, $5, $6)', [
+        templateId, organizationId, 'chosen', 'Chosen: {{appName}}', '<p>{{otpCode}}</p>', 'Chosen code {{otpCode}}',
+      ]);
+      const { outboxId, code } = await queue('quinn@example.com');
+      await db.query('DELETE FROM email_templates WHERE id = $1', [templateId]);
+      assert.equal((await row(outboxId)).payload.templateId, templateId);
+      const w = worker();
+      assert.equal(await w.runOnce(), 1);
+      await w.stop();
+      const [mail] = await smtp.waitFor(1);
+      assert.equal(mail!.subject, 'Chosen: Acme');
+      assert.equal(mail!.text?.trim(), `Chosen code ${code}`);
+    });
+
+    test("an email queued by an earlier version, naming only its template's id, is sent with that template", async () => {
+      const templateId = randomUUID();
+      await db.query('INSERT INTO email_templates (id, organization_id, name, subject, html, text) VALUES ($1, $2, $3, $4, $5, $6)', [
+        templateId, organizationId, 'named', 'Named: {{appName}}', '<p>{{otpCode}}</p>', 'Named code {{otpCode}}',
+      ]);
+      try {
+        const { outboxId, code } = await queue('rita@example.com', { templateId } as Partial<OutboxMessage>);
+        await db.query("UPDATE outbox SET payload = payload - 'template' WHERE id = $1", [outboxId]);
+        const w = worker();
+        assert.equal(await w.runOnce(), 1);
+        await w.stop();
+        const [mail] = await smtp.waitFor(1);
+        assert.equal(mail!.subject, 'Named: Acme');
+        assert.equal(mail!.text?.trim(), `Named code ${code}`);
+      } finally {
+        await db.query('DELETE FROM email_templates WHERE id = $1', [templateId]);
+      }
     });
 
     test('the sender name defaults to what the message names, from the configured address', async () => {
@@ -527,17 +578,12 @@ for (const tdb of testDatabases) {
                 ('live-token', 'login', $1, $2, now() + interval '1 hour', now())`,
         [organizationId, randomUUID()],
       );
-      const maintenance = { retentionDays: 7, longestRateWindowSeconds: 3600, periodMs: 60_000 };
-      const [first, second] = [worker(), worker()].map((w) => {
-        (w as unknown as { options: { maintenance: unknown } }).options.maintenance = maintenance;
-        return w;
-      }) as [OutboxWorker, OutboxWorker];
       const lines: string[] = [];
       const logging: DeliveryLogger = { info: (_o, message) => lines.push(message ?? ''), warn: (o) => lines.push(JSON.stringify(o)), error() {} };
-      (first as unknown as { options: { logger: DeliveryLogger } }).options.logger = logging;
-      (second as unknown as { options: { logger: DeliveryLogger } }).options.logger = logging;
-      await first.maintain();
-      await second.maintain(); // the same period: not elected
+      const maintenance = { db, logger: logging, retentionDays: 7, longestRateWindowSeconds: 3600, periodMs: 60_000 };
+      const [first, second] = [new Housekeeping(maintenance), new Housekeeping(maintenance)];
+      await first.run();
+      await second.run(); // the same period: not elected
       assert.deepEqual(lines, ['outbox maintenance done']);
 
       const ids = (await db.query<{ id: string }>('SELECT id FROM outbox WHERE id = ANY($1::uuid[])', [[keep.outboxId, old.outboxId, recent.outboxId]])).map((r) => r.id);
@@ -547,6 +593,20 @@ for (const tdb of testDatabases) {
       // A used token that expired can be forgotten: it is refused as expired before its use is looked at.
       const tokens = (await db.query<{ token_id: string }>('SELECT token_id FROM verification_token_uses WHERE token_id LIKE $1', ['%-token'])).map((r) => r.token_id);
       assert.deepEqual(tokens, ['live-token']);
+    });
+
+    test('housekeeping, started, runs at once and again each period, and not after stop()', async () => {
+      await db.query('DELETE FROM maintenance');
+      const lines: string[] = [];
+      const logging: DeliveryLogger = { info: (_o, message) => lines.push(message ?? ''), warn: (o) => lines.push(JSON.stringify(o)), error() {} };
+      const job = new Housekeeping({ db, logger: logging, retentionDays: 7, longestRateWindowSeconds: 3600, periodMs: 50 });
+      job.start();
+      await until(() => `two runs (${lines.length} so far)`, () => lines.length >= 2, { everyMs: 10 });
+      await job.stop();
+      const ran = lines.length;
+      await new Promise((r) => setTimeout(r, 200));
+      assert.equal(lines.length, ran);
+      assert.deepEqual([...new Set(lines)], ['outbox maintenance done']);
     });
   });
 }

@@ -6,7 +6,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import sharp from 'sharp';
-import { fetchLogo, isPublicUnicast, LogoError, type LogoOptions } from '../src/delivery/logo.ts';
+import { fetchLogo, isPublicUnicast, LogoError, type LogoOptions } from '../src/delivery/email/logo.ts';
 
 const open = { allowHttp: true, allowPrivate: true };
 

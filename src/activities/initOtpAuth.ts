@@ -7,9 +7,9 @@ import { z } from 'zod';
 import { invalidField, resourceExhausted } from '../errors.ts';
 import { generateOtpCode, hashOtpCode } from '../otp/code.ts';
 import { canonicalEmailAddress, emailAddressProblem, headerSafeProblem, MAX_EMAIL_LENGTH, normalizePhoneNumber } from '../otp/contact.ts';
-import { renderOtpSms, type OtpEmail, type OtpSms } from '../otp/messages.ts';
+import { renderOtpSms, storedPayload, type OtpEmail, type OtpSms } from '../otp/messages.ts';
 import { NEW_ACTIVITY } from '../store/activities.ts';
-import { emailTemplateExists } from '../store/emailTemplates.ts';
+import { chosenEmailTemplate, emailTemplateExists } from '../store/emailTemplates.ts';
 import { insertOtp } from '../store/otps.ts';
 import { queueMessage } from '../store/outbox.ts';
 import { takeFromRateWindow, type RateLimit } from '../store/rateWindows.ts';
@@ -360,7 +360,7 @@ export async function planOtpIssue(
     });
   }
   // The template is chosen now (the one asked for, else the newest, picked in the activity's
-  // statement), so a message queued before a template changes keeps its choice.
+  // statement) and copied into the message, so its sending reads no template.
   const requested = intent.otpType === 'OTP_TYPE_EMAIL' ? intent.emailCustomization?.templateId : undefined;
   if (requested !== undefined) {
     guards.push({
@@ -402,6 +402,8 @@ export async function planOtpIssue(
   const otpId = randomUUID();
   const code = generateOtpCode(intent.otpLength, intent.alphanumeric);
   const expirationSeconds = Number(intent.expirationSeconds);
+  const outboxId = randomUUID();
+  const toSend = message(intent, expirationSeconds);
   return {
     result: { otpId },
     guards,
@@ -420,14 +422,21 @@ export async function planOtpIssue(
         createdAt: context.now,
         ...(targetPrivateKey === undefined ? {} : { targetPrivateKey: { hex: targetPrivateKey, secret: context.secret } }),
       }),
-      queueMessage(NEW_ACTIVITY, context.secret, { ...message(intent, expirationSeconds, requested), organizationId, otpId, code }),
+      queueMessage(NEW_ACTIVITY, {
+        id: outboxId,
+        organizationId,
+        otpId,
+        channel: toSend.channel,
+        payload: storedPayload(context.secret, outboxId, toSend, code),
+        ...(toSend.channel === 'email' ? { filledIn: chosenEmailTemplate(organizationId, requested) } : {}),
+      }),
     ],
     queuesDelivery: true,
   };
 }
 
 /** What the delivery worker needs to compose the message; undefined fields are left out. */
-function message(intent: InitOtpAuthIntent, expirationSeconds: number, templateId: string | undefined): OtpEmail | OtpSms {
+function message(intent: InitOtpAuthIntent, expirationSeconds: number): OtpEmail | OtpSms {
   if (intent.otpType === 'OTP_TYPE_SMS') {
     return withoutUndefined({
       channel: 'sms',
@@ -448,7 +457,6 @@ function message(intent: InitOtpAuthIntent, expirationSeconds: number, templateI
     magicLinkTemplate: custom?.magicLinkTemplate,
     logoUrl: custom?.logoUrl,
     templateVariables: custom?.templateVariables === undefined ? undefined : parseTemplateVariables(custom.templateVariables),
-    templateId,
     expirationSeconds,
   });
 }

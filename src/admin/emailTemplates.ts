@@ -1,5 +1,5 @@
 // An organization's email templates for operators: checked before they are stored, listed in
-// pages, removed. init_otp_auth and the delivery worker find them in store/emailTemplates.ts.
+// pages, removed. init_otp_auth chooses one for its message in store/emailTemplates.ts.
 import { randomUUID } from 'node:crypto';
 import { invalidArgument, notFound } from '../errors.ts';
 import { emailTemplateProblems, type EmailTemplateParts } from '../otp/emailTemplates.ts';

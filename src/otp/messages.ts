@@ -1,9 +1,11 @@
 // The words of an OTP message: the variables an email template is rendered with (the built-in
 // email's too, see builtInEmail.ts) and the SMS text, whose default shows the code in two groups.
 // Every value put into HTML is escaped; the SMS template knows two tags and nothing else executes.
+// Also what the outbox keeps of a message: its fields, and the code only sealed (sealedCode.ts).
 import { BUILT_IN_EMAIL } from './builtInEmail.ts';
 import { groupOtpCode } from './code.ts';
 import { renderEmailTemplate, type EmailTemplateParts, type TemplateVariables } from './emailTemplates.ts';
+import { encryptCode } from './sealedCode.ts';
 
 /** What an OTP email needs at delivery time (rendering happens in the worker). */
 export interface OtpEmail {
@@ -19,8 +21,10 @@ export interface OtpEmail {
   magicLinkTemplate?: string;
   logoUrl?: string;
   templateVariables?: Record<string, string>;
-  /** The organization's template chosen at submission (the one asked for, else its newest). */
+  /** The organization's template chosen when the message was queued (the one asked for, else its newest). */
   templateId?: string;
+  /** That template's content, copied in with its id, so sending reads no template; without one, the built-in email. */
+  template?: EmailTemplateParts;
   /** Seconds the code is valid, for the message text. */
   expirationSeconds: number;
 }
@@ -37,6 +41,14 @@ export interface OtpSms {
 }
 
 export type RenderedEmail = EmailTemplateParts;
+
+/** An OTP message as the outbox holds it: the message without its code, plus the code sealed to the row. */
+export type StoredPayload = (OtpEmail | OtpSms) & { encryptedCode?: string };
+
+/** The payload of the outbox row `outboxId` for a message and its code. */
+export function storedPayload(secret: Buffer, outboxId: string, message: OtpEmail | OtpSms, code: string): StoredPayload {
+  return { ...message, encryptedCode: encryptCode(secret, outboxId, code) };
+}
 
 const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
@@ -76,13 +88,13 @@ export function otpEmailVariables(message: OtpEmail, code: string, logo?: Inline
   };
 }
 
-/** The OTP email from `template` (an organization's), else from the built-in template. */
+/** The OTP email from `template` (an organization's, the message's own by default), else from the built-in template. */
 export function renderOtpEmail(
   message: OtpEmail,
   code: string,
   options: { logo?: InlineLogo; template?: EmailTemplateParts } = {},
 ): RenderedEmail {
-  return renderEmailTemplate(options.template ?? BUILT_IN_EMAIL, otpEmailVariables(message, code, options.logo));
+  return renderEmailTemplate(options.template ?? message.template ?? BUILT_IN_EMAIL, otpEmailVariables(message, code, options.logo));
 }
 
 export function renderOtpSms(message: OtpSms, code: string): string {

@@ -1,5 +1,5 @@
-// Email templates of an organization (table email_templates): added, paged, removed, and found for
-// init_otp_auth by id or as the most recent one.
+// Email templates of an organization (table email_templates): added, paged, removed, and chosen for
+// init_otp_auth's message by id or as the most recent one.
 import type { Queryable } from './db.ts';
 import { selectPage, type Page, type PageRequest } from './pages.ts';
 import { sql, type Sql } from './sql.ts';
@@ -74,27 +74,26 @@ export async function deleteEmailTemplate(db: Queryable, organizationId: string,
   return removed.length > 0;
 }
 
-/** The template a new OTP email uses: the given id (undefined when it is not the organization's), else the newest. */
-export async function findEmailTemplate(
-  db: Queryable,
-  organizationId: string,
-  templateId: string | undefined,
-): Promise<EmailTemplateRecord | undefined> {
-  const rows = templateId
-    ? await db.query<TemplateRow>(`SELECT ${COLUMNS} FROM email_templates WHERE id = $1 AND organization_id = $2`, [
-        templateId,
-        organizationId,
-      ])
-    : await db.query<TemplateRow>(
-        `SELECT ${COLUMNS} FROM email_templates WHERE organization_id = $1 ORDER BY created_at DESC, id DESC LIMIT 1`,
-        [organizationId],
-      );
-  return rows[0] ? fromRow(rows[0]) : undefined;
+/** The organization's template of this id; undefined when it has none (removed, or another's). */
+export async function findEmailTemplate(db: Queryable, organizationId: string, templateId: string): Promise<EmailTemplateRecord | undefined> {
+  const [row] = await db.query<TemplateRow>(`SELECT ${COLUMNS} FROM email_templates WHERE id = $1 AND organization_id = $2`, [
+    templateId,
+    organizationId,
+  ]);
+  return row ? fromRow(row) : undefined;
 }
 
-/** An expression: the id (text) of the organization's newest template, NULL when it has none. */
-export function newestEmailTemplateId(organizationId: string): Sql {
-  return sql`(SELECT t.id::text FROM email_templates t WHERE t.organization_id = ${organizationId}::uuid ORDER BY t.created_at DESC, t.id DESC LIMIT 1)`;
+/**
+ * An expression: the template a new email uses — the one given, else the organization's newest — as
+ * JSON {templateId, template: {subject, html, text}}, or NULL when there is none (the built-in email
+ * is used). Read in the queueing statement, so the message carries what it is sent with.
+ */
+export function chosenEmailTemplate(organizationId: string, templateId: string | undefined): Sql {
+  const which = templateId === undefined ? sql`` : sql`AND t.id = ${templateId}::uuid`;
+  return sql`(SELECT jsonb_build_object('templateId', t.id::text,
+                                        'template', jsonb_build_object('subject', t.subject, 'html', t.html, 'text', t.text))
+                FROM email_templates t WHERE t.organization_id = ${organizationId}::uuid ${which}
+               ORDER BY t.created_at DESC, t.id DESC LIMIT 1)`;
 }
 
 /** A condition: the organization has this template. */

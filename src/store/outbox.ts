@@ -1,12 +1,10 @@
-// The outbox (table outbox): OTP messages committed with the activity that caused them, delivered
-// later by the worker. Here: what a message holds (the code only sealed, erased once delivered), its
-// queueing as a row of the activity's statement, and the worker's statements — claiming due messages
-// under a lease (FOR UPDATE SKIP LOCKED), renewing and giving back leases, recording an outcome.
-import { randomUUID } from 'node:crypto';
+// The outbox (table outbox): messages committed with the activity that caused them, delivered later
+// by the worker. The payload is its caller's, opaque here but for two fields: `to`, the recipient
+// operators see, and `encryptedCode`, the sealed secret a message may carry, erased once the message
+// is finished. Here: queueing as a row of the activity's statement, and the worker's statements —
+// claiming due messages under a lease (FOR UPDATE SKIP LOCKED), renewing and giving back leases,
+// recording an outcome.
 import type { Queryable } from './db.ts';
-import type { OtpEmail, OtpSms } from '../otp/messages.ts';
-import { newestEmailTemplateId } from './emailTemplates.ts';
-import { seal, unseal } from './sealed.ts';
 import { run, sql, type Sql } from './sql.ts';
 
 /** How a message travels. */
@@ -21,54 +19,33 @@ export type OutboxStatus = (typeof OUTBOX_STATUSES)[number];
 export const ATTEMPT_OUTCOMES = ['sent', 'retrying', 'failed'] as const satisfies readonly OutboxStatus[];
 export type AttemptOutcome = (typeof ATTEMPT_OUTCOMES)[number];
 
-export type { OtpEmail, OtpSms } from '../otp/messages.ts';
-
-export type OutboxMessage = (OtpEmail | OtpSms) & {
+/** A message to queue: its row, and a payload the caller types (and seals what must be secret in it). */
+export interface OutboxEntry<Payload extends object = object> {
+  /** Chosen by the caller, who seals the payload's secret to it. */
+  id: string;
   organizationId: string;
   otpId: string;
-  /** The OTP code in clear; it is stored only sealed. */
-  code: string;
-};
-
-/** The payload as stored: the message without its code, plus the code sealed. */
-export type StoredPayload = (OtpEmail | OtpSms) & { encryptedCode?: string };
-
-const SEAL_LABEL = 'signet outbox encryption v1';
-
-/** The code sealed to its outbox row (see sealed.ts). */
-export function encryptCode(secret: Buffer, outboxId: string, code: string): string {
-  return seal(secret, SEAL_LABEL, outboxId, Buffer.from(code, 'utf8'));
+  channel: Channel;
+  payload: Payload;
+  /**
+   * Fields the queueing statement adds to the payload: an expression yielding a JSON object, or NULL
+   * for none. A choice made in the activity's statement stays the message's.
+   */
+  filledIn?: Sql;
 }
 
-/** Throws when the ciphertext was changed, belongs to another row, or was made with another secret. */
-export function decryptCode(secret: Buffer, outboxId: string, encrypted: string): string {
-  return unseal(secret, SEAL_LABEL, outboxId, encrypted).toString('utf8');
-}
-
-/**
- * Queues a message as a row of the activity's statement (`activity` yields its row). An email that
- * names no template gets the organization's newest one, chosen in the same statement, so a message
- * keeps the choice made when it was queued.
- */
-export function queueMessage(activity: Sql, secret: Buffer, message: OutboxMessage): Sql {
-  const { organizationId, otpId, code, ...content } = message;
-  const id = randomUUID();
-  const payload = JSON.stringify({ ...content, encryptedCode: encryptCode(secret, id, code) } satisfies StoredPayload);
-  const chosen =
-    content.channel === 'email' && content.templateId === undefined
-      ? sql`${payload}::jsonb || jsonb_strip_nulls(jsonb_build_object('templateId', ${newestEmailTemplateId(organizationId)}))`
-      : sql`${payload}::jsonb`;
+/** Queues a message as a row of the activity's statement (`activity` yields its row). */
+export function queueMessage(activity: Sql, entry: OutboxEntry): Sql {
+  const payload = sql`${JSON.stringify(entry.payload)}::jsonb`;
+  const filled = entry.filledIn ? sql`${payload} || COALESCE(${entry.filledIn}, '{}'::jsonb)` : payload;
   return sql`INSERT INTO outbox (id, organization_id, otp_id, channel, payload, status, next_attempt_at)
-             SELECT ${id}::uuid, ${organizationId}::uuid, ${otpId}::uuid, ${content.channel}, ${chosen}, 'queued', now()
+             SELECT ${entry.id}::uuid, ${entry.organizationId}::uuid, ${entry.otpId}::uuid, ${entry.channel}, ${filled}, 'queued', now()
                FROM ${activity}`;
 }
 
 /** Queues a message on its own (as the activity's statement would); returns its id. */
-export async function enqueue(db: Queryable, secret: Buffer, message: OutboxMessage): Promise<string> {
-  const [row] = await run<{ id: string }>(
-    db,
-    sql`WITH one AS (SELECT 1) ${queueMessage(sql`one`, secret, message)} RETURNING id`,
-  );
+export async function enqueue(db: Queryable, entry: OutboxEntry): Promise<string> {
+  const [row] = await run<{ id: string }>(db, sql`WITH one AS (SELECT 1) ${queueMessage(sql`one`, entry)} RETURNING id`);
   return row!.id;
 }
 
@@ -250,21 +227,6 @@ export function listOutboxMessages(
   );
 }
 
-/**
- * Elects this process to run a periodic task: true for one caller per period among all processes
- * (the first to move the task's last run past the period).
- */
-export async function claimMaintenance(db: Queryable, task: string, periodMs: number): Promise<boolean> {
-  const claimed = await db.query(
-    `INSERT INTO maintenance AS m (task, ran_at) VALUES ($1, now())
-     ON CONFLICT (task) DO UPDATE SET ran_at = now()
-       WHERE m.ran_at < now() - make_interval(secs => $2::double precision)
-     RETURNING task`,
-    [task, periodMs / 1000],
-  );
-  return claimed.length === 1;
-}
-
 /** Deletes up to `batch` messages finished (sent or failed) before `retentionDays` ago; returns how many. */
 export async function deleteFinishedMessages(db: Queryable, retentionDays: number, batch: number): Promise<number> {
   const deleted = await db.query(
@@ -276,12 +238,4 @@ export async function deleteFinishedMessages(db: Queryable, retentionDays: numbe
     [retentionDays, batch],
   );
   return deleted.length;
-}
-
-/**
- * Reclaims the space and index entries of finished and changed rows (outbox, rate windows), so the
- * worker's claims and the rate checks stay cheap on a database whose autovacuum is off or slow.
- */
-export async function vacuumDeliveryTables(db: Queryable): Promise<void> {
-  await db.query('VACUUM (ANALYZE) outbox, otp_rate_windows');
 }

@@ -1,4 +1,4 @@
-// Small secrets kept in the store (outbox codes, token signing keys) sealed with AES-256-GCM under a
+// Small secrets kept in the store (OTP target keys, token signing keys) sealed with AES-256-GCM under a
 // key derived from the deployment secret: a database dump alone reveals none of them. Each use has
 // its own label (so its own key), and the row's id as associated data, so a sealed value cannot be
 // moved to another row.

@@ -4,8 +4,8 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import nodemailer from 'nodemailer';
-import type { Config } from '../config.ts';
-import type { DeliveryLogger } from './logger.ts';
+import type { Config } from '../../config.ts';
+import type { DeliveryLogger } from '../logger.ts';
 
 /**
  * SMTP connections kept open, so messages transmitted at once. The worker hands the transport no

@@ -1,12 +1,11 @@
-// Builds the OTP email at delivery: the organization's chosen template or else the built-in one (both
-// rendered by Handlebars with the same variables), with the logo fetched, resized and embedded inline
-// by CID, and a Message-ID derived from the OTP. A logo that cannot be had leaves the email without it, and says why.
+// Builds the OTP email at delivery: the template the message carries (chosen when it was queued) or
+// else the built-in one (both rendered by Handlebars with the same variables), with the logo fetched,
+// resized and embedded inline by CID, and a Message-ID derived from the OTP. A logo that cannot be
+// had leaves the email without it, and says why.
 import { domainToASCII } from 'node:url';
-import { findEmailTemplate } from '../store/emailTemplates.ts';
-import type { Queryable } from '../store/db.ts';
-import type { OutgoingEmail } from './emailTransport.ts';
+import { renderOtpEmail, type OtpEmail } from '../../otp/messages.ts';
 import { fetchLogo, LogoError, type Logo, type LogoOptions } from './logo.ts';
-import { renderOtpEmail, type OtpEmail } from '../otp/messages.ts';
+import type { OutgoingEmail } from './transport.ts';
 
 export const LOGO_CID = 'logo@signet';
 
@@ -14,8 +13,6 @@ export interface ComposedEmail {
   email: OutgoingEmail;
   /** Why the requested logo is not in the email, when it is not. */
   logoProblem?: string;
-  /** The template chosen at submission was removed since; the built-in email was used. */
-  templateMissing?: boolean;
 }
 
 /**
@@ -28,8 +25,7 @@ export function otpMessageId(otpId: string, fromAddress: string): string {
 }
 
 export async function composeOtpEmail(
-  db: Queryable,
-  input: { organizationId: string; otpId: string; message: OtpEmail; code: string; defaultFrom: string; logo: LogoOptions },
+  input: { otpId: string; message: OtpEmail; code: string; defaultFrom: string; logo: LogoOptions },
 ): Promise<ComposedEmail> {
   const { message, code } = input;
   let logo: Logo | undefined;
@@ -43,9 +39,7 @@ export async function composeOtpEmail(
     }
   }
 
-  const template = message.templateId ? await findEmailTemplate(db, input.organizationId, message.templateId) : undefined;
   const rendered = renderOtpEmail(message, code, {
-    ...(template ? { template } : {}),
     ...(logo ? { logo: { cid: LOGO_CID, width: logo.width, height: logo.height } } : {}),
   });
 
@@ -60,6 +54,5 @@ export async function composeOtpEmail(
       ...(logo ? { attachments: [{ filename: 'logo.png', content: logo.png, contentType: 'image/png', cid: LOGO_CID }] } : {}),
     },
     ...(logoProblem ? { logoProblem } : {}),
-    ...(message.templateId && !template ? { templateMissing: true } : {}),
   };
 }
