@@ -1,13 +1,15 @@
 // The stores every storage-touching test runs against: embedded PGlite always, and a real
 // PostgreSQL server when SIGNET_TEST_DATABASE_URL is set (CI sets it). Each store is fresh and
-// migrated; PostgreSQL ones live in their own schema, dropped by close().
-import { randomBytes } from 'node:crypto';
+// migrated; PostgreSQL ones live in their own schema, dropped by close(). Embedded ones start from
+// one migrated image, made once and shared by the test processes through a file (see storeImage).
+import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { openDatabase, type Database } from '../../src/store/db.ts';
+import { dumpEmbeddedStore, openDatabase, type Database } from '../../src/store/db.ts';
 import { migrate } from '../../src/store/migrate.ts';
+import { ROOT } from './processes.ts';
 
 export interface TestDatabase {
   /** 'pglite' or 'postgres', for test names. */
@@ -21,7 +23,7 @@ export interface TestDatabase {
 const url = process.env.SIGNET_TEST_DATABASE_URL || undefined;
 
 export const testDatabases: TestDatabase[] = [
-  { name: 'pglite', open: async () => migrated(await openDatabase({})) },
+  { name: 'pglite', open: async () => openDatabase({ image: await storeImage() }) },
   ...(url ? [postgres(url)] : []),
 ];
 
@@ -46,9 +48,41 @@ function postgres(databaseUrl: string): TestDatabase {
   };
 }
 
-async function migrated(db: Database): Promise<Database> {
-  await migrate(db);
-  return db;
+const MIGRATIONS_DIR = path.join(ROOT, 'src', 'store', 'migrations');
+// What the image is made of: PGlite's version, how the store opens it, and the migrations.
+const IMAGE_INPUTS = [path.join(ROOT, 'node_modules', '@electric-sql', 'pglite', 'package.json'), path.join(ROOT, 'src', 'store', 'db.ts')];
+
+let image: Promise<Blob> | undefined;
+
+/**
+ * A migrated embedded store's data directory. PGlite's initdb and the migrations take seconds, and
+ * loading an image a fraction of that, so it is made once: kept in the temporary folder under a name
+ * that changes with what it is made of, so a changed migration makes a new one.
+ */
+function storeImage(): Promise<Blob> {
+  return (image ??= (async () => {
+    const file = path.join(os.tmpdir(), `signet-test-store-${imageKey()}.tar`);
+    if (fs.existsSync(file)) return new Blob([fs.readFileSync(file)]);
+    const db = await openDatabase({});
+    try {
+      await migrate(db);
+      const made = await dumpEmbeddedStore(db);
+      // Written aside and renamed, so a test process starting meanwhile never reads half a file.
+      const partial = `${file}.${process.pid}`;
+      fs.writeFileSync(partial, Buffer.from(await made.arrayBuffer()));
+      fs.renameSync(partial, file);
+      return made;
+    } finally {
+      await db.close();
+    }
+  })());
+}
+
+function imageKey(): string {
+  const key = createHash('sha256');
+  for (const input of IMAGE_INPUTS) key.update(fs.readFileSync(input));
+  for (const name of fs.readdirSync(MIGRATIONS_DIR).sort()) key.update(name).update(fs.readFileSync(path.join(MIGRATIONS_DIR, name)));
+  return key.digest('hex').slice(0, 16);
 }
 
 /** A fresh empty schema on the PostgreSQL server at `url`, for a `signet serve` child process to migrate. */
