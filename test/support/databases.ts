@@ -52,30 +52,41 @@ const MIGRATIONS_DIR = path.join(ROOT, 'src', 'store', 'migrations');
 // What the image is made of: PGlite's version, how the store opens it, and the migrations.
 const IMAGE_INPUTS = [path.join(ROOT, 'node_modules', '@electric-sql', 'pglite', 'package.json'), path.join(ROOT, 'src', 'store', 'db.ts')];
 
-let image: Promise<Blob> | undefined;
+const images = new Map<'migrated' | 'empty', Promise<Blob>>();
+
+/** A fresh embedded store on which no migration ran, for tests of the migrations themselves. */
+export async function emptyEmbeddedStore(): Promise<Database> {
+  return openDatabase({ image: await storeImage('empty') });
+}
 
 /**
- * A migrated embedded store's data directory. PGlite's initdb and the migrations take seconds, and
- * loading an image a fraction of that, so it is made once: kept in the temporary folder under a name
- * that changes with what it is made of, so a changed migration makes a new one.
+ * An embedded store's data directory, migrated or not. PGlite's initdb and the migrations take
+ * seconds, and loading an image a fraction of that, so each is made once: kept in the temporary
+ * folder under a name that changes with what it is made of, so a changed migration makes a new one.
  */
-function storeImage(): Promise<Blob> {
-  return (image ??= (async () => {
-    const file = path.join(os.tmpdir(), `signet-test-store-${imageKey()}.tar`);
-    if (fs.existsSync(file)) return new Blob([fs.readFileSync(file)]);
-    const db = await openDatabase({});
-    try {
-      await migrate(db);
-      const made = await dumpEmbeddedStore(db);
-      // Written aside and renamed, so a test process starting meanwhile never reads half a file.
-      const partial = `${file}.${process.pid}`;
-      fs.writeFileSync(partial, Buffer.from(await made.arrayBuffer()));
-      fs.renameSync(partial, file);
-      return made;
-    } finally {
-      await db.close();
-    }
-  })());
+function storeImage(kind: 'migrated' | 'empty' = 'migrated'): Promise<Blob> {
+  let image = images.get(kind);
+  if (!image) {
+    image = makeImage(path.join(os.tmpdir(), `signet-test-store-${kind}-${imageKey()}.tar`), kind === 'migrated');
+    images.set(kind, image);
+  }
+  return image;
+}
+
+async function makeImage(file: string, migrated: boolean): Promise<Blob> {
+  if (fs.existsSync(file)) return new Blob([fs.readFileSync(file)]);
+  const db = await openDatabase({});
+  try {
+    if (migrated) await migrate(db);
+    const made = await dumpEmbeddedStore(db);
+    // Written aside and renamed, so a test process starting meanwhile never reads half a file.
+    const partial = `${file}.${process.pid}`;
+    fs.writeFileSync(partial, Buffer.from(await made.arrayBuffer()));
+    fs.renameSync(partial, file);
+    return made;
+  } finally {
+    await db.close();
+  }
 }
 
 function imageKey(): string {
