@@ -308,8 +308,8 @@ class PgliteDatabase implements Database {
 }
 
 /**
- * An embedded store's data directory as a tarball, for openDatabase({ image }): tests migrate one
- * store and start each of theirs from its image, skipping PGlite's initdb and the migrations.
+ * An embedded store's data directory as a tarball, for openDatabase({ image }): the migration tests
+ * start their stores from one, instead of running PGlite's initdb for each.
  */
 export function dumpEmbeddedStore(db: Database): Promise<Blob> {
   if (!(db instanceof PgliteDatabase)) throw new Error('only an embedded store can be dumped');

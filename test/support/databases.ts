@@ -1,7 +1,6 @@
 // The stores every storage-touching test runs against: embedded PGlite always, and a real
 // PostgreSQL server when SIGNET_TEST_DATABASE_URL is set (CI sets it). Each store is fresh and
-// migrated; PostgreSQL ones live in their own schema, dropped by close(). Embedded ones start from
-// one migrated image, made once and shared by the test processes through a file (see storeImage).
+// migrated; PostgreSQL ones live in their own schema, dropped by close().
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -23,7 +22,7 @@ export interface TestDatabase {
 const url = process.env.SIGNET_TEST_DATABASE_URL || undefined;
 
 export const testDatabases: TestDatabase[] = [
-  { name: 'pglite', open: async () => openDatabase({ image: await storeImage() }) },
+  { name: 'pglite', open: async () => migrated(await openDatabase({})) },
   ...(url ? [postgres(url)] : []),
 ];
 
@@ -48,36 +47,32 @@ function postgres(databaseUrl: string): TestDatabase {
   };
 }
 
-const MIGRATIONS_DIR = path.join(ROOT, 'src', 'store', 'migrations');
-// What the image is made of: PGlite's version, how the store opens it, and the migrations.
+async function migrated(db: Database): Promise<Database> {
+  await migrate(db);
+  return db;
+}
+
+// What the image is made of: PGlite's version and how the store opens it.
 const IMAGE_INPUTS = [path.join(ROOT, 'node_modules', '@electric-sql', 'pglite', 'package.json'), path.join(ROOT, 'src', 'store', 'db.ts')];
 
-const images = new Map<'migrated' | 'empty', Promise<Blob>>();
-
-/** A fresh embedded store on which no migration ran, for tests of the migrations themselves. */
-export async function emptyEmbeddedStore(): Promise<Database> {
-  return openDatabase({ image: await storeImage('empty') });
-}
+let emptyImage: Promise<Blob> | undefined;
 
 /**
- * An embedded store's data directory, migrated or not. PGlite's initdb and the migrations take
- * seconds, and loading an image a fraction of that, so each is made once: kept in the temporary
- * folder under a name that changes with what it is made of, so a changed migration makes a new one.
+ * A fresh embedded store on which no migration ran, for tests of the migrations themselves. PGlite's
+ * initdb takes seconds and loading its result a fraction of that, so it runs once: the image is kept
+ * in the temporary folder under a name that changes with what it is made of. (Stores that serve
+ * requests are not made this way: a store loaded from an image runs its queries several times slower
+ * until the WebAssembly engine has optimised PGlite's code, which the migrations do on a new store.)
  */
-function storeImage(kind: 'migrated' | 'empty' = 'migrated'): Promise<Blob> {
-  let image = images.get(kind);
-  if (!image) {
-    image = makeImage(path.join(os.tmpdir(), `signet-test-store-${kind}-${imageKey()}.tar`), kind === 'migrated');
-    images.set(kind, image);
-  }
-  return image;
+export async function emptyEmbeddedStore(): Promise<Database> {
+  emptyImage ??= makeEmptyImage(path.join(os.tmpdir(), `signet-test-store-empty-${imageKey()}.tar`));
+  return openDatabase({ image: await emptyImage });
 }
 
-async function makeImage(file: string, migrated: boolean): Promise<Blob> {
+async function makeEmptyImage(file: string): Promise<Blob> {
   if (fs.existsSync(file)) return new Blob([fs.readFileSync(file)]);
   const db = await openDatabase({});
   try {
-    if (migrated) await migrate(db);
     const made = await dumpEmbeddedStore(db);
     // Written aside and renamed, so a test process starting meanwhile never reads half a file.
     const partial = `${file}.${process.pid}`;
@@ -92,7 +87,6 @@ async function makeImage(file: string, migrated: boolean): Promise<Blob> {
 function imageKey(): string {
   const key = createHash('sha256');
   for (const input of IMAGE_INPUTS) key.update(fs.readFileSync(input));
-  for (const name of fs.readdirSync(MIGRATIONS_DIR).sort()) key.update(name).update(fs.readFileSync(path.join(MIGRATIONS_DIR, name)));
   return key.digest('hex').slice(0, 16);
 }
 
