@@ -22,6 +22,7 @@ import { openDatabase, type Database } from './store/db.ts';
 import { ping } from './store/health.ts';
 import { migrate } from './store/migrate.ts';
 import { ATTEMPT_OUTCOMES, CHANNELS, outboxDepth } from './store/outbox.ts';
+import { systemClock, type Clock } from './wire/clock.ts';
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -43,6 +44,8 @@ export interface StartOptions {
   db?: Database;
   /** Activity handlers to serve; all registered ones by default. */
   handlers?: readonly ActivityHandler[];
+  /** The time the service decides by (expiries, freshness, time windows); the system's by default. */
+  clock?: Clock;
 }
 
 /** Opens PostgreSQL, or the embedded store for this process only; `holder` names it to a refused second one. */
@@ -66,12 +69,13 @@ export async function startServer(config: Config, options: StartOptions = {}): P
 
     let worker: OutboxWorker | undefined;
     const handlers = options.handlers ?? activityHandlers;
-    const engine = new ActivityEngine({ db, config, secret, keys: new ServiceKeys(db, secret), handlers, onQueued: () => worker?.wake() });
+    const clock = options.clock ?? systemClock;
+    const engine = new ActivityEngine({ db, config, secret, keys: new ServiceKeys(db, secret), handlers, now: clock, onQueued: () => worker?.wake() });
     const outbox = { depth: () => outboxDepth(db), channels: CHANNELS, outcomes: ATTEMPT_OUTCOMES };
     const metrics = new Metrics(outbox, handlers.map((handler) => handler.activityType), (error) =>
       app.log.warn({ err: error }, 'metrics: cannot read the outbox depth; reported as NaN'),
     );
-    const app = buildApp({ config, db, ping: () => ping(db), engine, credentials: new CredentialCache(), handlers, adminToken, metrics, logger: options.logger ?? false });
+    const app = buildApp({ config, db, ping: () => ping(db), engine, credentials: new CredentialCache(), handlers, adminToken, metrics, clock, logger: options.logger ?? false });
     worker = new OutboxWorker({
       db,
       secret,

@@ -165,7 +165,7 @@ for (const tdb of testDatabases) {
       assert.equal(await codeOf(server.client(key).createSmartContractInterface(body())), UNAUTHENTICATED);
       // A key past its expiry: expired.
       const shortLived = await server.admin('POST', `/organizations/${acme.organizationId}/api-keys`, { userId: acme.userId, name: 'short-lived', expiresInSeconds: 1 });
-      await new Promise((r) => setTimeout(r, 1100));
+      server.clock.advance(1100);
       assert.equal(await codeOf(server.client(shortLived).createSmartContractInterface(body())), UNAUTHENTICATED);
       // A stamp header that is not a stamp: malformed.
       const garbled = await fetch(`${server.baseUrl}${CONTRACT_ROUTE}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-stamp': 'not a stamp' }, body: JSON.stringify(body()) });

@@ -15,7 +15,7 @@ import { activityResponseJson } from '../src/activities/render.ts';
 import { openDatabase, type Database } from '../src/store/db.ts';
 import { findActivity, type ActivityRecord } from '../src/store/activities.ts';
 import { migrate } from '../src/store/migrate.ts';
-import { createSchema, dropSchema, testDatabases } from './support/databases.ts';
+import { createSchema, dropSchema, emptyEmbeddedStore, testDatabases } from './support/databases.ts';
 
 /** A vote written before votes recorded their credential and policy evaluations (migration 023). */
 const NOT_RECORDED = { credentialType: null, credentialId: null, webauthnCredentialId: null, policyEvaluations: [] };
@@ -34,7 +34,7 @@ for (const tdb of testDatabases) {
         schema = await createSchema(tdb.url, 'signet_upgrade');
         db = await openDatabase({ url: tdb.url, schema });
       } else {
-        db = await openDatabase({});
+        db = await emptyEmbeddedStore();
       }
       await migrate(db, { through: '011_lz4.sql' });
       const organizationId = randomUUID();
@@ -94,7 +94,7 @@ async function storeThrough(tdb: (typeof testDatabases)[number], cleanup: Array<
       await dropSchema(tdb.url!, schema);
     });
   } else {
-    db = await openDatabase({});
+    db = await emptyEmbeddedStore();
     cleanup.push(() => db.close());
   }
   await migrate(db, { through });

@@ -154,7 +154,7 @@ for (const tdb of testDatabases) {
       assert.equal(apiKey.expirationSeconds, '2');
       assert.equal((await asUser.getUser({ organizationId: org.organizationId, userId })).user.userEmail, email);
 
-      await new Promise((resolve) => setTimeout(resolve, 2100));
+      server.clock.advance(2100);
       // In the words @turnkey/core looks for to tell its app the login ended.
       await refused(
         asUser.getWhoami({ organizationId: org.organizationId }),
@@ -244,7 +244,7 @@ for (const tdb of testDatabases) {
       const { email, userId } = await newUser();
       const { otpId: shortLived } = await sdkServer().initOtpAuth({ otpType: 'OTP_TYPE_EMAIL', contact: email, appName: 'Acme Wallet', expirationSeconds: '1' });
       const staleCode = await smtp.nextCodeTo(email);
-      await new Promise((resolve) => setTimeout(resolve, 1100));
+      server.clock.advance(1100);
       await refused(sdkServer().otpAuth({ otpId: shortLived, otpCode: staleCode, targetPublicKey: generateP256KeyPair().publicKey }), 3, /this OTP expired/, 'parameters.otpCode');
 
       const { otpId, code } = await codeFor(email);

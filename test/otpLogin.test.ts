@@ -307,7 +307,7 @@ for (const tdb of testDatabases) {
       const first = await verified(email);
       await login(first.clientKey, first.verificationToken, { expirationSeconds: '1' });
       assert.equal((await query(first.clientKey)).status, 200);
-      await new Promise((resolve) => setTimeout(resolve, 1100));
+      server.clock.advance(1100);
       const expired = await query(first.clientKey);
       assert.equal(expired.status, 401);
       // The words @turnkey/core matches to show "session expired".

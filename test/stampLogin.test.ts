@@ -330,7 +330,7 @@ for (const tdb of testDatabases) {
 
       // An expired token.
       const short = await verified(email, '1');
-      await new Promise((resolve) => setTimeout(resolve, 1100));
+      server.clock.advance(1100);
       const expired = await attestedRaw(attestedStamper(short.verificationToken, short.clientKey), loginBody({ publicKey: short.clientKey.publicKey }));
       assert.equal(expired.status, 401);
       assert.match(expired.json.message, /X-Stamp-Attested publicKeyAttestation: the verification token has expired/);

@@ -293,7 +293,7 @@ for (const tdb of testDatabases) {
       const body = JSON.stringify(contractBody(org.organizationId, { timestampMs }, { label: 'poll' }));
       const first = await post(server, SUBMIT_CONTRACT, body, await stamped(org, body));
       assert.equal(first.status, 200, JSON.stringify(first.json));
-      await new Promise((r) => setTimeout(r, 400));
+      server.clock.advance(400);
       const again = await post(server, SUBMIT_CONTRACT, body, await stamped(org, body));
       assert.equal(again.status, 200);
       assert.equal(again.json.activity.id, first.json.activity.id);

@@ -41,6 +41,7 @@ import { activityResponseJson } from './render.ts';
 import type { ServiceKeys } from './serviceKeys.ts';
 import { ACTIVITY_STATUS, type ActivityStatus } from './status.ts';
 import { schemaError } from '../wire/violations.ts';
+import { systemClock, type Clock } from '../wire/clock.ts';
 
 export interface EngineDependencies {
   db: Database;
@@ -54,8 +55,8 @@ export interface EngineDependencies {
   onCredentialRefused?: (principal: Principal) => void;
   /** Every activity handler, to execute a waiting activity of any type when a vote allows it. */
   handlers: readonly ActivityHandler[];
-  /** Clock, replaceable in tests. */
-  now?: () => Date;
+  /** The time activities are decided at; the system's by default. */
+  now?: Clock;
 }
 
 export interface SubmissionOutcome {
@@ -81,13 +82,13 @@ function intake(handler: ActivityHandler, envelope: Envelope): { intent: unknown
 }
 
 export class ActivityEngine {
-  private readonly now: () => Date;
+  private readonly now: Clock;
   private readonly writer: ActivityWriter;
   /** Each organization's root quorum and policies, remembered per version of its authority. */
   readonly authorities = new Authorities();
 
   constructor(private readonly deps: EngineDependencies) {
-    this.now = deps.now ?? (() => new Date());
+    this.now = deps.now ?? systemClock;
     this.writer = new ActivityWriter(deps.db);
   }
 

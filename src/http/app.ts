@@ -110,7 +110,7 @@ export function buildApp(deps: AppDependencies): FastifyInstance {
   registerMetrics(app, deps.metrics, config.metricsHosts);
   registerCors(app, config.corsOrigins); // before the throttle: a preflight has no stamp to count
   registerUrlParameterCheck(app);
-  const throttle = new AuthFailureThrottle(config.authFailureLimit);
+  const throttle = new AuthFailureThrottle(config.authFailureLimit, () => deps.clock().getTime());
   registerAuthFailureThrottle(app, throttle);
   drainOnClose(app);
   registerLingeringClose(app);
@@ -146,9 +146,10 @@ export function buildApp(deps: AppDependencies): FastifyInstance {
     credentials: deps.credentials,
     verificationTokenKeys: () => deps.engine.keys.verifiers(VERIFICATION_TOKEN_KEY),
     onAuthenticated: (credential) => throttle.succeeded(credential),
+    now: deps.clock,
   });
   registerSubmitRoutes(app, deps.engine, stamps, deps.handlers, deps.metrics);
-  registerQueryRoutes(app, deps.db, deps.engine, stamps, queryHandlers);
+  registerQueryRoutes(app, deps.db, deps.engine, stamps, queryHandlers, deps.clock);
   registerOpenApiRoutes(app, deps.handlers, queryHandlers);
   registerAdminRoutes(app, deps);
   return app;

@@ -7,6 +7,7 @@ import type { ActivityHandler } from '../activities/handler.ts';
 import type { CredentialCache } from '../auth/credentialCache.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../store/db.ts';
+import type { Clock } from '../wire/clock.ts';
 import type { Metrics } from './metrics.ts';
 
 export interface AppDependencies {
@@ -21,5 +22,7 @@ export interface AppDependencies {
   handlers: readonly ActivityHandler[];
   adminToken: string;
   metrics: Metrics;
+  /** The time stamps, credentials and failure windows are judged at. */
+  clock: Clock;
   logger?: FastifyServerOptions['logger'];
 }

@@ -2,6 +2,7 @@
 // verified over its raw bytes exactly as for activities; the query reads on behalf of the principal.
 import type { FastifyInstance } from 'fastify';
 import type { ActivityEngine } from '../activities/engine.ts';
+import type { Clock } from '../wire/clock.ts';
 import { parseBody } from '../wire/jsonDocument.ts';
 import { schemaError } from '../wire/violations.ts';
 import { parseStamp } from '../auth/parseStamp.ts';
@@ -15,6 +16,7 @@ export function registerQueryRoutes(
   engine: ActivityEngine,
   stamps: StampChecker,
   queries: readonly QueryHandler[],
+  clock: Clock,
 ) {
   for (const query of queries) {
     app.post(`/public/v1/query/${query.path}`, async (request, reply) => {
@@ -24,7 +26,7 @@ export function registerQueryRoutes(
       const parsed = query.request.safeParse(document, { reportInput: true });
       if (!parsed.success) throw schemaError(parsed.error, '', 'invalid query');
       const answer = await stamps.checked(body, stamp, parsed.data.organizationId, (principal) =>
-        query.run({ db, principal, now: new Date(), accessFor: (record) => engine.accessFor(record, principal) }, parsed.data),
+        query.run({ db, principal, now: clock(), accessFor: (record) => engine.accessFor(record, principal) }, parsed.data),
         query.fromSubOrganization ? { fromSubOrganization: true } : {},
       );
       return typeof answer === 'string' ? reply.type('application/json; charset=utf-8').send(Buffer.from(answer)) : answer;

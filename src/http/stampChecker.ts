@@ -8,6 +8,7 @@ import type { Stamp } from '../auth/parseStamp.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { Config } from '../config.ts';
 import { SignetError } from '../errors.ts';
+import type { Clock } from '../wire/clock.ts';
 
 export class StampChecker {
   constructor(
@@ -20,7 +21,7 @@ export class StampChecker {
       verificationTokenKeys?: () => Promise<VerifyingKey[]>;
       /** Told of every stamp that authenticated, as stampCredential() names it (the failure throttle lets it through). */
       onAuthenticated?: (credential: string) => void;
-      now?: () => Date;
+      now?: Clock;
     },
   ) {}
 

@@ -34,6 +34,8 @@ export interface DatabaseOptions {
   url?: string;
   /** PGlite folder, held by this process only; without it (and without url) the store lives in memory (tests). */
   dataDir?: string;
+  /** In memory only: the data directory to start from (dumpEmbeddedStore's image) instead of a new one. */
+  image?: Blob;
   /** What opens the PGlite folder, named to a process refused because this one holds it. */
   holder?: string;
   /** PostgreSQL schema to use (tests isolate themselves this way); created when missing. */
@@ -292,6 +294,10 @@ class PgliteDatabase implements Database {
     );
   }
 
+  dump(): Promise<Blob> {
+    return this.db.dumpDataDir('none');
+  }
+
   async close(): Promise<void> {
     try {
       await this.db.close();
@@ -299,6 +305,15 @@ class PgliteDatabase implements Database {
       this.lock?.release();
     }
   }
+}
+
+/**
+ * An embedded store's data directory as a tarball, for openDatabase({ image }): the migration tests
+ * start their stores from one, instead of running PGlite's initdb for each.
+ */
+export function dumpEmbeddedStore(db: Database): Promise<Blob> {
+  if (!(db instanceof PgliteDatabase)) throw new Error('only an embedded store can be dumped');
+  return db.dump();
 }
 
 // The embedded store's memory. PGlite runs PostgreSQL in one WebAssembly memory, which grows to
@@ -376,7 +391,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   // Loaded only for the embedded store: a process on PostgreSQL does not carry PGlite (~40 MiB).
   const { PGlite } = await import('@electric-sql/pglite');
   if (!options.dataDir) {
-    const pglite = new PGlite(embeddedMemory(PGlite));
+    const pglite = new PGlite({ ...embeddedMemory(PGlite), ...(options.image ? { loadDataDir: options.image } : {}) });
     await pglite.waitReady;
     return new PgliteDatabase(pglite);
   }

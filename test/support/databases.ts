@@ -1,13 +1,14 @@
 // The stores every storage-touching test runs against: embedded PGlite always, and a real
 // PostgreSQL server when SIGNET_TEST_DATABASE_URL is set (CI sets it). Each store is fresh and
 // migrated; PostgreSQL ones live in their own schema, dropped by close().
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { openDatabase, type Database } from '../../src/store/db.ts';
+import { dumpEmbeddedStore, openDatabase, type Database } from '../../src/store/db.ts';
 import { migrate } from '../../src/store/migrate.ts';
+import { ROOT } from './processes.ts';
 
 export interface TestDatabase {
   /** 'pglite' or 'postgres', for test names. */
@@ -49,6 +50,44 @@ function postgres(databaseUrl: string): TestDatabase {
 async function migrated(db: Database): Promise<Database> {
   await migrate(db);
   return db;
+}
+
+// What the image is made of: PGlite's version and how the store opens it.
+const IMAGE_INPUTS = [path.join(ROOT, 'node_modules', '@electric-sql', 'pglite', 'package.json'), path.join(ROOT, 'src', 'store', 'db.ts')];
+
+let emptyImage: Promise<Blob> | undefined;
+
+/**
+ * A fresh embedded store on which no migration ran, for tests of the migrations themselves. PGlite's
+ * initdb takes seconds and loading its result a fraction of that, so it runs once: the image is kept
+ * in the temporary folder under a name that changes with what it is made of. (Stores that serve
+ * requests are not made this way: a store loaded from an image runs its queries several times slower
+ * until the WebAssembly engine has optimised PGlite's code, which the migrations do on a new store.)
+ */
+export async function emptyEmbeddedStore(): Promise<Database> {
+  emptyImage ??= makeEmptyImage(path.join(os.tmpdir(), `signet-test-store-empty-${imageKey()}.tar`));
+  return openDatabase({ image: await emptyImage });
+}
+
+async function makeEmptyImage(file: string): Promise<Blob> {
+  if (fs.existsSync(file)) return new Blob([fs.readFileSync(file)]);
+  const db = await openDatabase({});
+  try {
+    const made = await dumpEmbeddedStore(db);
+    // Written aside and renamed, so a test process starting meanwhile never reads half a file.
+    const partial = `${file}.${process.pid}`;
+    fs.writeFileSync(partial, Buffer.from(await made.arrayBuffer()));
+    fs.renameSync(partial, file);
+    return made;
+  } finally {
+    await db.close();
+  }
+}
+
+function imageKey(): string {
+  const key = createHash('sha256');
+  for (const input of IMAGE_INPUTS) key.update(fs.readFileSync(input));
+  return key.digest('hex').slice(0, 16);
 }
 
 /** A fresh empty schema on the PostgreSQL server at `url`, for a `signet serve` child process to migrate. */

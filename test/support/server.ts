@@ -8,6 +8,7 @@ import { TurnkeyClient } from '@turnkey/http';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { startServer, type RunningServer, type StartOptions } from '../../src/server.ts';
 import type { Database } from '../../src/store/db.ts';
+import { TestClock } from './clock.ts';
 import type { TestDatabase } from './databases.ts';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789-abcdefghij';
@@ -26,6 +27,8 @@ export interface TestServer {
   config: Config;
   baseUrl: string;
   dataDir: string;
+  /** The server's clock: advance it rather than wait for an expiry. */
+  clock: TestClock;
   /** Calls the admin API; throws on a non-2xx answer. */
   admin<T = any>(method: string, path: string, body?: unknown): Promise<T>;
   createOrganization(name?: string): Promise<Credentials>;
@@ -42,7 +45,7 @@ export interface TestServer {
 export async function startTestServer(
   tdb: TestDatabase,
   env: Record<string, string> = {},
-  options: Omit<StartOptions, 'db'> = {},
+  options: Omit<StartOptions, 'db' | 'clock'> = {},
 ): Promise<TestServer> {
   const db = await tdb.open();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-test-'));
@@ -53,7 +56,8 @@ export async function startTestServer(
     SIGNET_OUTBOX_POLL_MS: '20',
     ...env,
   });
-  const server = await startServer(config, { ...options, db });
+  const clock = new TestClock();
+  const server = await startServer(config, { ...options, db, clock: clock.now });
   const baseUrl = server.url;
 
   async function admin<T>(method: string, route: string, body?: unknown): Promise<T> {
@@ -73,6 +77,7 @@ export async function startTestServer(
     config,
     baseUrl,
     dataDir,
+    clock,
     admin,
     createOrganization: (name = 'Test Org') => admin<Credentials>('POST', '/organizations', { name }),
     client: (credentials) =>
