@@ -348,3 +348,16 @@ export function reasonTable(): string {
   });
   return ['| turnkeyErrorCode | HTTP status | gRPC code | When |', '| --- | --- | --- | --- |', ...rows].join('\n');
 }
+
+/** The database could not be reached, dropped the connection or did not answer in time: worth a retry, not a bug report. */
+export class DatabaseUnavailable extends Error {
+  override name = 'DatabaseUnavailable';
+  constructor(
+    message: string,
+    /** A bound ran out (the database was silent or slow), rather than a refused or lost connection. */
+    readonly timedOut: boolean,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+  }
+}

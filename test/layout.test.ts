@@ -44,17 +44,6 @@ const ROOT_FILES: Record<string, string[]> = { cli: ['errors.ts', 'config.ts', '
 const SHARED_ROOT_FILES = ['errors.ts', 'config.ts'];
 const PURE_ROOT_FILES = ['errors.ts'];
 
-/**
- * Imports that break the rule until work under way elsewhere lands, each with what ends it. Nothing
- * may be added here: the list only shrinks.
- */
-const NOT_YET: Record<string, string[]> = {
-  // The store handle the admin routes still take directly.
-  'src/http/dependencies.ts': ['../store/db.ts'],
-  // The store's unavailability, mapped to 503, belongs beside the shared errors.
-  'src/http/app.ts': ['../store/db.ts'],
-};
-
 function sources(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const full = path.join(dir, entry.name);
@@ -64,7 +53,6 @@ function sources(dir: string): string[] {
 
 test('no folder imports a folder it may not (none imports one above it)', () => {
   const wrong: string[] = [];
-  const excused = new Set<string>();
   for (const file of sources(SRC)) {
     const name = path.relative(ROOT, file).split(path.sep).join('/');
     const folder = path.relative(SRC, file).split(path.sep)[0]!;
@@ -75,17 +63,10 @@ test('no folder imports a folder it may not (none imports one above it)', () => 
       const target = path.relative(SRC, path.resolve(path.dirname(file), specifier!)).split(path.sep);
       const targetFolder = target.length > 1 ? target[0]! : undefined;
       if (targetFolder === undefined ? rootFiles.includes(target[0]!) : targetFolder === folder || allowed.includes(targetFolder)) continue;
-      if (NOT_YET[name]?.includes(specifier!)) {
-        excused.add(`${name} imports ${specifier}`);
-        continue;
-      }
       wrong.push(`${name} imports ${specifier}`);
     }
   }
   assert.deepEqual(wrong, []);
-  // An exception no longer needed is removed, so the rule tightens as the work lands.
-  const stale = Object.entries(NOT_YET).flatMap(([name, specifiers]) => specifiers.map((specifier) => `${name} imports ${specifier}`));
-  assert.deepEqual(stale.filter((entry) => !excused.has(entry)), []);
 });
 
 test('the configuration (config.ts and config/) imports nothing of the tree but its own declarations', () => {

@@ -369,7 +369,7 @@ export const SETTINGS = {
     schema: wholeNumber(1, 3650, 'days'),
     default: '7',
     description:
-      'How long finished OTP messages (sent, failed) stay listed in the delivery state before the worker deletes them (their code is erased at once anyway).',
+      'How long finished OTP messages (sent, failed) stay listed in the delivery state before the housekeeping job deletes them (their code is erased at once anyway).',
     group: 'delivery',
   }),
 };

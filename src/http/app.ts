@@ -7,6 +7,7 @@ import type { Socket } from 'node:net';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
 import {
   internal,
+  DatabaseUnavailable,
   malformedRequest,
   notFound,
   payloadTooLarge,
@@ -16,7 +17,6 @@ import {
   unsupportedMediaType,
 } from '../errors.ts';
 import { VERIFICATION_TOKEN_KEY } from '../otp/verificationToken.ts';
-import { DatabaseUnavailable } from '../store/db.ts';
 import { registerAdminRoutes } from './adminRoutes.ts';
 import { AuthFailureThrottle, registerAuthFailureThrottle } from './authFailureThrottle.ts';
 import { registerCors } from './cors.ts';

@@ -6,14 +6,14 @@ import type { ActivityEngine } from '../activities/engine.ts';
 import type { ActivityHandler } from '../activities/handler.ts';
 import type { CredentialCache } from '../auth/credentialCache.ts';
 import type { Config } from '../config.ts';
-import type { Database } from '../store/db.ts';
+import type { QueryContext } from '../queries/query.ts';
 import type { Clock } from '../wire/clock.ts';
 import type { Metrics } from './metrics.ts';
 
 export interface AppDependencies {
   config: Config;
   /** The store, handed to the layers that read it (queries, the stamp check, the admin routes). */
-  db: Database;
+  db: QueryContext['db'];
   /** Asks the store one question, for readiness: fails when the store cannot answer. */
   ping: () => Promise<unknown>;
   engine: ActivityEngine;

@@ -4,7 +4,8 @@
 // at once, alone, as it would without this. What a statement and a commit cost besides their rows
 // (the round trip, waking a backend, setting up the plan, the WAL flush) is then shared.
 import { batchable, writeActivities, writeActivity, type ActivityWrite, type WriteOutcome } from './activities.ts';
-import { DatabaseUnavailable, type Database } from './db.ts';
+import { DatabaseUnavailable } from '../errors.ts';
+import type { Database } from './db.ts';
 
 /** Writes in one statement at most. */
 const MAX_GROUP = 32;

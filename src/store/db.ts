@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import type { PGlite, PGliteOptions } from '@electric-sql/pglite';
 import { lockEmbeddedStore, type EmbeddedStoreLock } from './embeddedLock.ts';
+import { DatabaseUnavailable } from '../errors.ts';
 
 export type Row = Record<string, unknown>;
 
@@ -46,18 +47,6 @@ export interface DatabaseOptions {
   timeoutMs?: number;
 }
 
-/** The database could not be reached, dropped the connection or did not answer in time: worth a retry, not a bug report. */
-export class DatabaseUnavailable extends Error {
-  override name = 'DatabaseUnavailable';
-  constructor(
-    message: string,
-    /** A bound ran out (the database was silent or slow), rather than a refused or lost connection. */
-    readonly timedOut: boolean,
-    options?: ErrorOptions,
-  ) {
-    super(message, options);
-  }
-}
 
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'EAI_AGAIN']);
 
