@@ -22,7 +22,7 @@ export interface TestDatabase {
 const url = process.env.SIGNET_TEST_DATABASE_URL || undefined;
 
 export const testDatabases: TestDatabase[] = [
-  { name: 'pglite', open: async () => migrated(await openDatabase({})) },
+  { name: 'pglite', open: migratedEmbeddedStore },
   ...(url ? [postgres(url)] : []),
 ];
 
@@ -47,32 +47,40 @@ function postgres(databaseUrl: string): TestDatabase {
   };
 }
 
-async function migrated(db: Database): Promise<Database> {
-  await migrate(db);
-  return db;
-}
-
-// What the image is made of: PGlite's version and how the store opens it.
+// What an image is made of: PGlite's version, how the store opens it, and (for a migrated one) the migrations.
 const IMAGE_INPUTS = [path.join(ROOT, 'node_modules', '@electric-sql', 'pglite', 'package.json'), path.join(ROOT, 'src', 'store', 'db.ts')];
+const MIGRATIONS = path.join(ROOT, 'src', 'store', 'migrations');
 
-let emptyImage: Promise<Blob> | undefined;
+const images = new Map<string, Promise<Blob>>();
 
 /**
- * A fresh embedded store on which no migration ran, for tests of the migrations themselves. PGlite's
- * initdb takes seconds and loading its result a fraction of that, so it runs once: the image is kept
- * in the temporary folder under a name that changes with what it is made of. (Stores that serve
- * requests are not made this way: a store loaded from an image runs its queries several times slower
- * until the WebAssembly engine has optimised PGlite's code, which the migrations do on a new store.)
+ * A fresh migrated embedded store. PGlite's initdb and the migrations take seconds, loading their
+ * result a fraction of that, so they run once: the image is kept in the temporary folder under a
+ * name that changes with what it is made of (PGlite, the store's options, the migrations).
  */
-export async function emptyEmbeddedStore(): Promise<Database> {
-  emptyImage ??= makeEmptyImage(path.join(os.tmpdir(), `signet-test-store-empty-${imageKey()}.tar`));
-  return openDatabase({ image: await emptyImage });
+function migratedEmbeddedStore(): Promise<Database> {
+  return storeFromImage('migrated', migrate);
 }
 
-async function makeEmptyImage(file: string): Promise<Blob> {
+/** A fresh embedded store on which no migration ran, for tests of the migrations themselves. */
+export function emptyEmbeddedStore(): Promise<Database> {
+  return storeFromImage('empty', async () => {});
+}
+
+async function storeFromImage(kind: string, prepare: (db: Database) => Promise<unknown>): Promise<Database> {
+  let image = images.get(kind);
+  if (!image) {
+    image = makeImage(path.join(os.tmpdir(), `signet-test-store-${kind}-${imageKey(kind === 'migrated')}.tar`), prepare);
+    images.set(kind, image);
+  }
+  return openDatabase({ image: await image });
+}
+
+async function makeImage(file: string, prepare: (db: Database) => Promise<unknown>): Promise<Blob> {
   if (fs.existsSync(file)) return new Blob([fs.readFileSync(file)]);
   const db = await openDatabase({});
   try {
+    await prepare(db);
     const made = await dumpEmbeddedStore(db);
     // Written aside and renamed, so a test process starting meanwhile never reads half a file.
     const partial = `${file}.${process.pid}`;
@@ -84,9 +92,12 @@ async function makeEmptyImage(file: string): Promise<Blob> {
   }
 }
 
-function imageKey(): string {
+function imageKey(withMigrations: boolean): string {
   const key = createHash('sha256');
   for (const input of IMAGE_INPUTS) key.update(fs.readFileSync(input));
+  if (withMigrations) {
+    for (const name of fs.readdirSync(MIGRATIONS).sort()) key.update(name).update(fs.readFileSync(path.join(MIGRATIONS, name)));
+  }
   return key.digest('hex').slice(0, 16);
 }
 
