@@ -297,8 +297,8 @@ class PgliteDatabase implements Database {
 }
 
 /**
- * An embedded store's data directory as a tarball, for openDatabase({ image }): the migration tests
- * start their stores from one, instead of running PGlite's initdb for each.
+ * An embedded store's data directory as a tarball, for openDatabase({ image }): the tests start
+ * their stores from one, instead of running PGlite's initdb and the migrations for each.
  */
 export function dumpEmbeddedStore(db: Database): Promise<Blob> {
   if (!(db instanceof PgliteDatabase)) throw new Error('only an embedded store can be dumped');
