@@ -55,6 +55,17 @@ export function openConfiguredDatabase(config: Config, holder: string): Promise<
     : openDatabase({ dataDir: path.join(config.dataDir, 'pglite'), holder });
 }
 
+/** Why the server cannot listen, in one line naming the address and the setting that chooses it. */
+function listenRefused(error: unknown, host: string, port: number): unknown {
+  const code = (error as NodeJS.ErrnoException).code;
+  const where = `${host} port ${port}`;
+  if (code === 'EADDRINUSE') return new Error(`cannot listen on ${where}: another process listens there; stop it, or choose another port with SIGNET_PORT (signet serve --port N)`);
+  if (code === 'EACCES') return new Error(`cannot listen on ${where}: this user may not use that port; choose one above 1023 with SIGNET_PORT (signet serve --port N)`);
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return new Error(`cannot listen on ${host}: the name does not resolve to an address; choose another with SIGNET_HOST (signet serve --host ADDRESS)`);
+  if (code === 'EADDRNOTAVAIL') return new Error(`cannot listen on ${where}: no network interface of this machine has the address ${host}; choose another with SIGNET_HOST (signet serve --host ADDRESS)`);
+  return error;
+}
+
 function listeningUrl(host: string, port: number): string {
   return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
@@ -98,7 +109,9 @@ export async function startServer(config: Config, options: StartOptions = {}): P
 
     const connections = connectionBounds(config, openFileLimit());
     limitConnections(app.server, connections, config, metrics, app.log);
-    await app.listen({ host: config.host, port: config.port });
+    await app.listen({ host: config.host, port: config.port }).catch((error: unknown) => {
+      throw listenRefused(error, config.host, config.port);
+    });
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     const url = listeningUrl(config.host, port);

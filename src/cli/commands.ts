@@ -6,7 +6,7 @@
 // as a user of an organization, stamped with that user's API key (userClient.ts), so the
 // organization's authorization decides them like any client's request.
 import fs from 'node:fs';
-import { configurationReport } from '../config.ts';
+import { ConfigError, configurationReport, loadConfig, type Config } from '../config.ts';
 import { ADMIN_PREFIX, ADMIN_ROUTES, type AdminFlag, type AdminRoute, type AdminRow } from '../http/adminApi.ts';
 import { adminClient } from './adminClient.ts';
 import { helpPage, UsageError, type Command, type Context, type Flag, type Input } from './command.ts';
@@ -140,6 +140,24 @@ function printActivity(activity: Record<string, any>, input: Input): number {
   return 0;
 }
 
+/**
+ * `signet serve`'s configuration: --host and --port stand in for SIGNET_HOST and SIGNET_PORT, read
+ * as those are (so what follows from the port, such as the default WebAuthn origin, follows the flag).
+ */
+function listenConfig(input: Input, context: Context): Config {
+  const flags = { '--host': ['SIGNET_HOST', input.get('host')], '--port': ['SIGNET_PORT', input.get('port')] } as const;
+  const given = Object.entries(flags).filter(([, [, value]]) => value !== undefined);
+  if (given.length === 0) return context.config();
+  try {
+    return loadConfig({ ...process.env, ...Object.fromEntries(given.map(([, [variable, value]]) => [variable, value])) });
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    // A bad flag is a wrong command line: name the flag where the setting's message names its variable.
+    const message = given.reduce((text, [flag, [variable]]) => text.replaceAll(variable, flag), error.message);
+    throw message === error.message ? error : new UsageError(message);
+  }
+}
+
 const FINGERPRINT = /^sha256:[0-9a-f]{64}$/;
 const fingerprintArg = { name: 'FINGERPRINT', description: 'the activity\'s fingerprint (sha256:…), as `signet activity list` shows it' };
 
@@ -169,9 +187,12 @@ export const COMMANDS: readonly Command[] = [
   {
     name: 'serve',
     summary: 'run the service (the same as npm start)',
-    flags: {},
+    flags: {
+      host: { type: 'string', value: 'ADDRESS', description: 'the address to listen on, instead of SIGNET_HOST' },
+      port: { type: 'integer', value: 'N', description: 'the port to listen on (0: any free port), instead of SIGNET_PORT' },
+    },
     // The service's modules are loaded by the commands that run it, so help and the admin commands start fast.
-    run: async (_input, context) => (await import('./serve.ts')).serve(context.config()),
+    run: async (input, context) => (await import('./serve.ts')).serve(listenConfig(input, context)),
   },
   {
     name: 'migrate',

@@ -76,15 +76,15 @@ export interface Served {
 }
 
 /**
- * Starts `signet serve` and resolves once /healthz answers; with `openFileLimit`, under that limit
- * (`ulimit -n` in a shell that then becomes the server).
+ * Starts `signet serve` (with `serveArgs`, its flags) and resolves once /healthz answers; with
+ * `openFileLimit`, under that limit (`ulimit -n` in a shell that then becomes the server).
  */
-export async function serve(env: Record<string, string>, baseUrl: string, timeoutMs = 60_000, openFileLimit?: number): Promise<Served> {
+export async function serve(env: Record<string, string>, baseUrl: string, timeoutMs = 60_000, openFileLimit?: number, serveArgs: string[] = []): Promise<Served> {
   ensureCompiled();
   const [command, args] =
     openFileLimit === undefined
-      ? [process.execPath, [SIGNET_BIN, 'serve']]
-      : ['sh', ['-c', 'ulimit -n "$0" && exec "$@"', String(openFileLimit), process.execPath, SIGNET_BIN, 'serve']];
+      ? [process.execPath, [SIGNET_BIN, 'serve', ...serveArgs]]
+      : ['sh', ['-c', 'ulimit -n "$0" && exec "$@"', String(openFileLimit), process.execPath, SIGNET_BIN, 'serve', ...serveArgs]];
   const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   let stdout = '';
