@@ -191,7 +191,8 @@ for (const tdb of testDatabases) {
       assert.equal(
         again.stderr,
         `signet: 404: no sender domain mail.acme.example in organization ${org.organizationId}; ` +
-          `list its sender domains with \`signet sender-domain list --org ${org.organizationId}\`\n`,
+          `list its sender domains with \`signet sender-domain list --org ${org.organizationId}\`` +
+          ` (DELETE ${server.baseUrl}/admin/v1/organizations/${org.organizationId}/sender-domains/mail.acme.example)\n`,
       );
       const noOrg = await signet(['sender-domain', 'list', '--org', '00000000-0000-4000-8000-000000000000'], env);
       assert.equal(noOrg.code, 1);
@@ -208,7 +209,7 @@ for (const tdb of testDatabases) {
         const wrong = await signet(['org', 'list'], { SIGNET_URL: server.baseUrl, SIGNET_ADMIN_TOKEN: '', SIGNET_DATA_DIR: dataDir });
         assert.equal(wrong.code, 1);
         assert.match(wrong.stderr, /^signet: 401: the admin API needs Authorization: Bearer <token>.*SIGNET_ADMIN_TOKEN/);
-        assert.ok(wrong.stderr.includes(`(the token sent came from ${path.join(dataDir, 'admin-token')})`), wrong.stderr);
+        assert.ok(wrong.stderr.includes(`(the token sent came from ${path.join(dataDir, 'admin-token')}) (GET ${server.baseUrl}/admin/v1/organizations`), wrong.stderr);
       } finally {
         fs.rmSync(dataDir, { recursive: true, force: true });
       }

@@ -1,6 +1,7 @@
 // How the admin commands reach a running server: its admin API at SIGNET_URL, with SIGNET_ADMIN_TOKEN
 // or the token file the server wrote into SIGNET_DATA_DIR; an error answer becomes an Error with the
-// status and the server's message (which names the command that fixes it, where one does).
+// status, the server's message (which names the command that fixes it, where one does) and the URL
+// called, so a CLI pointed at the wrong server says which one it asked.
 import fs from 'node:fs';
 import { adminTokenPath } from '../admin/localSecrets.ts';
 import type { Config } from '../config.ts';
@@ -28,9 +29,10 @@ function adminToken(config: Config): { token: string; from: string } {
 export function adminClient(config: Config): AdminClient {
   async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
     const { token, from } = adminToken(config);
+    const url = `${config.url}/admin/v1${path}`;
     let response: Response;
     try {
-      response = await fetch(`${config.url}/admin/v1${path}`, {
+      response = await fetch(url, {
         method,
         headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
         ...(body ? { body: JSON.stringify(body) } : {}),
@@ -48,7 +50,7 @@ export function adminClient(config: Config): AdminClient {
     if (!response.ok) {
       const message = typeof parsed === 'object' && parsed && 'message' in parsed ? (parsed as { message: string }).message : text;
       const hint = response.status === 401 ? ` (the token sent came from ${from})` : '';
-      throw new Error(`${response.status}: ${message}${hint}`);
+      throw new Error(`${response.status}: ${message}${hint} (${method} ${url})`);
     }
     return parsed as T;
   }
