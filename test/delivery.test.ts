@@ -19,7 +19,7 @@ import { enqueue, outboxDepth } from '../src/store/outbox.ts';
 import { OutboxWorker } from '../src/delivery/outboxWorker.ts';
 import { renderOtpEmail, renderOtpSms, storedPayload, type OtpEmail, type OtpSms } from '../src/otp/messages.ts';
 import { decryptCode, encryptCode } from '../src/otp/sealedCode.ts';
-import { seal, unseal } from '../src/store/sealed.ts';
+import { seal, unseal } from '../src/wire/sealed.ts';
 import { chosenEmailTemplate } from '../src/store/emailTemplates.ts';
 import type { DeliveryLogger } from '../src/delivery/logger.ts';
 import type { LogoOptions } from '../src/delivery/email/logo.ts';

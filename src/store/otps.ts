@@ -4,7 +4,7 @@
 import type { CredentialUse } from './credentials.ts';
 import { credentialState, credentialUsable, parseCredentialState, type CredentialState } from './credentials.ts';
 import type { Queryable } from './db.ts';
-import { seal, unseal } from './sealed.ts';
+import { seal, unseal } from '../wire/sealed.ts';
 import { run, sql, type Sql } from './sql.ts';
 
 // A key of its own, so target keys never share one with other sealed values.

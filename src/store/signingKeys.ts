@@ -6,7 +6,7 @@ import { calculateJwkThumbprint } from 'jose';
 import { runWithCredential, type CredentialState, type CredentialUse } from './credentials.ts';
 import type { Queryable } from './db.ts';
 import { sql } from './sql.ts';
-import { seal, unseal } from './sealed.ts';
+import { seal, unseal } from '../wire/sealed.ts';
 
 export interface PublicKeyJwk {
   kty: string;

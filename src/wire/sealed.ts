@@ -1,5 +1,6 @@
-// Small secrets kept in the store (OTP target keys, token signing keys) sealed with AES-256-GCM under a
-// key derived from the deployment secret: a database dump alone reveals none of them. Each use has
+// Small secrets kept in the store (OTP target keys, token signing keys, codes waiting in the outbox)
+// sealed with AES-256-GCM under a key derived from the deployment secret: a database dump alone
+// reveals none of them. Each use has
 // its own label (so its own key), and the row's id as associated data, so a sealed value cannot be
 // moved to another row.
 import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
