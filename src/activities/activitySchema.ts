@@ -7,11 +7,7 @@ import { z } from 'zod';
 import { APP_PROOF_SCHEME } from './appProofs.ts';
 import type { ActivityHandler } from './handler.ts';
 import { ACTIVITY_STATUS, ACTIVITY_STATUSES } from './status.ts';
-
-/** A described UUID field, as every schema of the OpenAPI document writes one. */
-export const uuid = (description: string) => z.uuid().describe(description);
-/** A described time field (RFC 3339, UTC). */
-export const timestamp = (description: string) => z.iso.datetime().describe(`${description} (RFC 3339, UTC)`);
+import { timestamp, uuid } from '../wire/describedFields.ts';
 
 /** An array Signet always leaves empty, kept because the ecosystem's clients require the field. */
 const alwaysEmpty = (description: string) => z.array(z.unknown()).max(0).describe(`${description}; always empty`);
