@@ -44,9 +44,23 @@ export const STAMP_FAILURE_REASONS = [
 
 export type StampFailureReason = (typeof STAMP_FAILURE_REASONS)[number];
 
+/** The gRPC code of each HTTP status an error answer has. */
+const GRPC_CODE_OF_STATUS = {
+  400: GrpcCode.INVALID_ARGUMENT,
+  401: GrpcCode.UNAUTHENTICATED,
+  403: GrpcCode.PERMISSION_DENIED,
+  404: GrpcCode.NOT_FOUND,
+  408: GrpcCode.DEADLINE_EXCEEDED,
+  413: GrpcCode.INVALID_ARGUMENT,
+  415: GrpcCode.INVALID_ARGUMENT,
+  429: GrpcCode.RESOURCE_EXHAUSTED,
+  431: GrpcCode.INVALID_ARGUMENT,
+  500: GrpcCode.INTERNAL,
+  503: GrpcCode.UNAVAILABLE,
+} as const;
+
 interface ReasonEntry {
-  status: number;
-  code: (typeof GrpcCode)[keyof typeof GrpcCode];
+  status: keyof typeof GRPC_CODE_OF_STATUS;
   /** One line for the API docs: when a client receives it. */
   meaning: string;
 }
@@ -60,119 +74,106 @@ interface ReasonEntry {
 export const REASONS = {
   MALFORMED_REQUEST: {
     status: 400,
-    code: GrpcCode.INVALID_ARGUMENT,
     meaning: 'The request could not be read: malformed HTTP, an undecodable URL, or a body that is empty, not UTF-8, not JSON or not a JSON object',
   },
   INVALID_REQUEST: {
     status: 400,
-    code: GrpcCode.INVALID_ARGUMENT,
     meaning: 'A schema or rule violation, an unknown field or the wrong type; a BadRequest detail names each field',
   },
   CONCURRENT_CHANGE: {
     status: 400,
-    code: GrpcCode.INVALID_ARGUMENT,
     meaning: 'A concurrent request changed what this one depends on; nothing was stored, submit again',
   },
-  INVALID_OTP_CODE: { status: 400, code: GrpcCode.INVALID_ARGUMENT, meaning: 'The OTP code is not the one sent; the message says how many attempts are left' },
-  OTP_EXPIRED: { status: 400, code: GrpcCode.INVALID_ARGUMENT, meaning: 'The OTP expired; request a new code' },
-  OTP_ALREADY_USED: { status: 400, code: GrpcCode.INVALID_ARGUMENT, meaning: 'The OTP was already used; request a new code' },
-  OTP_ATTEMPTS_EXHAUSTED: { status: 400, code: GrpcCode.INVALID_ARGUMENT, meaning: 'Too many wrong codes for this OTP; request a new code' },
-  STAMP_MISSING: { status: 401, code: GrpcCode.UNAUTHENTICATED, meaning: 'The request has no stamp header' },
+  INVALID_OTP_CODE: { status: 400, meaning: 'The OTP code is not the one sent; the message says how many attempts are left' },
+  OTP_EXPIRED: { status: 400, meaning: 'The OTP expired; request a new code' },
+  OTP_ALREADY_USED: { status: 400, meaning: 'The OTP was already used; request a new code' },
+  OTP_ATTEMPTS_EXHAUSTED: { status: 400, meaning: 'Too many wrong codes for this OTP; request a new code' },
+  STAMP_MISSING: { status: 401, meaning: 'The request has no stamp header' },
   STAMP_MALFORMED: {
     status: 401,
-    code: GrpcCode.UNAUTHENTICATED,
     meaning: 'The stamp cannot be read: not base64url JSON, a missing field, a public key or signature of the wrong form',
   },
-  BAD_SIGNATURE: { status: 401, code: GrpcCode.UNAUTHENTICATED, meaning: 'The stamp signature does not verify over the request body' },
-  UNKNOWN_CREDENTIAL: { status: 401, code: GrpcCode.UNAUTHENTICATED, meaning: 'No such API key, passkey or usable verification token is registered' },
-  CREDENTIAL_REVOKED: { status: 401, code: GrpcCode.UNAUTHENTICATED, meaning: 'The API key or passkey was revoked' },
-  CREDENTIAL_EXPIRED: { status: 401, code: GrpcCode.UNAUTHENTICATED, meaning: 'The API key expired' },
+  BAD_SIGNATURE: { status: 401, meaning: 'The stamp signature does not verify over the request body' },
+  UNKNOWN_CREDENTIAL: { status: 401, meaning: 'No such API key, passkey or usable verification token is registered' },
+  CREDENTIAL_REVOKED: { status: 401, meaning: 'The API key or passkey was revoked' },
+  CREDENTIAL_EXPIRED: { status: 401, meaning: 'The API key expired' },
   SESSION_EXPIRED: {
     status: 401,
-    code: GrpcCode.UNAUTHENTICATED,
     meaning: 'The session key (of otp_login) or otp_auth key expired or was revoked; log in again',
   },
-  TIMESTAMP_STALE: { status: 401, code: GrpcCode.UNAUTHENTICATED, meaning: "timestampMs is too far from the server's clock; stamp a fresh request" },
+  TIMESTAMP_STALE: { status: 401, meaning: "timestampMs is too far from the server's clock; stamp a fresh request" },
   STAMP_REPLAYED: {
     status: 401,
-    code: GrpcCode.UNAUTHENTICATED,
     meaning: "The passkey assertion was already used (its signature counter did not grow); stamp a new request",
   },
   WEBAUTHN_REJECTED: {
     status: 401,
-    code: GrpcCode.UNAUTHENTICATED,
     meaning: 'The passkey assertion was refused: its type, challenge, origin, relying party, user presence or data',
   },
-  VERIFICATION_TOKEN_USED: { status: 401, code: GrpcCode.UNAUTHENTICATED, meaning: 'The verification token of an attested stamp was already used to log in' },
-  VERIFICATION_TOKEN_EXPIRED: { status: 401, code: GrpcCode.UNAUTHENTICATED, meaning: 'The verification token of an attested stamp expired' },
-  ADMIN_TOKEN_INVALID: { status: 401, code: GrpcCode.UNAUTHENTICATED, meaning: 'The admin API was called without the right bearer token' },
-  WRONG_ORGANIZATION: { status: 403, code: GrpcCode.PERMISSION_DENIED, meaning: 'A valid credential of another organization' },
+  VERIFICATION_TOKEN_USED: { status: 401, meaning: 'The verification token of an attested stamp was already used to log in' },
+  VERIFICATION_TOKEN_EXPIRED: { status: 401, meaning: 'The verification token of an attested stamp expired' },
+  ADMIN_TOKEN_INVALID: { status: 401, meaning: 'The admin API was called without the right bearer token' },
+  WRONG_ORGANIZATION: { status: 403, meaning: 'A valid credential of another organization' },
   PARENT_MAY_NOT_SUBMIT: {
     status: 403,
-    code: GrpcCode.PERMISSION_DENIED,
     meaning: "A parent organization's credential submitted an activity other than the login activities in a sub-organization",
   },
   REQUEST_NOT_AUTHORIZED: {
     status: 403,
-    code: GrpcCode.PERMISSION_DENIED,
     meaning: "The organization's root quorum and policies do not allow the activity (or the vote); nothing was stored",
   },
   ADDRESS_NOT_ALLOWED: {
     status: 403,
-    code: GrpcCode.PERMISSION_DENIED,
     meaning: 'The client address may not use this route (SIGNET_ADMIN_HOST, SIGNET_METRICS_HOST)',
   },
-  ORIGIN_NOT_ALLOWED: { status: 403, code: GrpcCode.PERMISSION_DENIED, meaning: 'A CORS preflight from an origin not in SIGNET_CORS_ORIGINS' },
-  ROUTE_NOT_FOUND: { status: 404, code: GrpcCode.NOT_FOUND, meaning: 'No route or file at this method and path' },
-  ORGANIZATION_NOT_FOUND: { status: 404, code: GrpcCode.NOT_FOUND, meaning: 'No such organization' },
+  ORIGIN_NOT_ALLOWED: { status: 403, meaning: 'A CORS preflight from an origin not in SIGNET_CORS_ORIGINS' },
+  ROUTE_NOT_FOUND: { status: 404, meaning: 'No route or file at this method and path' },
+  ORGANIZATION_NOT_FOUND: { status: 404, meaning: 'No such organization' },
   ORGANIZATION_DELETED: {
     status: 404,
-    code: GrpcCode.NOT_FOUND,
     meaning: 'The sub-organization was deleted: its activities stay readable, nothing more can be submitted there',
   },
-  USER_NOT_FOUND: { status: 404, code: GrpcCode.NOT_FOUND, meaning: 'No such user in the organization, or it was removed' },
-  API_KEY_NOT_FOUND: { status: 404, code: GrpcCode.NOT_FOUND, meaning: 'No such API key in the organization' },
-  AUTHENTICATOR_NOT_FOUND: { status: 404, code: GrpcCode.NOT_FOUND, meaning: 'No such authenticator (passkey) in the organization' },
-  ACTIVITY_NOT_FOUND: { status: 404, code: GrpcCode.NOT_FOUND, meaning: 'No such activity in the organization' },
-  POLICY_NOT_FOUND: { status: 404, code: GrpcCode.NOT_FOUND, meaning: 'No such policy in the organization' },
-  USER_TAG_NOT_FOUND: { status: 404, code: GrpcCode.NOT_FOUND, meaning: 'No such user tag in the organization' },
-  OTP_NOT_FOUND: { status: 404, code: GrpcCode.NOT_FOUND, meaning: "No OTP with this id in the organization (another organization's too)" },
-  SMART_CONTRACT_INTERFACE_NOT_FOUND: { status: 404, code: GrpcCode.NOT_FOUND, meaning: 'No such smart contract interface in the organization' },
-  EMAIL_TEMPLATE_NOT_FOUND: { status: 404, code: GrpcCode.NOT_FOUND, meaning: 'No such email template in the organization' },
-  SENDER_DOMAIN_NOT_FOUND: { status: 404, code: GrpcCode.NOT_FOUND, meaning: 'No such sender domain in the organization' },
+  USER_NOT_FOUND: { status: 404, meaning: 'No such user in the organization, or it was removed' },
+  API_KEY_NOT_FOUND: { status: 404, meaning: 'No such API key in the organization' },
+  AUTHENTICATOR_NOT_FOUND: { status: 404, meaning: 'No such authenticator (passkey) in the organization' },
+  ACTIVITY_NOT_FOUND: { status: 404, meaning: 'No such activity in the organization' },
+  POLICY_NOT_FOUND: { status: 404, meaning: 'No such policy in the organization' },
+  USER_TAG_NOT_FOUND: { status: 404, meaning: 'No such user tag in the organization' },
+  OTP_NOT_FOUND: { status: 404, meaning: "No OTP with this id in the organization (another organization's too)" },
+  SMART_CONTRACT_INTERFACE_NOT_FOUND: { status: 404, meaning: 'No such smart contract interface in the organization' },
+  EMAIL_TEMPLATE_NOT_FOUND: { status: 404, meaning: 'No such email template in the organization' },
+  SENDER_DOMAIN_NOT_FOUND: { status: 404, meaning: 'No such sender domain in the organization' },
   REQUEST_TIMEOUT: {
     status: 408,
-    code: GrpcCode.DEADLINE_EXCEEDED,
     meaning: 'The whole request did not arrive within SIGNET_REQUEST_TIMEOUT_MS; the connection is closed',
   },
-  BODY_TOO_LARGE: { status: 413, code: GrpcCode.INVALID_ARGUMENT, meaning: 'The body is over 1 MiB; the connection is closed' },
-  UNSUPPORTED_MEDIA_TYPE: { status: 415, code: GrpcCode.INVALID_ARGUMENT, meaning: 'Content-Type is not application/json' },
+  BODY_TOO_LARGE: { status: 413, meaning: 'The body is over 1 MiB; the connection is closed' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, meaning: 'Content-Type is not application/json' },
   TOO_MANY_AUTH_FAILURES: {
     status: 429,
-    code: GrpcCode.RESOURCE_EXHAUSTED,
     meaning: 'Too many failed authentications from this client address (SIGNET_AUTH_FAILURE_LIMIT); Retry-After says when to retry',
   },
   OTP_RATE_LIMITED: {
     status: 429,
-    code: GrpcCode.RESOURCE_EXHAUSTED,
     meaning: 'An OTP rate limit (per userIdentifier, phone number or email address: SIGNET_RATE_LIMIT_*); no OTP was created, Retry-After says when to retry',
   },
-  HEADERS_TOO_LARGE: { status: 431, code: GrpcCode.INVALID_ARGUMENT, meaning: 'The request headers are over 16 KiB; the connection is closed' },
-  INTERNAL: { status: 500, code: GrpcCode.INTERNAL, meaning: 'Server fault; nothing was stored, the request can be retried' },
+  HEADERS_TOO_LARGE: { status: 431, meaning: 'The request headers are over 16 KiB; the connection is closed' },
+  INTERNAL: { status: 500, meaning: 'Server fault; nothing was stored, the request can be retried' },
   DATABASE_UNAVAILABLE: {
     status: 503,
-    code: GrpcCode.UNAVAILABLE,
     meaning: 'The database is unavailable or did not answer in time; nothing was stored, retry later with the same body',
   },
   AUTHORITY_CHANGING: {
     status: 503,
-    code: GrpcCode.UNAVAILABLE,
     meaning: "The organization's root quorum or policies kept changing while the activity was decided; nothing was stored, submit again",
   },
-  SHUTTING_DOWN: { status: 503, code: GrpcCode.UNAVAILABLE, meaning: 'The server is shutting down; the connection is closed, retry on another instance' },
+  SHUTTING_DOWN: { status: 503, meaning: 'The server is shutting down; the connection is closed, retry on another instance' },
 } as const satisfies Record<string, ReasonEntry>;
 
 export type Reason = keyof typeof REASONS;
+
+/** The gRPC code a reason is answered with: its status's. */
+export const grpcCodeOf = (reason: Reason): number => GRPC_CODE_OF_STATUS[REASONS[reason].status];
 
 /** The reasons with their HTTP status `status`, in the table's order. */
 export const reasonsOfStatus = (status: number): Reason[] => (Object.keys(REASONS) as Reason[]).filter((reason) => REASONS[reason].status === status);
@@ -226,7 +227,7 @@ export class SignetError extends Error {
   ) {
     super(message);
     this.status = options.status ?? REASONS[reason].status;
-    this.code = REASONS[reason].code;
+    this.code = grpcCodeOf(reason);
     this.fieldViolations = options.fieldViolations ?? [];
     this.retryAfterSeconds = options.retryAfterSeconds;
     this.stampFailure = options.stampFailure;
@@ -343,8 +344,8 @@ export function credentialRefused(
 /** The reasons as the Markdown table of docs/api.md (a test holds the page to it). */
 export function reasonTable(): string {
   const rows = (Object.keys(REASONS) as Reason[]).map((reason) => {
-    const { status, code, meaning } = REASONS[reason];
-    return `| \`${reason}\` | ${status} | ${code} | ${meaning.replaceAll('|', '\\|')} |`;
+    const { status, meaning } = REASONS[reason];
+    return `| \`${reason}\` | ${status} | ${grpcCodeOf(reason)} | ${meaning.replaceAll('|', '\\|')} |`;
   });
   return ['| turnkeyErrorCode | HTTP status | gRPC code | When |', '| --- | --- | --- | --- |', ...rows].join('\n');
 }

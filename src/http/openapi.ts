@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { activityAnswer } from '../activities/activitySchema.ts';
 import { envelopeSchema } from '../activities/envelope.ts';
 import type { ActivityHandler } from '../activities/handler.ts';
-import { REASONS, reasonsOfStatus } from '../errors.ts';
+import { grpcCodeOf, REASONS, reasonsOfStatus } from '../errors.ts';
 import type { QueryHandler } from '../queries/query.ts';
 import { ADMIN_ROUTE_LIST, adminStatuses, type AdminRoute } from './adminApi.ts';
 import { errorSchema, INTRODUCTION, serviceAnswers, TAGS } from './openapiSchemas.ts';
@@ -74,7 +74,7 @@ type ErrorStatus = (typeof ERROR_STATUSES)[number];
 /** The reasons an answer of `status` can carry, from the table in src/errors.ts: one line each. */
 function reasonList(status: ErrorStatus): string {
   return reasonsOfStatus(Number(status))
-    .map((reason) => `- \`${reason}\` (gRPC code ${REASONS[reason].code}): ${REASONS[reason].meaning}`)
+    .map((reason) => `- \`${reason}\` (gRPC code ${grpcCodeOf(reason)}): ${REASONS[reason].meaning}`)
     .join('\n');
 }
 
