@@ -12,9 +12,8 @@ import { envelopeSchema } from '../src/activities/envelope.ts';
 import { wholeNumberPattern } from '../src/wire/numberPattern.ts';
 import { activityHandlers } from '../src/activities/registry.ts';
 import { generateApiKeyPair } from '../src/admin/organizations.ts';
-import { adminSchemas } from '../src/http/adminRoutes.ts';
+import { ADMIN_ROUTE_LIST, adminSchemas } from '../src/http/adminApi.ts';
 import { routesOf } from '../src/http/app.ts';
-import { adminRouteTable } from '../src/http/openapi.ts';
 import { serviceAnswers } from '../src/http/openapiSchemas.ts';
 import { queryHandlers } from '../src/queries/registry.ts';
 import { testDatabases } from './support/databases.ts';
@@ -89,7 +88,7 @@ describe('OpenAPI', () => {
       assert.ok(parsed.success, `${query.path}: ${JSON.stringify(parsed.error?.issues)}`);
     }
     let adminBodies = 0;
-    for (const route of adminRouteTable().filter((r) => r.body)) {
+    for (const route of ADMIN_ROUTE_LIST.filter((r) => r.body)) {
       const content = document.paths[route.path][route.method].requestBody.content['application/json'];
       const parsed = route.body!.safeParse(content.example);
       assert.ok(parsed.success, `${route.method} ${route.path}: ${JSON.stringify(parsed.error?.issues)}`);
@@ -388,7 +387,7 @@ describe('OpenAPI', () => {
     test('admin and service routes', async () => {
       const served = new Set(routesOf(server.server.app).map(({ method, url }) => `${method.toLowerCase()} ${url.replace(/:(\w+)/g, '{$1}')}`));
       const admin = async (method: 'get' | 'post' | 'put' | 'delete', template: string, values: Record<string, string>, body?: unknown) => {
-        const route = adminRouteTable().find((r) => r.method === method && r.path === `/admin/v1${template}`)!;
+        const route = ADMIN_ROUTE_LIST.find((r) => r.method === method && r.path === `/admin/v1${template}`)!;
         assert.ok(route, template);
         const answer = await server.admin(method.toUpperCase(), template.replace(/\{(\w+)\}/g, (_m, name: string) => values[name]!), body);
         const parsed = route.answer.safeParse(answer);

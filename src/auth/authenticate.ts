@@ -9,7 +9,7 @@ import type { Queryable } from '../store/db.ts';
 import { findOrganizationPlace } from '../store/organizations.ts';
 import { run } from '../store/sql.ts';
 import { findApiKeysByPublicKey } from '../store/apiKeys.ts';
-import type { ApiKeyKind } from '../store/credentials.ts';
+import type { ApiKeyKind } from '../wire/credentialKind.ts';
 import { authenticateAttested } from './authenticateAttested.ts';
 import type { CredentialCache } from './credentialCache.ts';
 import type { ApiKeyStamp, Stamp, WebAuthnStamp } from './parseStamp.ts';

@@ -1,7 +1,8 @@
 // Who stamped a request, as authentication finds it: what the engine, the queries and the HTTP routes
 // receive from src/auth/ (declared here, below them, so authentication imports none of them).
 import type { CredentialType } from '../policy/index.ts';
-import type { ApiKeyKind, CredentialUse } from '../store/credentials.ts';
+import type { CredentialUse } from '../store/credentials.ts';
+import type { ApiKeyKind } from '../wire/credentialKind.ts';
 import type { VoteRecord } from '../store/votes.ts';
 
 /** The user as the credential lookup read it: its id, name, contacts and times, for the submitting vote. */

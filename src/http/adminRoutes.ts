@@ -32,7 +32,6 @@ import { rawBody } from './rawBody.ts';
 import { addressMatcher } from './clientAddress.ts';
 
 // The bodies, where the OpenAPI test has always read them.
-export { adminSchemas } from './adminApi.ts';
 
 /** What a route's handler is given, checked by the route's schemas, and what it answers. */
 type AdminHandler<Route extends AdminRoute<any, any, any, any>> = (request: {

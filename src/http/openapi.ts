@@ -203,9 +203,6 @@ function queryOperation(schemas: Schemas, query: QueryHandler) {
   };
 }
 
-/** Every admin route the document describes: those adminApi.ts declares. */
-export const adminRouteTable = (): readonly AdminRoute[] => ADMIN_ROUTE_LIST;
-
 /** The route's description, and the signet command that calls it. */
 function adminDescription(route: AdminRoute): string | undefined {
   const command = route.cli && `The CLI: signet ${route.cli.name} ${route.cli.sub}.`;

@@ -2,7 +2,8 @@
 // for a user of an organization, until revoked or expired. Session keys are API keys too: otp_login
 // registers them (kind 'session'), with the session's expiry; so are otp_auth's keys (kind 'otp_auth').
 import type { Gate } from './gate.ts';
-import { runWithCredential, type ApiKeyKind, type CredentialState, type CredentialUse } from './credentials.ts';
+import type { ApiKeyKind } from '../wire/credentialKind.ts';
+import { runWithCredential, type CredentialState, type CredentialUse } from './credentials.ts';
 import type { Queryable } from './db.ts';
 import { selectPage, type Page, type PageRequest } from './pages.ts';
 import { sql, type Sql } from './sql.ts';

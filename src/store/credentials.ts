@@ -28,8 +28,6 @@ export interface CredentialState {
   verificationToken?: boolean;
 }
 
-export type { ApiKeyKind };
-
 /** A statement part that yields a row when the key may still stamp at `now`: not revoked, not expired. */
 export function apiKeyUsable(id: string, now: Date): Sql {
   // A deleted sub-organization's keys are revoked by its deletion; read here too, a key registered
