@@ -227,7 +227,7 @@ for (const tdb of testDatabases) {
       assert.equal(plain.stdout, `threshold: 1\nuserIds: ${alice.userId}\n`);
       const refused = await signet(['org', 'quorum', '--org', org.organizationId, '--threshold', '2', '--user', alice.userId], env);
       assert.equal(refused.code, 1);
-      assert.match(refused.stderr, /400: invalid root quorum: threshold: must be at most the number of userIds/);
+      assert.match(refused.stderr, /400: invalid root quorum: --threshold: must be at most the number of --user values/);
       assert.deepEqual((await call('GET', `/organizations/${org.organizationId}/root-quorum`)).json, { threshold: 1, userIds: [alice.userId] });
     });
   });

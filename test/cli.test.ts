@@ -122,9 +122,10 @@ describe('signet config', () => {
     assert.deepEqual(byName.SIGNET_PORT, { name: 'SIGNET_PORT', value: '9123', source: 'environment' });
     assert.deepEqual(byName.SIGNET_HOST, { name: 'SIGNET_HOST', value: '127.0.0.1', source: 'default' });
     assert.deepEqual(byName.SIGNET_URL, { name: 'SIGNET_URL', value: 'http://127.0.0.1:9123', source: 'default' });
-    assert.match(text.stdout, /^SIGNET_OTP_SECRET +\*{8} {2}\(environment\)$/m);
-    assert.match(text.stdout, /^SIGNET_LOG_LEVEL +info {2}\(default\)$/m);
-    assert.equal(text.stdout.trim().split('\n').length, settings.length);
+    assert.match(text.stdout, /^SETTING +VALUE +SOURCE\n/);
+    assert.match(text.stdout, /^SIGNET_OTP_SECRET +\*{8} +environment$/m);
+    assert.match(text.stdout, /^SIGNET_LOG_LEVEL +info +default$/m);
+    assert.equal(text.stdout.trim().split('\n').length, settings.length + 1, 'the header and one line per setting');
   });
 
   test('a bad setting exits 2 naming the variable, as serve does', async () => {
@@ -146,29 +147,117 @@ for (const tdb of testDatabases) {
     });
     after(() => server.close());
 
-    test('org list, user list and apikey list show what was made, newest first', async () => {
+    test('a fresh server: each list says there are none, in text; [] with --json', async () => {
+      // Runs first: the server's store is empty.
+      const orgs = await signet(['org', 'list'], env);
+      assert.equal(orgs.code, 0, orgs.stderr);
+      assert.equal(orgs.stdout, 'no organizations\n');
+      assert.equal((await signet(['org', 'list', '--json'], env)).stdout, '[]\n');
+
+      const org = await server.createOrganization('Empty lists');
+      const alice = await server.admin('POST', `/organizations/${org.organizationId}/users`, { userName: 'alice' });
+      const cases: Array<[string[], string]> = [
+        [['suborg', 'list', '--org', org.organizationId], 'no sub-organizations'],
+        [['apikey', 'list', '--org', org.organizationId, '--user', alice.userId], 'no API keys for this user'],
+        [['sender-domain', 'list', '--org', org.organizationId], 'no sender domains'],
+        [['template', 'list', '--org', org.organizationId], 'no email templates'],
+        [['delivery', 'list', '--org', org.organizationId], 'no deliveries'],
+        [['delivery', 'list', '--org', org.organizationId, '--status', 'failed'], 'no failed deliveries'],
+      ];
+      for (const [args, none] of cases) {
+        const text = await signet(args, env);
+        assert.equal(text.code, 0, `${args.join(' ')}: ${text.stderr}`);
+        assert.equal(text.stdout, `${none}\n`, args.join(' '));
+        const json = await signet([...args, '--json'], env);
+        assert.equal(json.stdout, '[]\n', `${args.join(' ')} --json`);
+      }
+    });
+
+    test('org create and apikey create: the new private key is followed by a line saying it is shown once; --json keeps stdout one JSON document', async () => {
+      const created = await signet(['org', 'create', '--name', 'Shown once'], env);
+      assert.equal(created.code, 0, created.stderr);
+      const lines = created.stdout.trimEnd().split('\n');
+      assert.match(lines.at(-2)!, /^apiPrivateKey: [0-9a-f]{64}$/);
+      assert.equal(lines.at(-1), 'apiPrivateKey is shown once — store it now; Signet keeps only the public key');
+      const organizationId = /^organizationId: (\S+)$/m.exec(created.stdout)![1]!;
+      const userId = /^userId: (\S+)$/m.exec(created.stdout)![1]!;
+
+      const json = await signet(['org', 'create', '--name', 'Shown once, as JSON', '--json'], env);
+      assert.equal(json.code, 0, json.stderr);
+      assert.match(JSON.parse(json.stdout).apiPrivateKey, /^[0-9a-f]{64}$/);
+      assert.doesNotMatch(json.stdout, /shown once/);
+      assert.equal(json.stderr, 'signet: apiPrivateKey is shown once — store it now; Signet keeps only the public key\n');
+
+      const key = await signet(['apikey', 'create', '--org', organizationId, '--user', userId, '--name', 'ci'], env);
+      assert.equal(key.code, 0, key.stderr);
+      assert.match(key.stdout, /^apiPrivateKey: [0-9a-f]{64}\napiPrivateKey is shown once — store it now; Signet keeps only the public key\n/m);
+      assert.ok(key.stdout.endsWith('apiPrivateKey is shown once — store it now; Signet keeps only the public key\n'), key.stdout);
+      const keyJson = await signet(['apikey', 'create', '--org', organizationId, '--user', userId, '--json'], env);
+      assert.match(JSON.parse(keyJson.stdout).apiPrivateKey, /^[0-9a-f]{64}$/);
+      assert.equal(keyJson.stderr, 'signet: apiPrivateKey is shown once — store it now; Signet keeps only the public key\n');
+
+      // A public key the user holds: no private key printed, so no line about one.
+      const held = await signet(['apikey', 'create', '--org', organizationId, '--user', userId, '--public-key', JSON.parse(json.stdout).apiPublicKey], env);
+      assert.equal(held.code, 0, held.stderr);
+      assert.doesNotMatch(held.stdout, /apiPrivateKey|shown once/);
+      assert.equal(held.stderr, '');
+    });
+
+    test("a value the server refuses: its message names the flag typed, not the request's field", async () => {
+      const org = await server.createOrganization('Flags named');
+      const long = await signet(['org', 'create', '--name', 'x'.repeat(300)], env);
+      assert.equal(long.code, 1);
+      assert.equal(
+        long.stderr,
+        `signet: 400: invalid organization: --name: Too big: expected string to have <=256 characters (POST ${server.baseUrl}/admin/v1/organizations)\n`,
+      );
+      const user = await signet(['apikey', 'create', '--org', org.organizationId, '--user', 'alice'], env);
+      assert.equal(user.code, 1);
+      assert.match(user.stderr, /^signet: 400: invalid API key: --user: must be a UUID \(POST /);
+      const path = await signet(['user', 'list', '--org', 'acme'], env);
+      assert.match(path.stderr, /^signet: 400: invalid path: --org: must be a UUID \(GET /);
+      const query = await signet(['delivery', 'list', '--org', org.organizationId, '--otp', 'x'], env);
+      assert.match(query.stderr, /^signet: 400: invalid query: --otp: /);
+      const quorum = await signet(['org', 'quorum', '--org', org.organizationId, '--threshold', '3', '--user', org.userId, '--user', 'bob'], env);
+      assert.equal(quorum.code, 1);
+      assert.match(quorum.stderr, /^signet: 400: invalid root quorum: .*--user bob: .*--threshold: must be at most the number of --user values/);
+      assert.doesNotMatch(quorum.stderr, /userIds/);
+      const taken = await signet(['user', 'create', '--org', org.organizationId, '--name', 'root2', '--email', 'ops@example.com'], env);
+      assert.equal(taken.code, 0, taken.stderr);
+      const again = await signet(['user', 'create', '--org', org.organizationId, '--email', 'OPS@example.com'], env);
+      assert.equal(again.code, 1);
+      assert.match(again.stderr, /^signet: 400: --email: ops@example\.com is already the email address of another user/);
+    });
+
+    test('org list, user list and apikey list show what was made, newest first, under a header', async () => {
       const created = await signet(['org', 'create', '--name', 'Listed by the CLI', '--json'], env);
       assert.equal(created.code, 0, created.stderr);
       const org = JSON.parse(created.stdout);
 
       const orgs = await signet(['org', 'list'], env);
       assert.equal(orgs.code, 0, orgs.stderr);
-      assert.match(orgs.stdout.split('\n')[0]!, new RegExp(`^${org.organizationId}  \\d{4}-\\S+Z  Listed by the CLI$`));
+      const orgLines = orgs.stdout.split('\n');
+      assert.match(orgLines[0]!, /^ORGANIZATION ID +CREATED +SUB-ORGANIZATION OF +DELETED +NAME$/);
+      assert.match(orgLines[1]!, new RegExp(`^${org.organizationId}  \\d{4}-\\S+Z  +-  +-  +Listed by the CLI$`));
       const orgsJson = JSON.parse((await signet(['org', 'list', '--json'], env)).stdout);
       assert.deepEqual(orgsJson[0], (await server.admin('GET', '/organizations?limit=1')).organizations[0]);
 
       const user = JSON.parse((await signet(['user', 'create', '--org', org.organizationId, '--email', 'ops@example.com', '--json'], env)).stdout);
       const users = await signet(['user', 'list', '--org', org.organizationId], env);
-      assert.deepEqual(users.stdout.trim().split('\n').map((line) => line.split('  ')[0]), [user.userId, org.userId]);
+      const userLines = users.stdout.trim().split('\n');
+      assert.match(userLines[0]!, /^USER ID +CREATED +EMAIL +PHONE +NAME$/);
+      assert.deepEqual(userLines.slice(1).map((line) => line.split('  ')[0]), [user.userId, org.userId]);
+      assert.match(userLines[1]!, /  ops@example\.com  +-  +ops@example\.com$/);
 
       const key = JSON.parse((await signet(['apikey', 'create', '--org', org.organizationId, '--user', user.userId, '--name', 'ci', '--json'], env)).stdout);
       await signet(['apikey', 'revoke', '--org', org.organizationId, '--key', org.apiKeyId], env);
       const keys = await signet(['apikey', 'list', '--org', org.organizationId], env);
       assert.equal(keys.code, 0, keys.stderr);
       const lines = keys.stdout.trim().split('\n');
-      assert.equal(lines.length, 2);
-      assert.match(lines[0]!, new RegExp(`^${key.apiKeyId}  \\S+  api_key  active  user ${user.userId}  ${key.apiPublicKey}  ci$`));
-      assert.match(lines[1]!, new RegExp(`^${org.apiKeyId}  \\S+  api_key  revoked \\S+Z  user ${org.userId}  ${org.apiPublicKey}  root key$`));
+      assert.equal(lines.length, 3);
+      assert.match(lines[0]!, /^API KEY ID +CREATED +KIND +STATE +USER ID +PUBLIC KEY +NAME$/);
+      assert.match(lines[1]!, new RegExp(`^${key.apiKeyId}  \\S+  api_key  active +${user.userId}  ${key.apiPublicKey}  ci$`));
+      assert.match(lines[2]!, new RegExp(`^${org.apiKeyId}  \\S+  api_key  revoked \\S+Z  ${org.userId}  ${org.apiPublicKey}  root key$`));
       const ofUser = JSON.parse((await signet(['apikey', 'list', '--org', org.organizationId, '--user', user.userId, '--json'], env)).stdout);
       assert.deepEqual(ofUser.map((k: any) => [k.apiKeyId, k.kind]), [[key.apiKeyId, 'api_key']]);
     });
@@ -179,7 +268,7 @@ for (const tdb of testDatabases) {
       assert.equal(added.code, 0, added.stderr);
       const { senderDomainId } = JSON.parse(added.stdout);
       const listed = await signet(['sender-domain', 'list', '--org', org.organizationId], env);
-      assert.match(listed.stdout, new RegExp(`^${senderDomainId}  \\S+Z  mail\\.acme\\.example\\n$`));
+      assert.match(listed.stdout, new RegExp(`^SENDER DOMAIN ID +CREATED +DOMAIN\\n${senderDomainId}  \\S+Z  mail\\.acme\\.example\\n$`));
 
       const removed = await signet(['sender-domain', 'remove', '--org', org.organizationId, '--domain', 'MAIL.acme.example'], env);
       assert.equal(removed.code, 0, removed.stderr);

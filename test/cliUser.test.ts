@@ -92,7 +92,7 @@ for (const tdb of testDatabases) {
       assert.equal(refused.code, 1);
       assert.equal(
         refused.stderr,
-        `signet: 400: invalid parameters: parameters.threshold: must be at most the number of userIds (POST ${server.baseUrl}/public/v1/submit/update_root_quorum)\n`,
+        `signet: 400: invalid parameters: --threshold: must be at most the number of --user values (POST ${server.baseUrl}/public/v1/submit/update_root_quorum)\n`,
       );
       assert.equal(refused.stdout, '');
     });
@@ -163,7 +163,11 @@ for (const tdb of testDatabases) {
       assert.match(listed.stdout, new RegExp(`${policyId} +alice registers interfaces +ALLOW`));
       const bad = await asRoot(['policy', 'create', '--name', 'broken', '--effect', 'DENY', '--condition', "activity.type == 'X' &&"]);
       assert.equal(bad.code, 1);
-      assert.match(bad.stderr, /^signet: 400: .*parameters\.condition: .*at \d+: /);
+      assert.match(bad.stderr, /^signet: 400: .*--condition: .*at \d+: /);
+      assert.doesNotMatch(bad.stderr, /parameters\./);
+      const unnamed = await asRoot(['policy', 'create', '--name', ' ', '--effect', 'ALLOW']);
+      assert.equal(unnamed.code, 1);
+      assert.match(unnamed.stderr, /^signet: 400: .*--name: /);
 
       // Root and alice as a quorum of two: the root's own writes now wait for alice.
       assert.equal((await asRoot(['quorum', 'set', '--threshold', '2', '--user', team.userId, '--user', alice.userId])).code, 0);

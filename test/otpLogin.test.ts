@@ -192,7 +192,7 @@ for (const tdb of testDatabases) {
       assert.equal(sessionKey.revokedAt, null);
       assert.equal(Math.floor(Date.parse(sessionKey.expiresAt) / 1000), sessionClaims.exp);
       const text = await signet(['apikey', 'list', '--org', org.organizationId, '--user', userId], { SIGNET_URL: server.baseUrl, SIGNET_ADMIN_TOKEN: ADMIN_TOKEN });
-      assert.match(text.stdout, new RegExp(`^${sessionKey.apiKeyId}  \\S+  session  active  user ${userId}  ${sessionKey.publicKey}  `));
+      assert.match(text.stdout, new RegExp(`^API KEY ID +CREATED +KIND +STATE +USER ID +PUBLIC KEY +NAME\\n${sessionKey.apiKeyId}  \\S+  session  active  ${userId}  ${sessionKey.publicKey}  `));
 
       // The token logs in once.
       await assert.rejects(

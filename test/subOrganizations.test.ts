@@ -393,10 +393,13 @@ for (const tdb of testDatabases) {
       const env = { SIGNET_URL: server.baseUrl, SIGNET_ADMIN_TOKEN: ADMIN_TOKEN };
       const listed = await signet(['suborg', 'list', '--org', parent.organizationId], env);
       assert.equal(listed.code, 0, listed.stderr);
-      assert.match(listed.stdout.split('\n')[0]!, new RegExp(`^${sub.organizationId}  \\S+Z  admin \\S+  \\(deleted \\S+Z\\)$`));
+      const subLines = listed.stdout.split('\n');
+      assert.match(subLines[0]!, /^ORGANIZATION ID +CREATED +DELETED +NAME$/);
+      assert.match(subLines[1]!, new RegExp(`^${sub.organizationId}  \\S+Z  \\d{4}-\\S+Z  admin \\S+$`));
       const orgLines = (await signet(['org', 'list'], env)).stdout.split('\n');
-      assert.match(orgLines.find((line) => line.startsWith(sub.organizationId))!, new RegExp(`\\(sub-organization of ${parent.organizationId}, deleted \\S+Z\\)$`));
-      assert.ok(!orgLines.find((line) => line.startsWith(parent.organizationId))!.includes('sub-organization'));
+      assert.match(orgLines[0]!, /^ORGANIZATION ID +CREATED +SUB-ORGANIZATION OF +DELETED +NAME$/);
+      assert.match(orgLines.find((line) => line.startsWith(sub.organizationId))!, new RegExp(`^${sub.organizationId}  \\S+Z  ${parent.organizationId}  \\d{4}-\\S+Z  `));
+      assert.match(orgLines.find((line) => line.startsWith(parent.organizationId))!, new RegExp(`^${parent.organizationId}  \\S+Z  - +- +\\S`), 'no parent, not deleted');
     });
   });
 }

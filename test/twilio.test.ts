@@ -287,13 +287,14 @@ for (const tdb of testDatabases) {
         const env = { SIGNET_URL: server.baseUrl, SIGNET_ADMIN_TOKEN: ADMIN_TOKEN };
         const listed = await signet(['delivery', 'list', '--org', org.organizationId, '--status', 'failed'], env);
         assert.equal(listed.code, 0, listed.stderr);
-        assert.match(listed.stdout, /failed {2}sms {2}\+15005550001 .*attempts 1 {2}error: Twilio answered HTTP 400 \(error 21211\)/);
+        assert.match(listed.stdout, /^CREATED +STATUS +CHANNEL +TO +OTP ID +ATTEMPTS +DETAIL\n/);
+        assert.match(listed.stdout, /failed {2}sms +\+15005550001 +\S+ +1 +error: Twilio answered HTTP 400 \(error 21211\)/);
         assert.doesNotMatch(listed.stdout, / sent /);
         const json = await signet(['delivery', 'list', '--org', org.organizationId, '--limit', '2', '--json'], env);
         assert.equal(JSON.parse(json.stdout).length, 2);
         const bad = await signet(['delivery', 'list', '--org', org.organizationId, '--status', 'lost'], env);
         assert.equal(bad.code, 1);
-        assert.match(bad.stderr, /400: .*status: must be one of queued, sending, retrying, sent, failed/);
+        assert.match(bad.stderr, /400: .*--status: must be one of queued, sending, retrying, sent, failed/);
       });
     }
   });

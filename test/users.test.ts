@@ -239,13 +239,14 @@ for (const tdb of testDatabases) {
       const list = await signet(['user', 'list', '--org', listed.organizationId], env);
       assert.equal(list.code, 0, list.stderr);
       const lines = list.stdout.trim().split('\n');
-      assert.equal(lines.length, 2);
-      assert.match(lines[0]!, new RegExp(`^${user.userId}\\s.*Frank\\s+frank@example\\.com\\s+\\+14155552674$`));
-      assert.match(lines[1]!, new RegExp(`^${listed.userId}\\s.*root$`));
+      assert.equal(lines.length, 3);
+      assert.match(lines[0]!, /^USER ID +CREATED +EMAIL +PHONE +NAME$/);
+      assert.match(lines[1]!, new RegExp(`^${user.userId}\\s.*frank@example\\.com\\s+\\+14155552674\\s+Frank$`));
+      assert.match(lines[2]!, new RegExp(`^${listed.userId}\\s.*root$`));
 
       const taken = await signet(['user', 'create', '--org', listed.organizationId, '--email', 'FRANK@example.com'], env);
       assert.equal(taken.code, 1);
-      assert.match(taken.stderr, /400: email: frank@example\.com is already the email address of another user/);
+      assert.match(taken.stderr, /400: --email: frank@example\.com is already the email address of another user/);
       const missing = await signet(['user', 'remove', '--org', listed.organizationId], env);
       assert.equal(missing.code, 2);
       assert.match(missing.stderr, /--user is required/);

@@ -1,10 +1,12 @@
 // How the admin commands reach a running server: its admin API at SIGNET_URL, with SIGNET_ADMIN_TOKEN
 // or the token file the server wrote into SIGNET_DATA_DIR; an error answer becomes an Error with the
 // status, the server's message (which names the command that fixes it, where one does) and the URL
-// called, so a CLI pointed at the wrong server says which one it asked.
+// called, so a CLI pointed at the wrong server says which one it asked (a ServerError: the command
+// names its flags where the message names the fields they filled).
 import fs from 'node:fs';
 import { adminTokenPath } from '../admin/localSecrets.ts';
 import type { Config } from '../config.ts';
+import { serverError } from './serverError.ts';
 
 export interface AdminClient {
   call<T = Record<string, unknown>>(method: string, path: string, body?: unknown): Promise<T>;
@@ -48,9 +50,8 @@ export function adminClient(config: Config): AdminClient {
       // not JSON: reported as text below
     }
     if (!response.ok) {
-      const message = typeof parsed === 'object' && parsed && 'message' in parsed ? (parsed as { message: string }).message : text;
       const hint = response.status === 401 ? ` (the token sent came from ${from})` : '';
-      throw new Error(`${response.status}: ${message}${hint} (${method} ${url})`);
+      throw serverError(response.status, parsed, text, `${hint} (${method} ${url})`);
     }
     return parsed as T;
   }

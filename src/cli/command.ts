@@ -25,12 +25,19 @@ export interface Flag {
   /** May be given several times (`--key A --key B`). */
   multiple?: boolean;
   description: string;
+  /**
+   * The field of the request its value fills (`userName`, `parameters.policyName`): where the
+   * server's error names that field, the message names the flag instead (serverError.ts).
+   */
+  field?: string;
 }
 
 export interface Argument {
   name: string;
   description: string;
   optional?: boolean;
+  /** The field of the request it fills, as for a flag. */
+  field?: string;
 }
 
 /** The parsed command line of one command; required flags are present. */

@@ -11,21 +11,48 @@ import { ADMIN_PREFIX, ADMIN_ROUTES, type AdminFlag, type AdminRoute, type Admin
 import { adminClient } from './adminClient.ts';
 import { helpPage, UsageError, type Command, type Context, type Flag, type Input } from './command.ts';
 import { verifyProofFile } from './proof.ts';
+import { namingFlags, ServerError } from './serverError.ts';
 import { userClient } from './userClient.ts';
 
 const json: Flag = { type: 'boolean', description: 'print the answer as JSON' };
 
-/** `key: value` lines, or the whole answer as JSON. */
-function print(result: object, input: Input): number {
-  if (input.on('json')) process.stdout.write(`${JSON.stringify(result)}\n`);
-  else for (const [key, value] of Object.entries(result)) process.stdout.write(`${key}: ${String(value)}\n`);
+/** The line that follows a secret the answer shows this once (a new private key). */
+export function shownOnce(field: string): string {
+  return `${field} is shown once — store it now; Signet keeps ${/PrivateKey$/.test(field) ? 'only the public key' : 'no copy'}`;
+}
+
+/**
+ * `key: value` lines, or the whole answer as JSON. Each of `secretFields` the answer has is followed
+ * by a line saying it is shown once: on stdout after the lines, or on stderr with --json, so that
+ * stdout stays one JSON document.
+ */
+function print(result: object, input: Input, secretFields: readonly string[] = []): number {
+  const secrets = secretFields.filter((field) => typeof (result as Record<string, unknown>)[field] === 'string' && (result as Record<string, unknown>)[field] !== '');
+  if (input.on('json')) {
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+    for (const field of secrets) process.stderr.write(`signet: ${shownOnce(field)}\n`);
+  } else {
+    for (const [key, value] of Object.entries(result)) process.stdout.write(`${key}: ${String(value)}\n`);
+    for (const field of secrets) process.stdout.write(`${shownOnce(field)}\n`);
+  }
   return 0;
 }
 
-/** One line per item, or the items as a JSON array. */
-function printList<T>(items: T[], input: Input, line: (item: T) => string): number {
+/** Rows under a header, in columns (the last one not padded); `empty` alone when there are none. */
+function printTable(header: string[], rows: string[][], empty: string): void {
+  if (rows.length === 0) {
+    process.stdout.write(`${empty}\n`);
+    return;
+  }
+  const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i]!.length)));
+  const line = (cells: string[]) => cells.map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ').trimEnd();
+  process.stdout.write(`${[line(header), ...rows.map(line)].join('\n')}\n`);
+}
+
+/** A list: a table under a header (`empty` when there are none), or with --json the items as a JSON array. */
+function printList<T>(items: T[], input: Input, header: string[], row: (item: T) => string[], empty: string): number {
   if (input.on('json')) process.stdout.write(`${JSON.stringify(items)}\n`);
-  else for (const item of items) process.stdout.write(`${line(item)}\n`);
+  else printTable(header, items.map(row), empty);
   return 0;
 }
 
@@ -72,11 +99,14 @@ function adminCommand(route: AdminRoute): Command {
   const command = route.cli;
   if (!command) throw new Error(`no signet command calls ${route.method.toUpperCase()} ${route.path}`);
   const { output } = command;
+  // Each flag knows the field it fills, so the server's error names the flag (serverError.ts).
+  const field = (to: AdminFlag['to']) => ('path' in to ? to.path : 'query' in to ? to.query : to.body);
+  const flags = Object.fromEntries(Object.entries(command.flags).map(([name, flag]) => [name, { ...flag, field: field(flag.to) }]));
   return {
     name: command.name,
     sub: command.sub,
     summary: command.summary,
-    flags: { ...command.flags, json },
+    flags: { ...flags, json },
     admin: true,
     async run(input, context) {
       const { path, body } = adminRequest(route, command.flags, input);
@@ -85,10 +115,26 @@ function adminCommand(route: AdminRoute): Command {
         const items = output.pagedBy
           ? await client.everyPage<AdminRow>(path, output.items, output.pagedBy)
           : (await client.call<Record<string, AdminRow[]>>(route.method.toUpperCase(), path))[output.items]!;
-        return printList(items, input, output.line);
+        const empty = typeof output.empty === 'string' ? output.empty : output.empty((name) => input.get(name));
+        return printList(items, input, output.columns.map((c) => c.title), (item) => output.columns.map((c) => c.cell(item)), empty);
       }
       const answer = await client.call(route.method.toUpperCase(), path, body);
-      return print(output && !input.on('json') ? Object.fromEntries(output.fields.map((field) => [field, answer[field]])) : answer, input);
+      const fields = output?.fields;
+      return print(fields && !input.on('json') ? Object.fromEntries(fields.map((name) => [name, answer[name]])) : answer, input, output?.secretFields);
+    },
+  };
+}
+
+/** The command, its server errors naming the flags the user typed where they name the request fields those filled. */
+function namingItsFlags(command: Command): Command {
+  return {
+    ...command,
+    async run(input, context) {
+      try {
+        return await command.run(input, context);
+      } catch (error) {
+        throw error instanceof ServerError ? namingFlags(error, command, input) : error;
+      }
     },
   };
 }
@@ -101,17 +147,6 @@ const credentials: Flag = {
 
 function user(input: Input, context: Context) {
   return userClient(context.config(), input.get('credentials'));
-}
-
-/** Rows under a header, in columns (the last one not padded); `empty` alone when there are none. */
-function printTable(header: string[], rows: string[][], empty: string): void {
-  if (rows.length === 0) {
-    process.stdout.write(`${empty}\n`);
-    return;
-  }
-  const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i]!.length)));
-  const line = (cells: string[]) => cells.map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ').trimEnd();
-  process.stdout.write(`${[line(header), ...rows.map(line)].join('\n')}\n`);
 }
 
 const short = (value: unknown, prefix: string) => String(value ?? '').replace(prefix, '');
@@ -159,7 +194,7 @@ function listenConfig(input: Input, context: Context): Config {
 }
 
 const FINGERPRINT = /^sha256:[0-9a-f]{64}$/;
-const fingerprintArg = { name: 'FINGERPRINT', description: 'the activity\'s fingerprint (sha256:…), as `signet activity list` shows it' };
+const fingerprintArg = { name: 'FINGERPRINT', description: 'the activity\'s fingerprint (sha256:…), as `signet activity list` shows it', field: 'parameters.fingerprint' };
 
 /** The FINGERPRINT argument, checked. */
 function fingerprintOf(input: Input): string {
@@ -183,7 +218,7 @@ function vote(selection: 'approve' | 'reject'): Command['run'] {
   };
 }
 
-export const COMMANDS: readonly Command[] = [
+export const COMMANDS: readonly Command[] = ([
   {
     name: 'serve',
     summary: 'run the service (the same as npm start)',
@@ -216,8 +251,7 @@ export const COMMANDS: readonly Command[] = [
     flags: { json },
     run(input) {
       const report = configurationReport();
-      const width = Math.max(...report.map((s) => s.name.length));
-      return printList(report, input, (s) => `${s.name.padEnd(width)}  ${s.value}  (${s.source})`);
+      return printList(report, input, ['SETTING', 'VALUE', 'SOURCE'], (s) => [s.name, s.value, s.source], 'no settings');
     },
   },
   adminCommand(ADMIN_ROUTES.createOrganization),
@@ -245,13 +279,13 @@ export const COMMANDS: readonly Command[] = [
     stamped: true,
     async run(input, context) {
       const { policies } = await user(input, context).query<{ policies: Array<Record<string, string>> }>('list_policies');
-      if (input.on('json')) return printList(policies, input, () => '');
-      printTable(
+      return printList(
+        policies,
+        input,
         ['POLICY ID', 'NAME', 'EFFECT', 'CONDITION', 'CONSENSUS'],
-        policies.map((p) => [p.policyId!, p.policyName!, short(p.effect, 'EFFECT_'), p.condition || '-', p.consensus || '-']),
+        (p) => [p.policyId!, p.policyName!, short(p.effect, 'EFFECT_'), p.condition || '-', p.consensus || '-'],
         'no policies',
       );
-      return 0;
     },
   },
   {
@@ -259,11 +293,16 @@ export const COMMANDS: readonly Command[] = [
     sub: 'create',
     summary: 'create a policy: ALLOW or DENY the activities its condition selects, when its consensus holds',
     flags: {
-      name: { type: 'string', value: 'N', required: true, description: 'its name, unique in the organization' },
-      effect: { type: 'string', value: 'ALLOW|DENY', required: true, description: 'what it does to the activities it applies to' },
-      condition: { type: 'string', value: 'E', description: "which activities it is about, e.g. \"activity.resource == 'AUTH'\" (default: every activity)" },
-      consensus: { type: 'string', value: 'E', description: "who must approve, e.g. \"approvers.count() >= 2\" (default: anyone)" },
-      notes: { type: 'string', value: 'T', description: 'why it exists' },
+      name: { type: 'string', value: 'N', required: true, description: 'its name, unique in the organization', field: 'parameters.policyName' },
+      effect: { type: 'string', value: 'ALLOW|DENY', required: true, description: 'what it does to the activities it applies to', field: 'parameters.effect' },
+      condition: {
+        type: 'string',
+        value: 'E',
+        description: "which activities it is about, e.g. \"activity.resource == 'AUTH'\" (default: every activity)",
+        field: 'parameters.condition',
+      },
+      consensus: { type: 'string', value: 'E', description: "who must approve, e.g. \"approvers.count() >= 2\" (default: anyone)", field: 'parameters.consensus' },
+      notes: { type: 'string', value: 'T', description: 'why it exists', field: 'parameters.notes' },
       credentials,
       json,
     },
@@ -286,7 +325,7 @@ export const COMMANDS: readonly Command[] = [
     sub: 'delete',
     summary: 'delete a policy',
     flags: { credentials, json },
-    args: [{ name: 'ID', description: 'the policy, as `signet policy list` shows it' }],
+    args: [{ name: 'ID', description: 'the policy, as `signet policy list` shows it', field: 'parameters.policyId' }],
     stamped: true,
     run: async (input, context) =>
       printActivity(await user(input, context).submit('delete_policy', 'ACTIVITY_TYPE_DELETE_POLICY', { policyId: input.args[0] }), input),
@@ -314,8 +353,15 @@ export const COMMANDS: readonly Command[] = [
     sub: 'set',
     summary: 'replace the root quorum: these users, N of whom must approve (only the root quorum may)',
     flags: {
-      threshold: { type: 'integer', value: 'N', required: true, description: 'how many of the users must approve, 1 to their number' },
-      user: { type: 'string', value: 'ID', required: true, multiple: true, description: 'a user of the organization; `signet user list --org ID` shows them' },
+      threshold: { type: 'integer', value: 'N', required: true, description: 'how many of the users must approve, 1 to their number', field: 'parameters.threshold' },
+      user: {
+        type: 'string',
+        value: 'ID',
+        required: true,
+        multiple: true,
+        description: 'a user of the organization; `signet user list --org ID` shows them',
+        field: 'parameters.userIds',
+      },
       credentials,
       json,
     },
@@ -352,13 +398,13 @@ export const COMMANDS: readonly Command[] = [
         activities.push(...page);
         after = page[page.length - 1]!.id;
       }
-      if (input.on('json')) return printList(activities, input, () => '');
-      printTable(
+      return printList(
+        activities,
+        input,
         ['CREATED', 'STATUS', 'TYPE', 'SUBMITTER', 'FINGERPRINT'],
-        activities.map((a) => [a.createdAt, short(a.status, 'ACTIVITY_STATUS_'), short(a.type, 'ACTIVITY_TYPE_'), a.votes?.[0]?.user?.userName ?? '-', a.fingerprint]),
+        (a) => [a.createdAt, short(a.status, 'ACTIVITY_STATUS_'), short(a.type, 'ACTIVITY_TYPE_'), a.votes?.[0]?.user?.userName ?? '-', a.fingerprint],
         status ? `no ${status} activities` : 'no activities',
       );
-      return 0;
     },
   },
   {
@@ -400,4 +446,4 @@ export const COMMANDS: readonly Command[] = [
       return 0;
     },
   },
-];
+] as Command[]).map(namingItsFlags);

@@ -11,6 +11,7 @@ import { devCredentialsPath } from '../admin/devBootstrap.ts';
 import type { Config } from '../config.ts';
 import { compressedPublicKeyHex } from '../keys/p256.ts';
 import { UsageError } from './command.ts';
+import { serverError } from './serverError.ts';
 import { UUID_PATTERN } from '../wire/uuid.ts';
 
 /** What a credentials file holds (other fields, such as userId or baseUrl, are ignored). */
@@ -134,9 +135,8 @@ export function userClient(config: Config, credentialsFlag: string | undefined):
       parsed = undefined;
     }
     if (!response.ok) {
-      const message = typeof parsed === 'object' && parsed !== null && 'message' in parsed ? String((parsed as { message: unknown }).message) : answer.slice(0, 500);
       const hint = response.status === 401 ? ` (the key came from ${credentials.file})` : '';
-      throw new Error(`${response.status}: ${message}${hint} (POST ${url})`);
+      throw serverError(response.status, parsed, answer, `${hint} (POST ${url})`);
     }
     if (parsed === undefined) throw new Error(`the server answered ${response.status} with no JSON (POST ${url})`);
     return parsed as T;

@@ -143,14 +143,24 @@ export interface AdminFlag {
 }
 
 /** An item of a list as the command prints it. */
-export type AdminRow = Record<string, string | null | undefined>;
+export type AdminRow = Record<string, string | number | null | undefined>;
+
+/** A column of a list: its title in the header, and its cell of each item ('-' where there is nothing). */
+export interface AdminColumn {
+  title: string;
+  cell: (item: AdminRow) => string;
+}
 
 /**
  * What an admin command prints without --json (with it, the answer as it is): by default each field
- * of the answer on a `key: value` line; `fields`: only these; `items`: one line per item of that list
- * of the answer, from every page (each after the last `pagedBy` of the one before) when it is paged.
+ * of the answer on a `key: value` line; `fields`: only these; `secretFields`: fields shown this once
+ * (a new private key), each followed by a line saying so; `items`: a table of that list of the
+ * answer under a header of `columns` (`empty`, given the command's flags, when there are none), from
+ * every page (each after the last `pagedBy` of the one before) when it is paged.
  */
-export type AdminOutput = { fields: string[] } | { items: string; line: (item: AdminRow) => string; pagedBy?: string };
+export type AdminOutput =
+  | { fields?: string[]; secretFields?: string[] }
+  | { items: string; columns: AdminColumn[]; empty: string | ((flag: (name: string) => string | undefined) => string); pagedBy?: string };
 
 /** The signet command that calls a route; it has --json besides these flags. */
 export interface AdminCommand {
@@ -226,6 +236,7 @@ export const ADMIN_ROUTES = {
       sub: 'create',
       summary: 'create an organization with a root user and an API key; prints their ids and the key pair',
       flags: { name: { type: 'string', value: 'N', required: true, description: 'its name', to: { body: 'name' } } },
+      output: { secretFields: ['apiPrivateKey'] },
     },
   }),
   listOrganizations: adminRoute({
@@ -244,8 +255,14 @@ export const ADMIN_ROUTES = {
       output: {
         items: 'organizations',
         pagedBy: 'organizationId',
-        line: (o) =>
-          [o.organizationId, o.createdAt, o.name, o.parentId ? `(sub-organization of ${o.parentId}${o.deletedAt ? `, deleted ${o.deletedAt}` : ''})` : ''].filter(Boolean).join('  '),
+        columns: [
+          { title: 'ORGANIZATION ID', cell: (o) => cell(o.organizationId) },
+          { title: 'CREATED', cell: (o) => cell(o.createdAt) },
+          { title: 'SUB-ORGANIZATION OF', cell: (o) => cell(o.parentId) },
+          { title: 'DELETED', cell: (o) => cell(o.deletedAt) },
+          { title: 'NAME', cell: (o) => cell(o.name) },
+        ],
+        empty: 'no organizations',
       },
     },
   }),
@@ -265,7 +282,13 @@ export const ADMIN_ROUTES = {
       output: {
         items: 'subOrganizations',
         pagedBy: 'organizationId',
-        line: (o) => [o.organizationId, o.createdAt, o.name, o.deletedAt ? `(deleted ${o.deletedAt})` : ''].filter(Boolean).join('  '),
+        columns: [
+          { title: 'ORGANIZATION ID', cell: (o) => cell(o.organizationId) },
+          { title: 'CREATED', cell: (o) => cell(o.createdAt) },
+          { title: 'DELETED', cell: (o) => cell(o.deletedAt) },
+          { title: 'NAME', cell: (o) => cell(o.name) },
+        ],
+        empty: 'no sub-organizations',
       },
     },
   }),
@@ -303,7 +326,18 @@ export const ADMIN_ROUTES = {
       sub: 'list',
       summary: "the organization's users not removed, newest first",
       flags: { org },
-      output: { items: 'users', pagedBy: 'userId', line: (u) => [u.userId, u.createdAt, u.userName, u.email, u.phoneNumber].filter(Boolean).join('  ') },
+      output: {
+        items: 'users',
+        pagedBy: 'userId',
+        columns: [
+          { title: 'USER ID', cell: (u) => cell(u.userId) },
+          { title: 'CREATED', cell: (u) => cell(u.createdAt) },
+          { title: 'EMAIL', cell: (u) => cell(u.email) },
+          { title: 'PHONE', cell: (u) => cell(u.phoneNumber) },
+          { title: 'NAME', cell: (u) => cell(u.userName) },
+        ],
+        empty: 'no users',
+      },
     },
   }),
   getUser: adminRoute({
@@ -348,6 +382,7 @@ export const ADMIN_ROUTES = {
         'expires-in': { type: 'integer', value: 'SECONDS', description: 'it expires this many seconds from now', to: { body: 'expiresInSeconds' } },
         'public-key': { type: 'string', value: 'HEX', description: 'a P-256 public key you hold, in hex', to: { body: 'publicKey' }, skipEmpty: true },
       },
+      output: { secretFields: ['apiPrivateKey'] },
     },
   }),
   listApiKeys: adminRoute({
@@ -366,7 +401,16 @@ export const ADMIN_ROUTES = {
       output: {
         items: 'apiKeys',
         pagedBy: 'apiKeyId',
-        line: (k) => `${k.apiKeyId}  ${k.createdAt}  ${k.kind}  ${keyState(k)}  user ${k.userId}  ${k.publicKey}  ${k.name}`,
+        columns: [
+          { title: 'API KEY ID', cell: (k) => cell(k.apiKeyId) },
+          { title: 'CREATED', cell: (k) => cell(k.createdAt) },
+          { title: 'KIND', cell: (k) => cell(k.kind) },
+          { title: 'STATE', cell: keyState },
+          { title: 'USER ID', cell: (k) => cell(k.userId) },
+          { title: 'PUBLIC KEY', cell: (k) => cell(k.publicKey) },
+          { title: 'NAME', cell: (k) => cell(k.name) },
+        ],
+        empty: (flag) => (flag('user') ? 'no API keys for this user' : 'no API keys'),
       },
     },
   }),
@@ -452,7 +496,16 @@ export const ADMIN_ROUTES = {
       sub: 'list',
       summary: "the organization's sender domains, newest first",
       flags: { org },
-      output: { items: 'senderDomains', pagedBy: 'senderDomainId', line: (d) => `${d.senderDomainId}  ${d.createdAt}  ${d.domain}` },
+      output: {
+        items: 'senderDomains',
+        pagedBy: 'senderDomainId',
+        columns: [
+          { title: 'SENDER DOMAIN ID', cell: (d) => cell(d.senderDomainId) },
+          { title: 'CREATED', cell: (d) => cell(d.createdAt) },
+          { title: 'DOMAIN', cell: (d) => cell(d.domain) },
+        ],
+        empty: 'no sender domains',
+      },
     },
   }),
   removeSenderDomain: adminRoute({
@@ -504,7 +557,17 @@ export const ADMIN_ROUTES = {
       sub: 'list',
       summary: "the organization's templates, newest (the default) first",
       flags: { org },
-      output: { items: 'emailTemplates', pagedBy: 'templateId', line: (t) => `${t.templateId}  ${t.createdAt}  ${t.name}  (${t.subject})` },
+      output: {
+        items: 'emailTemplates',
+        pagedBy: 'templateId',
+        columns: [
+          { title: 'TEMPLATE ID', cell: (t) => cell(t.templateId) },
+          { title: 'CREATED', cell: (t) => cell(t.createdAt) },
+          { title: 'NAME', cell: (t) => cell(t.name) },
+          { title: 'SUBJECT', cell: (t) => cell(t.subject) },
+        ],
+        empty: 'no email templates',
+      },
     },
   }),
   removeEmailTemplate: adminRoute({
@@ -542,10 +605,19 @@ export const ADMIN_ROUTES = {
       },
       output: {
         items: 'deliveries',
-        line: (d) => {
-          const detail = [d.providerMessageId && `id ${d.providerMessageId}`, d.lastError && `error: ${d.lastError}`, d.logoError && `logo: ${d.logoError}`];
-          return `${d.createdAt}  ${d.status}  ${d.channel}  ${d.to}  otp ${d.otpId}  attempts ${d.attempts}${detail.filter(Boolean).map((x) => `  ${x}`).join('')}`;
-        },
+        columns: [
+          { title: 'CREATED', cell: (d) => cell(d.createdAt) },
+          { title: 'STATUS', cell: (d) => cell(d.status) },
+          { title: 'CHANNEL', cell: (d) => cell(d.channel) },
+          { title: 'TO', cell: (d) => cell(d.to) },
+          { title: 'OTP ID', cell: (d) => cell(d.otpId) },
+          { title: 'ATTEMPTS', cell: (d) => cell(d.attempts) },
+          {
+            title: 'DETAIL',
+            cell: (d) => cell([d.providerMessageId && `id ${d.providerMessageId}`, d.lastError && `error: ${d.lastError}`, d.logoError && `logo: ${d.logoError}`].filter(Boolean).join('; ')),
+          },
+        ],
+        empty: (flag) => `no ${flag('status') ? `${flag('status')} ` : ''}deliveries${flag('otp') ? ' of this OTP' : ''}`,
       },
     },
   }),
@@ -570,6 +642,11 @@ export type AdminRoutes = typeof ADMIN_ROUTES;
 
 /** Every admin route, in the order the OpenAPI document lists them. */
 export const ADMIN_ROUTE_LIST: readonly AdminRoute[] = Object.values(ADMIN_ROUTES);
+
+/** A list's cell: the value, or '-' when there is none. */
+function cell(value: string | number | null | undefined): string {
+  return value === null || value === undefined || value === '' ? '-' : String(value);
+}
 
 /** An API key's state as the list shows it: active, revoked (when) or expired (when). */
 function keyState(key: AdminRow): string {
