@@ -168,6 +168,12 @@ for (const tdb of testDatabases) {
       const unnamed = await asRoot(['policy', 'create', '--name', ' ', '--effect', 'ALLOW']);
       assert.equal(unnamed.code, 1);
       assert.match(unnamed.stderr, /^signet: 400: .*--name: /);
+      const notAnId = await asRoot(['policy', 'delete', 'p1']);
+      assert.equal(notAnId.code, 1);
+      assert.match(notAnId.stderr, /^signet: 400: invalid parameters: ID: must be a policy id/, 'the argument, not parameters.policyId');
+      const notAUser = await asRoot(['quorum', 'set', '--threshold', '1', '--user', 'bob']);
+      assert.equal(notAUser.code, 1);
+      assert.match(notAUser.stderr, /^signet: 400: invalid parameters: --user bob: must be a user id/, 'the value of --user, not parameters.userIds[0]');
 
       // Root and alice as a quorum of two: the root's own writes now wait for alice.
       assert.equal((await asRoot(['quorum', 'set', '--threshold', '2', '--user', team.userId, '--user', alice.userId])).code, 0);
