@@ -26,7 +26,7 @@ const PACKAGE = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf
 const TARBALL = `${PACKAGE.name}-${PACKAGE.version}.tgz`;
 const MIGRATIONS = fs.readdirSync(path.join(ROOT, 'src', 'store', 'migrations')).filter((file) => file.endsWith('.sql'));
 // What the release is built from: the package's sources as they are in this checkout.
-const SOURCES = ['package.json', 'package-lock.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'tsconfig.json', 'tsconfig.build.json', 'bin', 'scripts', 'src', 'docs'];
+const SOURCES = ['package.json', 'package-lock.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'tsconfig.json', 'tsconfig.build.json', 'bin', 'scripts', 'src', 'docs', 'deploy'];
 
 /**
  * The environment of a shell outside npm: no npm_* variables of an enclosing `npm test` (which the
@@ -122,7 +122,7 @@ describe('a release, packed and installed without development dependencies', () 
   test('the tarball holds the binary, the compiled service with its migrations and initial store, the docs: no sources, tests or scripts', async () => {
     const listing = ok(await exec('tar', ['tzf', path.join(out, TARBALL)], work), 'tar tzf').stdout.trim().split('\n');
     const top = new Set(listing.map((entry) => entry.replace(/^package\//, '').split('/')[0]));
-    assert.deepEqual([...top].sort(), ['CHANGELOG.md', 'LICENSE', 'README.md', 'bin', 'dist', 'docs', 'package.json']);
+    assert.deepEqual([...top].sort(), ['CHANGELOG.md', 'LICENSE', 'README.md', 'bin', 'deploy', 'dist', 'docs', 'package.json']);
     for (const file of ['bin/signet.js', 'dist/cli.js', 'dist/store/pglite-initial.tar.gz', ...MIGRATIONS.map((m) => `dist/store/migrations/${m}`)]) {
       assert.ok(listing.includes(`package/${file}`), `${file} is in the tarball`);
     }
