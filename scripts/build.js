@@ -26,7 +26,7 @@ try {
   console.error(
     built
       ? 'signet build: typescript is not installed (dev dependencies omitted); keeping the dist/ built before.'
-      : 'signet build: typescript is not installed (dev dependencies omitted), so dist/ cannot be built. Install with dev dependencies (npm ci), then drop them if you want (npm prune --omit=dev).',
+      : 'signet build: typescript is not installed (dev dependencies omitted), so dist/ cannot be built. Install with dev dependencies (npm ci), then drop them if you want (npm prune --omit=dev); or, for a server, install a release tarball (docs/releases.md).',
   );
   process.exit(built ? 0 : 1);
 }
