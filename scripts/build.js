@@ -1,7 +1,8 @@
 // Builds dist/ from src/: tsc emits the JavaScript (tsconfig.build.json), the SQL migrations, which
 // store/migrate.js reads beside itself at run time, are copied next to it, and the initialised
 // PGlite data directory new embedded stores start from is written there too.
-// Run by `npm install` (prepare), `npm test` (pretest) and `npm run build`.
+// Run by `npm install` (prepare), `npm pack` and `npm run release` (prepack), `npm test` (pretest)
+// and `npm run build`.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -10,6 +11,11 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dist = path.join(root, 'dist');
+
+// `npm pack` (and `npm publish`) runs prepack, then prepare: prepack has just built dist/, so the
+// second build, as long again, is skipped.
+const packing = ['pack', 'publish'].includes(process.env.npm_command ?? '');
+if (packing && process.env.npm_lifecycle_event === 'prepare' && fs.existsSync(path.join(dist, 'cli.js'))) process.exit(0);
 
 let tsc;
 try {
@@ -20,7 +26,7 @@ try {
   console.error(
     built
       ? 'signet build: typescript is not installed (dev dependencies omitted); keeping the dist/ built before.'
-      : 'signet build: typescript is not installed (dev dependencies omitted), so dist/ cannot be built. Install with dev dependencies (npm ci), then drop them if you want (npm prune --omit=dev).',
+      : 'signet build: typescript is not installed (dev dependencies omitted), so dist/ cannot be built. Install with dev dependencies (npm ci), then drop them if you want (npm prune --omit=dev); or, for a server, install a release tarball (docs/releases.md).',
   );
   process.exit(built ? 0 : 1);
 }
