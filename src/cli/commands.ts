@@ -10,6 +10,7 @@ import { ConfigError, configurationReport, loadConfig, type Config } from '../co
 import { ADMIN_PREFIX, ADMIN_ROUTES, type AdminFlag, type AdminRoute, type AdminRow } from '../http/adminApi.ts';
 import { adminClient } from './adminClient.ts';
 import { helpPage, UsageError, type Command, type Context, type Flag, type Input } from './command.ts';
+import { orgCreateCommand } from './orgCreate.ts';
 import { verifyProofFile } from './proof.ts';
 import { userClient } from './userClient.ts';
 
@@ -96,7 +97,7 @@ function adminCommand(route: AdminRoute): Command {
 const credentials: Flag = {
   type: 'string',
   value: 'FILE',
-  description: 'the API key to stamp with: a JSON file {organizationId, apiPublicKey, apiPrivateKey} (default: SIGNET_CREDENTIALS, else SIGNET_DATA_DIR/dev-credentials.json)',
+  description: 'the API key to stamp with: a JSON file {baseUrl, organizationId, apiPublicKey, apiPrivateKey} (default: SIGNET_CREDENTIALS, else SIGNET_DATA_DIR/credentials.json, else SIGNET_DATA_DIR/dev-credentials.json)',
 };
 
 function user(input: Input, context: Context) {
@@ -220,7 +221,7 @@ export const COMMANDS: readonly Command[] = [
       return printList(report, input, (s) => `${s.name.padEnd(width)}  ${s.value}  (${s.source})`);
     },
   },
-  adminCommand(ADMIN_ROUTES.createOrganization),
+  orgCreateCommand(ADMIN_ROUTES.createOrganization),
   adminCommand(ADMIN_ROUTES.listOrganizations),
   adminCommand(ADMIN_ROUTES.listSubOrganizations),
   adminCommand(ADMIN_ROUTES.setRootQuorum),
