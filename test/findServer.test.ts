@@ -8,9 +8,12 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { generateApiKeyPair } from '../src/admin/organizations.ts';
+import { findServer, runningServer } from '../src/cli/serverLocation.ts';
+import { renderSummary, type StartupFacts } from '../src/cli/startup.ts';
 import { serverStore, testDatabases, type ServerStore } from './support/databases.ts';
 import { freePort, run, serve, signet, type Served } from './support/processes.ts';
 
@@ -136,5 +139,71 @@ for (const tdb of testDatabases) {
       assert.ok(Array.isArray(ready.examples));
       assert.equal(ready.firstKey, undefined);
     });
+
+    test('on another port, the written credentials are not this server\'s: not listed, and refused naming both URLs', async () => {
+      await served!.stop();
+      const port = await freePort();
+      const moved = `http://127.0.0.1:${port}`;
+      served = await serve({ ...serveEnv, SIGNET_PORT: String(port) }, moved);
+      const ready = readyLine(served.stdout());
+      assert.equal(ready.credentials, undefined);
+      if (tdb.name === 'pglite') {
+        // The data folder holds the embedded store: its development credentials follow the server.
+        const dev = path.join(store.dataDir, 'dev-credentials.json');
+        assert.equal(ready.devCredentials, dev);
+        assert.equal(JSON.parse(fs.readFileSync(dev, 'utf8')).baseUrl, moved);
+      } else {
+        assert.equal(ready.devCredentials, undefined);
+        assert.match(String(ready.firstKey), /npx signet org create --name NAME$/);
+      }
+      const refused = await signet(['policy', 'list'], env);
+      assert.equal(refused.code, 1);
+      assert.match(refused.stderr, new RegExp(`is for the server at ${baseUrl}, but the server running from SIGNET_DATA_DIR .* names ${moved}: set SIGNET_URL=${baseUrl}`));
+    });
   });
 }
+
+describe('the server file and the ready message, without a server', () => {
+  test('a server.json whose process is gone is ignored; SIGNET_URL comes first; a file without baseUrl is for the server found', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-find-'));
+    try {
+      const gone = await run(process.execPath, ['-e', 'console.log(process.pid)'], {});
+      fs.writeFileSync(path.join(dataDir, 'server.json'), JSON.stringify({ url: 'http://127.0.0.1:9001', pid: Number(gone.stdout.trim()) }));
+      assert.equal(runningServer(dataDir), undefined);
+      assert.deepEqual(findServer({ dataDir, fallback: 'http://127.0.0.1:8080', env: {} }).url, 'http://127.0.0.1:8080');
+      fs.writeFileSync(path.join(dataDir, 'server.json'), JSON.stringify({ url: 'http://127.0.0.1:9001', pid: process.pid }));
+      assert.equal(findServer({ dataDir, fallback: 'http://127.0.0.1:8080', env: {} }).url, 'http://127.0.0.1:9001');
+      assert.equal(findServer({ dataDir, fallback: 'http://127.0.0.1:8080', env: { SIGNET_URL: 'http://10.0.0.5:8080/' } }).url, 'http://10.0.0.5:8080');
+      assert.equal(findServer({ dataDir, fallback: 'x', env: {}, credentials: { file: 'k.json' } }).url, 'http://127.0.0.1:9001');
+      assert.equal(findServer({ dataDir, fallback: 'x', env: {}, credentials: { file: 'k.json', baseUrl: 'http://127.0.0.1:9001/' } }).url, 'http://127.0.0.1:9001');
+      assert.throws(
+        () => findServer({ dataDir, fallback: 'x', env: {}, credentials: { file: 'k.json', baseUrl: 'http://127.0.0.1:8080' } }),
+        /^Error: the credentials file k\.json is for the server at http:\/\/127\.0\.0\.1:8080, but the server running from SIGNET_DATA_DIR .* names http:\/\/127\.0\.0\.1:9001: set SIGNET_URL=http:\/\/127\.0\.0\.1:8080/,
+      );
+    } finally {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  test('without a key of this server, the summary gives the command that makes one, and no examples', () => {
+    const facts: StartupFacts = {
+      version: '9.9.9',
+      url: 'http://127.0.0.1:9000',
+      docs: 'http://127.0.0.1:9000/docs',
+      storage: 'PostgreSQL postgres://postgres@127.0.0.1:5432/signet',
+      dataDir: '/srv/signet/.signet',
+      connections: 'at most 960 (open-file limit 1035, 75 kept for the store, delivery and logs); no cap per client address',
+      firstKey: 'SIGNET_DATA_DIR=/srv/signet/.signet npx signet org create --name NAME',
+    };
+    const summary = renderSummary(facts, 'warn');
+    assert.ok(
+      summary.includes(
+        '\nNo API key of this server in the data folder yet. Create an organization and its first key, in another terminal:\n' +
+          '  SIGNET_DATA_DIR=/srv/signet/.signet npx signet org create --name NAME\n' +
+          'It prints the key once and writes /srv/signet/.signet/credentials.json, which the signet CLI and the examples read.\n',
+      ),
+      summary,
+    );
+    assert.doesNotMatch(summary, /Dev credentials|Credentials|Try the examples/);
+  });
+});

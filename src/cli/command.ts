@@ -73,8 +73,9 @@ export const ADMIN_NOTE =
 export const USER_NOTE =
   'Policy, quorum and activity commands act as a user of an organization: they stamp their requests\n' +
   'with the API key of --credentials FILE, else SIGNET_CREDENTIALS, else SIGNET_DATA_DIR/credentials.json\n' +
-  '(signet org create writes it), else SIGNET_DATA_DIR/dev-credentials.json, and send them to the server\n' +
-  "that file names (SIGNET_URL, when set, must be the same); the organization's authorization decides.";
+  '(signet org create writes it), else SIGNET_DATA_DIR/dev-credentials.json, and send them to SIGNET_URL,\n' +
+  "else the server running from SIGNET_DATA_DIR, else the one the file names (a file naming another server\n" +
+  "is refused); the organization's authorization decides.";
 
 export function commandName(command: Pick<Command, 'name' | 'sub'>): string {
   return command.sub ? `${command.name} ${command.sub}` : command.name;
