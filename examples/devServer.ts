@@ -1,9 +1,12 @@
-// What the examples share: finding the running Signet the way the server itself names its folder
-// (SIGNET_DATA_DIR, default .signet), its development credentials and mailbox, and failing with one
-// line that says what to set instead of a stack trace.
+// What the examples share: finding the running Signet and an API key the way the signet CLI does
+// (src/cli/serverLocation.ts: SIGNET_CREDENTIALS, else the data folder SIGNET_DATA_DIR, default
+// .signet, with credentials.json or dev-credentials.json; the server from SIGNET_URL, else the one
+// running from the data folder, else the file's baseUrl), the development mailbox, and failing with
+// one line that says what to set instead of a stack trace.
 import fs from 'node:fs';
 import path from 'node:path';
 import { simpleParser } from 'mailparser';
+import { credentialsLocation, dataFolder, findServer as locate, readCredentialsFile } from '../src/cli/serverLocation.ts';
 
 export interface DevCredentials {
   baseUrl: string;
@@ -14,7 +17,7 @@ export interface DevCredentials {
 }
 
 /** The server's data folder: SIGNET_DATA_DIR as `npm start` reads it. */
-export const dataDir = path.resolve(process.env.SIGNET_DATA_DIR ?? '.signet');
+export const dataDir = dataFolder();
 
 /** The command that runs another example against the same server. */
 export function exampleCommand(example: string, ...args: string[]): string {
@@ -34,27 +37,31 @@ export function run(main: () => Promise<void>): void {
 }
 
 /**
- * The credentials `npm start` wrote on its first start (SIGNET_DEV_CREDENTIALS names another file),
- * checked against the server they name: it must answer, and know the key.
+ * The credentials to use (SIGNET_CREDENTIALS, or SIGNET_DEV_CREDENTIALS, its older name, names a
+ * file; else the data folder's), with baseUrl the server found for them, checked: it must answer.
  */
 export async function findServer(): Promise<DevCredentials> {
-  const file = process.env.SIGNET_DEV_CREDENTIALS ?? path.join(dataDir, 'dev-credentials.json');
-  let credentials: DevCredentials;
+  const { file, from } = credentialsLocation(dataDir);
+  let fields: Record<string, unknown> | undefined;
+  let baseUrl: string;
   try {
-    credentials = JSON.parse(fs.readFileSync(file, 'utf8'));
+    fields = readCredentialsFile(file);
+    if (fields === undefined) {
+      fail(
+        `no credentials at ${file} (${from}): start Signet with "npm start" in this folder (its first start writes them), ` +
+          'or set SIGNET_DATA_DIR to the folder the server was started with; on PostgreSQL, `npx signet org create --name NAME` writes them there',
+      );
+    }
+    baseUrl = locate({ dataDir, fallback: 'http://127.0.0.1:8080', credentials: { file, ...(typeof fields.baseUrl === 'string' ? { baseUrl: fields.baseUrl } : {}) } }).url;
   } catch (error) {
-    const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
-    fail(
-      `${missing ? 'no development credentials at' : 'cannot read the development credentials in'} ${file}: start Signet with ` +
-        '"npm start" in this folder (its first start writes them), or set SIGNET_DATA_DIR to the folder the server was started with',
-    );
+    fail((error as Error).message);
   }
   try {
-    await fetch(`${credentials.baseUrl}/healthz`, { signal: AbortSignal.timeout(3000) });
+    await fetch(`${baseUrl}/healthz`, { signal: AbortSignal.timeout(3000) });
   } catch {
-    fail(`Signet does not answer at ${credentials.baseUrl} (from ${file}): start it with "npm start", or set SIGNET_DATA_DIR to the folder of the server that is running`);
+    fail(`Signet does not answer at ${baseUrl} (for ${file}): start it with "npm start", or set SIGNET_DATA_DIR to the folder of the server that is running`);
   }
-  return credentials;
+  return { ...(fields as unknown as DevCredentials), baseUrl };
 }
 
 function explain(error: unknown): string {

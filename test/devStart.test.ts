@@ -39,7 +39,7 @@ describe('the examples without their server', () => {
         const result = await run(process.execPath, ['--import', 'tsx', `examples/${example}`], { SIGNET_DATA_DIR: empty });
         assert.equal(result.code, 1, example);
         assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr);
-        assert.match(result.stderr, new RegExp(`^${example.replace('.', '\\.')}: no development credentials at .*: start Signet with "npm start" .* set SIGNET_DATA_DIR`));
+        assert.match(result.stderr, new RegExp(`^${example.replace('.', '\\.')}: no credentials at .*: start Signet with "npm start" .* set SIGNET_DATA_DIR.*signet org create`));
       }
       // Credentials of a server that is not running.
       const port = await freePort();
@@ -157,7 +157,9 @@ describe('first start on the embedded store', () => {
     const created = await signet(['org', 'create', '--name', 'CLI Org', '--json'], env);
     assert.equal(created.code, 0, created.stderr);
     const org = JSON.parse(created.stdout);
-    assert.deepEqual(Object.keys(org).sort(), ['apiKeyId', 'apiPrivateKey', 'apiPublicKey', 'organizationId', 'userId']);
+    // The server is the one running from the data folder: the key is written there too.
+    assert.deepEqual(Object.keys(org).sort(), ['apiKeyId', 'apiPrivateKey', 'apiPublicKey', 'credentialsFile', 'organizationId', 'userId']);
+    assert.equal(org.credentialsFile, path.join(dataDir, 'credentials.json'));
 
     const key = await signet(['apikey', 'create', '--org', org.organizationId, '--user', org.userId, '--name', 'ci', '--expires-in', '3600', '--json'], env);
     assert.equal(key.code, 0, key.stderr);

@@ -1,14 +1,18 @@
-// How the admin commands reach a running server: its admin API at SIGNET_URL, with SIGNET_ADMIN_TOKEN
-// or the token file the server wrote into SIGNET_DATA_DIR; an error answer becomes an Error with the
-// status, the server's message (which names the command that fixes it, where one does) and the URL
-// called, so a CLI pointed at the wrong server says which one it asked (a ServerError: the command
-// names its flags where the message names the fields they filled).
+// How the admin commands reach a running server: its admin API at the server serverLocation.ts finds
+// (SIGNET_URL, else the one running from SIGNET_DATA_DIR, else SIGNET_URL's default), with
+// SIGNET_ADMIN_TOKEN or the token file the server wrote into SIGNET_DATA_DIR; an error answer becomes
+// a ServerError with the status, the server's message (which names the command that fixes it, where
+// one does) and the URL called, so a CLI pointed at the wrong server says which one it asked (the
+// command names its flags where the message names the fields they filled).
 import fs from 'node:fs';
 import { adminTokenPath } from '../admin/localSecrets.ts';
 import type { Config } from '../config.ts';
 import { serverError } from './serverError.ts';
+import { findServer, type FoundServer } from './serverLocation.ts';
 
 export interface AdminClient {
+  /** The server called, and where its URL came from. */
+  readonly server: FoundServer;
   call<T = Record<string, unknown>>(method: string, path: string, body?: unknown): Promise<T>;
   /** Every item of a paged list, newest first: each page starts after the last item of the one before. */
   everyPage<T extends Record<string, unknown>>(path: string, key: string, idField: keyof T & string): Promise<T[]>;
@@ -29,9 +33,10 @@ function adminToken(config: Config): { token: string; from: string } {
 }
 
 export function adminClient(config: Config): AdminClient {
+  const server = findServer({ dataDir: config.dataDir, fallback: config.url });
   async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
     const { token, from } = adminToken(config);
-    const url = `${config.url}/admin/v1${path}`;
+    const url = `${server.url}/admin/v1${path}`;
     let response: Response;
     try {
       response = await fetch(url, {
@@ -40,7 +45,7 @@ export function adminClient(config: Config): AdminClient {
         ...(body ? { body: JSON.stringify(body) } : {}),
       });
     } catch (error) {
-      throw new Error(`cannot reach the Signet server at ${config.url} (is it running? set SIGNET_URL): ${(error as Error).message}`);
+      throw new Error(`cannot reach the Signet server at ${server.url} (from ${server.from}; is it running? set SIGNET_URL): ${(error as Error).message}`);
     }
     const text = await response.text();
     let parsed: unknown = text;
@@ -57,6 +62,7 @@ export function adminClient(config: Config): AdminClient {
   }
 
   return {
+    server,
     call,
     async everyPage<T extends Record<string, unknown>>(path: string, key: string, idField: keyof T & string) {
       const items: T[] = [];

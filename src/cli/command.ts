@@ -73,13 +73,16 @@ export interface Command {
 }
 
 export const ADMIN_NOTE =
-  'Admin commands talk to the running server at SIGNET_URL (default http://127.0.0.1:8080) with\n' +
-  'SIGNET_ADMIN_TOKEN, or the token file the server wrote into SIGNET_DATA_DIR.';
+  'Admin commands talk to the running server at SIGNET_URL, else the one running from SIGNET_DATA_DIR\n' +
+  '(default .signet), else http://127.0.0.1:8080, with SIGNET_ADMIN_TOKEN or the token file the server\n' +
+  'wrote into SIGNET_DATA_DIR.';
 
 export const USER_NOTE =
   'Policy, quorum and activity commands act as a user of an organization: they stamp their requests\n' +
-  'to SIGNET_URL with the API key of --credentials FILE, else SIGNET_CREDENTIALS, else the development\n' +
-  "credentials the server wrote into SIGNET_DATA_DIR; the organization's authorization decides.";
+  'with the API key of --credentials FILE, else SIGNET_CREDENTIALS, else SIGNET_DATA_DIR/credentials.json\n' +
+  '(signet org create writes it), else SIGNET_DATA_DIR/dev-credentials.json, and send them to SIGNET_URL,\n' +
+  "else the server running from SIGNET_DATA_DIR, else the one the file names (a file naming another server\n" +
+  "is refused); the organization's authorization decides.";
 
 export function commandName(command: Pick<Command, 'name' | 'sub'>): string {
   return command.sub ? `${command.name} ${command.sub}` : command.name;

@@ -10,33 +10,14 @@ import { ConfigError, configurationReport, loadConfig, type Config } from '../co
 import { ADMIN_PREFIX, ADMIN_ROUTES, type AdminFlag, type AdminRoute, type AdminRow } from '../http/adminApi.ts';
 import { adminClient } from './adminClient.ts';
 import { helpPage, UsageError, type Command, type Context, type Flag, type Input } from './command.ts';
+import { orgCreateCommand } from './orgCreate.ts';
 import { verifyProofFile } from './proof.ts';
+import { print } from './output.ts';
 import { namingFlags, ServerError } from './serverError.ts';
 import { userClient } from './userClient.ts';
 
 const json: Flag = { type: 'boolean', description: 'print the answer as JSON' };
 
-/** The line that follows a secret the answer shows this once (a new private key). */
-export function shownOnce(field: string): string {
-  return `${field} is shown once — store it now; Signet keeps ${/PrivateKey$/.test(field) ? 'only the public key' : 'no copy'}`;
-}
-
-/**
- * `key: value` lines, or the whole answer as JSON. Each of `secretFields` the answer has is followed
- * by a line saying it is shown once: on stdout after the lines, or on stderr with --json, so that
- * stdout stays one JSON document.
- */
-function print(result: object, input: Input, secretFields: readonly string[] = []): number {
-  const secrets = secretFields.filter((field) => typeof (result as Record<string, unknown>)[field] === 'string' && (result as Record<string, unknown>)[field] !== '');
-  if (input.on('json')) {
-    process.stdout.write(`${JSON.stringify(result)}\n`);
-    for (const field of secrets) process.stderr.write(`signet: ${shownOnce(field)}\n`);
-  } else {
-    for (const [key, value] of Object.entries(result)) process.stdout.write(`${key}: ${String(value)}\n`);
-    for (const field of secrets) process.stdout.write(`${shownOnce(field)}\n`);
-  }
-  return 0;
-}
 
 /** Rows under a header, in columns (the last one not padded); `empty` alone when there are none. */
 function printTable(header: string[], rows: string[][], empty: string): void {
@@ -142,7 +123,7 @@ function namingItsFlags(command: Command): Command {
 const credentials: Flag = {
   type: 'string',
   value: 'FILE',
-  description: 'the API key to stamp with: a JSON file {organizationId, apiPublicKey, apiPrivateKey} (default: SIGNET_CREDENTIALS, else SIGNET_DATA_DIR/dev-credentials.json)',
+  description: 'the API key to stamp with: a JSON file {baseUrl, organizationId, apiPublicKey, apiPrivateKey} (default: SIGNET_CREDENTIALS, else SIGNET_DATA_DIR/credentials.json, else SIGNET_DATA_DIR/dev-credentials.json)',
 };
 
 function user(input: Input, context: Context) {
@@ -254,7 +235,7 @@ export const COMMANDS: readonly Command[] = ([
       return printList(report, input, ['SETTING', 'VALUE', 'SOURCE'], (s) => [s.name, s.value, s.source], 'no settings');
     },
   },
-  adminCommand(ADMIN_ROUTES.createOrganization),
+  orgCreateCommand(ADMIN_ROUTES.createOrganization),
   adminCommand(ADMIN_ROUTES.listOrganizations),
   adminCommand(ADMIN_ROUTES.listSubOrganizations),
   adminCommand(ADMIN_ROUTES.setRootQuorum),

@@ -2,11 +2,13 @@
 // SIGNET_SHUTDOWN_TIMEOUT_MS. Where its output goes depends on who reads it: at a terminal, a
 // summary for a person on standard output and the JSON log lines on standard error (at warn unless
 // SIGNET_LOG_LEVEL says otherwise); under a supervisor or a pipe, JSON log lines only, on standard
-// output, the summary among them as one `Signet is ready` line.
+// output, the summary among them as one `Signet is ready` line. While it runs, SIGNET_DATA_DIR/server.json
+// names its URL, so the CLI and the examples started with the same data folder find it.
 import { settingSource, type Config } from '../config.ts';
 import { startServer } from '../server.ts';
 import { logOutput } from './logOutput.ts';
-import { renderSummary, startupFacts } from './startup.ts';
+import { removeServerFile, writeServerFile } from './serverLocation.ts';
+import { renderSummary, serverCredentials, startupFacts } from './startup.ts';
 
 export async function serve(config: Config): Promise<number> {
   const terminal = process.stdout.isTTY === true;
@@ -15,7 +17,12 @@ export async function serve(config: Config): Promise<number> {
   // nor pays a write per line), and flushed when the process stops.
   const stream = logOutput(terminal ? 2 : 1);
   const server = await startServer(config, { logger: { level, stream } });
-  const facts = startupFacts(config, server);
+  try {
+    writeServerFile(config.dataDir, server.url);
+  } catch (error) {
+    server.app.log.warn({ err: error }, `cannot write ${config.dataDir}/server.json: the CLI and the examples will not find this server without SIGNET_URL`);
+  }
+  const facts = startupFacts(config, server, await serverCredentials(server.db, config, server.url).catch(() => ({})));
   if (terminal) process.stdout.write(`${renderSummary(facts, level)}\n`);
   else server.app.log.info(facts, 'Signet is ready');
   /** A line for the person at the terminal (the log line says it too, for the log). */
@@ -29,6 +36,7 @@ export async function serve(config: Config): Promise<number> {
       process.off('SIGINT', shutdown);
       process.off('SIGTERM', shutdown);
       const started = Date.now();
+      removeServerFile(config.dataDir);
       say(`\nStopping (${signal}): finishing the requests in flight and the sends under way…`);
       server.app.log.info({ signal }, 'shutting down: no new connections; finishing the requests in flight and the sends under way');
       // The graceful close is bounded: past SIGNET_SHUTDOWN_TIMEOUT_MS the process exits anyway,

@@ -1,14 +1,18 @@
 // What `signet serve` says once it is ready: where it listens, its reference page, where it keeps its
-// data, the development files (credentials, admin token, mailbox, SMS log) when it uses them, and the
-// exact commands that run the examples against it. One set of facts, two renderings: a short summary
-// for a person at a terminal, and the fields of one `Signet is ready` log line otherwise.
+// data, the development files (admin token, mailbox, SMS log) when it uses them, the credentials of
+// the data folder that are this server's, and the exact commands that run the examples against it —
+// or, when there are none, the command that makes a first key. One set of facts, two renderings: a
+// short summary for a person at a terminal, and the fields of one `Signet is ready` log line otherwise.
 import fs from 'node:fs';
 import path from 'node:path';
 import { devCredentialsHelp, devCredentialsPath } from '../admin/devBootstrap.ts';
 import { adminTokenPath } from '../admin/localSecrets.ts';
 import { displayedValue, type Config } from '../config.ts';
 import type { ConnectionBounds } from '../http/connectionLimits.ts';
+import type { Database } from '../store/db.ts';
+import { findOrganizationPlace } from '../store/organizations.ts';
 import { PACKAGE_ROOT, VERSION } from './packageInfo.ts';
+import { CREDENTIALS_FILE, readCredentialsFile, sameServer } from './serverLocation.ts';
 const EXAMPLES = ['submit.ts', 'verify.ts', 'otp-login.ts'];
 
 export interface StartupFacts {
@@ -19,17 +23,21 @@ export interface StartupFacts {
   dataDir: string;
   /** How many connections the server holds open at most, and why. */
   connections: string;
-  /** dev-credentials.json, when the embedded store's development organization has one. */
+  /** dev-credentials.json, when it names this server and its store has the development organization. */
   devCredentials?: string;
   /** True on the start that created the development organization and wrote the file. */
   devCredentialsWritten?: true;
+  /** credentials.json (`signet org create` wrote it), when it names this server and an organization its store has. */
+  credentials?: string;
+  /** With neither credentials file: the command that makes a first organization and key, and writes credentials.json. */
+  firstKey?: string;
   /** The generated admin token, when SIGNET_ADMIN_TOKEN is not set. */
   adminTokenFile?: string;
   /** The development mailbox, when SIGNET_SMTP_URL is not set. */
   mailbox?: string;
   /** The development SMS log, when SIGNET_SMS_PROVIDER is not set. */
   smsLog?: string;
-  /** Commands that run the examples against this server with the development credentials. */
+  /** Commands that run the examples against this server with the credentials of the data folder. */
   examples?: string[];
 }
 
@@ -39,17 +47,73 @@ function shellWord(text: string): string {
 }
 
 /**
- * The examples run from the package's folder and read SIGNET_DATA_DIR (default .signet there) to
- * find dev-credentials.json, which holds this server's URL: so the folder is named when the current
- * one is another, and the data folder when it is not the examples' default.
+ * A command run from the package's folder that reads SIGNET_DATA_DIR (default .signet there): the
+ * folder is named when the current one is another, and the data folder when it is not the default.
  */
-export function exampleCommands(dataDir: string, cwd: string): string[] {
-  const present = EXAMPLES.filter((file) => fs.existsSync(path.join(PACKAGE_ROOT, 'examples', file)));
+function packageCommand(dataDir: string, cwd: string, command: string): string {
   const prefix = [
     ...(path.resolve(cwd) === PACKAGE_ROOT ? [] : [`cd ${shellWord(PACKAGE_ROOT)} &&`]),
     ...(dataDir === path.join(PACKAGE_ROOT, '.signet') ? [] : [`SIGNET_DATA_DIR=${shellWord(dataDir)}`]),
   ];
-  return present.map((file) => [...prefix, 'npx tsx', `examples/${file}`].join(' '));
+  return [...prefix, command].join(' ');
+}
+
+/** The examples find the server and the key through SIGNET_DATA_DIR, so the commands are exact. */
+export function exampleCommands(dataDir: string, cwd: string): string[] {
+  const present = EXAMPLES.filter((file) => fs.existsSync(path.join(PACKAGE_ROOT, 'examples', file)));
+  return present.map((file) => packageCommand(dataDir, cwd, `npx tsx examples/${file}`));
+}
+
+/** The command that makes a first organization and key for this server, writing the data folder's credentials.json. */
+export function firstKeyCommand(dataDir: string, cwd: string): string {
+  return packageCommand(dataDir, cwd, 'npx signet org create --name NAME');
+}
+
+/** The credentials files of the data folder that are this server's: they name its URL and an organization its store has. */
+export interface ServerCredentials {
+  /** dev-credentials.json, for the development organization. */
+  development?: string;
+  /** credentials.json, written by `signet org create`. */
+  written?: string;
+}
+
+/** A credentials file's fields; undefined when it is missing or not a credentials file at all. */
+function fieldsOf(file: string): Record<string, unknown> | undefined {
+  try {
+    return readCredentialsFile(file);
+  } catch {
+    return undefined;
+  }
+}
+
+async function livingOrganization(db: Database, id: unknown): Promise<boolean> {
+  if (typeof id !== 'string') return false;
+  const place = await findOrganizationPlace(db, id);
+  return place !== undefined && place.deletedAt === null;
+}
+
+/**
+ * Which of the data folder's credentials files are for this server at `url`. On the embedded store
+ * the data folder holds the store itself, so the development credentials of an organization it has
+ * follow the server to another address: their baseUrl is rewritten to `url`.
+ */
+export async function serverCredentials(db: Database, config: Config, url: string): Promise<ServerCredentials> {
+  const found: ServerCredentials = {};
+  const development = devCredentialsPath(config);
+  const dev = fieldsOf(development);
+  if (dev && (await livingOrganization(db, dev.organizationId))) {
+    if (db.kind === 'pglite' && !(typeof dev.baseUrl === 'string' && sameServer(dev.baseUrl, url))) {
+      fs.writeFileSync(development, `${JSON.stringify({ ...dev, baseUrl: url }, null, 2)}\n`, { mode: 0o600 });
+      dev.baseUrl = url;
+    }
+    if (typeof dev.baseUrl === 'string' && sameServer(dev.baseUrl, url)) found.development = development;
+  }
+  const written = path.join(config.dataDir, CREDENTIALS_FILE);
+  const fields = fieldsOf(written);
+  if (fields && typeof fields.baseUrl === 'string' && sameServer(fields.baseUrl, url) && (await livingOrganization(db, fields.organizationId))) {
+    found.written = written;
+  }
+  return found;
 }
 
 /** The connection bounds in words: the server's, from the open-file limit, and the per-address cap. */
@@ -64,10 +128,10 @@ export function connectionsFact({ openFiles, reserve, maxConnections, perAddress
 export function startupFacts(
   config: Config,
   server: { url: string; devCredentials?: unknown; connections: ConnectionBounds },
+  credentials: ServerCredentials,
   cwd = process.cwd(),
 ): StartupFacts {
-  const credentials = devCredentialsPath(config);
-  const hasCredentials = fs.existsSync(credentials);
+  const hasCredentials = credentials.development !== undefined || credentials.written !== undefined;
   return {
     version: VERSION,
     url: server.url,
@@ -75,12 +139,13 @@ export function startupFacts(
     storage: config.databaseUrl ? `PostgreSQL ${displayedValue('SIGNET_DATABASE_URL', config.databaseUrl)}` : `embedded PGlite in ${path.join(config.dataDir, 'pglite')}`,
     dataDir: config.dataDir,
     connections: connectionsFact(server.connections),
-    ...(hasCredentials ? { devCredentials: credentials } : {}),
-    ...(server.devCredentials ? { devCredentialsWritten: true as const } : {}),
+    ...(credentials.development ? { devCredentials: credentials.development } : {}),
+    ...(credentials.development && server.devCredentials ? { devCredentialsWritten: true as const } : {}),
+    ...(credentials.written ? { credentials: credentials.written } : {}),
     ...(config.adminToken === undefined ? { adminTokenFile: adminTokenPath(config) } : {}),
     ...(config.smtpUrl === undefined ? { mailbox: path.join(config.dataDir, 'mail') } : {}),
     ...(config.sms.provider === 'development' ? { smsLog: path.join(config.dataDir, 'sms.log') } : {}),
-    ...(hasCredentials ? { examples: exampleCommands(config.dataDir, cwd) } : {}),
+    ...(hasCredentials ? { examples: exampleCommands(config.dataDir, cwd) } : { firstKey: firstKeyCommand(config.dataDir, cwd) }),
   };
 }
 
@@ -95,6 +160,7 @@ export function renderSummary(facts: StartupFacts, logLevel: string): string {
     ['Dev mailbox', facts.mailbox && `${facts.mailbox}${path.sep} (OTP email, one .eml file each)`],
     ['SMS log', facts.smsLog],
     ['Dev credentials', facts.devCredentialsWritten ? undefined : facts.devCredentials],
+    ['Credentials', facts.credentials],
   ];
   const lines = [
     `Signet ${facts.version} is ready at ${facts.url}`,
@@ -102,6 +168,14 @@ export function renderSummary(facts: StartupFacts, logLevel: string): string {
   ];
   if (facts.devCredentialsWritten && facts.devCredentials) lines.push('', devCredentialsHelp(facts.devCredentials));
   if (facts.examples?.length) lines.push('', 'Try the examples, in another terminal:', ...facts.examples.map((command) => `  ${command}`));
+  if (facts.firstKey) {
+    lines.push(
+      '',
+      'No API key of this server in the data folder yet. Create an organization and its first key, in another terminal:',
+      `  ${facts.firstKey}`,
+      `It prints the key once and writes ${path.join(facts.dataDir, CREDENTIALS_FILE)}, which the signet CLI and the examples read.`,
+    );
+  }
   const logs =
     logLevel === 'warn'
       ? 'Logs: warnings and errors, as JSON lines on standard error (SIGNET_LOG_LEVEL=info for every event).'

@@ -89,7 +89,7 @@ export const SETTINGS = {
     env: 'SIGNET_URL',
     schema: baseUrl('http:', 'https:'),
     default: 'http://127.0.0.1:<port>',
-    description: "Where the CLI's admin commands reach the running server.",
+    description: "Where the CLI and the examples reach the running server; unset, they take the server running from SIGNET_DATA_DIR (its server.json), else the baseUrl of the credentials file in use, else this default.",
     group: 'server',
   }),
   logLevel: setting({

@@ -234,7 +234,7 @@ export const ADMIN_ROUTES = {
     cli: {
       name: 'org',
       sub: 'create',
-      summary: 'create an organization with a root user and an API key; prints their ids and the key pair',
+      summary: 'create an organization with a root user and an API key; prints their ids and the key pair, and writes them to a credentials file the CLI and the examples find',
       flags: { name: { type: 'string', value: 'N', required: true, description: 'its name', to: { body: 'name' } } },
       output: { secretFields: ['apiPrivateKey'] },
     },

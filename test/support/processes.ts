@@ -75,9 +75,15 @@ export interface Served {
   stop(): Promise<number | null>;
 }
 
+/** The levels at which `signet serve` under a pipe writes its `Signet is ready` line (info). */
+const READY_LINE_LEVELS = ['info', 'debug', 'trace'];
+
 /**
- * Starts `signet serve` (with `serveArgs`, its flags) and resolves once /healthz answers; with
- * `openFileLimit`, under that limit (`ulimit -n` in a shell that then becomes the server).
+ * Starts `signet serve` (with `serveArgs`, its flags) and resolves once it is ready: /healthz
+ * answers and, at a log level that writes it, the `Signet is ready` line has arrived (it is written
+ * after the server listens, asynchronously: a test reading the output at the first answer of
+ * /healthz could miss it). With `openFileLimit`, under that limit (`ulimit -n` in a shell that then
+ * becomes the server).
  */
 export async function serve(env: Record<string, string>, baseUrl: string, timeoutMs = 60_000, openFileLimit?: number, serveArgs: string[] = []): Promise<Served> {
   ensureCompiled();
@@ -108,6 +114,15 @@ export async function serve(env: Record<string, string>, baseUrl: string, timeou
       throw new Error(`signet serve did not answer within ${timeoutMs} ms:\n${output}`);
     }
     await new Promise((r) => setTimeout(r, 100));
+  }
+  const level = (env.SIGNET_LOG_LEVEL ?? process.env.SIGNET_LOG_LEVEL ?? '').trim() || 'info';
+  while (READY_LINE_LEVELS.includes(level) && !stdout.includes('"msg":"Signet is ready"')) {
+    if (child.exitCode !== null) throw new Error(`signet serve exited before its ready line:\n${output}`);
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`signet serve wrote no ready line within ${timeoutMs} ms:\n${output}`);
+    }
+    await new Promise((r) => setTimeout(r, 20));
   }
   return {
     child,
