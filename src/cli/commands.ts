@@ -196,19 +196,13 @@ export const COMMANDS: readonly Command[] = [
   },
   {
     name: 'migrate',
-    summary: 'apply database migrations and exit',
-    flags: {},
-    async run(_input, context) {
-      const [{ openConfiguredDatabase }, { migrate }] = await Promise.all([import('../server.ts'), import('../store/migrate.ts')]);
-      const db = await openConfiguredDatabase(context.config(), 'signet migrate');
-      try {
-        const applied = await migrate(db);
-        process.stdout.write(applied.length ? `applied ${applied.join(', ')}\n` : 'schema is up to date\n');
-      } finally {
-        await db.close();
-      }
-      return 0;
+    summary: 'apply database migrations and exit; --status lists applied and pending ones, --dry-run tries the pending ones and rolls back',
+    flags: {
+      status: { type: 'boolean', description: 'list the applied migrations (with when) and the pending ones; changes nothing' },
+      'dry-run': { type: 'boolean', description: 'apply the pending migrations in one transaction and roll it back: what would be applied, or which would fail' },
+      json,
     },
+    run: async (input, context) => (await import('./migrate.ts')).migrateCommand(input, context.config()),
   },
   {
     name: 'config',
