@@ -205,6 +205,15 @@ export const COMMANDS: readonly Command[] = [
     run: async (input, context) => (await import('./migrate.ts')).migrateCommand(input, context.config()),
   },
   {
+    name: 'stamp',
+    summary: 'print the X-Stamp header for the request body on standard input, signed with the API key of --key-file (for curl or any client)',
+    flags: {
+      'key-file': { type: 'string', value: 'FILE', required: true, description: 'a credentials file (JSON with apiPublicKey and apiPrivateKey, as `signet org create --json` prints) or a PEM P-256 private key' },
+      value: { type: 'boolean', description: 'print only the header value, without "X-Stamp: "' },
+    },
+    run: async (input) => (await import('./stamp.ts')).stampCommand(input),
+  },
+  {
     name: 'config',
     summary: "print the effective configuration: each setting's value and whether it came from the environment or is the default; secrets masked",
     flags: { json },
