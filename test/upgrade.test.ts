@@ -6,7 +6,8 @@
 // understands). Then `signet migrate --status` lists its migrations as applied and today's new ones
 // as pending, `--dry-run` applies those and changes nothing, `signet migrate` applies them, and a
 // `signet serve` on the store answers as release 0.1.0 did: the same activities with the same
-// fingerprints, the same organization, users and root quorum, and its keys still stamp.
+// fingerprints, the same organization, users and root quorum, and its keys still stamp. A pending
+// migration that would fail is named by --dry-run and by signet migrate, and changes nothing.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -16,7 +17,7 @@ import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import { openDatabase } from '../src/store/db.ts';
 import { migrationNames } from '../src/store/migrate.ts';
-import { testDatabases } from './support/databases.ts';
+import { serverStore, testDatabases, type ServerStore } from './support/databases.ts';
 import { postStamped } from './support/http.ts';
 import { freePort, ROOT, serve, signet, type Served } from './support/processes.ts';
 
@@ -185,6 +186,35 @@ for (const tdb of testDatabases) {
         assert.equal(run.code, 2, run.stdout);
         assert.match(run.stderr, /the embedded store in .* is in use by process \d+ \(signet serve on .*\); stop it first/);
       }
+    });
+  });
+}
+
+for (const tdb of testDatabases) {
+  describe(`signet migrate --dry-run names the migration that would fail (${tdb.name})`, () => {
+    let store: ServerStore;
+    after(() => store?.dispose());
+
+    test('a pending migration that fails: --status lists it, --dry-run exits 1 naming it and the error, and nothing changes', async () => {
+      store = await serverStore(tdb, 'signet_dry_run');
+      const migrated = await signet(['migrate'], store.env);
+      assert.equal(migrated.code, 0, migrated.stderr);
+      // 001 forgotten while its tables stay: applying it again fails.
+      const db = await store.open();
+      await db.query("DELETE FROM schema_migrations WHERE name = '001_core.sql'");
+      await db.close();
+
+      const status = await signet(['migrate', '--status'], store.env);
+      assert.equal(status.code, 0, status.stderr);
+      assert.match(status.stdout, /^pending {2}001_core\.sql$/m);
+      assert.match(status.stdout, /^1 pending: `signet migrate` applies them/m);
+      const dryRun = await signet(['migrate', '--dry-run'], store.env);
+      assert.equal(dryRun.code, 1, dryRun.stdout);
+      assert.match(dryRun.stderr, /^signet: --dry-run: migration 001_core\.sql would fail: .*already exists; nothing was changed\n$/);
+      const start = await signet(['migrate'], store.env);
+      assert.equal(start.code, 1);
+      assert.match(start.stderr, /^signet: migration 001_core\.sql failed: .*already exists; nothing was applied\n$/);
+      assert.equal((await signet(['migrate', '--status'], store.env)).stdout, status.stdout);
     });
   });
 }
