@@ -218,3 +218,20 @@ for (const tdb of testDatabases) {
     });
   });
 }
+
+test('on a data folder without an embedded store yet, --status lists every migration pending and --dry-run tries them in memory; neither creates the store', async () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-no-store-'));
+  try {
+    const env = { SIGNET_DATA_DIR: dataDir, SIGNET_DATABASE_URL: '' };
+    const status = await signet(['migrate', '--status', '--json'], env);
+    assert.equal(status.code, 0, status.stderr);
+    assert.deepEqual(JSON.parse(status.stdout), { applied: [], pending: migrationNames() });
+    const dryRun = await signet(['migrate', '--dry-run'], env);
+    assert.equal(dryRun.code, 0, dryRun.stderr);
+    assert.match(dryRun.stdout, /^no embedded store in .* yet: every migration is pending/);
+    assert.equal(dryRun.stdout.match(/^would apply /gm)?.length, migrationNames().length);
+    assert.deepEqual(fs.readdirSync(dataDir), []);
+  } finally {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+});
