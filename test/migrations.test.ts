@@ -14,7 +14,7 @@ import { NO_ACCESS } from '../src/activities/authorization.ts';
 import { activityResponseJson } from '../src/activities/render.ts';
 import { openDatabase, type Database } from '../src/store/db.ts';
 import { findActivity, type ActivityRecord } from '../src/store/activities.ts';
-import { migrate } from '../src/store/migrate.ts';
+import { dryRunMigrations, migrate, MigrationFailed, migrationNames, migrationSql, migrationStatus } from '../src/store/migrate.ts';
 import { createSchema, dropSchema, emptyEmbeddedStore, testDatabases } from './support/databases.ts';
 
 /** A vote written before votes recorded their credential and policy evaluations (migration 023). */
@@ -495,6 +495,71 @@ for (const tdb of testDatabases) {
         'SELECT (SELECT count(*)::int FROM root_quorums) AS quorums, (SELECT count(*)::int FROM organizations) AS organizations',
       );
       assert.deepEqual(counts, { quorums: 3, organizations: 3 });
+    });
+  });
+}
+
+// Every pending migration runs in one transaction (migrate.ts): a failure leaves the store as it was,
+// and `signet migrate --dry-run` is that transaction rolled back. PostgreSQL refuses some statements
+// inside a transaction block; no migration may hold one (an index is built with a plain CREATE INDEX).
+test('no migration holds a statement PostgreSQL refuses inside a transaction', () => {
+  const refused = /\b(CONCURRENTLY|VACUUM|ALTER\s+SYSTEM|CREATE\s+DATABASE|DROP\s+DATABASE|CREATE\s+TABLESPACE|REINDEX\s+(SYSTEM|DATABASE))\b|\b(COMMIT|ROLLBACK)\s*;/i;
+  const names = migrationNames();
+  assert.ok(names.length > 20);
+  for (const name of names) {
+    const sql = migrationSql(name).replace(/--[^\n]*/g, '');
+    assert.doesNotMatch(sql, refused, `${name} cannot run inside the one transaction of every pending migration`);
+  }
+});
+
+for (const tdb of testDatabases) {
+  describe(`migration status and dry run (${tdb.name})`, () => {
+    const cleanup: Array<() => Promise<void>> = [];
+    after(async () => {
+      for (const step of cleanup) await step();
+    });
+
+    test('a new store: nothing applied, every migration pending; a dry run applies them all and leaves no table behind', async () => {
+      const db = await storeThrough(tdb, cleanup, '000'); // none applied (only schema_migrations made)
+      const tables = () => db.query("SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY 1");
+      assert.deepEqual(await tables(), [{ table_name: 'schema_migrations' }]);
+      assert.deepEqual(await migrationStatus(db), { applied: [], pending: migrationNames() });
+      assert.deepEqual(await dryRunMigrations(db), migrationNames());
+      assert.deepEqual(await tables(), [{ table_name: 'schema_migrations' }]);
+      assert.deepEqual((await migrationStatus(db)).pending, migrationNames());
+    });
+
+    test('an older store: the applied ones with when, the rest pending; the dry run changes nothing, migrate then applies the same', async () => {
+      const db = await storeThrough(tdb, cleanup, '020_votes.sql');
+      const names = migrationNames();
+      const later = names.filter((n) => n > '020_votes.sql');
+      const before = await migrationStatus(db);
+      assert.deepEqual(before.applied.map((m) => m.name), names.filter((n) => n <= '020_votes.sql'));
+      assert.ok(before.applied.every((m) => m.appliedAt instanceof Date && m.known));
+      assert.deepEqual(before.pending, later);
+      assert.deepEqual(await dryRunMigrations(db), later);
+      assert.deepEqual(await migrationStatus(db), before);
+      assert.equal((await db.query("SELECT to_regclass('user_tags') AS t"))[0]!.t, null, 'the dry run left no table of 021');
+      assert.deepEqual(await migrate(db), later);
+      assert.deepEqual((await migrationStatus(db)).pending, []);
+      assert.deepEqual(await dryRunMigrations(db), []);
+    });
+
+    test('a migration that would fail is named, with the error, and the store stays as it was; one applied by a newer version is marked', async () => {
+      const db = await storeThrough(tdb, cleanup, '020_votes.sql');
+      // A table in the way of 021's makes it fail.
+      await db.query('CREATE TABLE user_tags (in_the_way int)');
+      await db.query("INSERT INTO schema_migrations (name) VALUES ('999_from_a_newer_version.sql')");
+      const before = await migrationStatus(db);
+      await assert.rejects(dryRunMigrations(db), (error: unknown) => {
+        assert.ok(error instanceof MigrationFailed);
+        assert.equal(error.migration, '021_user_tags.sql');
+        assert.match(error.message, /^migration 021_user_tags\.sql failed: .*user_tags.* already exists/);
+        return true;
+      });
+      await assert.rejects(migrate(db), /migration 021_user_tags\.sql failed: .*already exists.*; nothing was applied/);
+      assert.deepEqual(await migrationStatus(db), before);
+      assert.deepEqual(before.applied.at(-1), { name: '999_from_a_newer_version.sql', appliedAt: before.applied.at(-1)!.appliedAt, known: false });
     });
   });
 }

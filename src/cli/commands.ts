@@ -212,19 +212,22 @@ export const COMMANDS: readonly Command[] = ([
   },
   {
     name: 'migrate',
-    summary: 'apply database migrations and exit',
-    flags: {},
-    async run(_input, context) {
-      const [{ openConfiguredDatabase }, { migrate }] = await Promise.all([import('../server.ts'), import('../store/migrate.ts')]);
-      const db = await openConfiguredDatabase(context.config(), 'signet migrate');
-      try {
-        const applied = await migrate(db);
-        process.stdout.write(applied.length ? `applied ${applied.join(', ')}\n` : 'schema is up to date\n');
-      } finally {
-        await db.close();
-      }
-      return 0;
+    summary: 'apply database migrations and exit; --status lists applied and pending ones, --dry-run tries the pending ones and rolls back',
+    flags: {
+      status: { type: 'boolean', description: 'list the applied migrations (with when) and the pending ones; changes nothing' },
+      'dry-run': { type: 'boolean', description: 'apply the pending migrations in one transaction and roll it back: what would be applied, or which would fail' },
+      json,
     },
+    run: async (input, context) => (await import('./migrate.ts')).migrateCommand(input, context.config()),
+  },
+  {
+    name: 'stamp',
+    summary: 'print the X-Stamp header for the request body on standard input, signed with the API key of --key-file (for curl or any client)',
+    flags: {
+      'key-file': { type: 'string', value: 'FILE', required: true, description: 'a credentials file (JSON with apiPublicKey and apiPrivateKey, as `signet org create --json` prints) or a PEM P-256 private key' },
+      value: { type: 'boolean', description: 'print only the header value, without "X-Stamp: "' },
+    },
+    run: async (input) => (await import('./stamp.ts')).stampCommand(input),
   },
   {
     name: 'config',

@@ -5,12 +5,11 @@
 // it does for every client. The key and the server are found as serverLocation.ts says: the key from
 // --credentials FILE, SIGNET_CREDENTIALS or the data folder; the server from SIGNET_URL, the data
 // folder's running server or the file's baseUrl, and a file naming another server is refused.
-import { createECDH, createPrivateKey, sign, type KeyObject } from 'node:crypto';
 import type { Config } from '../config.ts';
-import { compressedPublicKeyHex } from '../keys/p256.ts';
 import { UsageError } from './command.ts';
 import { serverError } from './serverError.ts';
 import { credentialsBaseUrl, credentialsLocation, findServer, noCredentialsHelp, readCredentialsFile, type FoundServer } from './serverLocation.ts';
+import { apiKeyStamp, signingKey } from './stamp.ts';
 import { UUID_PATTERN } from '../wire/uuid.ts';
 
 /** What a credentials file holds (other fields, such as userId, are ignored). */
@@ -64,41 +63,6 @@ export function readCredentials(config: Config, flag: string | undefined): UserC
     apiPrivateKey: apiPrivateKey as string,
     file,
   };
-}
-
-/** The private key, checked against the public key the file names (the stamp carries that one). */
-function signingKey(credentials: UserCredentials & { file: string }): { key: KeyObject; publicKey: string } {
-  let key: KeyObject;
-  try {
-    const ecdh = createECDH('prime256v1');
-    ecdh.setPrivateKey(Buffer.from(credentials.apiPrivateKey, 'hex'));
-    const point = ecdh.getPublicKey();
-    key = createPrivateKey({
-      key: {
-        kty: 'EC',
-        crv: 'P-256',
-        d: Buffer.from(credentials.apiPrivateKey, 'hex').toString('base64url'),
-        x: point.subarray(1, 33).toString('base64url'),
-        y: point.subarray(33, 65).toString('base64url'),
-      },
-      format: 'jwk',
-    });
-  } catch {
-    throw new Error(`the credentials file ${credentials.file}: apiPrivateKey is not a P-256 private key`);
-  }
-  const publicKey = compressedPublicKeyHex(key);
-  const given = credentials.apiPublicKey.toLowerCase();
-  const givenCompressed = given.length === 66 ? given : `${Number.parseInt(given.slice(-2), 16) & 1 ? '03' : '02'}${given.slice(2, 66)}`;
-  if (givenCompressed !== publicKey) {
-    throw new Error(`the credentials file ${credentials.file}: apiPrivateKey is not the private key of apiPublicKey`);
-  }
-  return { key, publicKey: credentials.apiPublicKey };
-}
-
-/** The X-Stamp header value for exactly these bytes. */
-export function apiKeyStamp(body: string, key: KeyObject, publicKey: string): string {
-  const signature = sign('sha256', Buffer.from(body, 'utf8'), { key, dsaEncoding: 'der' }).toString('hex');
-  return Buffer.from(JSON.stringify({ publicKey, scheme: 'SIGNATURE_SCHEME_TK_API_P256', signature })).toString('base64url');
 }
 
 export function userClient(config: Config, credentialsFlag: string | undefined): UserClient {

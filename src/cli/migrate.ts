@@ -1,0 +1,67 @@
+// `signet migrate`: applies the pending migrations (as a starting server does), or with --status lists
+// the applied and pending ones, or with --dry-run applies the pending ones in one transaction and
+// rolls it back. Each opens the store itself: on the embedded store, only while no server holds it.
+// Neither --status nor --dry-run creates an embedded store that does not exist yet: every migration
+// is pending there, and the dry run tries them on a store in memory.
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Config } from '../config.ts';
+import { UsageError, type Input } from './command.ts';
+
+export async function migrateCommand(input: Input, config: Config): Promise<number> {
+  const status = input.on('status');
+  const dryRun = input.on('dry-run');
+  if (status && dryRun) throw new UsageError('--status and --dry-run: give one of them (--dry-run already prints what is pending)');
+  const json = input.on('json');
+  const out = (line: string) => process.stdout.write(`${line}\n`);
+  const [{ openConfiguredDatabase }, { openDatabase }, migrations] = await Promise.all([import('../server.ts'), import('../store/db.ts'), import('../store/migrate.ts')]);
+  const embeddedDir = path.join(config.dataDir, 'pglite');
+  const noStoreYet = !config.databaseUrl && (status || dryRun) && !fs.existsSync(path.join(embeddedDir, 'PG_VERSION'));
+  if (noStoreYet && !json) out(`no embedded store in ${embeddedDir} yet: every migration is pending (the first \`signet serve\` or \`signet migrate\` creates it)`);
+  if (noStoreYet && status) {
+    const pending = migrations.migrationNames();
+    if (json) out(JSON.stringify({ applied: [], pending }));
+    else for (const name of pending) out(`pending  ${name}`);
+    return 0;
+  }
+  const db = noStoreYet ? await openDatabase({}) : await openConfiguredDatabase(config, `signet migrate${status ? ' --status' : dryRun ? ' --dry-run' : ''}`);
+  try {
+    if (status) {
+      const { applied, pending } = await migrations.migrationStatus(db);
+      if (json) {
+        out(JSON.stringify({ applied, pending }));
+        return 0;
+      }
+      for (const m of applied) out(`applied  ${m.name}  ${m.appliedAt.toISOString()}${m.known ? '' : '  (not a migration of this version: applied by a newer one)'}`);
+      for (const name of pending) out(`pending  ${name}`);
+      out(
+        pending.length
+          ? `${pending.length} pending: \`signet migrate\` applies them (a starting \`signet serve\` does too); \`signet migrate --dry-run\` tries them first`
+          : `schema is up to date: ${applied.length} applied, none pending`,
+      );
+      return 0;
+    }
+    if (dryRun) {
+      let applied: string[];
+      try {
+        applied = await migrations.dryRunMigrations(db);
+      } catch (error) {
+        if (!(error instanceof migrations.MigrationFailed)) throw error;
+        throw new Error(`--dry-run: migration ${error.migration} would fail: ${(error.cause as Error).message}; nothing was changed`);
+      }
+      if (json) {
+        out(JSON.stringify({ wouldApply: applied, changed: false }));
+        return 0;
+      }
+      for (const name of applied) out(`would apply ${name}`);
+      out(applied.length ? `dry run: ${applied.length} pending migrations applied and rolled back; nothing was changed` : 'dry run: none pending; nothing was changed');
+      return 0;
+    }
+    const applied = await migrations.migrate(db);
+    if (json) out(JSON.stringify({ applied }));
+    else out(applied.length ? `applied ${applied.join(', ')}` : 'schema is up to date');
+    return 0;
+  } finally {
+    await db.close();
+  }
+}
