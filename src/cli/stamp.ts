@@ -77,14 +77,19 @@ function keyOfFile(file: string): { key: KeyObject; publicKey: string } {
   } catch (error) {
     throw new Error(`--key-file ${file} is neither JSON nor a PEM private key: ${(error as Error).message}`);
   }
+  return signingKey({ ...keyPairOf(fields, `--key-file ${file}`), file });
+}
+
+/** The key pair of a credentials file's fields, each checked; an Error naming `where` and the field otherwise. */
+export function keyPairOf(fields: Record<string, unknown>, where: string): { apiPublicKey: string; apiPrivateKey: string } {
   const { apiPublicKey, apiPrivateKey } = fields;
   if (typeof apiPublicKey !== 'string' || !/^(0[23][0-9a-fA-F]{64}|04[0-9a-fA-F]{128})$/.test(apiPublicKey)) {
-    throw new Error(`--key-file ${file}: apiPublicKey must be a P-256 public key in hex (66 characters, or 130 uncompressed)`);
+    throw new Error(`${where}: apiPublicKey must be a P-256 public key in hex (66 characters, or 130 uncompressed)`);
   }
   if (typeof apiPrivateKey !== 'string' || !/^[0-9a-fA-F]{64}$/.test(apiPrivateKey)) {
-    throw new Error(`--key-file ${file}: apiPrivateKey must be a P-256 private key in hex (64 characters)`);
+    throw new Error(`${where}: apiPrivateKey must be a P-256 private key in hex (64 characters)`);
   }
-  return signingKey({ apiPublicKey, apiPrivateKey, file });
+  return { apiPublicKey, apiPrivateKey };
 }
 
 async function readBody(): Promise<Buffer> {

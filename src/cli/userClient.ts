@@ -9,7 +9,7 @@ import type { Config } from '../config.ts';
 import { UsageError } from './command.ts';
 import { serverError } from './serverError.ts';
 import { credentialsBaseUrl, credentialsLocation, findServer, noCredentialsHelp, readCredentialsFile, type FoundServer } from './serverLocation.ts';
-import { apiKeyStamp, signingKey } from './stamp.ts';
+import { apiKeyStamp, keyPairOf, signingKey } from './stamp.ts';
 import { UUID_PATTERN } from '../wire/uuid.ts';
 
 /** What a credentials file holds (other fields, such as userId, are ignored). */
@@ -46,23 +46,13 @@ export function readCredentials(config: Config, flag: string | undefined): UserC
     if (from === '--credentials') throw new UsageError(message);
     throw new Error(message);
   }
-  const bad = (field: string, what: string): never => {
-    throw new Error(`the credentials file ${file}: ${field} must be ${what}`);
-  };
-  const { organizationId, apiPublicKey, apiPrivateKey } = fields;
-  if (typeof organizationId !== 'string' || !UUID_PATTERN.test(organizationId)) bad('organizationId', 'the UUID of the organization');
-  if (typeof apiPublicKey !== 'string' || !/^(0[23][0-9a-fA-F]{64}|04[0-9a-fA-F]{128})$/.test(apiPublicKey)) {
-    bad('apiPublicKey', 'a P-256 public key in hex (66 characters, or 130 uncompressed)');
+  const { organizationId } = fields;
+  if (typeof organizationId !== 'string' || !UUID_PATTERN.test(organizationId)) {
+    throw new Error(`the credentials file ${file}: organizationId must be the UUID of the organization`);
   }
-  if (typeof apiPrivateKey !== 'string' || !/^[0-9a-fA-F]{64}$/.test(apiPrivateKey)) bad('apiPrivateKey', 'a P-256 private key in hex (64 characters)');
+  const keyPair = keyPairOf(fields, `the credentials file ${file}`);
   const baseUrl = credentialsBaseUrl(fields, file);
-  return {
-    ...(baseUrl !== undefined ? { baseUrl } : {}),
-    organizationId: organizationId as string,
-    apiPublicKey: apiPublicKey as string,
-    apiPrivateKey: apiPrivateKey as string,
-    file,
-  };
+  return { ...(baseUrl !== undefined ? { baseUrl } : {}), organizationId, ...keyPair, file };
 }
 
 export function userClient(config: Config, credentialsFlag: string | undefined): UserClient {
