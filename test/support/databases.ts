@@ -87,7 +87,7 @@ async function makeImage(file: string, prepare: (db: Database) => Promise<unknow
   try {
     await prepare(db);
     // The store is the database `postgres`; the two templates, each about as large, serve only
-    // CREATE DATABASE, which no test runs. Without them an image loads in about half the time.
+    // CREATE DATABASE, which no test runs. Without them an image loads in about two thirds of the time.
     for (const template of ['template0', 'template1']) {
       await db.exec(`ALTER DATABASE ${template} WITH IS_TEMPLATE false`);
       await db.exec(`DROP DATABASE ${template}`);
