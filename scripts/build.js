@@ -1,6 +1,6 @@
 // Builds dist/ from src/: tsc emits the JavaScript (tsconfig.build.json), the SQL migrations, which
 // store/migrate.js reads beside itself at run time, are copied next to it, and the initialised
-// PGlite data directory new embedded stores start from is written there too.
+// PGlite data directory new embedded stores start from, migrated, is written there too.
 // Run by `npm install` (prepare), `npm pack` and `npm run release` (prepack), `npm test` (pretest)
 // and `npm run build`.
 import { execFileSync } from 'node:child_process';
@@ -43,6 +43,7 @@ fs.cpSync(path.join(root, 'src', 'store', 'migrations'), path.join(dist, 'store'
   filter: (source) => fs.statSync(source).isDirectory() || source.endsWith('.sql'),
 });
 
-// The embedded store's starting point (see writeInitialDataDir in src/store/db.ts).
+// The embedded store's starting point, migrated (see writeInitialDataDir in src/store/db.ts).
 const { writeInitialDataDir } = await import(pathToFileURL(path.join(dist, 'store', 'db.js')).href);
-await writeInitialDataDir(path.join(dist, 'store', 'pglite-initial.tar.gz'));
+const { migrate } = await import(pathToFileURL(path.join(dist, 'store', 'migrate.js')).href);
+await writeInitialDataDir(path.join(dist, 'store', 'pglite-initial.tar.gz'), migrate);

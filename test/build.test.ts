@@ -61,13 +61,18 @@ describe('bin/signet.js', () => {
     assert.equal(result.stderr, 'signet: dist/ is missing, the compiled service is not built: run `npm run build`\n');
   });
 
-  test('runs the compiled service with plain node: migrate applies the copied migrations', async () => {
+  test('runs the compiled service with plain node: a new folder starts migrated from the built image; without it, migrate applies the copied migrations', async () => {
     fs.cpSync(DIST, path.join(copy, 'dist'), { recursive: true });
     const tsx = await runIn(copy, ['--input-type=module', '-e', "await import('tsx/esm/api')"]);
     assert.match(tsx.stderr, /ERR_MODULE_NOT_FOUND/, 'tsx cannot be loaded from the copy');
+    const signet = path.join(copy, 'bin', 'signet.js');
 
-    const dataDir = path.join(copy, 'data');
-    const migrated = await runIn(copy, [path.join(copy, 'bin', 'signet.js'), 'migrate'], { SIGNET_DATA_DIR: dataDir });
+    const fromImage = await runIn(copy, [signet, 'migrate'], { SIGNET_DATA_DIR: path.join(copy, 'from-image') });
+    assert.equal(fromImage.code, 0, fromImage.stderr);
+    assert.equal(fromImage.stdout, 'schema is up to date\n');
+
+    fs.rmSync(path.join(copy, 'dist', 'store', 'pglite-initial.tar.gz'));
+    const migrated = await runIn(copy, [signet, 'migrate'], { SIGNET_DATA_DIR: path.join(copy, 'initdb') });
     assert.equal(migrated.code, 0, migrated.stderr);
     const migrations = fs.readdirSync(path.join(ROOT, 'src', 'store', 'migrations')).filter((f) => f.endsWith('.sql'));
     assert.equal(migrated.stdout.trim(), `applied ${migrations.sort().join(', ')}`);

@@ -89,7 +89,9 @@ for (const tdb of testDatabases.slice(0, 1)) {
       const answers = await Promise.all(slow);
       for (const answer of answers) {
         assertErrorShape(answer, 408, 4, /not received in time \(SIGNET_REQUEST_TIMEOUT_MS\)/);
-        assert.ok(answer.closedAfterMs >= 900 && answer.closedAfterMs < 3000, `closed after ${answer.closedAfterMs} ms`);
+        // Cut by the 1 s request timeout, well before the client's own 10 s; 200 connections on a
+        // loaded machine may take a few seconds to be swept, so the bound is loose.
+        assert.ok(answer.closedAfterMs >= 900 && answer.closedAfterMs < 6000, `closed after ${answer.closedAfterMs} ms`);
       }
     });
 

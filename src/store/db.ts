@@ -283,8 +283,8 @@ class PgliteDatabase implements Database {
     );
   }
 
-  dump(): Promise<Blob> {
-    return this.db.dumpDataDir('none');
+  dump(compression: 'none' | 'gzip' = 'none'): Promise<Blob> {
+    return this.db.dumpDataDir(compression);
   }
 
   async close(): Promise<void> {
@@ -334,21 +334,29 @@ function embeddedMemory(pglite: typeof PGlite): PGliteOptions {
 }
 
 /**
- * A new embedded folder is made from a data directory initialised at build time (scripts/build.js
- * writes it beside the compiled store): PGlite's own initdb runs a second, temporary PostgreSQL
- * whose ~400 MiB would stay in the process long after the first start. Where the file is absent
- * (running the sources, in tests) PGlite runs initdb.
+ * A new embedded folder is made from a data directory initialised and migrated at build time
+ * (scripts/build.js writes it beside the compiled store): PGlite's own initdb runs a second,
+ * temporary PostgreSQL whose ~400 MiB would stay in the process long after the first start, and the
+ * migrations take seconds. Where the file is absent (running the sources, in tests) PGlite runs
+ * initdb, and the start the migrations.
  */
 const INITIAL_DATA_DIR = fileURLToPath(new URL('./pglite-initial.tar.gz', import.meta.url));
 
-/** Writes the initialised data directory new embedded folders start from (called by the build). */
-export async function writeInitialDataDir(file = INITIAL_DATA_DIR): Promise<void> {
+/**
+ * Writes the data directory new embedded folders start from (called by the build): initialised, and
+ * prepared by `prepare` (the build applies the migrations, so a new folder's first start has none
+ * to run).
+ */
+export async function writeInitialDataDir(file = INITIAL_DATA_DIR, prepare: (db: Database) => Promise<unknown> = async () => {}): Promise<void> {
   const { PGlite } = await import('@electric-sql/pglite');
-  const pglite = new PGlite(embeddedMemory(PGlite));
-  await pglite.waitReady;
-  const tarball = await pglite.dumpDataDir('gzip');
-  fs.writeFileSync(file, Buffer.from(await tarball.arrayBuffer()));
-  await pglite.close();
+  const db = new PgliteDatabase(new PGlite(embeddedMemory(PGlite)));
+  try {
+    await prepare(db);
+    const tarball = await db.dump('gzip');
+    fs.writeFileSync(file, Buffer.from(await tarball.arrayBuffer()));
+  } finally {
+    await db.close();
+  }
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
