@@ -1,8 +1,8 @@
 // `signet migrate`: applies the pending migrations (as a starting server does), or with --status lists
 // the applied and pending ones, or with --dry-run applies the pending ones in one transaction and
 // rolls it back. Each opens the store itself: on the embedded store, only while no server holds it.
-// Neither --status nor --dry-run creates an embedded store that does not exist yet: every migration
-// is pending there, and the dry run tries them on a store in memory.
+// Neither --status nor --dry-run creates an embedded store that does not exist yet; they say that the
+// first start will, from the image the build migrated (src/store/db.ts), so that none will be pending.
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config.ts';
@@ -14,17 +14,19 @@ export async function migrateCommand(input: Input, config: Config): Promise<numb
   if (status && dryRun) throw new UsageError('--status and --dry-run: give one of them (--dry-run already prints what is pending)');
   const json = input.on('json');
   const out = (line: string) => process.stdout.write(`${line}\n`);
-  const [{ openConfiguredDatabase }, { openDatabase }, migrations] = await Promise.all([import('../server.ts'), import('../store/db.ts'), import('../store/migrate.ts')]);
+  const [{ openConfiguredDatabase }, migrations] = await Promise.all([import('../server.ts'), import('../store/migrate.ts')]);
   const embeddedDir = path.join(config.dataDir, 'pglite');
-  const noStoreYet = !config.databaseUrl && (status || dryRun) && !fs.existsSync(path.join(embeddedDir, 'PG_VERSION'));
-  if (noStoreYet && !json) out(`no embedded store in ${embeddedDir} yet: every migration is pending (the first \`signet serve\` or \`signet migrate\` creates it)`);
-  if (noStoreYet && status) {
-    const pending = migrations.migrationNames();
-    if (json) out(JSON.stringify({ applied: [], pending }));
-    else for (const name of pending) out(`pending  ${name}`);
+  if (!config.databaseUrl && (status || dryRun) && !fs.existsSync(path.join(embeddedDir, 'PG_VERSION'))) {
+    if (json) out(JSON.stringify(status ? { applied: [], pending: [] } : { wouldApply: [], changed: false }));
+    else {
+      out(
+        `no embedded store in ${embeddedDir} yet: the first \`signet serve\` or \`signet migrate\` makes it with ` +
+          `this version's ${migrations.migrationNames().length} migrations already applied, so none will be pending`,
+      );
+    }
     return 0;
   }
-  const db = noStoreYet ? await openDatabase({}) : await openConfiguredDatabase(config, `signet migrate${status ? ' --status' : dryRun ? ' --dry-run' : ''}`);
+  const db = await openConfiguredDatabase(config, `signet migrate${status ? ' --status' : dryRun ? ' --dry-run' : ''}`);
   try {
     if (status) {
       const { applied, pending } = await migrations.migrationStatus(db);
