@@ -35,7 +35,7 @@ export interface DatabaseOptions {
   url?: string;
   /** PGlite folder, held by this process only; without it (and without url) the store lives in memory (tests). */
   dataDir?: string;
-  /** In memory only: the data directory to start from (dumpEmbeddedStore's image) instead of a new one. */
+  /** The data directory to start from (dumpEmbeddedStore's image) instead of a new one: in memory, or into a dataDir that holds no store yet. */
   image?: Blob;
   /** What opens the PGlite folder, named to a process refused because this one holds it. */
   holder?: string;
@@ -283,8 +283,11 @@ class PgliteDatabase implements Database {
     );
   }
 
+  // Under the transaction lock, which every query and transaction of PGlite holds while it runs
+  // (dumpDataDir alone takes only the lock of one statement, and could fall inside a transaction):
+  // the image is the store between two of them, with every commit before it and nothing after.
   dump(): Promise<Blob> {
-    return this.db.dumpDataDir('none');
+    return this.db._runExclusiveTransaction(() => this.db.dumpDataDir('none'));
   }
 
   async close(): Promise<void> {
@@ -387,12 +390,11 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   // Before PGlite reads the folder: a second process on it would lose its own or the first's writes.
   const lock = lockEmbeddedStore(options.dataDir, options.holder ?? process.argv.slice(1).join(' '));
   try {
-    const initial = !fs.existsSync(path.join(options.dataDir, 'PG_VERSION')) && fs.existsSync(INITIAL_DATA_DIR);
+    const empty = !fs.existsSync(path.join(options.dataDir, 'PG_VERSION'));
+    if (options.image && !empty) throw new Error(`${options.dataDir} already holds a store: an image is loaded only into an empty folder`);
+    const image = options.image ?? (empty && fs.existsSync(INITIAL_DATA_DIR) ? new Blob([fs.readFileSync(INITIAL_DATA_DIR)]) : undefined);
     fs.mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
-    const pglite = new PGlite(options.dataDir, {
-      ...embeddedMemory(PGlite),
-      ...(initial ? { loadDataDir: new Blob([fs.readFileSync(INITIAL_DATA_DIR)]) } : {}),
-    });
+    const pglite = new PGlite(options.dataDir, { ...embeddedMemory(PGlite), ...(image ? { loadDataDir: image } : {}) });
     await pglite.waitReady;
     return new PgliteDatabase(pglite, lock);
   } catch (error) {
