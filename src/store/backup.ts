@@ -9,6 +9,7 @@ import { dumpEmbeddedStore, openDatabase, type Database } from './db.ts';
 
 const gzip = promisify(zlib.gzip);
 const gunzip = promisify(zlib.gunzip);
+const ZLIB_CHUNK_BYTES = 8 * 1024 * 1024;
 
 /** Whether `storeDir` holds an embedded store (PGlite's data directory). */
 export function embeddedStoreExists(storeDir: string): boolean {
@@ -22,7 +23,8 @@ export function embeddedStoreExists(storeDir: string): boolean {
  */
 export async function snapshotEmbeddedStore(db: Database): Promise<Buffer> {
   const image = await dumpEmbeddedStore(db);
-  return gzip(Buffer.from(await image.arrayBuffer()));
+  // Large chunks: each one is a turn of the event loop, which a busy server gives late.
+  return gzip(Buffer.from(await image.arrayBuffer()), { chunkSize: ZLIB_CHUNK_BYTES });
 }
 
 /** What a restored store holds, read back from it. */
@@ -39,7 +41,7 @@ export interface RestoredStore {
 export async function restoreEmbeddedStore(storeDir: string, snapshot: Buffer): Promise<RestoredStore> {
   if (embeddedStoreExists(storeDir)) throw new Error(`${storeDir} already holds a store`);
   // Checked here: PGlite would report a broken image as a failed start of PostgreSQL.
-  const tarball = await gunzip(snapshot);
+  const tarball = await gunzip(snapshot, { chunkSize: ZLIB_CHUNK_BYTES });
   const existed = fs.existsSync(storeDir);
   let db: Database | undefined;
   try {
