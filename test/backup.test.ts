@@ -281,6 +281,14 @@ for (const tdb of testDatabases) {
       const { session, activityId: loginId } = await login(first, org, used.token, used.key);
       const unused = await verificationToken(first, smtp, org, keys);
 
+      if (!tdb.url) {
+        // A secret that is not the server's is refused: the file would hold a store without its secret.
+        const wrong = await signet(['backup', path.join(work, 'wrong.backup')], { ...first.env, SIGNET_OTP_SECRET: OTP_SECRET });
+        assert.equal(wrong.code, 1);
+        assert.match(wrong.stderr, /^signet: the deployment secret this command read is not the one of the server at http:\/\/127\.0\.0\.1:\d+: run signet backup with the server's SIGNET_OTP_SECRET/);
+        assert.equal(fs.existsSync(path.join(work, 'wrong.backup')), false);
+      }
+
       const traffic = load(first, org, 4);
       await traffic.reach(20);
       const file = path.join(work, tdb.url ? 'signet.dump' : 'signet.backup');

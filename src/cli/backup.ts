@@ -85,7 +85,12 @@ async function snapshot(config: Config, secret: string): Promise<{ data: Buffer;
 /** Writes `content` to `file` with mode 0600, whole or not at all: a temporary file beside it, then moved into place. */
 function writeWhole(file: string, content: Buffer[], replace: boolean): void {
   const temporary = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.partial`);
-  const fd = fs.openSync(temporary, 'wx', 0o600);
+  let fd: number;
+  try {
+    fd = fs.openSync(temporary, 'wx', 0o600);
+  } catch (error) {
+    throw new Error(`cannot write ${file}: ${(error as Error).message}`);
+  }
   try {
     for (const part of content) fs.writeSync(fd, part);
     fs.fsyncSync(fd);
@@ -110,6 +115,11 @@ function writeWhole(file: string, content: Buffer[], replace: boolean): void {
 async function backup(file: string, force: boolean, config: Config): Promise<number> {
   refusePostgres(config, 'backup');
   if (!force && fs.existsSync(file)) throw new Error(`${file} already exists: choose another FILE, or pass --force to replace it`);
+  try {
+    fs.accessSync(path.dirname(path.resolve(file)), fs.constants.W_OK);
+  } catch {
+    throw new Error(`cannot write ${file}: its folder ${path.dirname(path.resolve(file))} does not exist or is not writable`);
+  }
   const secret = readDeploymentSecret(config);
   if (!secret) {
     throw new Error(

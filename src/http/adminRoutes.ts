@@ -1,5 +1,6 @@
 // /admin/v1: operator endpoints for organizations, users, API keys, WebAuthn authenticators, the
-// root quorum, sender domains, email templates and the delivery state of OTP messages, each served
+// root quorum, sender domains, email templates, the delivery state of OTP messages and the embedded
+// store's snapshot (a file, its fields as headers: adminApi.ts's download), each served
 // as adminApi.ts declares it by a handler that calls the operator action of src/admin/. Bearer token
 // compared in constant time; only from allowed client addresses.
 import { createHash, timingSafeEqual } from 'node:crypto';

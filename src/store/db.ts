@@ -283,11 +283,16 @@ class PgliteDatabase implements Database {
     );
   }
 
-  // Under the transaction lock, which every query and transaction of PGlite holds while it runs
-  // (dumpDataDir alone takes only the lock of one statement, and could fall inside a transaction):
-  // the image is the store between two of them, with every commit before it and nothing after.
+  // Inside a transaction of PGlite, which holds the lock every query and transaction of PGlite holds
+  // while it runs (dumpDataDir alone takes only the lock of one statement, and could fall inside a
+  // transaction): the image is the store between two of them, with every commit before it and
+  // nothing after. The checkpoint first writes every committed page into the data files, so the
+  // image does not depend on replaying the write-ahead log when it is opened.
   dump(): Promise<Blob> {
-    return this.db._runExclusiveTransaction(() => this.db.dumpDataDir('none'));
+    return this.db.transaction(async (tx) => {
+      await tx.exec('CHECKPOINT');
+      return this.db.dumpDataDir('none');
+    });
   }
 
   async close(): Promise<void> {
