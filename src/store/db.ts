@@ -283,11 +283,11 @@ class PgliteDatabase implements Database {
     );
   }
 
-  // Inside a transaction of PGlite, which holds the lock every query and transaction of PGlite holds
-  // while it runs (dumpDataDir alone takes only the lock of one statement, and could fall inside a
-  // transaction): the image is the store between two of them, with every commit before it and
-  // nothing after. The checkpoint first writes every committed page into the data files, so the
-  // image does not depend on replaying the write-ahead log when it is opened.
+  // Inside a PGlite transaction, which holds the lock that every other query and transaction waits
+  // for (dumpDataDir alone takes only the lock of one statement, so it could fall between two
+  // statements of another transaction): the image is the store between two of them, with every
+  // commit before it and nothing after. The checkpoint first writes every committed page into the
+  // data files, so opening the image does not depend on replaying the write-ahead log.
   dump(): Promise<Blob> {
     return this.db.transaction(async (tx) => {
       await tx.exec('CHECKPOINT');
@@ -306,7 +306,8 @@ class PgliteDatabase implements Database {
 
 /**
  * An embedded store's data directory as a tarball, for openDatabase({ image }): the tests start
- * their stores from one, instead of running PGlite's initdb and the migrations for each.
+ * their stores from one, instead of running PGlite's initdb and the migrations for each, and a
+ * backup holds one (backup.ts).
  */
 export function dumpEmbeddedStore(db: Database): Promise<Blob> {
   if (!(db instanceof PgliteDatabase)) throw new Error('only an embedded store can be dumped');
