@@ -372,6 +372,14 @@ for (const tdb of testDatabases) {
         assert.match(short.stderr, /truncated\.backup is truncated/);
         assert.equal(fs.existsSync(empty), false, 'nothing was written by a refused restore');
 
+        // With SIGNET_OTP_SECRET set to the backup's secret, restore writes the store and no secret file.
+        const secret = JSON.parse(fs.readFileSync(file).subarray(0, 4096).toString('utf8').split('\n')[0]!).secret;
+        const withSecret = path.join(work, 'with-secret');
+        const restoredWithSecret = await signet(['restore', file], { SIGNET_DATA_DIR: withSecret, SIGNET_DATABASE_URL: '', SIGNET_OTP_SECRET: secret });
+        assert.equal(restoredWithSecret.code, 0, restoredWithSecret.stderr);
+        assert.match(restoredWithSecret.stdout, /and the deployment secret \(SIGNET_OTP_SECRET, which is the same\)/);
+        assert.deepEqual(fs.readdirSync(withSecret), ['pglite']);
+
         const overwrite = await signet(['backup', file], { SIGNET_DATA_DIR: store.dataDir, SIGNET_DATABASE_URL: '' });
         assert.equal(overwrite.code, 1);
         assert.match(overwrite.stderr, /already exists: choose another FILE, or pass --force to replace it/);
