@@ -16,6 +16,8 @@ export interface AdminClient {
   call<T = Record<string, unknown>>(method: string, path: string, body?: unknown): Promise<T>;
   /** Every item of a paged list, newest first: each page starts after the last item of the one before. */
   everyPage<T extends Record<string, unknown>>(path: string, key: string, idField: keyof T & string): Promise<T[]>;
+  /** A GET whose answer is a file: its headers and bytes. */
+  download(path: string): Promise<{ headers: Headers; body: Buffer }>;
 }
 
 /** The token, and where it came from for the error messages. */
@@ -34,7 +36,8 @@ function adminToken(config: Config): { token: string; from: string } {
 
 export function adminClient(config: Config): AdminClient {
   const server = findServer({ dataDir: config.dataDir, fallback: config.url });
-  async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+  /** The answer to a request, or an Error saying why there is none (no server, or an error answer). */
+  async function request(method: string, path: string, body?: unknown): Promise<{ response: Response }> {
     const { token, from } = adminToken(config);
     const url = `${server.url}/admin/v1${path}`;
     let response: Response;
@@ -47,6 +50,7 @@ export function adminClient(config: Config): AdminClient {
     } catch (error) {
       throw new Error(`cannot reach the Signet server at ${server.url} (from ${server.from}; is it running? set SIGNET_URL): ${(error as Error).message}`);
     }
+    if (response.ok) return { response };
     const text = await response.text();
     let parsed: unknown = text;
     try {
@@ -54,16 +58,27 @@ export function adminClient(config: Config): AdminClient {
     } catch {
       // not JSON: reported as text below
     }
-    if (!response.ok) {
-      const hint = response.status === 401 ? ` (the token sent came from ${from})` : '';
-      throw serverError(response.status, parsed, text, `${hint} (${method} ${url})`);
+    const hint = response.status === 401 ? ` (the token sent came from ${from})` : '';
+    throw serverError(response.status, parsed, text, `${hint} (${method} ${url})`);
+  }
+
+  async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const { response } = await request(method, path, body);
+    const text = await response.text();
+    try {
+      return JSON.parse(text) as T;
+    } catch {
+      return text as T;
     }
-    return parsed as T;
   }
 
   return {
     server,
     call,
+    async download(path: string) {
+      const { response } = await request('GET', path);
+      return { headers: response.headers, body: Buffer.from(await response.arrayBuffer()) };
+    },
     async everyPage<T extends Record<string, unknown>>(path: string, key: string, idField: keyof T & string) {
       const items: T[] = [];
       const separator = path.includes('?') ? '&' : '?';

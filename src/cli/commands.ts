@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import { ConfigError, configurationReport, loadConfig, type Config } from '../config.ts';
 import { ADMIN_PREFIX, ADMIN_ROUTES, type AdminFlag, type AdminRoute, type AdminRow } from '../http/adminApi.ts';
 import { adminClient } from './adminClient.ts';
+import { backupCommand, restoreCommand } from './backup.ts';
 import { helpPage, UsageError, type Command, type Context, type Flag, type Input } from './command.ts';
 import { orgCreateCommand } from './orgCreate.ts';
 import { verifyProofFile } from './proof.ts';
@@ -417,6 +418,8 @@ export const COMMANDS: readonly Command[] = ([
     args: [{ name: 'FILE', description: "a saved activity (JSON): a submission's or get_activity's answer" }],
     run: (input) => verifyProofFile(input.args[0]!, input.all('key')),
   },
+  backupCommand,
+  restoreCommand,
   {
     name: 'help',
     summary: 'this list, or the options of one command',

@@ -172,7 +172,27 @@ export interface AdminCommand {
   output?: AdminOutput;
 }
 
-interface AdminRouteDeclaration<Path extends string, Query extends z.ZodType, Body extends z.ZodType, Answer extends z.ZodType> {
+/**
+ * The answer of a route that is a file rather than a JSON document: its media type and what it
+ * holds. The fields of the route's `answer` then travel as headers (downloadHeader names them).
+ */
+export interface AdminDownload {
+  mediaType: string;
+  description: string;
+}
+
+/** The header a field of a download's answer travels in: `secretCheck` → `Signet-Secret-Check`. */
+export function downloadHeader(field: string): string {
+  return `Signet-${field.replace(/^./, (c) => c.toUpperCase()).replace(/[A-Z]/g, (c, at: number) => (at ? `-${c}` : c))}`;
+}
+
+interface AdminRouteDeclaration<
+  Path extends string,
+  Query extends z.ZodType,
+  Body extends z.ZodType,
+  Answer extends z.ZodType,
+  Download extends AdminDownload | undefined = undefined,
+> {
   method: 'get' | 'post' | 'put' | 'delete';
   /** The whole path, its parameters in braces as OpenAPI writes them. */
   path: Path;
@@ -185,6 +205,8 @@ interface AdminRouteDeclaration<Path extends string, Query extends z.ZodType, Bo
   /** A body for the OpenAPI document. */
   example?: z.input<Body>;
   answer: Answer;
+  /** The answer is this file; `answer` declares the headers that come with it. */
+  download?: Download;
   /** What its 404 means (every admin route may answer one: see adminStatuses). */
   notFound: string;
   cli?: AdminCommand;
@@ -195,14 +217,19 @@ export interface AdminRoute<
   Query extends z.ZodType = z.ZodType,
   Body extends z.ZodType = z.ZodType,
   Answer extends z.ZodType = z.ZodType,
-> extends AdminRouteDeclaration<Path, Query, Body, Answer> {
+  Download extends AdminDownload | undefined = AdminDownload | undefined,
+> extends AdminRouteDeclaration<Path, Query, Body, Answer, Download> {
   /** Its path parameters, checked: made from the path. */
   params: z.ZodType<Record<PathParameters<Path>, string>>;
 }
 
-function adminRoute<Path extends string, Query extends z.ZodType, Body extends z.ZodType, Answer extends z.ZodType>(
-  declaration: AdminRouteDeclaration<Path, Query, Body, Answer>,
-): AdminRoute<Path, Query, Body, Answer> {
+function adminRoute<
+  Path extends string,
+  Query extends z.ZodType,
+  Body extends z.ZodType,
+  Answer extends z.ZodType,
+  Download extends AdminDownload | undefined = undefined,
+>(declaration: AdminRouteDeclaration<Path, Query, Body, Answer, Download>): AdminRoute<Path, Query, Body, Answer, Download> {
   const names = [...declaration.path.matchAll(/\{(\w+)\}/g)].map(([, parameter]) => parameter as PathParameterName);
   const params = z.object(Object.fromEntries(names.map((parameter) => [parameter, PATH_PARAMETERS[parameter]])));
   return { ...declaration, params: params as unknown as z.ZodType<Record<PathParameters<Path>, string>> };
@@ -635,6 +662,22 @@ export const ADMIN_ROUTES = {
     },
     answer: registeredAuthenticator,
     notFound: 'No such organization or user',
+  }),
+  backup: adminRoute({
+    method: 'get',
+    path: '/admin/v1/backup',
+    summary: 'A consistent snapshot of the embedded store',
+    description:
+      'Taken between two statements of the server, so it holds every activity committed before it and none in part. ' +
+      'It is as secret as the data it holds; the deployment secret is not in it (the CLI adds it from where the server reads it). ' +
+      'A server on PostgreSQL answers a 400: back that store up with pg_dump. The CLI: signet backup FILE.',
+    answer: z.strictObject({
+      createdAt: z.string().describe('When the snapshot was taken (ISO 8601): it holds everything committed before'),
+      store: z.literal('pglite').describe('The kind of store: pglite'),
+      secretCheck: z.string().describe("An HMAC keyed by the server's deployment secret, to check a secret against it without sending either"),
+    }),
+    download: { mediaType: 'application/gzip', description: "The gzip-compressed tarball of the embedded store's PGlite data directory" },
+    notFound: 'Not given for this route',
   }),
 };
 

@@ -1,5 +1,6 @@
 // /admin/v1: operator endpoints for organizations, users, API keys, WebAuthn authenticators, the
-// root quorum, sender domains, email templates and the delivery state of OTP messages, each served
+// root quorum, sender domains, email templates, the delivery state of OTP messages and the embedded
+// store's snapshot (a file, its fields as headers: adminApi.ts's download), each served
 // as adminApi.ts declares it by a handler that calls the operator action of src/admin/. Bearer token
 // compared in constant time; only from allowed client addresses.
 import { createHash, timingSafeEqual } from 'node:crypto';
@@ -21,24 +22,31 @@ import { getRootQuorum, setRootQuorum } from '../admin/rootQuorums.ts';
 import { createUser, getUser, listUsers, removeUser } from '../admin/users.ts';
 import { listDeliveries } from '../admin/deliveries.ts';
 import { addEmailTemplate, listEmailTemplates, removeEmailTemplate } from '../admin/emailTemplates.ts';
+import { storeSnapshot } from '../admin/backup.ts';
 import { pageRequest, pageRows } from '../queries/pagination.ts';
 import { parseJsonDocument } from '../wire/jsonDocument.ts';
 import { schemaError } from '../wire/violations.ts';
 import { verifiedRegistration } from '../activities/passkeyRegistration.ts';
 import { notFound, permissionDenied, SignetError } from '../errors.ts';
-import { ADMIN_PAGE_DEFAULT, ADMIN_PREFIX, ADMIN_ROUTES, type AdminRoute, type AdminRoutes } from './adminApi.ts';
+import { ADMIN_PAGE_DEFAULT, ADMIN_PREFIX, ADMIN_ROUTES, downloadHeader, type AdminRoute, type AdminRoutes } from './adminApi.ts';
 import type { AppDependencies } from './dependencies.ts';
 import { rawBody } from './rawBody.ts';
 import { addressMatcher } from './clientAddress.ts';
 
 // The bodies, where the OpenAPI test has always read them.
 
+/** The answer of a download route: its answer's fields (sent as headers) and the file. */
+interface AdminFile<Fields> {
+  fields: Fields;
+  file: Buffer;
+}
+
 /** What a route's handler is given, checked by the route's schemas, and what it answers. */
-type AdminHandler<Route extends AdminRoute<any, any, any, any>> = (request: {
+type AdminHandler<Route extends AdminRoute<any, any, any, any, any>> = (request: {
   params: z.output<Route['params']>;
   query: z.output<NonNullable<Route['query']>>;
   body: z.output<NonNullable<Route['body']>>;
-}) => Promise<z.input<Route['answer']>>;
+}) => Promise<[NonNullable<Route['download']>] extends [never] ? z.input<Route['answer']> : AdminFile<z.input<Route['answer']>>>;
 
 type AdminHandlers = { [Name in keyof AdminRoutes]: AdminHandler<AdminRoutes[Name]> };
 
@@ -114,6 +122,7 @@ function adminHandlers({ db, config }: AppDependencies): AdminHandlers {
       });
       return registerAuthenticator(db, { organizationId: params.organizationId, userId: params.userId, name: body.name, ...verified });
     },
+    backup: async () => storeSnapshot(db, config),
   };
 }
 
@@ -172,7 +181,13 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AppDependencies)
         admin.route({
           method: route.method.toUpperCase(),
           url: fastifyPath(route),
-          handler: async (request) => handler(checkedRequest(route, request)),
+          handler: async (request, reply) => {
+            const answer = await handler(checkedRequest(route, request));
+            if (!route.download) return answer;
+            const { fields, file } = answer as AdminFile<Record<string, string>>;
+            for (const [field, value] of Object.entries(fields)) reply.header(downloadHeader(field), value);
+            return reply.type(route.download.mediaType).send(file);
+          },
         });
       }
 

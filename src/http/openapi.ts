@@ -9,7 +9,7 @@ import { envelopeSchema } from '../activities/envelope.ts';
 import type { ActivityHandler } from '../activities/handler.ts';
 import { grpcCodeOf, REASONS, reasonsOfStatus } from '../errors.ts';
 import type { QueryHandler } from '../queries/query.ts';
-import { ADMIN_ROUTE_LIST, adminStatuses, type AdminRoute } from './adminApi.ts';
+import { ADMIN_ROUTE_LIST, adminStatuses, downloadHeader, type AdminRoute } from './adminApi.ts';
 import { errorSchema, INTRODUCTION, serviceAnswers, TAGS } from './openapiSchemas.ts';
 
 type JsonSchema = Record<string, unknown>;
@@ -209,6 +209,15 @@ function adminDescription(route: AdminRoute): string | undefined {
   return [route.description, command].filter(Boolean).join(' ') || undefined;
 }
 
+/** A download's answer: the file, and the answer's fields as headers. */
+function adminDownload(schemas: Schemas, route: AdminRoute) {
+  const { properties = {} } = schemas.convert(route.answer, 'output') as { properties?: Record<string, JsonSchema> };
+  const headers = Object.fromEntries(
+    Object.entries(properties).map(([field, { description, ...schema }]) => [downloadHeader(field), { description, required: true, schema }]),
+  );
+  return { description: route.download!.description, headers, content: { [route.download!.mediaType]: { schema: { type: 'string', format: 'binary' } } } };
+}
+
 function adminOperation(schemas: Schemas, route: AdminRoute) {
   const parameters: object[] = [];
   for (const [where, schema] of [['path', route.params], ['query', route.query]] as const) {
@@ -227,7 +236,7 @@ function adminOperation(schemas: Schemas, route: AdminRoute) {
     ...(parameters.length ? { parameters } : {}),
     ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: schemas.convert(route.body, 'input'), example: route.example } } } } : {}),
     responses: {
-      '200': { description: 'The answer', content: json(schemas.convert(route.answer, 'output')) },
+      '200': route.download ? adminDownload(schemas, route) : { description: 'The answer', content: json(schemas.convert(route.answer, 'output')) },
       ...errorResponses([...ALWAYS, ...adminStatuses(route)], {
         '401': 'Missing or wrong Authorization: Bearer token (SIGNET_ADMIN_TOKEN or the admin-token file) (code 16)',
         '403': 'The client address is not in SIGNET_ADMIN_HOST (code 7)',

@@ -35,7 +35,7 @@ export interface DatabaseOptions {
   url?: string;
   /** PGlite folder, held by this process only; without it (and without url) the store lives in memory (tests). */
   dataDir?: string;
-  /** In memory only: the data directory to start from (dumpEmbeddedStore's image) instead of a new one. */
+  /** The data directory to start from (dumpEmbeddedStore's image) instead of a new one: in memory, or into a dataDir that holds no store yet. */
   image?: Blob;
   /** What opens the PGlite folder, named to a process refused because this one holds it. */
   holder?: string;
@@ -283,8 +283,16 @@ class PgliteDatabase implements Database {
     );
   }
 
+  // Inside a PGlite transaction, which holds the lock that every other query and transaction waits
+  // for (dumpDataDir alone takes only the lock of one statement, so it could fall between two
+  // statements of another transaction): the image is the store between two of them, with every
+  // commit before it and nothing after. The checkpoint first writes every committed page into the
+  // data files, so opening the image does not depend on replaying the write-ahead log.
   dump(compression: 'none' | 'gzip' = 'none'): Promise<Blob> {
-    return this.db.dumpDataDir(compression);
+    return this.db.transaction(async (tx) => {
+      await tx.exec('CHECKPOINT');
+      return this.db.dumpDataDir(compression);
+    });
   }
 
   async close(): Promise<void> {
@@ -298,7 +306,8 @@ class PgliteDatabase implements Database {
 
 /**
  * An embedded store's data directory as a tarball, for openDatabase({ image }): the tests start
- * their stores from one, instead of running PGlite's initdb and the migrations for each.
+ * their stores from one, instead of running PGlite's initdb and the migrations for each, and a
+ * backup holds one (backup.ts).
  */
 export function dumpEmbeddedStore(db: Database): Promise<Blob> {
   if (!(db instanceof PgliteDatabase)) throw new Error('only an embedded store can be dumped');
@@ -395,12 +404,11 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   // Before PGlite reads the folder: a second process on it would lose its own or the first's writes.
   const lock = lockEmbeddedStore(options.dataDir, options.holder ?? process.argv.slice(1).join(' '));
   try {
-    const initial = !fs.existsSync(path.join(options.dataDir, 'PG_VERSION')) && fs.existsSync(INITIAL_DATA_DIR);
+    const empty = !fs.existsSync(path.join(options.dataDir, 'PG_VERSION'));
+    if (options.image && !empty) throw new Error(`${options.dataDir} already holds a store: an image is loaded only into an empty folder`);
+    const image = options.image ?? (empty && fs.existsSync(INITIAL_DATA_DIR) ? new Blob([fs.readFileSync(INITIAL_DATA_DIR)]) : undefined);
     fs.mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
-    const pglite = new PGlite(options.dataDir, {
-      ...embeddedMemory(PGlite),
-      ...(initial ? { loadDataDir: new Blob([fs.readFileSync(INITIAL_DATA_DIR)]) } : {}),
-    });
+    const pglite = new PGlite(options.dataDir, { ...embeddedMemory(PGlite), ...(image ? { loadDataDir: image } : {}) });
     await pglite.waitReady;
     return new PgliteDatabase(pglite, lock);
   } catch (error) {
