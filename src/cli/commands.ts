@@ -14,7 +14,7 @@ import { helpPage, UsageError, type Command, type Context, type Flag, type Input
 import { orgCreateCommand } from './orgCreate.ts';
 import { verifyProofFile } from './proof.ts';
 import { print } from './output.ts';
-import { namingFlags, ServerError } from './serverError.ts';
+import { flagsNamingFields, namingFlags, ServerError } from './serverError.ts';
 import { userClient } from './userClient.ts';
 
 const json: Flag = { type: 'boolean', description: 'print the answer as JSON' };
@@ -81,9 +81,7 @@ function adminCommand(route: AdminRoute): Command {
   const command = route.cli;
   if (!command) throw new Error(`no signet command calls ${route.method.toUpperCase()} ${route.path}`);
   const { output } = command;
-  // Each flag knows the field it fills, so the server's error names the flag (serverError.ts).
-  const field = (to: AdminFlag['to']) => ('path' in to ? to.path : 'query' in to ? to.query : to.body);
-  const flags = Object.fromEntries(Object.entries(command.flags).map(([name, flag]) => [name, { ...flag, field: field(flag.to) }]));
+  const flags = flagsNamingFields(command.flags);
   return {
     name: command.name,
     sub: command.sub,

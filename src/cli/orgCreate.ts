@@ -9,6 +9,7 @@ import { ADMIN_PREFIX, type AdminRoutes } from '../http/adminApi.ts';
 import { adminClient } from './adminClient.ts';
 import { UsageError, type Command, type Flag } from './command.ts';
 import { print } from './output.ts';
+import { flagsNamingFields } from './serverError.ts';
 import { CREDENTIALS_FILE, runningServer, sameServer, SERVER_FILE, writeCredentialsFile } from './serverLocation.ts';
 
 interface CreatedOrganization {
@@ -36,7 +37,7 @@ export function orgCreateCommand(route: AdminRoutes['createOrganization']): Comm
     name: cli.name,
     sub: cli.sub,
     summary: cli.summary,
-    flags: { ...cli.flags, ...flags },
+    flags: { ...flagsNamingFields(cli.flags), ...flags },
     admin: true,
     async run(input, context) {
       const config = context.config();

@@ -2,7 +2,8 @@
 // and where the request went. The server names the request fields it refuses (its message, and each
 // field of the BadRequest detail's fieldViolations); the user typed flags, so namingFlags() names the
 // flag that filled each such field instead: `invalid organization: name: …` → `--name: …`.
-import type { Command, Input } from './command.ts';
+import type { AdminFlag } from '../http/adminApi.ts';
+import type { Command, Flag, Input } from './command.ts';
 
 export interface FieldViolation {
   field: string;
@@ -79,4 +80,10 @@ export function namingFlags(error: ServerError, command: Pick<Command, 'flags' |
     return { field, description };
   });
   return new ServerError(error.status, message, violations, error.after);
+}
+
+/** An admin command's flags, each knowing the request field it fills (its path or query parameter, or body field). */
+export function flagsNamingFields(flags: Record<string, AdminFlag>): Record<string, AdminFlag & Pick<Flag, 'field'>> {
+  const field = (to: AdminFlag['to']) => ('path' in to ? to.path : 'query' in to ? to.query : to.body);
+  return Object.fromEntries(Object.entries(flags).map(([name, flag]) => [name, { ...flag, field: field(flag.to) }]));
 }
