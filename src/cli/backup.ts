@@ -18,7 +18,6 @@ import { embeddedStoreExists, restoreEmbeddedStore, snapshotEmbeddedStore } from
 import { openDatabase } from '../store/db.ts';
 import { EmbeddedStoreInUse } from '../store/embeddedLock.ts';
 import { adminClient } from './adminClient.ts';
-import type { Command } from './command.ts';
 import { VERSION } from './packageInfo.ts';
 
 export const BACKUP_FORMAT = 'signet-backup';
@@ -112,7 +111,7 @@ function writeWhole(file: string, content: Buffer[], replace: boolean): void {
   }
 }
 
-async function backup(file: string, force: boolean, config: Config): Promise<number> {
+export async function backup(file: string, force: boolean, config: Config): Promise<number> {
   refusePostgres(config, 'backup');
   if (!force && fs.existsSync(file)) throw new Error(`${file} already exists: choose another FILE, or pass --force to replace it`);
   try {
@@ -193,7 +192,7 @@ function sameSecret(a: string, b: string): boolean {
   return timingSafeEqual(digest(a), digest(b));
 }
 
-async function restore(file: string, config: Config): Promise<number> {
+export async function restore(file: string, config: Config): Promise<number> {
   refusePostgres(config, 'restore');
   const { header: backup, dataStart, size } = readHeader(file);
   if (size !== dataStart + backup.dataBytes) {
@@ -239,19 +238,3 @@ async function restore(file: string, config: Config): Promise<number> {
   );
   return 0;
 }
-
-export const backupCommand: Command = {
-  name: 'backup',
-  summary: 'write the embedded store and the deployment secret to FILE (mode 0600), while the server runs or not; PostgreSQL: use pg_dump',
-  flags: { force: { type: 'boolean', description: 'replace FILE if it exists' } },
-  args: [{ name: 'FILE', description: 'the backup file to write' }],
-  run: (input, context) => backup(input.args[0]!, input.on('force'), context.config()),
-};
-
-export const restoreCommand: Command = {
-  name: 'restore',
-  summary: 'make the empty data folder SIGNET_DATA_DIR from a backup FILE: the store and the deployment secret',
-  flags: {},
-  args: [{ name: 'FILE', description: 'a file signet backup wrote' }],
-  run: (input, context) => restore(input.args[0]!, context.config()),
-};

@@ -9,10 +9,8 @@ import fs from 'node:fs';
 import { ConfigError, configurationReport, loadConfig, type Config } from '../config.ts';
 import { ADMIN_PREFIX, ADMIN_ROUTES, type AdminFlag, type AdminRoute, type AdminRow } from '../http/adminApi.ts';
 import { adminClient } from './adminClient.ts';
-import { backupCommand, restoreCommand } from './backup.ts';
 import { helpPage, UsageError, type Command, type Context, type Flag, type Input } from './command.ts';
 import { orgCreateCommand } from './orgCreate.ts';
-import { verifyProofFile } from './proof.ts';
 import { print } from './output.ts';
 import { flagsNamingFields, namingFlags, ServerError } from './serverError.ts';
 import { userClient } from './userClient.ts';
@@ -206,7 +204,8 @@ export const COMMANDS: readonly Command[] = ([
       host: { type: 'string', value: 'ADDRESS', description: 'the address to listen on, instead of SIGNET_HOST' },
       port: { type: 'integer', value: 'N', description: 'the port to listen on (0: any free port), instead of SIGNET_PORT' },
     },
-    // The service's modules are loaded by the commands that run it, so help and the admin commands start fast.
+    // The modules of the service, the store, backups and proofs are loaded by the commands that use
+    // them, so help and the admin commands start fast.
     run: async (input, context) => (await import('./serve.ts')).serve(listenConfig(input, context)),
   },
   {
@@ -414,10 +413,22 @@ export const COMMANDS: readonly Command[] = ([
     summary: "check a saved activity's App Proofs offline; --key pins the proof keys you trust",
     flags: { key: { type: 'string', value: 'HEX', multiple: true, description: 'a proof key you trust, in the form get_app_proof_keys lists' } },
     args: [{ name: 'FILE', description: "a saved activity (JSON): a submission's or get_activity's answer" }],
-    run: (input) => verifyProofFile(input.args[0]!, input.all('key')),
+    run: async (input) => (await import('./proof.ts')).verifyProofFile(input.args[0]!, input.all('key')),
   },
-  backupCommand,
-  restoreCommand,
+  {
+    name: 'backup',
+    summary: 'write the embedded store and the deployment secret to FILE (mode 0600), while the server runs or not; PostgreSQL: use pg_dump',
+    flags: { force: { type: 'boolean', description: 'replace FILE if it exists' } },
+    args: [{ name: 'FILE', description: 'the backup file to write' }],
+    run: async (input, context) => (await import('./backup.ts')).backup(input.args[0]!, input.on('force'), context.config()),
+  },
+  {
+    name: 'restore',
+    summary: 'make the empty data folder SIGNET_DATA_DIR from a backup FILE: the store and the deployment secret',
+    flags: {},
+    args: [{ name: 'FILE', description: 'a file signet backup wrote' }],
+    run: async (input, context) => (await import('./backup.ts')).restore(input.args[0]!, context.config()),
+  },
   {
     name: 'help',
     summary: 'this list, or the options of one command',

@@ -23,7 +23,7 @@ import {
 } from '../admin/answers.ts';
 import { deliveryFilter } from '../admin/deliveries.ts';
 import { P256_PUBLIC_KEY_PATTERN } from '../keys/p256.ts';
-import { MAX_EMAIL_LENGTH, MAX_PHONE_INPUT_LENGTH } from '../otp/contact.ts';
+import { MAX_EMAIL_LENGTH, MAX_PHONE_INPUT_LENGTH } from '../otp/contactLimits.ts';
 import { TEMPLATE_LIMITS } from '../otp/templateLimits.ts';
 import { wholeNumberPattern } from '../wire/numberPattern.ts';
 

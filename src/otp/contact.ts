@@ -2,14 +2,13 @@
 // E.164, display names. Plain functions, no I/O; each problem is a sentence a client can act on.
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 
-/** Longest address that fits an SMTP path (RFC 5321: 256 octets including the angle brackets). */
-export const MAX_EMAIL_LENGTH = 254;
+import { MAX_EMAIL_LENGTH, MAX_PHONE_INPUT_LENGTH } from './contactLimits.ts';
+
+export { MAX_EMAIL_LENGTH, MAX_PHONE_INPUT_LENGTH };
 const MAX_LOCAL_PART_LENGTH = 64;
 const MAX_DOMAIN_LENGTH = 253;
 /** Default bound of a display name: long enough for any product name, short enough for a From line. */
 export const MAX_HEADER_TEXT_LENGTH = 100;
-/** Longest phone number as typed, with spaces and punctuation; E.164 itself is at most 16. */
-export const MAX_PHONE_INPUT_LENGTH = 32;
 
 // C0 controls (CR and LF among them), DEL, C1 controls, and the Unicode line and paragraph separators.
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;

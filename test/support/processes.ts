@@ -52,9 +52,16 @@ export function run(command: string, args: string[], env: Record<string, string>
   });
 }
 
+/**
+ * Node's flags for the `signet` child processes: V8 compiles PGlite's WebAssembly with its baseline
+ * compiler only, as in the test processes themselves (docs/development.md). Nothing else differs
+ * from a user's `signet`.
+ */
+export const SIGNET_NODE_FLAGS = ['--liftoff-only'];
+
 export function signet(args: string[], env: Record<string, string>): Promise<Finished> {
   ensureCompiled();
-  return run(process.execPath, [SIGNET_BIN, ...args], env);
+  return run(process.execPath, [...SIGNET_NODE_FLAGS, SIGNET_BIN, ...args], env);
 }
 
 export async function freePort(): Promise<number> {
@@ -89,8 +96,8 @@ export async function serve(env: Record<string, string>, baseUrl: string, timeou
   ensureCompiled();
   const [command, args] =
     openFileLimit === undefined
-      ? [process.execPath, [SIGNET_BIN, 'serve', ...serveArgs]]
-      : ['sh', ['-c', 'ulimit -n "$0" && exec "$@"', String(openFileLimit), process.execPath, SIGNET_BIN, 'serve', ...serveArgs]];
+      ? [process.execPath, [...SIGNET_NODE_FLAGS, SIGNET_BIN, 'serve', ...serveArgs]]
+      : ['sh', ['-c', 'ulimit -n "$0" && exec "$@"', String(openFileLimit), process.execPath, ...SIGNET_NODE_FLAGS, SIGNET_BIN, 'serve', ...serveArgs]];
   const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   let stdout = '';
