@@ -1,8 +1,8 @@
 // Builds dist/ from src/: tsc emits the JavaScript (tsconfig.build.json), the SQL migrations, which
 // store/migrate.js reads beside itself at run time, are copied next to it, and the initialised
 // PGlite data directory new embedded stores start from, migrated, is written there too.
-// Run by `npm install` (prepare), `npm pack` and `npm run release` (prepack), `npm test` (pretest)
-// and `npm run build`.
+// Run by `npm install` (prepare), `npm pack` and `npm run release` (prepack) and `npm run build`;
+// with --if-stale by `npm test` (pretest) and the tests that start `signet`.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -16,6 +16,19 @@ const dist = path.join(root, 'dist');
 // second build, as long again, is skipped.
 const packing = ['pack', 'publish'].includes(process.env.npm_command ?? '');
 if (packing && process.env.npm_lifecycle_event === 'prepare' && fs.existsSync(path.join(dist, 'cli.js'))) process.exit(0);
+
+// `--if-stale` (npm test, and the tests before they start `signet`): only when dist/ is older than
+// what it is built from, or is missing; a file deleted from src/ changes its folder's time too.
+const INPUTS = ['src', 'scripts/build.js', 'tsconfig.json', 'tsconfig.build.json', 'package-lock.json'].map((input) => path.join(root, input));
+function newestChange(file) {
+  const stat = fs.statSync(file);
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  return fs.readdirSync(file).reduce((newest, entry) => Math.max(newest, newestChange(path.join(file, entry))), stat.mtimeMs);
+}
+const BUILT = path.join(dist, 'store', 'pglite-initial.tar.gz'); // written last
+if (process.argv.includes('--if-stale') && fs.existsSync(BUILT) && fs.statSync(BUILT).mtimeMs >= Math.max(...INPUTS.filter((input) => fs.existsSync(input)).map(newestChange))) {
+  process.exit(0);
+}
 
 let tsc;
 try {

@@ -1,6 +1,5 @@
 // Runs Signet's own binary and scripts as child processes, the way a user does from a shell.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,24 +7,16 @@ import { fileURLToPath } from 'node:url';
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const SIGNET_BIN = path.join(ROOT, 'bin', 'signet.js');
 
-function newestChange(dir: string): number {
-  return fs.readdirSync(dir, { withFileTypes: true }).reduce((newest, entry) => {
-    const full = path.join(dir, entry.name);
-    return Math.max(newest, entry.isDirectory() ? newestChange(full) : fs.statSync(full).mtimeMs);
-  }, fs.statSync(dir).mtimeMs);
-}
-
 let compiled = false;
 
 /**
  * The binary runs dist/, compiled from src/. `npm test` builds it first (pretest); a test file run
- * on its own after a source changed rebuilds it here, so a child process never runs stale code.
+ * on its own after a source changed rebuilds it here (the build's --if-stale decides), so a child
+ * process never runs stale code.
  */
 export function ensureCompiled(): void {
   if (compiled) return;
-  const cli = path.join(ROOT, 'dist', 'cli.js');
-  const builtAt = fs.existsSync(cli) ? fs.statSync(cli).mtimeMs : 0;
-  if (newestChange(path.join(ROOT, 'src')) > builtAt) execFileSync(process.execPath, [path.join(ROOT, 'scripts', 'build.js')], { stdio: 'inherit' });
+  execFileSync(process.execPath, [path.join(ROOT, 'scripts', 'build.js'), '--if-stale'], { stdio: 'inherit' });
   compiled = true;
 }
 

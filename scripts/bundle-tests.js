@@ -1,0 +1,48 @@
+// Bundles each test file (test/*.test.ts) with the sources it imports into one JavaScript module
+// under node_modules/.cache/signet-tests/, which `npm test` runs with plain node: loading a few
+// hundred TypeScript modules through a loader's hooks cost each test process more than a second of
+// CPU. The packages stay outside the bundles, loaded from node_modules as usual. Each module keeps
+// its own import.meta.url (the file it was bundled from), so the paths a test or a source finds
+// beside itself (fixtures, migrations, the repository's root) are the same as under tsx.
+// Run by `npm test` (pretest); a single file still runs as it is: node --import tsx --test test/x.test.ts
+import * as esbuild from 'esbuild';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const BUNDLES = path.join(root, 'node_modules', '.cache', 'signet-tests');
+
+const ownImportMetaUrl = {
+  name: 'own-import-meta-url',
+  setup(build) {
+    build.onLoad({ filter: /\.[cm]?[jt]s$/ }, async ({ path: file }) => {
+      if (file.split(path.sep).includes('node_modules')) return undefined;
+      const text = await fs.promises.readFile(file, 'utf8');
+      return {
+        contents: text.replaceAll('import.meta.url', JSON.stringify(pathToFileURL(file).href)),
+        loader: /\.[cm]?ts$/.test(file) ? 'ts' : 'js',
+      };
+    });
+  },
+};
+
+const tests = fs
+  .readdirSync(path.join(root, 'test'))
+  .filter((name) => name.endsWith('.test.ts'))
+  .map((name) => path.join(root, 'test', name));
+// From scratch, so a test deleted or renamed leaves no bundle behind.
+fs.rmSync(BUNDLES, { recursive: true, force: true });
+await esbuild.build({
+  entryPoints: tests,
+  outdir: BUNDLES,
+  outExtension: { '.js': '.mjs' },
+  bundle: true,
+  packages: 'external',
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  sourcemap: 'linked',
+  plugins: [ownImportMetaUrl],
+  logLevel: 'warning',
+});
