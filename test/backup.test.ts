@@ -14,8 +14,7 @@ import { after, before, describe, test } from 'node:test';
 import { ApiKeyStamper, SignatureFormat } from '@turnkey/api-key-stamper';
 import { encryptOtpCodeToBundle, generateP256KeyPair, verifyOtpVerificationToken, verifySessionJwtSignature } from '@turnkey/crypto';
 import { TurnkeyClient } from '@turnkey/http';
-import pg from 'pg';
-import { serverStore, testDatabases, urlWithSchema, type ServerStore } from './support/databases.ts';
+import { runSql, type ServerStore, serverStore, testDatabases, urlWithSchema } from './support/databases.ts';
 import { freePort, run, serve, signet, type Served } from './support/processes.ts';
 import { startSmtpSink, type SmtpSink } from './support/smtpSink.ts';
 
@@ -211,15 +210,7 @@ function postgresProcedure(url: string, schema: string, restoreDir: string): Pro
   const database = `signet_restore_${randomBytes(6).toString('hex')}`;
   const restoredUrl = new URL(url);
   restoredUrl.pathname = `/${database}`;
-  const onServer = async (sql: string) => {
-    const admin = new pg.Client({ connectionString: url });
-    await admin.connect();
-    try {
-      await admin.query(sql);
-    } finally {
-      await admin.end();
-    }
-  };
+  const onServer = (sql: string) => runSql(url, sql);
   return {
     async backup(file) {
       const done = await run('pg_dump', ['--format=custom', `--schema=${schema}`, `--file=${file}`, url], {});

@@ -14,7 +14,7 @@ import { after, before, describe, test } from 'node:test';
 import { ApiKeyStamper } from '@turnkey/api-key-stamper';
 import { TurnkeyClient } from '@turnkey/http';
 import { serverStore, testDatabases, type ServerStore } from './support/databases.ts';
-import { freePort, ROOT } from './support/processes.ts';
+import { freePort, ROOT, run, type Finished } from './support/processes.ts';
 import { until } from './support/until.ts';
 
 const PACKAGE = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
@@ -35,26 +35,8 @@ const SOURCES = ['package.json', 'package-lock.json', 'README.md', 'LICENSE', 'C
  */
 const CLEAN_ENV = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(npm_|SIGNET_)/i.test(name) && name !== 'NODE_OPTIONS')) as Record<string, string>;
 
-interface Finished {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 function exec(command: string, args: string[], cwd: string, env: Record<string, string> = {}, timeoutMs = 120_000): Promise<Finished> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd, env: { ...CLEAN_ENV, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+  return run(command, args, env, timeoutMs, cwd, CLEAN_ENV);
 }
 
 function ok(result: Finished, what: string): Finished {

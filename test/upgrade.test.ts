@@ -14,10 +14,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import pg from 'pg';
 import { openDatabase } from '../src/store/db.ts';
 import { migrationNames } from '../src/store/migrate.ts';
-import { serverStore, testDatabases, type ServerStore } from './support/databases.ts';
+import { runSql, serverStore, testDatabases, type ServerStore } from './support/databases.ts';
 import { postStamped } from './support/http.ts';
 import { freePort, ROOT, serve, signet, type Served } from './support/processes.ts';
 
@@ -34,16 +33,6 @@ function dumpSql(): string {
     .join('\n');
 }
 
-async function onServer(url: string, sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
-
 interface LoadedStore {
   env: Record<string, string>;
   dispose(): Promise<void>;
@@ -54,13 +43,13 @@ async function loadFixture(url: string | undefined): Promise<LoadedStore> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-upgrade-'));
   if (url) {
     const database = `signet_upgrade_${randomBytes(6).toString('hex')}`;
-    await onServer(url, `CREATE DATABASE ${database}`);
+    await runSql(url, `CREATE DATABASE ${database}`);
     const databaseUrl = Object.assign(new URL(url), { pathname: `/${database}` }).toString();
-    await onServer(databaseUrl, dumpSql());
+    await runSql(databaseUrl, dumpSql());
     return {
       env: { SIGNET_DATA_DIR: dataDir, SIGNET_DATABASE_URL: databaseUrl },
       async dispose() {
-        await onServer(url, `DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+        await runSql(url, `DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
         fs.rmSync(dataDir, { recursive: true, force: true });
       },
     };

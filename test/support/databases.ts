@@ -123,7 +123,8 @@ export async function dropSchema(url: string, schema: string): Promise<void> {
   await runSql(url, `DROP SCHEMA IF EXISTS ${schema} CASCADE`);
 }
 
-async function runSql(url: string, sql: string): Promise<void> {
+/** Runs one statement on the PostgreSQL server at `url`, on a connection of its own. */
+export async function runSql(url: string, sql: string): Promise<void> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {

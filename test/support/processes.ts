@@ -26,10 +26,20 @@ export interface Finished {
   stderr: string;
 }
 
-/** Runs a command to completion (killed after timeoutMs), in the repository unless `cwd` says otherwise. */
-export function run(command: string, args: string[], env: Record<string, string>, timeoutMs = 60_000, cwd = ROOT): Promise<Finished> {
+/**
+ * Runs a command to completion (killed after timeoutMs), in the repository unless `cwd` says
+ * otherwise, with `env` over this process's environment (or over `baseEnv`).
+ */
+export function run(
+  command: string,
+  args: string[],
+  env: Record<string, string>,
+  timeoutMs = 60_000,
+  cwd = ROOT,
+  baseEnv: NodeJS.ProcessEnv = process.env,
+): Promise<Finished> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { cwd, env: { ...baseEnv, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
