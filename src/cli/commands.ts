@@ -171,6 +171,14 @@ function listenConfig(input: Input, context: Context): Config {
   }
 }
 
+/** The root quorum's flags as `signet org quorum` declares them, without where its request takes them. */
+const ROOT_QUORUM_FLAGS = Object.fromEntries(
+  (['threshold', 'user'] as const).map((name) => {
+    const { to: _to, ...flag } = ADMIN_ROUTES.setRootQuorum.cli!.flags[name]!;
+    return [name, flag];
+  }),
+) as Record<'threshold' | 'user', Flag>;
+
 const FINGERPRINT = /^sha256:[0-9a-f]{64}$/;
 const fingerprintArg = { name: 'FINGERPRINT', description: 'the activity\'s fingerprint (sha256:…), as `signet activity list` shows it', field: 'parameters.fingerprint' };
 
@@ -335,15 +343,9 @@ export const COMMANDS: readonly Command[] = ([
     sub: 'set',
     summary: 'replace the root quorum: these users, N of whom must approve (only the root quorum may)',
     flags: {
-      threshold: { type: 'integer', value: 'N', required: true, description: 'how many of the users must approve, 1 to their number', field: 'parameters.threshold' },
-      user: {
-        type: 'string',
-        value: 'ID',
-        required: true,
-        multiple: true,
-        description: 'a user of the organization; `signet user list --org ID` shows them',
-        field: 'parameters.userIds',
-      },
+      // The operator's `signet org quorum` takes the same two, into the admin API's body.
+      threshold: { ...ROOT_QUORUM_FLAGS.threshold, field: 'parameters.threshold' },
+      user: { ...ROOT_QUORUM_FLAGS.user, field: 'parameters.userIds' },
       credentials,
       json,
     },
