@@ -1,10 +1,12 @@
 // SIGTERM to the real `signet serve`: a submission whose body is still arriving completes with 200,
 // new connections are refused, the email being sent is finished and recorded, the process exits 0,
-// and nothing queued is lost (a restart delivers it, once).
+// and nothing queued is lost (a restart delivers it, once). A request whose headers complete during
+// the shutdown is refused with 503 SHUTTING_DOWN.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
+import net from 'node:net';
 import path from 'node:path';
 import { after, afterEach, before, describe, test } from 'node:test';
 import { ApiKeyStamper } from '@turnkey/api-key-stamper';
@@ -12,6 +14,7 @@ import { TurnkeyClient } from '@turnkey/http';
 import { SMTPServer } from 'smtp-server';
 import { serverStore, testDatabases, type ServerStore } from './support/databases.ts';
 import { freePort, serve, type Served } from './support/processes.ts';
+import { startTestServer } from './support/server.ts';
 import { until } from './support/until.ts';
 
 const ADMIN_TOKEN = 'shutdown-test-admin-token-0123456789-xyz';
@@ -213,3 +216,33 @@ for (const tdb of testDatabases) {
     });
   });
 }
+
+describe('a request that arrives while the server shuts down', () => {
+  test('is answered 503 SHUTTING_DOWN in the error shape, with Connection: close; the shutdown then completes', async () => {
+    const server = await startTestServer(testDatabases[0]!);
+    const { port } = new URL(server.baseUrl);
+    // Connected, and part of the request sent before the shutdown starts: the connection is not idle,
+    // so the shutdown waits for it rather than dropping it.
+    const socket = net.connect(Number(port), '127.0.0.1');
+    let received = '';
+    socket.on('data', (chunk) => (received += chunk));
+    const ended = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    socket.write('GET /healthz HTTP/1.1\r\nHost: signet\r\n');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+
+    const closed = server.close();
+    await until('the shutdown to start', () => server.server.app.server.listening === false);
+    socket.write('\r\n');
+    await ended;
+    await closed;
+
+    const [head, body] = received.split('\r\n\r\n');
+    assert.match(head!, /^HTTP\/1\.1 503 /);
+    assert.match(head!, /\r\nconnection: close\r\n/i);
+    const answer = JSON.parse(body!);
+    assert.equal(answer.code, 14); // UNAVAILABLE
+    assert.match(answer.message, /shutting down; nothing was done, send the request again/);
+    assert.deepEqual(answer.details.at(-1), { '@type': 'type.googleapis.com/errors.v1.TurnkeyErrorDetail', turnkeyErrorCode: 'SHUTTING_DOWN' });
+  });
+});
