@@ -22,7 +22,7 @@ import { AuthFailureThrottle, registerAuthFailureThrottle } from './authFailureT
 import { registerCors } from './cors.ts';
 import { registerHealthRoutes } from './healthRoutes.ts';
 import { registerJwksRoutes } from './jwksRoutes.ts';
-import { registerLingeringClose } from './lingeringClose.ts';
+import { lingeringClose, registerLingeringClose } from './lingeringClose.ts';
 import { registerMetrics } from './metrics.ts';
 import { queryHandlers } from '../queries/registry.ts';
 import { registerOpenApiRoutes } from './openapiRoutes.ts';
@@ -194,7 +194,9 @@ function answerClientError(this: FastifyInstance, error: NodeJS.ErrnoException, 
         `Content-Length: ${Buffer.byteLength(body)}\r\n${REQUEST_ID_HEADER}: ${id}\r\nConnection: close\r\n\r\n${head ? '' : body}`,
     );
   }
-  socket.destroySoon();
+  // The client may still be sending what the parser refused (headers over the limit): closing with
+  // those bytes unread would reset the connection, and the client could lose the answer.
+  lingeringClose(socket);
 }
 
 /**

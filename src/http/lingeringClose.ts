@@ -1,5 +1,5 @@
-// An answer given before the request's body was all received (a 413 for a body over the limit) ends
-// the connection. Node closes such a socket as soon as the answer is written; bytes of the body that
+// An answer given before the request was all received (a 413 for a body over the limit, a 431 for
+// headers over the limit) ends the connection. Node closes such a socket as soon as the answer is written; bytes of the body that
 // then arrive, or were still unread, make the kernel reset the connection, and a reset can destroy the
 // answer before the client reads it (the client sees EPIPE or ECONNRESET instead of the 413). So
 // such a connection is half-closed after the answer instead, and what the client still sends is read
@@ -21,7 +21,7 @@ const lingering = new WeakSet<Socket>();
  * reading until the client closes its side or the bound is reached. The HTTP parser keeps reading the
  * rest of the body, which Node discards because no one reads the request any more.
  */
-function lingeringClose(socket: Socket): void {
+export function lingeringClose(socket: Socket): void {
   if (lingering.has(socket)) return;
   lingering.add(socket);
   socket.end();
