@@ -3,10 +3,10 @@
 // without it the header is ignored. Failed authentications are throttled per client address
 // (SIGNET_AUTH_FAILURE_LIMIT) without ever holding back a credential that signs correctly.
 import assert from 'node:assert/strict';
-import { generateKeyPairSync } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { addressMatcher } from '../src/http/clientAddress.ts';
 import { testDatabases } from './support/databases.ts';
+import { strangerKey } from './support/keys.ts';
 import { post, postStamped, stampHeaders } from './support/http.ts';
 import { ADMIN_TOKEN, startTestServer, type Credentials, type TestServer } from './support/server.ts';
 
@@ -22,17 +22,6 @@ async function admin(server: TestServer, forwardedFor?: string) {
 async function metrics(server: TestServer, forwardedFor?: string) {
   const response = await fetch(`${server.baseUrl}/metrics`, { headers: forwardedFor ? { 'x-forwarded-for': forwardedFor } : {} });
   return response.status;
-}
-
-/** A key pair Signet has never seen, as @turnkey/api-key-stamper takes it. */
-function strangerKey() {
-  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
-  const jwk = privateKey.export({ format: 'jwk' });
-  const y = Buffer.from(jwk.y!, 'base64url');
-  return {
-    apiPublicKey: Buffer.concat([Buffer.from([y[31]! & 1 ? 3 : 2]), Buffer.from(jwk.x!, 'base64url')]).toString('hex'),
-    apiPrivateKey: Buffer.from(jwk.d!, 'base64url').toString('hex'),
-  };
 }
 
 test('address lists take exact addresses, CIDR ranges and *, IPv4-mapped addresses as IPv4', () => {

@@ -4,7 +4,6 @@
 // through, sets X-Request-Id, keeps /admin and /metrics private, and gives Signet each client's own
 // address in X-Forwarded-For (SIGNET_TRUSTED_PROXIES).
 import assert from 'node:assert/strict';
-import { generateKeyPairSync } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -16,7 +15,8 @@ import { TurnkeyClient } from '@turnkey/http';
 import { ALL_SETTINGS } from '../src/config.ts';
 import { testDatabases } from './support/databases.ts';
 import { stampHeaders } from './support/http.ts';
-import { freePort, ROOT, run } from './support/processes.ts';
+import { strangerKey } from './support/keys.ts';
+import { freePort, ROOT, run, terminate } from './support/processes.ts';
 import { startTestServer, type Credentials, type TestServer } from './support/server.ts';
 import { until } from './support/until.ts';
 
@@ -100,17 +100,6 @@ function request(url: string, options: { method?: string; headers?: Record<strin
   });
 }
 
-/** A key pair Signet has never seen, as @turnkey/api-key-stamper takes it. */
-function strangerKey() {
-  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
-  const jwk = privateKey.export({ format: 'jwk' });
-  const y = Buffer.from(jwk.y!, 'base64url');
-  return {
-    apiPublicKey: Buffer.concat([Buffer.from([y[31]! & 1 ? 3 : 2]), Buffer.from(jwk.x!, 'base64url')]).toString('hex'),
-    apiPrivateKey: Buffer.from(jwk.d!, 'base64url').toString('hex'),
-  };
-}
-
 const nginx = executable('nginx');
 describe('nginx with deploy/nginx.conf in front of Signet', { skip: !nginx && 'nginx is not installed (apt-get install nginx-light; .ci/run installs it)' }, () => {
   const tdb = testDatabases[0]!;
@@ -167,11 +156,7 @@ describe('nginx with deploy/nginx.conf in front of Signet', { skip: !nginx && 'n
     );
   });
   after(async () => {
-    if (proxy && proxy.exitCode === null) {
-      const exited = new Promise((resolve) => proxy.once('exit', resolve));
-      proxy.kill('SIGTERM');
-      await exited;
-    }
+    if (proxy) await terminate(proxy);
     if (dir) fs.rmSync(dir, { recursive: true, force: true });
     await server?.close();
   });

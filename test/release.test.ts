@@ -14,7 +14,7 @@ import { after, before, describe, test } from 'node:test';
 import { ApiKeyStamper } from '@turnkey/api-key-stamper';
 import { TurnkeyClient } from '@turnkey/http';
 import { serverStore, testDatabases, type ServerStore } from './support/databases.ts';
-import { freePort, ROOT, run, type Finished } from './support/processes.ts';
+import { freePort, ROOT, run, terminate, type Finished } from './support/processes.ts';
 import { until } from './support/until.ts';
 
 const PACKAGE = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
@@ -171,11 +171,7 @@ describe('a release, packed and installed without development dependencies', () 
       );
     });
     after(async () => {
-      if (server && server.exitCode === null) {
-        const exited = new Promise((resolve) => server.once('exit', resolve));
-        server.kill('SIGTERM');
-        await exited;
-      }
+      if (server) await terminate(server);
       await store?.dispose();
     });
 

@@ -65,6 +65,14 @@ export function signet(args: string[], env: Record<string, string>): Promise<Fin
   return run(process.execPath, [...SIGNET_NODE_FLAGS, SIGNET_BIN, ...args], env);
 }
 
+/** Sends SIGTERM to a child still running and resolves with its exit code once it has exited. */
+export function terminate(child: ChildProcess): Promise<number | null> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  child.kill('SIGTERM');
+  return exited;
+}
+
 export async function freePort(): Promise<number> {
   const server = net.createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
