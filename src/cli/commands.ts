@@ -5,10 +5,10 @@
 // embedded store is held by the server; the policy, quorum and activity commands call its public API
 // as a user of an organization, stamped with that user's API key (userClient.ts), so the
 // organization's authorization decides them like any client's request.
-import fs from 'node:fs';
 import { ConfigError, configurationReport, loadConfig, type Config } from '../config.ts';
-import { ADMIN_PREFIX, ADMIN_ROUTES, type AdminFlag, type AdminRoute, type AdminRow } from '../http/adminApi.ts';
+import { ADMIN_ROUTES, type AdminRoute, type AdminRow } from '../http/adminApi.ts';
 import { adminClient } from './adminClient.ts';
+import { adminRequest } from './adminRequest.ts';
 import { helpPage, UsageError, type Command, type Context, type Flag, type Input } from './command.ts';
 import { orgCreateCommand } from './orgCreate.ts';
 import { print } from './output.ts';
@@ -38,40 +38,6 @@ function printList<T>(items: T[], input: Input, header: string[], row: (item: T)
 
 function admin(context: Context) {
   return adminClient(context.config());
-}
-
-function readFileFlag(input: Input, name: string): string {
-  const file = input.need(name);
-  try {
-    return fs.readFileSync(file, 'utf8');
-  } catch (error) {
-    throw new UsageError(`--${name}: cannot read ${file}: ${(error as Error).message}`);
-  }
-}
-
-/** A flag's value as the request takes it; undefined when it is not given (or given empty, for a flag that skips it then). */
-function flagValue(input: Input, name: string, flag: AdminFlag): unknown {
-  if (flag.multiple) return input.all(name);
-  const value = input.get(name);
-  if (value === undefined || (flag.skipEmpty && value === '')) return undefined;
-  if (flag.file) return readFileFlag(input, name);
-  return flag.type === 'integer' && 'body' in flag.to ? Number(value) : value;
-}
-
-/** The request of an admin command: the route's path below /admin/v1 with the flags' path and query parameters, and its body. */
-function adminRequest(route: AdminRoute, flags: Record<string, AdminFlag>, input: Input): { path: string; body?: Record<string, unknown> } {
-  const params: Record<string, string> = {};
-  const query = new URLSearchParams();
-  const body: Record<string, unknown> = {};
-  for (const [name, flag] of Object.entries(flags)) {
-    const value = flagValue(input, name, flag);
-    if (value === undefined) continue;
-    if ('path' in flag.to) params[flag.to.path] = String(value);
-    else if ('query' in flag.to) query.set(flag.to.query, String(value));
-    else body[flag.to.body] = value;
-  }
-  const path = route.path.slice(ADMIN_PREFIX.length).replace(/\{(\w+)\}/g, (_match, parameter: string) => encodeURIComponent(params[parameter]!));
-  return { path: query.size ? `${path}?${query}` : path, ...(route.body ? { body } : {}) };
 }
 
 /** The signet command of an admin route, as its declaration says: its flags fill the request, and it prints the answer. */

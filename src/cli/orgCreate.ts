@@ -5,8 +5,9 @@
 // (baseUrl), is written with mode 0600, and an existing one is replaced only with --force.
 import fs from 'node:fs';
 import path from 'node:path';
-import { ADMIN_PREFIX, type AdminRoutes } from '../http/adminApi.ts';
+import type { AdminRoutes } from '../http/adminApi.ts';
 import { adminClient } from './adminClient.ts';
+import { adminRequest } from './adminRequest.ts';
 import { UsageError, type Command, type Flag } from './command.ts';
 import { print } from './output.ts';
 import { flagsNamingFields } from './serverError.ts';
@@ -60,10 +61,8 @@ export function orgCreateCommand(route: AdminRoutes['createOrganization']): Comm
         throw new UsageError(`--credentials-file: ${file} exists; give --force to replace it, or another file`);
       }
 
-      const body = Object.fromEntries(
-        Object.entries(cli.flags).flatMap(([name, flag]) => ('body' in flag.to && input.get(name) !== undefined ? [[flag.to.body, input.get(name)]] : [])),
-      );
-      const answer = await client.call<CreatedOrganization>('POST', route.path.slice(ADMIN_PREFIX.length), body);
+      const { path: routePath, body } = adminRequest(route, cli.flags, input);
+      const answer = await client.call<CreatedOrganization>('POST', routePath, body);
 
       let written: string | undefined;
       if (file !== undefined && answer.apiPrivateKey !== undefined) {
