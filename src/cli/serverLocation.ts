@@ -10,6 +10,7 @@
 // sent to a server that does not know it. Only Node's own modules here: the examples import it too.
 import fs from 'node:fs';
 import path from 'node:path';
+import { ALL_SETTINGS } from '../config.ts';
 
 export const SERVER_FILE = 'server.json';
 export const CREDENTIALS_FILE = 'credentials.json';
@@ -23,9 +24,12 @@ type Env = Record<string, string | undefined>;
 /** A variable set to something (an empty one is not set, as for the settings). */
 const given = (value: string | undefined): value is string => value !== undefined && value.trim() !== '';
 
-/** The data folder as `signet serve` reads SIGNET_DATA_DIR (default .signet in the current folder). */
+/** SIGNET_DATA_DIR's default, as its setting declares it (.signet in the current folder). */
+const DEFAULT_DATA_DIR = ALL_SETTINGS.find((setting) => setting.env === 'SIGNET_DATA_DIR')!.default!;
+
+/** The data folder as `signet serve` reads SIGNET_DATA_DIR. */
 export function dataFolder(env: Env = process.env): string {
-  return path.resolve(given(env.SIGNET_DATA_DIR) ? env.SIGNET_DATA_DIR : '.signet');
+  return path.resolve(given(env.SIGNET_DATA_DIR) ? env.SIGNET_DATA_DIR : DEFAULT_DATA_DIR);
 }
 
 /** The same server: equal origins and paths, a trailing slash aside. */
