@@ -20,6 +20,7 @@ import { findOrganizationPlace } from '../store/organizations.ts';
 import { run, type Sql } from '../store/sql.ts';
 import type { NewVote } from '../store/votes.ts';
 import { createAppProof } from './appProofs.ts';
+import { approvalRequests, newWaitingActivity, waitingActivityOf } from './approvalRequests.ts';
 import { envelopeSchema, type Envelope } from './envelope.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { ActivityHandler, ActivityPlan, ExecutionContext } from './handler.ts';
@@ -201,7 +202,9 @@ export class ActivityEngine {
           throw error;
         }
       } else {
-        plan = { result: {} };
+        // No effect yet; who may vote on it is emailed, by rows of its statement.
+        const activity = newWaitingActivity(handler, { id: activityId, organizationId, type: envelope.type, createdAt: now, intent, submitter: principal });
+        plan = { result: {}, ...(await approvalRequests(this.deps, { authority, decided, approvers: [submitter], activity })) };
       }
 
       // 4. The write: the activity with its status, its submitter's vote, and the handler's rows and
@@ -472,8 +475,8 @@ export class ActivityEngine {
       if (outcome.kind === 'authorityChanged') throw new AuthorityChanged();
       return outcome;
     };
-    const settled = async (write: VoteWrite) => {
-      const outcome = await finish(write);
+    const settled = async (write: VoteWrite, extra: { queuesDelivery?: boolean } = {}) => {
+      const outcome = await finish(write, extra);
       if ('activity' in outcome) return outcome;
       throw new Error(`a vote on a locked waiting activity was not written (${outcome.kind})`);
     };
@@ -485,7 +488,11 @@ export class ActivityEngine {
     }
 
     const decision = decideActivity(v.authority, decided, [...approvers, v.voter]);
-    if (decision.outcome === 'OUTCOME_REQUIRES_CONSENSUS') return settled({ ...base, status: ACTIVITY_STATUS.CONSENSUS_NEEDED, vote: vote(decision.evaluations) });
+    if (decision.outcome === 'OUTCOME_REQUIRES_CONSENSUS') {
+      // Still waiting: who may vote on it now and was not emailed yet is, by rows of the vote's statement.
+      const requests = await approvalRequests(this.deps, { authority: v.authority, decided, approvers: [...approvers, v.voter], activity: waitingActivityOf(target, decided.intent) });
+      return settled({ ...base, status: ACTIVITY_STATUS.CONSENSUS_NEEDED, vote: vote(decision.evaluations), rows: requests.rows }, { queuesDelivery: requests.queuesDelivery });
+    }
     const failed = (error: SignetError) =>
       settled({ ...base, status: ACTIVITY_STATUS.FAILED, failure: { code: error.code, message: error.message }, vote: vote(decision.evaluations) });
     if (decision.outcome !== 'OUTCOME_ALLOW') {

@@ -9,6 +9,7 @@ import {
   domainName,
   emailAddress,
   folder,
+  linkBase,
   list,
   listenAddress,
   matching,
@@ -90,6 +91,14 @@ export const SETTINGS = {
     schema: baseUrl('http:', 'https:'),
     default: 'http://127.0.0.1:<port>',
     description: "Where the CLI and the examples reach the running server; unset, they take the server running from SIGNET_DATA_DIR (its server.json), else the baseUrl of the credentials file in use, else this default.",
+    group: 'server',
+  }),
+  publicUrl: setting({
+    env: 'SIGNET_PUBLIC_URL',
+    schema: linkBase(),
+    default: 'http://localhost:<port>',
+    description:
+      'Where people reach this server in a browser: the base of the links Signet sends, such as an approval email\'s `…/console/activities/<id>`. No query or fragment.',
     group: 'server',
   }),
   logLevel: setting({
@@ -277,6 +286,14 @@ export const SETTINGS = {
     schema: emailAddress(),
     default: 'notifications@signet.localhost',
     description: 'From address when `sendFromEmailAddress` is not given.',
+    group: 'email',
+  }),
+  approvalEmails: setting({
+    env: 'SIGNET_APPROVAL_EMAILS',
+    schema: trueOrFalse(),
+    defaultText: 'on with `SIGNET_SMTP_URL`',
+    description:
+      'Email each user who may vote on an activity that waits for approvals, once per activity and user, with a link to it. On when `SIGNET_SMTP_URL` is set; `false` turns it off; without `SIGNET_SMTP_URL` none are sent. See [Approval emails](email.md#approval-emails).',
     group: 'email',
   }),
   allowHttpLogos: setting({

@@ -65,6 +65,29 @@ export function baseUrl(...protocols: string[]) {
   return kind(urlKind(protocols), urlSchema(protocols).transform((value) => value.replace(/\/+$/, '')));
 }
 
+/**
+ * The base of links people open (http or https): links are made by appending a path, so it has no
+ * query, fragment, user name or password; its path's trailing slashes are dropped.
+ */
+export function linkBase() {
+  const problem = (value: string) => {
+    if (!URL.canParse(value)) return undefined; // the URL check says so
+    const parsed = new URL(value);
+    if (value.includes('?') || value.includes('#')) return 'must not have a query (?…) or a fragment (#…): links are made by appending a path to it';
+    if (parsed.username || parsed.password) return 'must not hold a user name or password';
+    return undefined;
+  };
+  return kind(
+    'http:// or https:// URL',
+    urlSchema(['http:', 'https:'])
+      .superRefine((value, context) => {
+        const message = problem(value);
+        if (message !== undefined) context.addIssue({ code: 'custom', message });
+      })
+      .transform((value) => value.replace(/\/+$/, '')),
+  );
+}
+
 const schemes = (protocols: string[]) => protocols.map((protocol) => `${protocol}//`).join(' or ');
 const urlKind = (protocols: string[]) => `${schemes(protocols)} URL`;
 

@@ -1,6 +1,8 @@
-// The worker that delivers OTP messages: the outbox loop (outboxLoop.ts) with the email channel
-// (email/) and the SMS channel (sms/). Messages are queued by init_otp and init_otp_auth.
+// The worker that delivers the outbox's messages: the outbox loop (outboxLoop.ts) with the OTP email
+// channel (email/), the SMS channel (sms/) and the approval email channel (email/). OTP messages are
+// queued by init_otp and init_otp_auth, approval emails by activities that wait for approvals.
 import type { Database } from '../store/db.ts';
+import { createApprovalEmailSender } from './email/approvalEmailSender.ts';
 import { createOtpEmailSender } from './email/otpEmailSender.ts';
 import type { LogoOptions } from './email/logo.ts';
 import type { EmailTransport } from './email/transport.ts';
@@ -49,6 +51,7 @@ export class OutboxWorker extends OutboxLoop {
       senders: {
         email: createOtpEmailSender({ db, secret, transport: options.email, logger, defaultFrom: options.defaultFrom, logo: options.logo }),
         sms: createOtpSmsSender({ secret, provider: options.sms }),
+        approval: createApprovalEmailSender({ transport: options.email, defaultFrom: options.defaultFrom }),
       },
     });
   }

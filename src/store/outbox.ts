@@ -8,7 +8,7 @@ import type { Queryable } from './db.ts';
 import { run, sql, type Sql } from './sql.ts';
 
 /** How a message travels. */
-export const CHANNELS = ['email', 'sms'] as const;
+export const CHANNELS = ['email', 'sms', 'approval'] as const;
 export type Channel = (typeof CHANNELS)[number];
 
 /** A message's state: queued, claimed by a worker (sending), waiting to retry, or finished (sent, failed). */
@@ -24,7 +24,8 @@ export interface OutboxEntry<Payload extends object = object> {
   /** Chosen by the caller, who seals the payload's secret to it. */
   id: string;
   organizationId: string;
-  otpId: string;
+  /** The OTP the message carries, when it carries one. */
+  otpId?: string;
   channel: Channel;
   payload: Payload;
   /**
@@ -39,8 +40,20 @@ export function queueMessage(activity: Sql, entry: OutboxEntry): Sql {
   const payload = sql`${JSON.stringify(entry.payload)}::jsonb`;
   const filled = entry.filledIn ? sql`${payload} || COALESCE(${entry.filledIn}, '{}'::jsonb)` : payload;
   return sql`INSERT INTO outbox (id, organization_id, otp_id, channel, payload, status, next_attempt_at)
-             SELECT ${entry.id}::uuid, ${entry.organizationId}::uuid, ${entry.otpId}::uuid, ${entry.channel}, ${filled}, 'queued', now()
+             SELECT ${entry.id}::uuid, ${entry.organizationId}::uuid, ${entry.otpId ?? null}::uuid, ${entry.channel}, ${filled}, 'queued', now()
                FROM ${activity}`;
+}
+
+/**
+ * Queues one message per row of `recipients` as a row of the activity's statement: `recipients`
+ * yields the message's `id` and the `fields` (a JSON object) its payload adds to `entry`'s. A
+ * message whose id is queued already stays as it is.
+ */
+export function queueMessagesTo(recipients: Sql, entry: Pick<OutboxEntry, 'organizationId' | 'channel' | 'payload'>): Sql {
+  return sql`INSERT INTO outbox (id, organization_id, channel, payload, status, next_attempt_at)
+             SELECT r.id, ${entry.organizationId}::uuid, ${entry.channel}, ${JSON.stringify(entry.payload)}::jsonb || r.fields, 'queued', now()
+               FROM (${recipients}) r
+             ON CONFLICT (id) DO NOTHING`;
 }
 
 /** Queues a message on its own (as the activity's statement would); returns its id. */

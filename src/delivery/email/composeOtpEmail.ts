@@ -20,8 +20,13 @@ export interface ComposedEmail {
  * of one OTP carries the same, so a receiver can collapse a copy sent again after a crash.
  */
 export function otpMessageId(otpId: string, fromAddress: string): string {
+  return messageIdFrom(`otp-${otpId}`, fromAddress);
+}
+
+/** A Message-ID `<{local}@{domain of the From address}>`. */
+export function messageIdFrom(local: string, fromAddress: string): string {
   const domain = domainToASCII(fromAddress.slice(fromAddress.lastIndexOf('@') + 1)) || 'signet.invalid';
-  return `<otp-${otpId}@${domain}>`;
+  return `<${local}@${domain}>`;
 }
 
 export async function composeOtpEmail(

@@ -1,0 +1,105 @@
+// Approval requests (table approval_requests): the email that asks a user to vote on a waiting
+// activity, queued in the outbox by the statement that makes the activity wait (or keeps it waiting),
+// once per activity and user. Here: the users a caller may weigh as voters (read before the
+// decision's write), and the rows of the activity's statement that record the requests and queue
+// their messages, each recipient's address and the organization's name selected in that statement.
+import type { Queryable } from './db.ts';
+import { queueMessagesTo } from './outbox.ts';
+import { run, sql, type Sql } from './sql.ts';
+import { userTagIdsJson } from './userTags.ts';
+
+/** The outbox channel of approval emails. */
+export const APPROVAL_CHANNEL = 'approval';
+
+/** What an approval email's outbox payload holds: the activity's fields, and the recipient's and organization's the statement selects. */
+export interface ApprovalEmailPayload {
+  /** The recipient's address (selected from users). */
+  to: string;
+  /** The recipient's user name (selected from users). */
+  userName: string;
+  organizationId: string;
+  /** The organization's name (selected from organizations). */
+  organizationName: string;
+  activityId: string;
+  activityType: string;
+  /** One line about the intent, without its secrets. */
+  summary: string;
+  submitter: { userId: string; userName: string };
+  /** When the activity was submitted (ISO 8601). */
+  createdAt: string;
+  /** Where the activity is read and voted on. */
+  link: string;
+}
+
+/** What the caller puts in every request's payload; the statement adds the rest per recipient. */
+export type ApprovalRequestContent = Omit<ApprovalEmailPayload, 'to' | 'userName' | 'organizationName'>;
+
+/** A user as a policy's consensus sees a voter: its tags, email, name and live credentials. */
+export interface VoterCandidate {
+  id: string;
+  email: string;
+  name: string;
+  tags: string[];
+  apiKeys: Array<{ id: string; kind: 'api_key' | 'session' | 'otp_auth'; publicKey: string }>;
+  authenticators: Array<{ id: string; credentialId: string }>;
+}
+
+/** Credentials of each kind read per candidate (the newest first): enough to tell what types a user holds. */
+const CREDENTIALS_PER_CANDIDATE = 20;
+
+/**
+ * The organization's users not removed who have an email address, but those of `except`, oldest first, at
+ * most `limit`: those an approval email could reach, for the caller to weigh against its policies.
+ */
+export async function readVoterCandidates(db: Queryable, organizationId: string, except: readonly string[], limit: number): Promise<VoterCandidate[]> {
+  const rows = await run<{ id: string; email: string; user_name: string; tags: string[]; api_keys: VoterCandidate['apiKeys']; authenticators: VoterCandidate['authenticators'] }>(
+    db,
+    sql`SELECT u.id, u.email, u.user_name, ${userTagIdsJson(sql`u.id`)} AS tags,
+               coalesce((SELECT json_agg(json_build_object('id', k.id, 'kind', k.kind, 'publicKey', k.public_key))
+                           FROM (SELECT id, kind, public_key FROM api_keys
+                                  WHERE user_id = u.id AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())
+                                  ORDER BY created_at DESC LIMIT ${CREDENTIALS_PER_CANDIDATE}) k), '[]') AS api_keys,
+               coalesce((SELECT json_agg(json_build_object('id', a.id, 'credentialId', a.credential_id))
+                           FROM (SELECT id, credential_id FROM authenticators
+                                  WHERE user_id = u.id AND revoked_at IS NULL
+                                  ORDER BY created_at DESC LIMIT ${CREDENTIALS_PER_CANDIDATE}) a), '[]') AS authenticators
+          FROM users u
+         WHERE u.organization_id = ${organizationId}::uuid AND u.removed_at IS NULL AND u.email IS NOT NULL AND u.id <> ALL(${[...except]}::uuid[])
+         ORDER BY u.created_at, u.id
+         LIMIT ${limit}`,
+  );
+  return rows.map((row) => ({
+    id: row.id,
+    email: row.email,
+    name: row.user_name,
+    tags: row.tags,
+    apiKeys: row.api_keys,
+    authenticators: row.authenticators,
+  }));
+}
+
+/**
+ * The rows of the activity's statement (`activity` yields its row's `id` when the statement writes
+ * it) that ask `voterIds` to vote: for each of them who is a user of the organization not removed,
+ * has an email address, is not one of `exceptIds` (who voted already) and was not asked before for this activity, a request
+ * recorded and one message queued on the approval channel. The message's id is derived from the
+ * activity and the user, so even two statements that raced past the check queue it once.
+ */
+export function requestApprovalsOfActivity(
+  activity: Sql,
+  request: { organizationId: string; voterIds: readonly string[]; exceptIds: readonly string[]; content: ApprovalRequestContent },
+): Sql[] {
+  const recipients = sql`SELECT md5(a.id::text || ':' || u.id::text)::uuid AS id, a.id AS activity_id, u.id AS user_id,
+                                jsonb_build_object('to', u.email, 'userName', u.user_name, 'organizationName', o.name) AS fields
+                           FROM ${activity} a
+                           JOIN users u ON u.id = ANY(${[...request.voterIds]}::uuid[]) AND u.organization_id = ${request.organizationId}::uuid
+                           JOIN organizations o ON o.id = u.organization_id
+                          WHERE u.removed_at IS NULL AND u.email IS NOT NULL AND u.email <> '' AND u.id <> ALL(${[...request.exceptIds]}::uuid[])
+                            AND NOT EXISTS (SELECT 1 FROM approval_requests r WHERE r.activity_id = a.id AND r.user_id = u.id)`;
+  return [
+    sql`INSERT INTO approval_requests (activity_id, user_id, outbox_id, created_at)
+        SELECT activity_id, user_id, id, now() FROM (${recipients}) r
+        ON CONFLICT DO NOTHING`,
+    queueMessagesTo(recipients, { organizationId: request.organizationId, channel: APPROVAL_CHANNEL, payload: request.content }),
+  ];
+}

@@ -1,0 +1,265 @@
+// Approval emails, received by a real SMTP server on loopback and parsed: an activity that waits for
+// approvals emails each user who may vote on it and has an address, once — never its submitter, not
+// a user without an address, not a user no policy counts; with the organization, the type, a summary
+// of the intent, the submitter, the time and the link under SIGNET_PUBLIC_URL, and nothing secret.
+// Resubmitting the body, a second server on the same store and a vote that leaves the activity
+// waiting send nothing again; a vote after a new user became a voter emails that user.
+// SIGNET_APPROVAL_EMAILS=false, or no SMTP server, queues none.
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+import type { ParsedMail } from 'mailparser';
+import { loadConfig } from '../src/config.ts';
+import { startServer } from '../src/server.ts';
+import { testDatabases } from './support/databases.ts';
+import { ADMIN_TOKEN, startTestServer, type Credentials, type TestServer } from './support/server.ts';
+import { startSmtpSink, type SmtpSink } from './support/smtpSink.ts';
+import { until } from './support/until.ts';
+
+const PUBLIC_URL = 'https://signet.example.com/base';
+const ABI = '[{"type":"function","name":"transfer","inputs":[{"name":"to","type":"address"},{"name":"value","type":"uint256"}],"outputs":[{"name":"","type":"bool"}],"stateMutability":"nonpayable"}]';
+const CREATE_INTERFACE = "activity.resource == 'SMART_CONTRACT_INTERFACE' && activity.action == 'CREATE'";
+
+type Keys = Pick<Credentials, 'apiPublicKey' | 'apiPrivateKey'>;
+type Member = Keys & { userId: string; email?: string };
+
+const envelope = <T extends string, P extends object>(type: T, organizationId: string, parameters: P) => ({ type, timestampMs: String(Date.now()), organizationId, parameters });
+
+const interfaceBody = (organizationId: string, label: string) =>
+  envelope('ACTIVITY_TYPE_CREATE_SMART_CONTRACT_INTERFACE', organizationId, {
+    smartContractAddress: '0xdAC17F958D2ee523a2206206994597C13D831ec7',
+    smartContractInterface: ABI,
+    type: 'SMART_CONTRACT_INTERFACE_TYPE_ETHEREUM' as const,
+    label,
+  });
+
+const mailsTo = (smtp: SmtpSink, address: string): ParsedMail[] => smtp.messages.filter((m) => JSON.stringify(m.to).includes(address));
+
+/** Until no message of the store is queued, retrying or being sent: every worker is done. */
+const outboxSettled = (server: TestServer) =>
+  until('the outbox to have nothing left to send', async () => {
+    const [row] = await server.db.query<{ n: number }>("SELECT count(*)::int AS n FROM outbox WHERE status IN ('queued', 'retrying', 'sending')");
+    return row!.n === 0;
+  });
+
+const approvalRows = async (server: TestServer, activityId: string) =>
+  server.db.query<{ user_id: string }>('SELECT user_id FROM approval_requests WHERE activity_id = $1 ORDER BY user_id', [activityId]);
+
+const approvalMessages = async (server: TestServer, organizationId: string) =>
+  (await server.db.query<{ n: number }>("SELECT count(*)::int AS n FROM outbox WHERE organization_id = $1 AND channel = 'approval'", [organizationId]))[0]!.n;
+
+async function organization(server: TestServer, name: string, users: Array<{ name: string; email?: string }>) {
+  const root = await server.createOrganization(name);
+  const members: Member[] = [];
+  for (const user of users) {
+    const { userId } = await server.admin('POST', `/organizations/${root.organizationId}/users`, { userName: user.name, ...(user.email ? { email: user.email } : {}) });
+    const key = await server.admin('POST', `/organizations/${root.organizationId}/api-keys`, { userId });
+    members.push({ userId, apiPublicKey: key.apiPublicKey, apiPrivateKey: key.apiPrivateKey, ...(user.email ? { email: user.email } : {}) });
+  }
+  return { root, members, organizationId: root.organizationId };
+}
+
+const unique = () => randomUUID().slice(0, 8);
+
+for (const tdb of testDatabases) {
+  describe(`approval emails (${tdb.name})`, () => {
+    let smtp: SmtpSink;
+    let server: TestServer;
+
+    before(async () => {
+      smtp = await startSmtpSink();
+      server = await startTestServer(tdb, { SIGNET_SMTP_URL: smtp.url, SIGNET_EMAIL_FROM: 'approvals@signet.test', SIGNET_PUBLIC_URL: `${PUBLIC_URL}/` });
+    });
+    after(async () => {
+      await server.close();
+      await smtp.close();
+    });
+
+    test('a root quorum of 2: the other root user is emailed once, with what the activity is and its link; the submitter and a user without an address are not', async () => {
+      const id = unique();
+      const alice = `alice-${id}@example.com`;
+      const bob = `bob-${id}@example.com`;
+      const { members, organizationId } = await organization(server, `Acme <Ops> & Co ${id}`, [
+        { name: 'Alice', email: alice },
+        { name: 'Bob "the approver"', email: bob },
+        { name: 'Carol' },
+      ]);
+      const [a, b, c] = members as [Member, Member, Member];
+      await server.admin('PUT', `/organizations/${organizationId}/root-quorum`, { threshold: 2, userIds: [a.userId, b.userId, c.userId] });
+
+      const body = interfaceBody(organizationId, `payments\nrouter ${id}`);
+      const { activity } = (await server.client(a).createSmartContractInterface(body)) as any;
+      assert.equal(activity.status, 'ACTIVITY_STATUS_CONSENSUS_NEEDED');
+
+      const mail = await smtp.waitForMailTo(bob);
+      await outboxSettled(server);
+      assert.equal(mailsTo(smtp, bob).length, 1);
+      assert.equal(mailsTo(smtp, alice).length, 0, 'the submitter is not emailed');
+      // Carol may vote but has no address; the organization's creator is no longer a root user.
+      assert.deepEqual((await approvalRows(server, activity.id)).map((r) => r.user_id), [b.userId]);
+      assert.equal(await approvalMessages(server, organizationId), 1);
+
+      const link = `${PUBLIC_URL}/console/activities/${activity.id}`;
+      const [stored] = await server.db.query<{ created_at: Date }>('SELECT created_at FROM activities WHERE id = $1', [activity.id]);
+      const text = mail.text ?? '';
+      assert.equal(mail.subject, `Approval needed: ACTIVITY_TYPE_CREATE_SMART_CONTRACT_INTERFACE in Acme <Ops> & Co ${id}`);
+      assert.equal(mail.from?.value[0]?.address, 'approvals@signet.test');
+      assert.match(mail.messageId ?? '', /^<approval-[0-9a-f-]{36}@signet\.test>$/);
+      for (const expected of [
+        `Hello Bob "the approver",`,
+        `Organization: Acme <Ops> & Co ${id} (${organizationId})`,
+        'Activity:     ACTIVITY_TYPE_CREATE_SMART_CONTRACT_INTERFACE',
+        'Summary:      create smart contract interface: smartContractAddress "0xdAC17F958D2ee523a2206206994597C13D831ec7", smartContractInterface "[{',
+        `", type "SMART_CONTRACT_INTERFACE_TYPE_ETHEREUM", label "payments router ${id}"\n`,
+        `Submitted by: Alice (${a.userId})`,
+        `Submitted at: ${new Date(stored!.created_at).toISOString()}`,
+        `Activity ID:  ${activity.id}`,
+        link,
+      ]) {
+        assert.ok(text.includes(expected), `the text holds ${JSON.stringify(expected)}:\n${text}`);
+      }
+      // The summary is one line, whatever line breaks the intent holds.
+      assert.equal(text.split('\n').filter((line) => line.startsWith('Summary:')).length, 1);
+      const html = String(mail.html);
+      assert.ok(html.includes(`<a href="${link}">`), html);
+      assert.ok(html.includes(`Acme &lt;Ops&gt; &amp; Co ${id}`), html);
+      assert.ok(html.includes('Hello Bob &quot;the approver&quot;,'), html);
+      assert.ok(!html.includes('<Ops>'), 'the HTML escapes what it shows');
+
+      // Nothing secret: not the submitter's key, nor its stamp's signature, nor the deployment secret.
+      const secret = (await import('node:fs')).readFileSync(`${server.dataDir}/otp-secret`, 'utf8').trim();
+      for (const hidden of [a.apiPrivateKey, activity.votes[0].signature, secret]) {
+        assert.ok(!text.includes(hidden) && !html.includes(hidden), 'no secret in the email');
+      }
+
+      // Resubmitting the same body answers with the stored activity, and sends nothing again.
+      const again = (await server.client(a).createSmartContractInterface(JSON.parse(activity.votes[0].message))) as any;
+      assert.equal(again.activity.id, activity.id);
+      await outboxSettled(server);
+      assert.equal(mailsTo(smtp, bob).length, 1);
+      assert.equal(await approvalMessages(server, organizationId), 1);
+    });
+
+    test("a policy's consensus: the users it counts are emailed, not those it does not count", async () => {
+      const id = unique();
+      const addresses = ['ann', 'ben', 'dee', 'eve'].map((name) => `${name}-${id}@example.com`);
+      const { root, members, organizationId } = await organization(
+        server,
+        `Policy ${id}`,
+        addresses.map((email, i) => ({ name: `user ${i}`, email })),
+      );
+      const [ann, ben, dee] = members as [Member, Member, Member, Member];
+      const client = server.client(root);
+      const { activity: tagged } = (await client.createUserTag(
+        envelope('ACTIVITY_TYPE_CREATE_USER_TAG', organizationId, { userTagName: 'approvers', userIds: [ann.userId, ben.userId, dee.userId] }),
+      )) as any;
+      const tagId = tagged.result.createUserTagResult.userTagId;
+      await client.createPolicy(
+        envelope('ACTIVITY_TYPE_CREATE_POLICY_V3', organizationId, {
+          policyName: 'two approvers',
+          effect: 'EFFECT_ALLOW',
+          condition: CREATE_INTERFACE,
+          consensus: `approvers.filter(user, user.tags.contains('${tagId}')).count() >= 2`,
+          notes: '',
+        }),
+      );
+      const { activity } = (await server.client(ann).createSmartContractInterface(interfaceBody(organizationId, `policy ${id}`))) as any;
+      assert.equal(activity.status, 'ACTIVITY_STATUS_CONSENSUS_NEEDED');
+      await smtp.waitForMailTo(addresses[1]!);
+      await smtp.waitForMailTo(addresses[2]!);
+      await outboxSettled(server);
+      assert.deepEqual(addresses.map((address) => mailsTo(smtp, address).length), [0, 1, 1, 0]);
+      assert.match(mailsTo(smtp, addresses[2]!)[0]!.text ?? '', new RegExp(`Submitted by: user 0 \\(${ann.userId}\\)`));
+    });
+
+    test('a vote that leaves the activity waiting emails only who became a voter since', async () => {
+      const id = unique();
+      const addresses = ['gil', 'hal', 'ivy', 'jon'].map((name) => `${name}-${id}@example.com`);
+      const { members, organizationId } = await organization(
+        server,
+        `Votes ${id}`,
+        addresses.map((email, i) => ({ name: `user ${i}`, email })),
+      );
+      const [gil, hal, ivy, jon] = members as [Member, Member, Member, Member];
+      await server.admin('PUT', `/organizations/${organizationId}/root-quorum`, { threshold: 3, userIds: [gil.userId, hal.userId, ivy.userId] });
+      const { activity } = (await server.client(gil).createSmartContractInterface(interfaceBody(organizationId, `votes ${id}`))) as any;
+      await smtp.waitForMailTo(addresses[1]!);
+      await smtp.waitForMailTo(addresses[2]!);
+
+      // Jon becomes a root user, and the threshold 4: Hal's approval leaves the activity waiting.
+      await server.admin('PUT', `/organizations/${organizationId}/root-quorum`, { threshold: 4, userIds: [gil.userId, hal.userId, ivy.userId, jon.userId] });
+      const approve = envelope('ACTIVITY_TYPE_APPROVE_ACTIVITY', organizationId, { fingerprint: activity.fingerprint });
+      const { activity: voted } = (await server.client(hal).approveActivity(approve)) as any;
+      assert.equal(voted.status, 'ACTIVITY_STATUS_CONSENSUS_NEEDED');
+      const mail = await smtp.waitForMailTo(addresses[3]!);
+      assert.match(mail.text ?? '', new RegExp(`Submitted by: user 0 \\(${gil.userId}\\)`));
+      await outboxSettled(server);
+      assert.deepEqual(addresses.map((address) => mailsTo(smtp, address).length), [0, 1, 1, 1]);
+      assert.equal(await approvalMessages(server, organizationId), 3);
+    });
+
+    test('a second server on the same store, answering the same body, sends nothing again', async () => {
+      const id = unique();
+      const kim = `kim-${id}@example.com`;
+      const { members, organizationId } = await organization(server, `Twice ${id}`, [{ name: 'Lea', email: `lea-${id}@example.com` }, { name: 'Kim', email: kim }]);
+      const [lea, kimUser] = members as [Member, Member];
+      await server.admin('PUT', `/organizations/${organizationId}/root-quorum`, { threshold: 2, userIds: [lea.userId, kimUser.userId] });
+      const { activity } = (await server.client(lea).createSmartContractInterface(interfaceBody(organizationId, `twice ${id}`))) as any;
+      await smtp.waitForMailTo(kim);
+
+      // Another server (its own engine and delivery worker) on the same store.
+      const second = await startServer(loadConfig({ ...configEnv(server), SIGNET_SMTP_URL: smtp.url, SIGNET_PUBLIC_URL: PUBLIC_URL }), { db: server.db });
+      try {
+        const { TurnkeyClient } = await import('@turnkey/http');
+        const { ApiKeyStamper } = await import('@turnkey/api-key-stamper');
+        const client = new TurnkeyClient({ baseUrl: second.url }, new ApiKeyStamper({ apiPublicKey: lea.apiPublicKey, apiPrivateKey: lea.apiPrivateKey }));
+        const again = (await client.createSmartContractInterface(JSON.parse(activity.votes[0].message))) as any;
+        assert.equal(again.activity.id, activity.id);
+        assert.equal(again.activity.status, 'ACTIVITY_STATUS_CONSENSUS_NEEDED');
+        await outboxSettled(server);
+      } finally {
+        await second.close();
+      }
+      assert.equal(mailsTo(smtp, kim).length, 1);
+      assert.equal(await approvalMessages(server, organizationId), 1);
+      // The store holds one request per activity and user, whoever writes it.
+      await assert.rejects(
+        server.db.query('INSERT INTO approval_requests (activity_id, user_id, outbox_id, created_at) VALUES ($1, $2, $3, now())', [activity.id, kimUser.userId, randomUUID()]),
+        /duplicate key|unique/,
+      );
+    });
+  });
+
+  describe(`approval emails turned off (${tdb.name})`, () => {
+    for (const [label, env] of [
+      ['SIGNET_APPROVAL_EMAILS=false', { SIGNET_APPROVAL_EMAILS: 'false' }],
+      ['no SMTP server', { SIGNET_SMTP_URL: '' }],
+    ] as const) {
+      test(`${label}: an activity waits, and no approval email is queued or sent`, async () => {
+        const smtp = await startSmtpSink();
+        const server = await startTestServer(tdb, { SIGNET_SMTP_URL: smtp.url, ...env });
+        try {
+          const id = unique();
+          const noa = `noa-${id}@example.com`;
+          const { members, organizationId } = await organization(server, `Off ${id}`, [{ name: 'Max', email: `max-${id}@example.com` }, { name: 'Noa', email: noa }]);
+          const [max, noaUser] = members as [Member, Member];
+          await server.admin('PUT', `/organizations/${organizationId}/root-quorum`, { threshold: 2, userIds: [max.userId, noaUser.userId] });
+          const { activity } = (await server.client(max).createSmartContractInterface(interfaceBody(organizationId, `off ${id}`))) as any;
+          assert.equal(activity.status, 'ACTIVITY_STATUS_CONSENSUS_NEEDED');
+          // Written with the activity, or not at all: nothing is there once it is answered.
+          assert.deepEqual(await approvalRows(server, activity.id), []);
+          assert.equal(await approvalMessages(server, organizationId), 0);
+          assert.equal(mailsTo(smtp, noa).length, 0);
+        } finally {
+          await server.close();
+          await smtp.close();
+        }
+      });
+    }
+  });
+}
+
+/** The environment a test server was configured with, for a second server on its store. */
+function configEnv(server: TestServer): Record<string, string> {
+  return { SIGNET_PORT: '0', SIGNET_DATA_DIR: server.dataDir, SIGNET_ADMIN_TOKEN: ADMIN_TOKEN, SIGNET_OUTBOX_POLL_MS: '20' };
+}
