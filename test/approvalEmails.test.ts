@@ -159,7 +159,7 @@ for (const tdb of testDatabases) {
           policyName: 'two approvers',
           effect: 'EFFECT_ALLOW',
           condition: CREATE_INTERFACE,
-          consensus: `approvers.filter(user, user.tags.contains('${tagId}')).count() >= 2`,
+          consensus: `approvers.filter(user, user.tags.contains('${tagId}')).count() >= 3`,
           notes: '',
         }),
       );
@@ -170,6 +170,14 @@ for (const tdb of testDatabases) {
       await outboxSettled(server);
       assert.deepEqual(addresses.map((address) => mailsTo(smtp, address).length), [0, 1, 1, 0]);
       assert.match(mailsTo(smtp, addresses[2]!)[0]!.text ?? '', new RegExp(`Submitted by: user 0 \\(${ann.userId}\\)`));
+
+      // Ben's approval leaves it waiting (three are needed): no one is emailed again, Ben least of all.
+      const approve = envelope('ACTIVITY_TYPE_APPROVE_ACTIVITY', organizationId, { fingerprint: activity.fingerprint });
+      const { activity: voted } = (await server.client(ben).approveActivity(approve)) as any;
+      assert.equal(voted.status, 'ACTIVITY_STATUS_CONSENSUS_NEEDED');
+      await outboxSettled(server);
+      assert.deepEqual(addresses.map((address) => mailsTo(smtp, address).length), [0, 1, 1, 0]);
+      assert.equal(await approvalMessages(server, organizationId), 2);
     });
 
     test('a vote that leaves the activity waiting emails only who became a voter since', async () => {
@@ -195,6 +203,17 @@ for (const tdb of testDatabases) {
       assert.match(mail.text ?? '', new RegExp(`Submitted by: user 0 \\(${gil.userId}\\)`));
       await outboxSettled(server);
       assert.deepEqual(addresses.map((address) => mailsTo(smtp, address).length), [0, 1, 1, 1]);
+      assert.equal(await approvalMessages(server, organizationId), 3);
+
+      // Kai becomes a root user too and approves at once: a voter is not asked for the vote it gave.
+      const kai = `kai-${id}@example.com`;
+      const { userId: kaiId } = await server.admin('POST', `/organizations/${organizationId}/users`, { userName: 'Kai', email: kai });
+      const kaiKey = await server.admin('POST', `/organizations/${organizationId}/api-keys`, { userId: kaiId });
+      await server.admin('PUT', `/organizations/${organizationId}/root-quorum`, { threshold: 5, userIds: [gil.userId, hal.userId, ivy.userId, jon.userId, kaiId] });
+      const { activity: third } = (await server.client(kaiKey).approveActivity({ ...approve, timestampMs: String(Date.now()) })) as any;
+      assert.equal(third.status, 'ACTIVITY_STATUS_CONSENSUS_NEEDED');
+      await outboxSettled(server);
+      assert.equal(mailsTo(smtp, kai).length, 0);
       assert.equal(await approvalMessages(server, organizationId), 3);
     });
 

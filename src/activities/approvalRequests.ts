@@ -86,8 +86,8 @@ export async function approvalRequests(
   return { rows, queuesDelivery: true };
 }
 
-/** A stored waiting activity (a vote leaves it waiting), as its email names it. */
-export function waitingActivityOf(record: ActivityRecord, intent: unknown): WaitingActivity {
+/** A stored waiting activity that `voterId`'s vote leaves waiting, as its email names it. */
+export function waitingActivityOf(record: ActivityRecord, intent: unknown, voterId: string): WaitingActivity {
   const submitter = record.votes[0]!;
   return {
     id: record.id,
@@ -96,7 +96,7 @@ export function waitingActivityOf(record: ActivityRecord, intent: unknown): Wait
     createdAt: record.createdAt,
     intent,
     submitter: { userId: submitter.userId, userName: submitter.userName },
-    voted: [...new Set(record.votes.map((vote) => vote.userId))],
+    voted: [...new Set([...record.votes.map((vote) => vote.userId), voterId])],
   };
 }
 

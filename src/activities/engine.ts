@@ -490,7 +490,8 @@ export class ActivityEngine {
     const decision = decideActivity(v.authority, decided, [...approvers, v.voter]);
     if (decision.outcome === 'OUTCOME_REQUIRES_CONSENSUS') {
       // Still waiting: who may vote on it now and was not emailed yet is, by rows of the vote's statement.
-      const requests = await approvalRequests(this.deps, { authority: v.authority, decided, approvers: [...approvers, v.voter], activity: waitingActivityOf(target, decided.intent) });
+      const activity = waitingActivityOf(target, decided.intent, principal.userId);
+      const requests = await approvalRequests({ db: tx, config: this.deps.config }, { authority: v.authority, decided, approvers: [...approvers, v.voter], activity });
       return settled({ ...base, status: ACTIVITY_STATUS.CONSENSUS_NEEDED, vote: vote(decision.evaluations), rows: requests.rows }, { queuesDelivery: requests.queuesDelivery });
     }
     const failed = (error: SignetError) =>
