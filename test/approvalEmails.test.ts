@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { ParsedMail } from 'mailparser';
+import { summaryOf } from '../src/activities/approvalRequests.ts';
 import { loadConfig } from '../src/config.ts';
 import { startServer } from '../src/server.ts';
 import { testDatabases } from './support/databases.ts';
@@ -282,3 +283,24 @@ for (const tdb of testDatabases) {
 function configEnv(server: TestServer): Record<string, string> {
   return { SIGNET_PORT: '0', SIGNET_DATA_DIR: server.dataDir, SIGNET_ADMIN_TOKEN: ADMIN_TOKEN, SIGNET_OUTBOX_POLL_MS: '20' };
 }
+
+test("an intent's summary: one line of its plain fields, long values cut, nested objects and secret-named fields left out", () => {
+  const summary = summaryOf('ACTIVITY_TYPE_INIT_OTP_AUTH_V3', {
+    otpType: 'OTP_TYPE_EMAIL',
+    contact: 'a@example.com',
+    otpCode: '123456',
+    encryptedOtpBundle: 'bundle',
+    verificationToken: 'token',
+    emailCustomization: { logoUrl: 'https://x' },
+    appName: `line one\nline two ${'x'.repeat(100)}`,
+    otpLength: 6,
+    alphanumeric: false,
+    userTags: ['a', 'b'],
+  });
+  assert.equal(
+    summary,
+    `init otp auth: otpType "OTP_TYPE_EMAIL", contact "a@example.com", appName "line one line two ${'x'.repeat(41)}…", otpLength 6, alphanumeric false, userTags (2 items)`,
+  );
+  assert.equal([...summaryOf('ACTIVITY_TYPE_CREATE_USER_TAG', { userTagName: 'y'.repeat(50), userIds: Array(400).fill('z'.repeat(59)) })].length <= 300, true);
+  assert.equal(summaryOf('ACTIVITY_TYPE_DELETE_POLICY', {}), 'delete policy');
+});
