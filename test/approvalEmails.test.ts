@@ -12,7 +12,10 @@ import type { ParsedMail } from 'mailparser';
 import { summaryOf } from '../src/activities/approvalRequests.ts';
 import { loadConfig } from '../src/config.ts';
 import { startServer } from '../src/server.ts';
-import { testDatabases } from './support/databases.ts';
+import { ApiKeyStamper } from '@turnkey/api-key-stamper';
+import { TurnkeyClient } from '@turnkey/http';
+import { serverStore, testDatabases } from './support/databases.ts';
+import { freePort, serve } from './support/processes.ts';
 import { ADMIN_TOKEN, startTestServer, type Credentials, type TestServer } from './support/server.ts';
 import { startSmtpSink, type SmtpSink } from './support/smtpSink.ts';
 import { until } from './support/until.ts';
@@ -230,8 +233,6 @@ for (const tdb of testDatabases) {
       // Another server (its own engine and delivery worker) on the same store.
       const second = await startServer(loadConfig({ ...configEnv(server), SIGNET_SMTP_URL: smtp.url, SIGNET_PUBLIC_URL: PUBLIC_URL }), { db: server.db });
       try {
-        const { TurnkeyClient } = await import('@turnkey/http');
-        const { ApiKeyStamper } = await import('@turnkey/api-key-stamper');
         const client = new TurnkeyClient({ baseUrl: second.url }, new ApiKeyStamper({ apiPublicKey: lea.apiPublicKey, apiPrivateKey: lea.apiPrivateKey }));
         const again = (await client.createSmartContractInterface(JSON.parse(activity.votes[0].message))) as any;
         assert.equal(again.activity.id, activity.id);
@@ -303,4 +304,69 @@ test("an intent's summary: one line of its plain fields, long values cut, nested
   );
   assert.equal([...summaryOf('ACTIVITY_TYPE_CREATE_USER_TAG', { userTagName: 'y'.repeat(50), userIds: Array(400).fill('z'.repeat(59)) })].length <= 300, true);
   assert.equal(summaryOf('ACTIVITY_TYPE_DELETE_POLICY', {}), 'delete policy');
+});
+
+describe('approval emails across a restart of signet serve', () => {
+  for (const tdb of testDatabases) {
+    test(`a restarted server answering the same body sends nothing again (${tdb.name})`, async () => {
+      const smtp = await startSmtpSink();
+      const store = await serverStore(tdb, 'signet_approval_restart');
+      const port = await freePort();
+      const baseUrl = `http://127.0.0.1:${port}`;
+      const env = {
+        ...store.env,
+        SIGNET_PORT: String(port),
+        SIGNET_ADMIN_TOKEN: ADMIN_TOKEN,
+        SIGNET_OTP_SECRET: 'c4d2e1f0a9b8c7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f2a1b0c9d8e7f6a5b4c3d2',
+        SIGNET_SMTP_URL: smtp.url,
+        SIGNET_PUBLIC_URL: PUBLIC_URL,
+        SIGNET_OUTBOX_POLL_MS: '20',
+        SIGNET_LOG_LEVEL: 'warn',
+      };
+      const admin = async (method: string, route: string, body?: unknown) => {
+        const response = await fetch(`${baseUrl}/admin/v1${route}`, {
+          method,
+          headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+          ...(body ? { body: JSON.stringify(body) } : {}),
+        });
+        assert.ok(response.ok, `${method} ${route}: ${response.status}`);
+        return (await response.json()) as any;
+      };
+      let served = await serve(env, baseUrl);
+      try {
+        const id = unique();
+        const rae = `rae-${id}@example.com`;
+        const { organizationId } = await admin('POST', '/organizations', { name: `Restart ${id}` });
+        const users: Member[] = [];
+        for (const [name, email] of [['Sol', `sol-${id}@example.com`], ['Rae', rae]] as const) {
+          const { userId } = await admin('POST', `/organizations/${organizationId}/users`, { userName: name, email });
+          users.push({ userId, ...(await admin('POST', `/organizations/${organizationId}/api-keys`, { userId })) });
+        }
+        const [sol, raeUser] = users as [Member, Member];
+        await admin('PUT', `/organizations/${organizationId}/root-quorum`, { threshold: 2, userIds: [sol.userId, raeUser.userId] });
+        const client = () => new TurnkeyClient({ baseUrl }, new ApiKeyStamper({ apiPublicKey: sol.apiPublicKey, apiPrivateKey: sol.apiPrivateKey }));
+        const { activity } = (await client().createSmartContractInterface(interfaceBody(organizationId, `restart ${id}`))) as any;
+        assert.equal(activity.status, 'ACTIVITY_STATUS_CONSENSUS_NEEDED');
+        await smtp.waitForMailTo(rae);
+
+        await served.stop();
+        served = await serve(env, baseUrl);
+        const again = (await client().createSmartContractInterface(JSON.parse(activity.votes[0].message))) as any;
+        assert.equal(again.activity.id, activity.id);
+        const deliveries = await until('the approval email to be recorded as sent, alone', async () => {
+          const { deliveries } = await admin('GET', `/organizations/${organizationId}/deliveries`);
+          return deliveries.every((d: any) => d.status === 'sent') && deliveries;
+        });
+        assert.deepEqual(
+          deliveries.map((d: any) => [d.channel, d.to, d.otpId]),
+          [['approval', rae, null]],
+        );
+        assert.equal(mailsTo(smtp, rae).length, 1);
+      } finally {
+        await served.stop();
+        await store.dispose();
+        await smtp.close();
+      }
+    });
+  }
 });

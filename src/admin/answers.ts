@@ -110,8 +110,8 @@ export type RemovedEmailTemplate = z.infer<typeof removedEmailTemplate>;
 
 export const delivery = z.strictObject({
   outboxId: uuid('Identifier of the message'),
-  otpId: z.uuid().nullable().describe('The OTP it carries'),
-  channel: z.enum(CHANNELS).describe('email or sms'),
+  otpId: z.uuid().nullable().describe('The OTP it carries; null for an approval email'),
+  channel: z.enum(CHANNELS).describe('email or sms (an OTP), or approval (an approval email)'),
   to: z.string().describe('The recipient: an email address or an E.164 phone number'),
   status: z.enum(OUTBOX_STATUSES).describe('queued → sending → sent, or retrying and finally sent or failed'),
   attempts: z.number().int().min(0).describe('Delivery attempts made'),
