@@ -2,8 +2,9 @@
 // approvals emails each user who may vote on it and has an address, once — never its submitter, not
 // a user without an address, not a user no policy counts; with the organization, the type, a summary
 // of the intent, the submitter, the time and the link under SIGNET_PUBLIC_URL, and nothing secret.
-// Resubmitting the body, a second server on the same store and a vote that leaves the activity
-// waiting send nothing again; a vote after a new user became a voter emails that user.
+// Resubmitting the body, a second server on the same store, a restart of `signet serve` and a vote
+// that leaves the activity waiting send nothing again; a vote after a new user became a voter emails
+// that user, unless the vote is theirs.
 // SIGNET_APPROVAL_EMAILS=false, or no SMTP server, queues none.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
