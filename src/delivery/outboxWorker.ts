@@ -1,5 +1,6 @@
-// The worker that delivers OTP messages: the outbox loop (outboxLoop.ts) with the email channel
-// (email/) and the SMS channel (sms/). Messages are queued by init_otp and init_otp_auth.
+// The worker that delivers the outbox's messages: the outbox loop (outboxLoop.ts) with the email
+// channel (email/) and the SMS channel (sms/), whose OTP messages init_otp and init_otp_auth queue, and
+// the webhook channel (webhook/), whose events an activity's change of status queues.
 import type { Database } from '../store/db.ts';
 import { createOtpEmailSender } from './email/otpEmailSender.ts';
 import type { LogoOptions } from './email/logo.ts';
@@ -7,13 +8,14 @@ import type { EmailTransport } from './email/transport.ts';
 import type { DeliveryLogger } from './logger.ts';
 import { OutboxLoop, type DeliveryOutcome } from './outboxLoop.ts';
 import { createOtpSmsSender } from './sms/otpSmsSender.ts';
+import { createWebhookSender } from './webhook/webhookSender.ts';
 import type { SmsProvider } from './sms/smsProvider.ts';
 
 export type { DeliveryOutcome } from './outboxLoop.ts';
 
 export interface OutboxWorkerOptions {
   db: Database;
-  /** The deployment secret the codes were encrypted with. */
+  /** The deployment secret the codes and the webhook endpoints' secrets were sealed with. */
   secret: Buffer;
   email: EmailTransport;
   sms: SmsProvider;
@@ -30,6 +32,8 @@ export interface OutboxWorkerOptions {
   defaultFrom: string;
   /** Where logos may be fetched from (SIGNET_ALLOW_HTTP_LOGOS, SIGNET_LOGO_ALLOW_PRIVATE). */
   logo: LogoOptions;
+  /** Post webhooks over http:// and to any address (SIGNET_WEBHOOK_ALLOW_INSECURE). */
+  webhookAllowInsecure: boolean;
   /** Told of every recorded outcome (metrics); never of the code or the recipient. */
   onOutcome?: (outcome: DeliveryOutcome) => void;
 }
@@ -40,7 +44,7 @@ export class OutboxWorker extends OutboxLoop {
     super({
       db,
       logger,
-      noun: 'OTP message',
+      noun: 'message',
       pollMs: options.pollMs,
       maxAttempts: options.maxAttempts,
       leaseMs: options.leaseMs,
@@ -49,6 +53,7 @@ export class OutboxWorker extends OutboxLoop {
       senders: {
         email: createOtpEmailSender({ db, secret, transport: options.email, logger, defaultFrom: options.defaultFrom, logo: options.logo }),
         sms: createOtpSmsSender({ secret, provider: options.sms }),
+        webhook: createWebhookSender({ db, secret, allowInsecure: options.webhookAllowInsecure }),
       },
     });
   }

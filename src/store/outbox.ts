@@ -8,7 +8,7 @@ import type { Queryable } from './db.ts';
 import { run, sql, type Sql } from './sql.ts';
 
 /** How a message travels. */
-export const CHANNELS = ['email', 'sms'] as const;
+export const CHANNELS = ['email', 'sms', 'webhook'] as const;
 export type Channel = (typeof CHANNELS)[number];
 
 /** A message's state: queued, claimed by a worker (sending), waiting to retry, or finished (sent, failed). */
@@ -24,7 +24,8 @@ export interface OutboxEntry<Payload extends object = object> {
   /** Chosen by the caller, who seals the payload's secret to it. */
   id: string;
   organizationId: string;
-  otpId: string;
+  /** The OTP an OTP message carries the code of; none for other messages (a webhook's test event). */
+  otpId?: string;
   channel: Channel;
   payload: Payload;
   /**
@@ -39,7 +40,7 @@ export function queueMessage(activity: Sql, entry: OutboxEntry): Sql {
   const payload = sql`${JSON.stringify(entry.payload)}::jsonb`;
   const filled = entry.filledIn ? sql`${payload} || COALESCE(${entry.filledIn}, '{}'::jsonb)` : payload;
   return sql`INSERT INTO outbox (id, organization_id, otp_id, channel, payload, status, next_attempt_at)
-             SELECT ${entry.id}::uuid, ${entry.organizationId}::uuid, ${entry.otpId}::uuid, ${entry.channel}, ${filled}, 'queued', now()
+             SELECT ${entry.id}::uuid, ${entry.organizationId}::uuid, ${entry.otpId ?? null}::uuid, ${entry.channel}, ${filled}, 'queued', now()
                FROM ${activity}`;
 }
 
@@ -238,4 +239,16 @@ export async function deleteFinishedMessages(db: Queryable, retentionDays: numbe
     [retentionDays, batch],
   );
   return deleted.length;
+}
+
+/** One message of the organization as operators see it; undefined when it has none such. */
+export async function findOutboxMessage(db: Queryable, organizationId: string, id: string): Promise<OutboxMessageRow | undefined> {
+  const [row] = await db.query<OutboxMessageRow>(
+    `SELECT id, otp_id, channel, payload->>'to' AS to, status, attempts, provider_message_id, last_error,
+            logo_error, created_at, updated_at, sent_at, next_attempt_at
+       FROM outbox
+      WHERE organization_id = $1 AND id = $2`,
+    [organizationId, id],
+  );
+  return row;
 }
