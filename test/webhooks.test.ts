@@ -7,7 +7,11 @@
 // a host that resolves to a private address refused at delivery for good; `signet webhook test`.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { TurnkeyClient } from '@turnkey/http';
@@ -19,7 +23,7 @@ import { OutboxWorker } from '../src/delivery/outboxWorker.ts';
 import type { DeliveryLogger } from '../src/delivery/logger.ts';
 import { createSmsProvider } from '../src/delivery/sms/createSmsProvider.ts';
 import { testDatabases } from './support/databases.ts';
-import { signet } from './support/processes.ts';
+import { ROOT, signet } from './support/processes.ts';
 import { refused } from './support/refusals.ts';
 import { ADMIN_TOKEN, startTestServer, type Credentials, type TestServer } from './support/server.ts';
 import { until } from './support/until.ts';
@@ -77,6 +81,15 @@ async function startReceiver() {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return { base, received, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+/** The `verifySignet` of docs/webhooks.md's "verify in ten lines of Node", as the page shows it. */
+async function docsVerifier(): Promise<(secret: string, headers: Record<string, string>, body: string) => any> {
+  const page = fs.readFileSync(path.join(ROOT, 'docs', 'webhooks.md'), 'utf8');
+  const code = /```js\n([\s\S]*?)```/.exec(page)![1]!;
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'signet-verify-')), 'verify.mjs');
+  fs.writeFileSync(file, code);
+  return ((await import(pathToFileURL(file).href)) as { verifySignet: any }).verifySignet;
 }
 
 /** The event a post carries, verified with the Standard Webhooks library and the endpoint's secret (throws when it does not verify). */
@@ -264,6 +277,11 @@ for (const tdb of testDatabases) {
         },
       });
       assert.throws(() => new Webhook(`whsec_${Buffer.alloc(32, 7).toString('base64')}`).verify(post!.body, post!.headers), 'another secret does not verify');
+      // The receiver of docs/webhooks.md verifies it too, and refuses it changed or late.
+      const verifySignet = await docsVerifier();
+      assert.equal(verifySignet(okSecret, post!.headers, post!.body).activity.id, tagged.id);
+      assert.throws(() => verifySignet(okSecret, post!.headers, post!.body.replace('CREATE_USER_TAG', 'DELETE_USER_TAGS')), /bad signature/);
+      assert.throws(() => verifySignet(okSecret, { ...post!.headers, 'webhook-timestamp': String(Number(post!.headers['webhook-timestamp']) - 600) }, post!.body), /stale/);
 
       // Waiting for a second approval: two members, a policy asking for two approvers of an endpoint's creation.
       const members: Array<Keys & { userId: string }> = [];
@@ -330,7 +348,7 @@ for (const tdb of testDatabases) {
       const env = { SIGNET_URL: server.baseUrl, SIGNET_ADMIN_TOKEN: ADMIN_TOKEN };
       const list = await signet(['webhook', 'list', '--org', organizationId], env);
       assert.equal(list.code, 0, list.stderr);
-      assert.match(list.stdout, new RegExp(`${flakyId}\\s+flaky\\s+true\\s+${receiver.base}/flaky`));
+      assert.match(list.stdout, new RegExp(`${flakyId}\\s+\\S+\\s+true\\s+${receiver.base}/flaky\\s+flaky`));
       const tested = await signet(['webhook', 'test', '--org', organizationId, '--endpoint', flakyId, '--json'], env);
       assert.equal(tested.code, 0, tested.stderr);
       const answer = JSON.parse(tested.stdout);

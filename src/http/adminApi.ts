@@ -666,9 +666,10 @@ export const ADMIN_ROUTES = {
         items: 'webhookEndpoints',
         columns: [
           { title: 'ENDPOINT ID', cell: (e) => cell(e.endpointId) },
-          { title: 'NAME', cell: (e) => cell(e.name) },
+          { title: 'CREATED', cell: (e) => cell(e.createdAt) },
           { title: 'ACTIVE', cell: (e) => cell(String(e.isActive)) },
           { title: 'URL', cell: (e) => cell(e.url) },
+          { title: 'NAME', cell: (e) => cell(e.name) },
         ],
         empty: 'no webhook endpoints; create one with the create_webhook_endpoint activity',
       },
