@@ -4,17 +4,21 @@
 // endpoint, an unknown endpoint); then events posted to a loopback receiver, each verified with the
 // Standard Webhooks library: an activity completed at once, one that waits for a second approval
 // (its waiting, then its completion), a receiver answering 500 once getting the same webhook-id again;
-// a host that resolves to a private address refused at delivery for good; `signet webhook test`.
+// a host that resolves to a private address refused at delivery for good; `signet webhook test`; and
+// over https, a `signet serve` trusting a receiver's own certificate through NODE_EXTRA_CA_CERTS.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import http from 'node:http';
+import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import type { TurnkeyClient } from '@turnkey/http';
+import { ApiKeyStamper } from '@turnkey/api-key-stamper';
+import { TurnkeyClient } from '@turnkey/http';
 import { Webhook } from 'standardwebhooks';
 import { MAX_WEBHOOK_ENDPOINTS } from '../src/activities/webhookEndpointPlans.ts';
 import { loadDeploymentSecret } from '../src/admin/localSecrets.ts';
@@ -23,7 +27,7 @@ import { OutboxWorker } from '../src/delivery/outboxWorker.ts';
 import type { DeliveryLogger } from '../src/delivery/logger.ts';
 import { createSmsProvider } from '../src/delivery/sms/createSmsProvider.ts';
 import { testDatabases } from './support/databases.ts';
-import { ROOT, signet } from './support/processes.ts';
+import { freePort, ROOT, serve, signet } from './support/processes.ts';
 import { refused } from './support/refusals.ts';
 import { ADMIN_TOKEN, startTestServer, type Credentials, type TestServer } from './support/server.ts';
 import { until } from './support/until.ts';
@@ -373,3 +377,58 @@ for (const tdb of testDatabases) {
   });
 }
 
+
+describe('webhook events over https', () => {
+  // The TLS path does not depend on the store: one `signet serve` on the embedded store, as a deployment runs.
+  test('a receiver with its own certificate, trusted through NODE_EXTRA_CA_CERTS, gets a verified event', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-webhook-tls-'));
+    const key = path.join(dir, 'key.pem');
+    const cert = path.join(dir, 'cert.pem');
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
+    const received: Received[] = [];
+    const receiver = https.createServer({ key: fs.readFileSync(key), cert: fs.readFileSync(cert) }, (request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        received.push({ path: request.url!, headers: Object.fromEntries(Object.entries(request.headers).map(([k, v]) => [k, String(v)])), body: Buffer.concat(chunks).toString('utf8') });
+        response.writeHead(200).end('ok');
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const port = await freePort();
+    const baseUrl = `http://127.0.0.1:${port}`;
+    const served = await serve(
+      {
+        SIGNET_DATA_DIR: path.join(dir, 'data'),
+        SIGNET_PORT: String(port),
+        SIGNET_ADMIN_TOKEN: ADMIN_TOKEN,
+        SIGNET_LOG_LEVEL: 'warn',
+        SIGNET_OUTBOX_POLL_MS: '20',
+        SIGNET_WEBHOOK_ALLOW_INSECURE: 'true',
+        NODE_EXTRA_CA_CERTS: cert,
+      },
+      baseUrl,
+    );
+    try {
+      const response = await fetch(`${baseUrl}/admin/v1/organizations`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'Over TLS' }),
+      });
+      const org = (await response.json()) as Credentials;
+      const client = new TurnkeyClient({ baseUrl }, new ApiKeyStamper({ apiPublicKey: org.apiPublicKey, apiPrivateKey: org.apiPrivateKey }));
+      const url = `https://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+      const { activity } = await createEndpoint(client, org.organizationId, { url, name: 'tls' });
+      const secret = activity.result.createWebhookEndpointResult.webhookEndpoint.secret;
+      const { activity: tagged } = await tagActivity(client, org.organizationId);
+      const [post] = await until('the event posted over https', () => received.length > 0 && received, { timeoutMs: 10_000 });
+      const event = verified(secret, post!);
+      assert.equal(event.activity.id, tagged.id);
+      assert.equal(event.activity.status, 'ACTIVITY_STATUS_COMPLETED');
+    } finally {
+      await served.stop();
+      await new Promise<void>((resolve) => receiver.close(() => resolve()));
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
