@@ -324,6 +324,12 @@ for (const tdb of testDatabases) {
       assert.equal(approvedEvent.activity.status, 'ACTIVITY_STATUS_COMPLETED');
       assert.notEqual(posts[1]!.headers['webhook-id'], posts[0]!.headers['webhook-id'], 'each event its own id');
 
+      // Rejected: its waiting, then its end.
+      const withdrawn = await createEndpoint(server.client(members[0]!), organizationId, { url: `${receiver.base}/never`, name: 'never' });
+      await server.client(members[1]!).rejectActivity(envelope('ACTIVITY_TYPE_REJECT_ACTIVITY', organizationId, { fingerprint: withdrawn.activity.fingerprint }));
+      const rejectedPosts = await until('the rejected activity posted', () => postsTo('/ok', withdrawn.activity.id).length === 2 && postsTo('/ok', withdrawn.activity.id));
+      assert.deepEqual(rejectedPosts.map((p) => verified(okSecret, p).activity.status).sort(), ['ACTIVITY_STATUS_CONSENSUS_NEEDED', 'ACTIVITY_STATUS_REJECTED']);
+
       // The receiver that answers 500 first gets the same event again, with the same webhook-id.
       const { activity: again } = await tagActivity(root, organizationId);
       const retried = await until('the event posted again after a 500', () => postsTo('/flaky', again.id).length === 2 && postsTo('/flaky', again.id), { timeoutMs: 10_000 });
