@@ -138,6 +138,7 @@ export const REASONS = {
   AUTHENTICATOR_NOT_FOUND: { status: 404, meaning: 'No such authenticator (passkey) in the organization' },
   ACTIVITY_NOT_FOUND: { status: 404, meaning: 'No such activity in the organization' },
   POLICY_NOT_FOUND: { status: 404, meaning: 'No such policy in the organization' },
+  WEBHOOK_ENDPOINT_NOT_FOUND: { status: 404, meaning: 'No such webhook endpoint in the organization' },
   USER_TAG_NOT_FOUND: { status: 404, meaning: 'No such user tag in the organization' },
   OTP_NOT_FOUND: { status: 404, meaning: "No OTP with this id in the organization (another organization's too)" },
   SMART_CONTRACT_INTERFACE_NOT_FOUND: { status: 404, meaning: 'No such smart contract interface in the organization' },

@@ -86,7 +86,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     const metrics = new Metrics(outbox, handlers.map((handler) => handler.activityType), (error) =>
       app.log.warn({ err: error }, 'metrics: cannot read the outbox depth; reported as NaN'),
     );
-    const app = buildApp({ config, db, ping: () => ping(db), engine, credentials: new CredentialCache(), handlers, adminToken, metrics, clock, logger: options.logger ?? false });
+    const app = buildApp({ config, db, ping: () => ping(db), engine, credentials: new CredentialCache(), handlers, adminToken, metrics, clock, logger: options.logger ?? false, onQueued: () => worker?.wake() });
     worker = new OutboxWorker({
       db,
       secret,
@@ -97,6 +97,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       maxAttempts: config.outboxMaxAttempts,
       defaultFrom: config.emailFrom,
       logo: { allowHttp: config.allowHttpLogos, allowPrivate: config.logoAllowPrivate },
+      webhookAllowInsecure: config.webhookAllowInsecure,
       onOutcome: (outcome) => metrics.delivery(outcome),
     });
     const started = worker;

@@ -105,6 +105,7 @@ for (const tdb of testDatabases) {
         ...(options.leaseMs ? { leaseMs: options.leaseMs } : {}),
         defaultFrom: 'otp@signet.test',
         logo: options.logo ?? { allowHttp: false, allowPrivate: false },
+        webhookAllowInsecure: false,
       });
     }
 

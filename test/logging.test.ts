@@ -116,7 +116,7 @@ for (const tdb of testDatabases) {
       assert.ok(token.length > 100);
 
       // Let the worker log its line for the sent message before reading the log.
-      await until('the worker to log the sent message', () => log.text().includes('OTP message sent'));
+      await until('the worker to log the sent message', () => log.text().includes('message sent'));
       const lines = log.lines();
 
       const created = lines.filter((line) => line.msg === 'activity created');

@@ -6,7 +6,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import sharp from 'sharp';
-import { fetchLogo, isPublicUnicast, LogoError, type LogoOptions } from '../src/delivery/email/logo.ts';
+import { fetchLogo, LogoError, type LogoOptions } from '../src/delivery/email/logo.ts';
+import { isPublicUnicast } from '../src/wire/publicAddress.ts';
 
 const open = { allowHttp: true, allowPrivate: true };
 

@@ -41,6 +41,7 @@ import {
 import { activityResponseJson } from './render.ts';
 import type { ServiceKeys } from './serviceKeys.ts';
 import { ACTIVITY_STATUS, type ActivityStatus } from './status.ts';
+import { activityEventRows } from './webhookEvents.ts';
 import { schemaError } from '../wire/violations.ts';
 import { systemClock, type Clock } from '../wire/clock.ts';
 
@@ -327,7 +328,7 @@ export class ActivityEngine {
         ...(plan.changesAuthority ? { bumpsAuthority: true } : {}),
         guards: (plan.guards ?? []).map((guard) => guard.condition),
         gates: (plan.gates ?? []).map((gate) => gate.gate),
-        rows: plan.rows ?? [],
+        rows: [...(plan.rows ?? []), ...activityEventRows(record)],
         locks: locksOf(plan, organizationId),
       });
     let outcome = await write();
@@ -466,7 +467,8 @@ export class ActivityEngine {
     };
     const vote = (evaluations: Decision['evaluations']) => ({ ...newVote(principal, v.selection, v.now, evaluations), organizationId, createdAt: v.now, message: v.body });
     const finish = async (write: VoteWrite, extra: { queuesDelivery?: boolean; changesAuthority?: boolean } = {}) => {
-      const outcome = await writeVote(tx, write);
+      const change = { ...target, status: write.status, updatedAt: write.updatedAt };
+      const outcome = await writeVote(tx, { ...write, rows: [...write.rows, ...activityEventRows(change, write.from)] });
       if (outcome.kind === 'written') return { ...extra, activity: (await findActivity(tx, { organizationId, id: target.id }))!, written: true };
       if (outcome.kind === 'credentialRefused') {
         this.deps.onCredentialRefused?.(principal);
@@ -539,7 +541,8 @@ export class ActivityEngine {
       },
       { ...(plan.queuesDelivery ? { queuesDelivery: true } : {}), ...(plan.changesAuthority ? { changesAuthority: true } : {}) },
     );
-    if ('activity' in outcome) return outcome;
+    // The approval that executed it is answered with its secrets, as the submitter of one allowed at once is.
+    if ('activity' in outcome) return storedResult === plan.result ? outcome : { ...outcome, activity: { ...outcome.activity, result: { [handler.resultKey]: plan.result } } };
     if (outcome.kind === 'guardFailed') return failed(plan.guards![outcome.index]!.error);
     if (outcome.kind === 'gateFailed') return failed(plan.gates![outcome.index]!.error(outcome.detail));
     throw new Error(`a vote on a locked waiting activity was not written (${outcome.kind})`);
@@ -590,9 +593,15 @@ function locksOf(plan: ActivityPlan, organizationId: string): Sql[] {
   return plan.changesAuthority ? [lockAuthority(organizationId), ...(plan.locks ?? [])] : (plan.locks ?? []);
 }
 
-/** The result as stored: a bearer secret of the result is never written, "" takes its place. */
+/** The result as stored: a bearer secret of the result is never written, "" takes its place (a field of a field: `a.b`). */
 function withoutSecrets(plan: ActivityPlan): object {
-  return plan.secretFields?.length ? { ...plan.result, ...Object.fromEntries(plan.secretFields.map((field) => [field, ''])) } : plan.result;
+  if (!plan.secretFields?.length) return plan.result;
+  const stored: Record<string, unknown> = { ...plan.result };
+  for (const field of plan.secretFields) {
+    const [outer, inner] = field.split('.') as [string, string | undefined];
+    stored[outer] = inner === undefined ? '' : { ...(stored[outer] as object), [inner]: '' };
+  }
+  return stored;
 }
 
 /** The vote of a principal's stamp. */

@@ -34,8 +34,9 @@ export interface ActivityPlan<Result extends object = object> {
   result: Result;
   /**
    * Names of the result's fields that are bearer secrets (whoever reads one can use it, e.g. a verification
-   * token bound to no key): they appear in the answer to this request only. The activity is stored,
-   * and so read back and resubmitted, with each of them "" (the shape clients type stays).
+   * token bound to no key): they appear in the answer to this request only (or to the approval that
+   * executes it). The activity is stored, and so read back and resubmitted, with each of them "" (the
+   * shape clients type stays). `a.b` names field `b` of the object in field `a`.
    */
   secretFields?: readonly string[];
   /** Conditions read in the statement, each with the refusal when it does not hold. */

@@ -29,6 +29,9 @@ import { updateUserName } from './updateUserName.ts';
 import { updateUserPhoneNumber } from './updateUserPhoneNumber.ts';
 import { verifyOtp, verifyOtpV2 } from './verifyOtp.ts';
 import { approveActivity, rejectActivity } from './voteOnActivity.ts';
+import { createWebhookEndpoint } from './createWebhookEndpoint.ts';
+import { deleteWebhookEndpoint } from './deleteWebhookEndpoint.ts';
+import { updateWebhookEndpoint } from './updateWebhookEndpoint.ts';
 
 export const activityHandlers: readonly ActivityHandler[] = [
   initOtpAuth,
@@ -65,4 +68,7 @@ export const activityHandlers: readonly ActivityHandler[] = [
   createSubOrganization,
   createSubOrganizationV7,
   deleteSubOrganization,
+  createWebhookEndpoint,
+  updateWebhookEndpoint,
+  deleteWebhookEndpoint,
 ];

@@ -110,12 +110,12 @@ export type RemovedEmailTemplate = z.infer<typeof removedEmailTemplate>;
 
 export const delivery = z.strictObject({
   outboxId: uuid('Identifier of the message'),
-  otpId: z.uuid().nullable().describe('The OTP it carries; null for an approval email'),
-  channel: z.enum(CHANNELS).describe('email or sms (an OTP), or approval (an approval email)'),
-  to: z.string().describe('The recipient: an email address or an E.164 phone number'),
+  otpId: z.uuid().nullable().describe('The OTP it carries; null for an approval email or a webhook event'),
+  channel: z.enum(CHANNELS).describe('email or sms (an OTP), approval (an approval email) or webhook (an activity event)'),
+  to: z.string().describe("The recipient: an email address, an E.164 phone number, or a webhook endpoint's URL when the message was queued"),
   status: z.enum(OUTBOX_STATUSES).describe('queued → sending → sent, or retrying and finally sent or failed'),
   attempts: z.number().int().min(0).describe('Delivery attempts made'),
-  providerMessageId: z.string().nullable().describe("The provider's id: an email's Message-ID, Twilio's SM… sid"),
+  providerMessageId: z.string().nullable().describe("The provider's id: an email's Message-ID, Twilio's SM… sid, a webhook receiver's answer (HTTP 204)"),
   lastError: z.string().nullable().describe('The last error, saying whether it was permanent or the attempts ran out'),
   logoError: z.string().nullable().describe('Why an email went out without its logo'),
   createdAt: timestamp('When the message was queued'),
@@ -124,6 +124,27 @@ export const delivery = z.strictObject({
   nextAttemptAt: nullableTimestamp('When a queued or retrying message is due next'),
 });
 export type Delivery = z.infer<typeof delivery>;
+
+export const webhookEndpointSummary = z.strictObject({
+  endpointId: uuid('Identifier of the endpoint'),
+  name: z.string().describe('Its name'),
+  url: z.string().describe('Where its events are posted'),
+  isActive: z.boolean().describe('Whether events are posted to it'),
+  eventTypes: z.array(z.string()).describe('The event types it receives (its active subscriptions)'),
+  createdAt: timestamp('When it was created'),
+});
+export type WebhookEndpointSummary = z.infer<typeof webhookEndpointSummary>;
+
+export const webhookTest = z.strictObject({
+  outboxId: uuid("The test event's message: its webhook-id header, and its line in `signet delivery list`"),
+  endpointId: uuid('The endpoint'),
+  url: z.string().describe('Where it was posted'),
+  status: z.enum(OUTBOX_STATUSES).describe('sent (the receiver answered 2xx); retrying or failed (see lastError); queued or sending when no worker attempted it within 15 s'),
+  attempts: z.number().int().min(0).describe('Attempts made so far'),
+  receiverAnswer: z.string().nullable().describe("The receiver's answer when sent, e.g. HTTP 204"),
+  lastError: z.string().nullable().describe('Why the attempt failed: the HTTP status, the network error, an address refused'),
+});
+export type WebhookTest = z.infer<typeof webhookTest>;
 
 export const registeredAuthenticator = z.strictObject({
   authenticatorId: uuid('Identifier of the passkey'),

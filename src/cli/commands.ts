@@ -227,6 +227,8 @@ export const COMMANDS: readonly Command[] = ([
   adminCommand(ADMIN_ROUTES.listEmailTemplates),
   adminCommand(ADMIN_ROUTES.removeEmailTemplate),
   adminCommand(ADMIN_ROUTES.listDeliveries),
+  adminCommand(ADMIN_ROUTES.listWebhookEndpoints),
+  adminCommand(ADMIN_ROUTES.testWebhookEndpoint),
   {
     name: 'policy',
     sub: 'list',

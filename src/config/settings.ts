@@ -360,6 +360,14 @@ export const SETTINGS = {
       group: 'sms',
     }),
   },
+  webhookAllowInsecure: setting({
+    env: 'SIGNET_WEBHOOK_ALLOW_INSECURE',
+    schema: trueOrFalse(),
+    default: 'false',
+    description:
+      'Accept `http://` webhook URLs and deliver to any address, not only public unicast ones (loopback, private, link-local). For tests and development only: it opens server-side request forgery.',
+    group: 'delivery',
+  }),
   outboxPollMs: setting({
     env: 'SIGNET_OUTBOX_POLL_MS',
     schema: wholeNumber(10, 600_000, 'ms'),

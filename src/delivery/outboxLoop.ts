@@ -22,7 +22,7 @@ export interface OutboxLoopOptions {
   /** Who sends each channel's messages. */
   senders: Record<Channel, ChannelSender>;
   logger: DeliveryLogger;
-  /** How log lines name a message ("OTP message"); its plural adds an s. */
+  /** How log lines name a message ("message"); its plural adds an s. */
   noun: string;
   /** Milliseconds between looks for due messages when nothing wakes the worker. */
   pollMs: number;
@@ -287,7 +287,7 @@ export class OutboxLoop {
     } catch (error) {
       logger.error(
         { ...context, sent: sent !== undefined, error: describe(error) },
-        `could not record the outcome of an ${noun}; it is tried again when its lease ends`,
+        `could not record the outcome of a ${noun}; it is tried again when its lease ends`,
       );
     }
   }

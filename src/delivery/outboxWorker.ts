@@ -1,6 +1,7 @@
-// The worker that delivers the outbox's messages: the outbox loop (outboxLoop.ts) with the OTP email
-// channel (email/), the SMS channel (sms/) and the approval email channel (email/). OTP messages are
-// queued by init_otp and init_otp_auth, approval emails by activities that wait for approvals.
+// The worker that delivers the outbox's messages: the outbox loop (outboxLoop.ts) with the email
+// channel (email/) and the SMS channel (sms/), whose OTP messages init_otp and init_otp_auth queue, the
+// approval email channel (email/), whose messages an activity that waits for approvals queues, and the
+// webhook channel (webhook/), whose events an activity's change of status queues.
 import type { Database } from '../store/db.ts';
 import { createApprovalEmailSender } from './email/approvalEmailSender.ts';
 import { createOtpEmailSender } from './email/otpEmailSender.ts';
@@ -9,13 +10,14 @@ import type { EmailTransport } from './email/transport.ts';
 import type { DeliveryLogger } from './logger.ts';
 import { OutboxLoop, type DeliveryOutcome } from './outboxLoop.ts';
 import { createOtpSmsSender } from './sms/otpSmsSender.ts';
+import { createWebhookSender } from './webhook/webhookSender.ts';
 import type { SmsProvider } from './sms/smsProvider.ts';
 
 export type { DeliveryOutcome } from './outboxLoop.ts';
 
 export interface OutboxWorkerOptions {
   db: Database;
-  /** The deployment secret the codes were encrypted with. */
+  /** The deployment secret the codes and the webhook endpoints' secrets were sealed with. */
   secret: Buffer;
   email: EmailTransport;
   sms: SmsProvider;
@@ -32,6 +34,8 @@ export interface OutboxWorkerOptions {
   defaultFrom: string;
   /** Where logos may be fetched from (SIGNET_ALLOW_HTTP_LOGOS, SIGNET_LOGO_ALLOW_PRIVATE). */
   logo: LogoOptions;
+  /** Post webhooks over http:// and to any address (SIGNET_WEBHOOK_ALLOW_INSECURE). */
+  webhookAllowInsecure: boolean;
   /** Told of every recorded outcome (metrics); never of the code or the recipient. */
   onOutcome?: (outcome: DeliveryOutcome) => void;
 }
@@ -42,7 +46,7 @@ export class OutboxWorker extends OutboxLoop {
     super({
       db,
       logger,
-      noun: 'OTP message',
+      noun: 'message',
       pollMs: options.pollMs,
       maxAttempts: options.maxAttempts,
       leaseMs: options.leaseMs,
@@ -52,6 +56,7 @@ export class OutboxWorker extends OutboxLoop {
         email: createOtpEmailSender({ db, secret, transport: options.email, logger, defaultFrom: options.defaultFrom, logo: options.logo }),
         sms: createOtpSmsSender({ secret, provider: options.sms }),
         approval: createApprovalEmailSender({ transport: options.email, defaultFrom: options.defaultFrom }),
+        webhook: createWebhookSender({ db, secret, allowInsecure: options.webhookAllowInsecure }),
       },
     });
   }

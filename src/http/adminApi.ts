@@ -20,6 +20,8 @@ import {
   revokedApiKey,
   senderDomain,
   subOrganization,
+  webhookEndpointSummary,
+  webhookTest,
 } from '../admin/answers.ts';
 import { deliveryFilter } from '../admin/deliveries.ts';
 import { P256_PUBLIC_KEY_PATTERN } from '../keys/p256.ts';
@@ -119,6 +121,7 @@ const PATH_PARAMETERS = {
   apiKeyId: uuid.describe('The API key'),
   templateId: uuid.describe('The email template'),
   domain: z.string().max(253).describe('The sender domain, e.g. mail.acme.com'),
+  endpointId: uuid.describe('The webhook endpoint'),
 };
 type PathParameterName = keyof typeof PATH_PARAMETERS;
 
@@ -645,6 +648,48 @@ export const ADMIN_ROUTES = {
           },
         ],
         empty: (flag) => `no ${flag('status') ? `${flag('status')} ` : ''}deliveries${flag('otp') ? ' of this OTP' : ''}`,
+      },
+    },
+  }),
+  listWebhookEndpoints: adminRoute({
+    method: 'get',
+    path: '/admin/v1/organizations/{organizationId}/webhook-endpoints',
+    summary: "The organization's webhook endpoints, oldest first",
+    answer: z.strictObject({ webhookEndpoints: z.array(webhookEndpointSummary).describe('Its endpoints, oldest first (at most 10)') }),
+    notFound: 'No such organization',
+    cli: {
+      name: 'webhook',
+      sub: 'list',
+      summary: "the organization's webhook endpoints",
+      flags: { org },
+      output: {
+        items: 'webhookEndpoints',
+        columns: [
+          { title: 'ENDPOINT ID', cell: (e) => cell(e.endpointId) },
+          { title: 'CREATED', cell: (e) => cell(e.createdAt) },
+          { title: 'ACTIVE', cell: (e) => cell(String(e.isActive)) },
+          { title: 'URL', cell: (e) => cell(e.url) },
+          { title: 'NAME', cell: (e) => cell(e.name) },
+        ],
+        empty: 'no webhook endpoints; create one with the create_webhook_endpoint activity',
+      },
+    },
+  }),
+  testWebhookEndpoint: adminRoute({
+    method: 'post',
+    path: '/admin/v1/organizations/{organizationId}/webhook-endpoints/{endpointId}/test',
+    summary: 'Post a signed test event to a webhook endpoint and wait for its first attempt',
+    description:
+      'Queues an ACTIVITY_UPDATES event with `test: true` and a synthetic completed activity (id the nil UUID, type ACTIVITY_TYPE_WEBHOOK_TEST), delivered like any event, and answers once its first attempt is recorded (at most 15 s): sent with the receiver\'s answer, or the error. A failed attempt is retried like any event.',
+    answer: webhookTest,
+    notFound: 'No such organization, or no such webhook endpoint in it',
+    cli: {
+      name: 'webhook',
+      sub: 'test',
+      summary: 'post a signed test event to an endpoint and print what its receiver answered',
+      flags: {
+        org,
+        endpoint: { type: 'string', value: 'ID', required: true, description: 'the endpoint; `signet webhook list --org ID` shows them', to: { path: 'endpointId' } },
       },
     },
   }),

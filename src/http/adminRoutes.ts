@@ -1,5 +1,5 @@
 // /admin/v1: operator endpoints for organizations, users, API keys, WebAuthn authenticators, the
-// root quorum, sender domains, email templates, the delivery state of OTP messages and the embedded
+// root quorum, sender domains, email templates, the delivery state of OTP messages, webhook endpoints (a test event) and the embedded
 // store's snapshot (a file, its fields as headers: adminApi.ts's download), each served
 // as adminApi.ts declares it by a handler that calls the operator action of src/admin/. Bearer token
 // compared in constant time; only from allowed client addresses.
@@ -21,6 +21,7 @@ import {
 import { getRootQuorum, setRootQuorum } from '../admin/rootQuorums.ts';
 import { createUser, getUser, listUsers, removeUser } from '../admin/users.ts';
 import { listDeliveries } from '../admin/deliveries.ts';
+import { listWebhookEndpoints, testWebhookEndpoint } from '../admin/webhooks.ts';
 import { addEmailTemplate, listEmailTemplates, removeEmailTemplate } from '../admin/emailTemplates.ts';
 import { storeSnapshot } from '../admin/backup.ts';
 import { pageRequest, pageRows } from '../queries/pagination.ts';
@@ -51,7 +52,7 @@ type AdminHandler<Route extends AdminRoute<any, any, any, any, any>> = (request:
 type AdminHandlers = { [Name in keyof AdminRoutes]: AdminHandler<AdminRoutes[Name]> };
 
 /** Each route's handler: the operator action of src/admin/ it calls, and a list's page. */
-function adminHandlers({ db, config }: AppDependencies): AdminHandlers {
+function adminHandlers({ db, config, onQueued }: AppDependencies): AdminHandlers {
   return {
     createOrganization: async ({ body }) =>
       createOrganization(db, {
@@ -114,6 +115,8 @@ function adminHandlers({ db, config }: AppDependencies): AdminHandlers {
     },
     removeEmailTemplate: async ({ params }) => removeEmailTemplate(db, params.organizationId, params.templateId),
     listDeliveries: async ({ params, query }) => ({ deliveries: await listDeliveries(db, params.organizationId, query) }),
+    listWebhookEndpoints: async ({ params }) => ({ webhookEndpoints: await listWebhookEndpoints(db, params.organizationId) }),
+    testWebhookEndpoint: async ({ params }) => testWebhookEndpoint(db, params.organizationId, params.endpointId, onQueued ?? (() => {})),
     registerAuthenticator: async ({ params, body }) => {
       const verified = await verifiedRegistration(body.attestation, {
         expectedChallenge: body.challenge,

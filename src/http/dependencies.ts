@@ -25,4 +25,6 @@ export interface AppDependencies {
   /** The time stamps, credentials and failure windows are judged at. */
   clock: Clock;
   logger?: FastifyServerOptions['logger'];
+  /** Wakes the delivery worker after the admin API queued a message (a webhook's test event). */
+  onQueued?: () => void;
 }

@@ -12,6 +12,7 @@ import { getSmartContractInterface, listSmartContractInterfaces } from './smartC
 import { getSubOrgIds, getVerifiedSubOrgIds } from './subOrganizations.ts';
 import { listUserTags } from './userTags.ts';
 import { getUser, listUsers, whoami } from './users.ts';
+import { listWebhookEndpoints } from './webhookEndpoints.ts';
 
 export const queryHandlers: readonly QueryHandler[] = [
   getActivity,
@@ -38,4 +39,5 @@ export const queryHandlers: readonly QueryHandler[] = [
   getAuthenticator,
   getSubOrgIds,
   getVerifiedSubOrgIds,
+  listWebhookEndpoints,
 ];

@@ -8,7 +8,7 @@ import type { Queryable } from './db.ts';
 import { run, sql, type Sql } from './sql.ts';
 
 /** How a message travels. */
-export const CHANNELS = ['email', 'sms', 'approval'] as const;
+export const CHANNELS = ['email', 'sms', 'approval', 'webhook'] as const;
 export type Channel = (typeof CHANNELS)[number];
 
 /** A message's state: queued, claimed by a worker (sending), waiting to retry, or finished (sent, failed). */
@@ -24,7 +24,7 @@ export interface OutboxEntry<Payload extends object = object> {
   /** Chosen by the caller, who seals the payload's secret to it. */
   id: string;
   organizationId: string;
-  /** The OTP the message carries, when it carries one. */
+  /** The OTP an OTP message carries the code of; none for other messages (approval emails, webhook events). */
   otpId?: string;
   channel: Channel;
   payload: Payload;
@@ -251,4 +251,16 @@ export async function deleteFinishedMessages(db: Queryable, retentionDays: numbe
     [retentionDays, batch],
   );
   return deleted.length;
+}
+
+/** One message of the organization as operators see it; undefined when it has none such. */
+export async function findOutboxMessage(db: Queryable, organizationId: string, id: string): Promise<OutboxMessageRow | undefined> {
+  const [row] = await db.query<OutboxMessageRow>(
+    `SELECT id, otp_id, channel, payload->>'to' AS to, status, attempts, provider_message_id, last_error,
+            logo_error, created_at, updated_at, sent_at, next_attempt_at
+       FROM outbox
+      WHERE organization_id = $1 AND id = $2`,
+    [organizationId, id],
+  );
+  return row;
 }

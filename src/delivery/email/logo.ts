@@ -1,11 +1,9 @@
 // Fetches an email logo (emailCustomization.logoUrl) at delivery: https only unless allowed, only
 // from public unicast addresses (checked after DNS, and the connection goes to the checked
 // address), bounded in time and size, a PNG, resized to fit 340×124 without enlarging.
-import dns from 'node:dns/promises';
 import http from 'node:http';
 import https from 'node:https';
-import net from 'node:net';
-import ipaddr from 'ipaddr.js';
+import { HostRefused, resolvePublicAddress, type PinnedAddress } from '../publicHost.ts';
 
 export const LOGO_BOX = { width: 340, height: 124 } as const;
 
@@ -31,50 +29,16 @@ export class LogoError extends Error {
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
-// IPv6 global unicast (RFC 4291 §2.4). Outside it lie the forms that carry an IPv4 address
-// (::a.b.c.d, 64:ff9b::/96 NAT64) and the local scopes (ULA, link-local, multicast).
-const GLOBAL_UNICAST = ipaddr.IPv6.parseCIDR('2000::/3');
-
-/**
- * Whether a logo may be fetched from `address`: public unicast only, as ipaddr.js classifies it.
- * Inside 2000::/3 it refuses 6to4 (2002::/16) and Teredo, which embed an IPv4 address, and the
- * documentation and other special ranges. IPv4-mapped (::ffff:a.b.c.d) is judged as its IPv4 address.
- */
-export function isPublicUnicast(address: string): boolean {
-  // net.isIP first: ipaddr.js also reads forms such as 0x7f.1 that are not what a socket connects to.
-  if (net.isIP(address) === 0) return false;
-  let parsed: ipaddr.IPv4 | ipaddr.IPv6;
+/** The checked address of the logo's host (delivery/publicHost.ts), or a LogoError. */
+async function resolveLogoHost(hostname: string, allowPrivate: boolean): Promise<PinnedAddress> {
   try {
-    parsed = ipaddr.parse(address);
-  } catch {
-    return false;
-  }
-  if (parsed.kind() === 'ipv4') return parsed.range() === 'unicast';
-  const v6 = parsed as ipaddr.IPv6;
-  if (v6.isIPv4MappedAddress()) return v6.toIPv4Address().range() === 'unicast';
-  return v6.match(GLOBAL_UNICAST) && v6.range() === 'unicast';
-}
-
-async function resolvePublicAddress(hostname: string, allowPrivate: boolean): Promise<{ address: string; family: number }> {
-  const host = hostname.replace(/^\[|\]$/g, '');
-  let addresses: Array<{ address: string; family: number }>;
-  try {
-    addresses = net.isIP(host) ? [{ address: host, family: net.isIP(host) }] : await dns.lookup(host, { all: true, verbatim: true });
+    return await resolvePublicAddress(hostname, allowPrivate, 'logos are fetched from');
   } catch (error) {
-    throw new LogoError(`cannot resolve ${host}: ${(error as NodeJS.ErrnoException).code ?? 'lookup failed'}`);
+    throw error instanceof HostRefused ? new LogoError(error.message) : error;
   }
-  // Every answer must be public: otherwise a name with one public and one private record could pick either.
-  if (!allowPrivate && !addresses.every((a) => isPublicUnicast(a.address))) {
-    throw new LogoError(
-      `${host} resolves to an address that is not public unicast (private, loopback, link-local, reserved, or ` +
-        'carrying an IPv4 address); logos are fetched from public addresses only',
-    );
-  }
-  if (addresses.length === 0) throw new LogoError(`cannot resolve ${host}`);
-  return addresses[0]!;
 }
 
-function download(url: URL, pinned: { address: string; family: number }, timeoutMs: number, maxBytes: number): Promise<Buffer> {
+function download(url: URL, pinned: PinnedAddress, timeoutMs: number, maxBytes: number): Promise<Buffer> {
   const client = url.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
     const request = client.get(
@@ -131,7 +95,7 @@ export async function fetchLogo(logoUrl: string, options: LogoOptions): Promise<
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && options.allowHttp)) {
     throw new LogoError(`${url.protocol} URLs are not fetched; use https`);
   }
-  const pinned = await resolvePublicAddress(url.hostname, options.allowPrivate);
+  const pinned = await resolveLogoHost(url.hostname, options.allowPrivate);
   const body = await download(url, pinned, options.timeoutMs ?? 5000, options.maxBytes ?? 2 * 1024 * 1024);
   if (!body.subarray(0, 8).equals(PNG_SIGNATURE)) throw new LogoError('not a PNG image');
   try {
