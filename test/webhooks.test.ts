@@ -27,6 +27,7 @@ import { OutboxWorker } from '../src/delivery/outboxWorker.ts';
 import type { DeliveryLogger } from '../src/delivery/logger.ts';
 import { createSmsProvider } from '../src/delivery/sms/createSmsProvider.ts';
 import { testDatabases } from './support/databases.ts';
+import { startSmtpSink } from './support/smtpSink.ts';
 import { freePort, ROOT, serve, signet } from './support/processes.ts';
 import { refused } from './support/refusals.ts';
 import { ADMIN_TOKEN, startTestServer, type Credentials, type TestServer } from './support/server.ts';
@@ -383,6 +384,44 @@ for (const tdb of testDatabases) {
   });
 }
 
+
+describe('a receiver that does not answer', () => {
+  test('holds back no passcode: webhooks are posted in slots of their own', async () => {
+    const [tdb] = testDatabases;
+    // Holds every post open until the test ends.
+    const held: http.ServerResponse[] = [];
+    const hanging = http.createServer((request, response) => {
+      request.resume();
+      held.push(response);
+    });
+    await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', resolve));
+    const smtp = await startSmtpSink();
+    const server = await startTestServer(tdb!, { SIGNET_WEBHOOK_ALLOW_INSECURE: 'true', SIGNET_SMTP_URL: smtp.url });
+    try {
+      const org = await server.createOrganization('Hung');
+      const root = server.client(org);
+      const { organizationId } = org;
+      await createEndpoint(root, organizationId, { url: `http://127.0.0.1:${(hanging.address() as AddressInfo).port}/`, name: 'hangs' });
+      // More events than the webhook slots: every slot ends up waiting on the receiver.
+      for (let i = 0; i < 20; i++) await tagActivity(root, organizationId);
+      await until('the webhook slots all held by the receiver', () => held.length >= 16);
+      await root.initOtpAuth({
+        type: 'ACTIVITY_TYPE_INIT_OTP_AUTH_V3',
+        timestampMs: String(Date.now()),
+        organizationId,
+        parameters: { otpType: 'OTP_TYPE_EMAIL', contact: 'waiting@example.com', appName: 'Hung' },
+      } as any);
+      await smtp.waitForMailTo('waiting@example.com');
+      assert.ok(held.every((response) => !response.writableEnded), 'the passcode went out while every post was still unanswered');
+    } finally {
+      for (const response of held) response.destroy();
+      hanging.closeAllConnections();
+      hanging.close();
+      await server.close();
+      await smtp.close();
+    }
+  });
+});
 
 describe('webhook events over https', () => {
   // The TLS path does not depend on the store: one `signet serve` on the embedded store, as a deployment runs.

@@ -19,8 +19,8 @@ import type { DeliveryLogger } from './logger.ts';
 
 export interface OutboxLoopOptions {
   db: Database;
-  /** Who sends each channel's messages. */
-  senders: Record<Channel, ChannelSender>;
+  /** Who sends each channel's messages: the loop claims messages of these channels only. */
+  senders: Partial<Record<Channel, ChannelSender>>;
   logger: DeliveryLogger;
   /** How log lines name a message ("message"); its plural adds an s. */
   noun: string;
@@ -113,7 +113,7 @@ export class OutboxLoop {
     clearTimeout(this.timer);
     await this.release([...this.inHand].filter((held) => !held.begun));
     await this.running;
-    for (const sender of Object.values(this.options.senders)) sender.close();
+    for (const sender of Object.values(this.options.senders)) sender!.close();
   }
 
   private schedule(delayMs: number): void {
@@ -148,8 +148,15 @@ export class OutboxLoop {
           }
         }
         if (sending.size === 0) break;
-        await Promise.race(sending);
-        mayBeMore ||= this.wokenWhileRunning;
+        // A send ending frees a slot; so does a poll's time passing, for messages queued meanwhile by
+        // nothing that wakes the worker (webhook events), which must not wait for a slow send to end.
+        let poll: NodeJS.Timeout | undefined;
+        const polled = await Promise.race([
+          Promise.race(sending).then(() => false),
+          new Promise<boolean>((resolve) => (poll = setTimeout(resolve, this.options.pollMs, true))),
+        ]);
+        clearTimeout(poll);
+        mayBeMore ||= this.wokenWhileRunning || polled;
       }
     } catch (error) {
       this.options.logger.error({ err: error }, 'outbox worker round failed; will retry at the next poll');
@@ -166,7 +173,7 @@ export class OutboxLoop {
 
   private async claim(limit: number): Promise<InHand[]> {
     if (limit <= 0) return [];
-    const claimed = await claimDueMessages(this.options.db, limit, this.leaseMs);
+    const claimed = await claimDueMessages(this.options.db, limit, this.leaseMs, Object.keys(this.options.senders) as Channel[]);
     const held = claimed.map((message): InHand => ({ message: message as Claimed, begun: false, released: false }));
     for (const h of held) this.inHand.add(h);
     if (this.stopped) {
@@ -221,7 +228,7 @@ export class OutboxLoop {
 
   private async process(held: InHand): Promise<void> {
     const { message } = held;
-    const sender = this.options.senders[message.channel];
+    const sender = this.options.senders[message.channel]!;
     const context = { outboxId: message.id, channel: message.channel, ...sender.logFields(message), attempt: message.attempts };
     try {
       let sent: { messageId: string } | undefined;

@@ -1,7 +1,8 @@
-// The worker that delivers the outbox's messages: the outbox loop (outboxLoop.ts) with the email
-// channel (email/) and the SMS channel (sms/), whose OTP messages init_otp and init_otp_auth queue, the
-// approval email channel (email/), whose messages an activity that waits for approvals queues, and the
-// webhook channel (webhook/), whose events an activity's change of status queues.
+// The worker that delivers the outbox's messages: two outbox loops (outboxLoop.ts), one for the
+// messages people wait for — the email channel (email/) and the SMS channel (sms/), whose OTP messages
+// init_otp and init_otp_auth queue, and the approval email channel (email/), whose messages an activity
+// that waits for approvals queues — and one for the webhook channel (webhook/), whose events an
+// activity's change of status queues.
 import type { Database } from '../store/db.ts';
 import { createApprovalEmailSender } from './email/approvalEmailSender.ts';
 import { createOtpEmailSender } from './email/otpEmailSender.ts';
@@ -40,24 +41,60 @@ export interface OutboxWorkerOptions {
   onOutcome?: (outcome: DeliveryOutcome) => void;
 }
 
-export class OutboxWorker extends OutboxLoop {
+/**
+ * Two loops over one outbox, each claiming only its own channels: the messages people wait for (OTP
+ * emails and SMS, approval emails) and the webhooks. A receiver that is slow to answer holds a
+ * webhook slot until its timeout, never a slot a passcode is waiting for.
+ */
+export class OutboxWorker {
+  private readonly loops: OutboxLoop[];
+
   constructor(options: OutboxWorkerOptions) {
     const { db, secret, logger } = options;
-    super({
+    const common = {
       db,
       logger,
-      noun: 'message',
       pollMs: options.pollMs,
       maxAttempts: options.maxAttempts,
       leaseMs: options.leaseMs,
-      batchSize: options.batchSize,
       onOutcome: options.onOutcome,
-      senders: {
-        email: createOtpEmailSender({ db, secret, transport: options.email, logger, defaultFrom: options.defaultFrom, logo: options.logo }),
-        sms: createOtpSmsSender({ secret, provider: options.sms }),
-        approval: createApprovalEmailSender({ transport: options.email, defaultFrom: options.defaultFrom }),
-        webhook: createWebhookSender({ db, secret, allowInsecure: options.webhookAllowInsecure }),
-      },
-    });
+    };
+    this.loops = [
+      new OutboxLoop({
+        ...common,
+        noun: 'message',
+        batchSize: options.batchSize,
+        senders: {
+          email: createOtpEmailSender({ db, secret, transport: options.email, logger, defaultFrom: options.defaultFrom, logo: options.logo }),
+          sms: createOtpSmsSender({ secret, provider: options.sms }),
+          approval: createApprovalEmailSender({ transport: options.email, defaultFrom: options.defaultFrom }),
+        },
+      }),
+      new OutboxLoop({
+        ...common,
+        noun: 'webhook event',
+        senders: { webhook: createWebhookSender({ db, secret, allowInsecure: options.webhookAllowInsecure }) },
+      }),
+    ];
+  }
+
+  start(): void {
+    for (const loop of this.loops) loop.start();
+  }
+
+  /** Runs a round now instead of at the next poll (called after an activity commits). */
+  wake(): void {
+    for (const loop of this.loops) loop.wake();
+  }
+
+  /** Stops claiming, gives back what is not yet sent, and waits for the sends under way to be recorded. */
+  async stop(): Promise<void> {
+    await Promise.all(this.loops.map((loop) => loop.stop()));
+  }
+
+  /** One round of each loop (tests): claims as many due messages as there are free slots, sends them, and returns how many. */
+  async runOnce(): Promise<number> {
+    const counts = await Promise.all(this.loops.map((loop) => loop.runOnce()));
+    return counts.reduce((sum, count) => sum + count, 0);
   }
 }

@@ -92,20 +92,20 @@ interface ClaimedRow {
 }
 
 /**
- * Claims up to `limit` due messages for `leaseMs`: queued or retrying ones whose time has come,
- * and ones whose worker let its lease end. Rows other workers are claiming are skipped, so no two
- * workers hold one message. Each claim counts as an attempt.
+ * Claims up to `limit` due messages of `channels` for `leaseMs`: queued or retrying ones whose time
+ * has come, and ones whose worker let its lease end. Rows other workers are claiming are skipped, so
+ * no two workers hold one message. Each claim counts as an attempt.
  */
-export async function claimDueMessages<Payload>(db: Queryable, limit: number, leaseMs: number): Promise<ClaimedMessage<Payload>[]> {
+export async function claimDueMessages<Payload>(db: Queryable, limit: number, leaseMs: number, channels: readonly Channel[]): Promise<ClaimedMessage<Payload>[]> {
   const rows = await db.query<ClaimedRow>(
     `WITH queued AS (
        SELECT id, status, next_attempt_at AS due_at FROM outbox
-        WHERE status IN ('queued', 'retrying') AND next_attempt_at <= now()
+        WHERE status IN ('queued', 'retrying') AND next_attempt_at <= now() AND channel = ANY($3::text[])
         ORDER BY next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED),
      leased AS (
        -- A dead worker's message keeps its place in line: it was due when it was first claimed.
        SELECT id, status, next_attempt_at AS due_at FROM outbox
-        WHERE status = 'sending' AND lease_expires_at < now()
+        WHERE status = 'sending' AND lease_expires_at < now() AND channel = ANY($3::text[])
         ORDER BY lease_expires_at LIMIT $1 FOR UPDATE SKIP LOCKED),
      due AS (
        SELECT id, status FROM (SELECT * FROM queued UNION ALL SELECT * FROM leased) candidates
@@ -116,7 +116,7 @@ export async function claimDueMessages<Payload>(db: Queryable, limit: number, le
        FROM due
       WHERE o.id = due.id
      RETURNING o.id, o.organization_id, o.otp_id, o.channel, o.payload, o.attempts, due.status AS previous_status`,
-    [limit, leaseMs / 1000],
+    [limit, leaseMs / 1000, [...channels]],
   );
   return rows.map((row) => ({
     id: row.id,
