@@ -75,7 +75,7 @@ test('the page weighs at most 250 KB of gzip-compressed JavaScript, in one scrip
   assert.ok(gzipped <= 250 * 1024, `${gzipped} bytes gzip-compressed`);
 });
 
-describe('the console in Chromium: sign in, add a passkey, approve with it (virtual passkey)', { skip: chromiumMissing, timeout: 120_000 }, () => {
+for (const tdb of testDatabases) describe(`the console in Chromium: sign in, add a passkey, approve with it (virtual passkey; ${tdb.name})`, { skip: chromiumMissing, timeout: 120_000 }, () => {
   let signet: ConsoleServer;
   let browser: Browser;
   let page: Page;
@@ -86,7 +86,7 @@ describe('the console in Chromium: sign in, add a passkey, approve with it (virt
 
   before(async () => {
     const started = await Promise.allSettled([
-      startConsoleServer(testDatabases[0]!).then((server) => (signet = server)),
+      startConsoleServer(tdb).then((server) => (signet = server)),
       launchChromium().then((launched) => (browser = launched)),
     ]);
     for (const outcome of started) if (outcome.status === 'rejected') throw outcome.reason;

@@ -163,6 +163,12 @@ interface PolicyEvaluation {
   createdAt: unknown;
 }
 
+/** Who cast a vote, by its id: the user's name, else the vote id. */
+function voterOf(votes: Vote[], voteId: string): string {
+  const vote = votes.find((v) => v.id === voteId);
+  return vote ? `${vote.user?.userName ?? vote.userId} (${vote.selection === 'VOTE_SELECTION_APPROVED' ? 'approved' : 'rejected'})` : voteId;
+}
+
 function VoteMark(props: { check: VoteCheck | undefined }) {
   const { check } = props;
   if (!check) return <span class="muted">checking…</span>;
@@ -301,9 +307,9 @@ function ActivityDetail(props: { api: Api; activityId: string }) {
       {evaluations && evaluations.length > 0 ? (
         <Table caption="What the policies said at each vote" head={['Vote', 'Policy', 'Outcome']}>
           {evaluations.flatMap((evaluation) =>
-            (evaluation.policyEvaluations.length > 0 ? evaluation.policyEvaluations : [{ policyId: '—', outcome: 'decided by the root quorum' }]).map((entry, i) => (
+            (evaluation.policyEvaluations.length > 0 ? evaluation.policyEvaluations : [{ policyId: '—', outcome: 'no policy applied (the root quorum counts the votes)' }]).map((entry, i) => (
               <tr key={`${evaluation.id}-${i}`}>
-                <td class="id">{evaluation.voteId}</td>
+                <td>{voterOf(votes, evaluation.voteId)}</td>
                 <td class="id">{entry.policyId}</td>
                 <td>{entry.outcome}</td>
               </tr>
