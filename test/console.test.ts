@@ -23,6 +23,7 @@ import {
 import { testDatabases } from './support/databases.ts';
 import { ROOT } from './support/processes.ts';
 import type { Credentials } from './support/server.ts';
+import { until } from './support/until.ts';
 
 const envelope = (type: string, organizationId: string, parameters: object) => ({ type, timestampMs: String(Date.now()), organizationId, parameters }) as any;
 const ASSETS = path.join(ROOT, 'dist', 'console', 'assets');
@@ -282,6 +283,17 @@ for (const tdb of testDatabases) describe(`the console in Chromium: sign in, add
     await page.locator('.facts').getByText('Rejected').waitFor();
     const { activity: rejected } = (await signet.client(a).getActivity({ organizationId: a.organizationId, activityId: second.id })) as any;
     assert.equal(rejected.status, 'ACTIVITY_STATUS_REJECTED');
+
+    // The list's filters: by status, then by type as typed (Enter applies it).
+    await page.getByRole('link', { name: 'Activities', exact: true }).click();
+    const list = page.getByRole('region', { name: 'Activities, newest first' });
+    await list.getByRole('link').first().waitFor();
+    await page.getByLabel('Status').selectOption({ label: 'Rejected' });
+    await until('the rejected activity alone', async () => (await list.locator('tbody tr').allInnerTexts()).join('|').match(/^Update root quorum\n[^|]*Rejected[^|]*$/));
+    await page.getByLabel('Status').selectOption({ label: 'Any status' });
+    await page.getByLabel('Type').fill('create_authenticators_v2');
+    await page.getByLabel('Type').press('Enter');
+    await until('the passkey registration alone', async () => (await list.locator('tbody tr').allInnerTexts()).join('|').match(/^Create authenticators\n[^|]*Completed[^|]*$/));
     assert.deepEqual(pageErrors, []);
   });
 });
