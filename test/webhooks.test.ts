@@ -361,7 +361,7 @@ for (const tdb of testDatabases) {
       assert.equal(list.code, 0, list.stderr);
       assert.match(list.stdout, new RegExp(`${flakyId}\\s+\\S+\\s+true\\s+${receiver.base}/flaky\\s+flaky`));
       const tested = await signet(['webhook', 'test', '--org', organizationId, '--endpoint', flakyId, '--json'], env);
-      assert.equal(tested.code, 0, tested.stderr);
+      assert.equal(tested.code, 1, 'not delivered: exit 1');
       const answer = JSON.parse(tested.stdout);
       assert.equal(answer.status, 'retrying', 'the flaky receiver answers 500 first');
       assert.equal(answer.lastError, 'HTTP 500');
@@ -369,7 +369,9 @@ for (const tdb of testDatabases) {
       const testEvent = verified(flakySecret, testPosts[1]!);
       assert.equal(testEvent.test, true);
       assert.equal(testEvent.activity.id, '00000000-0000-0000-0000-000000000000');
-      const inactive = JSON.parse((await signet(['webhook', 'test', '--org', organizationId, '--endpoint', okId, '--json'], env)).stdout);
+      const inactiveRun = await signet(['webhook', 'test', '--org', organizationId, '--endpoint', okId, '--json'], env);
+      assert.equal(inactiveRun.code, 1);
+      const inactive = JSON.parse(inactiveRun.stdout);
       assert.equal(inactive.status, 'failed');
       assert.match(inactive.lastError, /is inactive \(permanent/);
       await updateEndpoint(root, organizationId, { endpointId: okId, isActive: true });

@@ -64,7 +64,8 @@ function adminCommand(route: AdminRoute): Command {
       }
       const answer = await client.call(route.method.toUpperCase(), path, body);
       const fields = output?.fields;
-      return print(fields && !input.on('json') ? Object.fromEntries(fields.map((name) => [name, answer[name]])) : answer, input, output?.secretFields);
+      print(fields && !input.on('json') ? Object.fromEntries(fields.map((name) => [name, answer[name]])) : answer, input, output?.secretFields);
+      return output?.succeeded && !output.succeeded(answer) ? 1 : 0;
     },
   };
 }

@@ -162,7 +162,12 @@ export interface AdminColumn {
  * every page (each after the last `pagedBy` of the one before) when it is paged.
  */
 export type AdminOutput =
-  | { fields?: string[]; secretFields?: string[] }
+  | {
+      fields?: string[];
+      secretFields?: string[];
+      /** Whether the answer reports success: when it does not, the command prints it and exits 1. */
+      succeeded?: (answer: Record<string, unknown>) => boolean;
+    }
   | { items: string; columns: AdminColumn[]; empty: string | ((flag: (name: string) => string | undefined) => string); pagedBy?: string };
 
 /** The signet command that calls a route; it has --json besides these flags. */
@@ -691,6 +696,8 @@ export const ADMIN_ROUTES = {
         org,
         endpoint: { type: 'string', value: 'ID', required: true, description: 'the endpoint; `signet webhook list --org ID` shows them', to: { path: 'endpointId' } },
       },
+      // Not delivered (yet): exit 1, so a script sees that the receiver did not take it.
+      output: { succeeded: (answer) => answer.status === 'sent' },
     },
   }),
   registerAuthenticator: adminRoute({
