@@ -233,8 +233,8 @@ for (const tdb of testDatabases) describe(`the console in Chromium: sign in, add
     await page.getByRole('button', { name: 'Approve' }).click();
     await page.locator('.facts').getByText('Completed').waitFor();
     await votes.getByRole('cell', { name: 'passkey', exact: true }).waitFor();
-    await votes.getByText('cannot check').waitFor(); // its check done
-    assert.match(await votes.innerText(), /Bea\s+Approved\s+passkey\s+cannot check: a passkey signs/);
+    // B's passkey vote carries the authenticator data and client data its passkey signed: checked in the page too.
+    await until('both votes checked', async () => (await votes.innerText()).match(/Approved\s+API key\s+✓ verified[\s\S]*Bea\s+Approved\s+passkey\s+✓ verified/));
     assert.equal(await page.getByRole('button', { name: 'Approve' }).count(), 0);
 
     const { activity } = (await signet.client(a).getActivity({ organizationId: a.organizationId, activityId: waiting.id })) as any;
@@ -257,6 +257,8 @@ for (const tdb of testDatabases) describe(`the console in Chromium: sign in, add
     const target = activities[0];
     // Alter the stored signature of A's vote (a flipped byte in r): the page must see it.
     await signet.db.query("UPDATE votes SET signature = overlay(signature placing (CASE WHEN substr(signature, 9, 1) = 'a' THEN 'b' ELSE 'a' END) from 9 for 1) WHERE activity_id = $1 AND user_id = $2", [target.id, a.userId]);
+    // And the signature counter in the authenticator data of B's passkey vote (a base64url character of its bytes 33 to 36).
+    await signet.db.query("UPDATE votes SET authenticator_data = overlay(authenticator_data placing (CASE WHEN substr(authenticator_data, 48, 1) = 'A' THEN 'B' ELSE 'A' END) from 48 for 1) WHERE activity_id = $1 AND user_id = $2", [target.id, b.userId]);
     await signOut(page);
     await openConsole(page, signet.origin, `/console/activities/${target.id}`);
     // The credentials file as `signet org create --json` prints it, pasted whole.
@@ -266,8 +268,9 @@ for (const tdb of testDatabases) describe(`the console in Chromium: sign in, add
     assert.match(await page.locator('.user').innerText(), /root \(API key\)/);
     assert.equal(new URL(page.url()).pathname, `/console/activities/${target.id}`);
     const votes = page.getByRole('region', { name: 'Votes, each signature checked in this page' });
-    await votes.getByText('✗ not verified').waitFor();
-    await votes.getByText('cannot check').waitFor(); // B's passkey vote
+    await until('both altered votes marked', async () => (await votes.innerText()).match(
+      /Approved\s+API key\s+✗ not verified: the signature does not match the message[\s\S]*Bea\s+Approved\s+passkey\s+✗ not verified: the signature does not match the authenticator data/,
+    ));
     assert.equal(await page.getByRole('button', { name: 'Approve' }).count(), 0, 'a completed activity takes no vote');
 
     // A withdraws an activity of its own that waits (the root quorum alone decides it, 2 of 2): Reject, and it is REJECTED.
