@@ -269,7 +269,7 @@ for (const tdb of testDatabases) describe(`the console in Chromium: sign in, add
     assert.equal(new URL(page.url()).pathname, `/console/activities/${target.id}`);
     const votes = page.getByRole('region', { name: 'Votes, each signature checked in this page' });
     await until('both altered votes marked', async () => (await votes.innerText()).match(
-      /Approved\s+API key\s+✗ not verified: the signature does not match the message[\s\S]*Bea\s+Approved\s+passkey\s+✗ not verified: the signature does not match the authenticator data/,
+      /Approved\s+API key\s+✗ not verified[\s\S]*Bea\s+Approved\s+passkey\s+✗ not verified: the signature does not match the authenticator data/,
     ));
     assert.equal(await page.getByRole('button', { name: 'Approve' }).count(), 0, 'a completed activity takes no vote');
 
