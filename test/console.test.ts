@@ -348,10 +348,41 @@ for (const tdb of testDatabases) describe(`the console in Chromium: sign in, add
       await page.reload();
       await page.locator('.facts').getByText('Completed').waitFor();
       await until('both votes checked', async () => (await votes.innerText()).match(/Approved\s+API key\s+✓ verified[\s\S]*Bea\s+Approved\s+API key\s+✓ verified/));
+      assert.deepEqual(passkeyStamped, ['/public/v1/submit/stamp_login'], 'one passkey assertion for the whole session');
+
+      // A session key at its end is replaced: the passkey is asked once more, for a new one.
+      // The record's passkey session key (its public key); `expire` marks it as ending now.
+      const sessionKeyOf = (expire: boolean) =>
+        page.evaluate(
+          (expireIt) =>
+            new Promise<string>((resolve, reject) => {
+              const open = indexedDB.open('signet-console');
+              open.onerror = () => reject(open.error);
+              open.onsuccess = () => {
+                const transaction = open.result.transaction('session', 'readwrite');
+                const store = transaction.objectStore('session');
+                let publicKey = '';
+                const get = store.get('current');
+                get.onsuccess = () => {
+                  const record = get.result;
+                  publicKey = record.credential.sessionKey.publicKey;
+                  if (expireIt) store.put({ ...record, credential: { ...record.credential, sessionKey: { ...record.credential.sessionKey, expiresAt: Date.now() } } }, 'current');
+                };
+                transaction.oncomplete = () => resolve(publicKey);
+                transaction.onerror = () => reject(transaction.error);
+              };
+            }),
+          expire,
+        );
+      const first = await sessionKeyOf(true);
+      await page.reload();
+      await page.locator('.facts').getByText('Completed').waitFor();
+      await until('a new session key', async () => (await sessionKeyOf(false)) !== first);
+      await votes.getByText('✓ verified').first().waitFor();
     } finally {
       page.off('request', count);
     }
-    assert.deepEqual(passkeyStamped, ['/public/v1/submit/stamp_login'], 'one passkey assertion for the whole session');
+    assert.deepEqual(passkeyStamped, ['/public/v1/submit/stamp_login', '/public/v1/submit/stamp_login'], 'one more passkey assertion, for the new session');
 
     const { activity } = (await signet.client(a).getActivity({ organizationId: a.organizationId, activityId: waiting.id })) as any;
     assert.equal(activity.status, 'ACTIVITY_STATUS_COMPLETED');
