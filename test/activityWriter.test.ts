@@ -46,6 +46,8 @@ function contractWrite(org: Credentials, options: { body?: string; interfaceId?:
       credentialType: 'CREDENTIAL_TYPE_API_KEY_P256',
       credentialId: options.apiKeyId ?? org.apiKeyId,
       webauthnCredentialId: null,
+      authenticatorData: null,
+      clientDataJson: null,
       policyEvaluations: [],
     },
     credential: { kind: 'apiKey', apiKeyId: options.apiKeyId ?? org.apiKeyId, now },

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { gzipSync } from 'node:zlib';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Page, Request } from 'playwright-core';
 import { chromiumMissing, launchChromium, pageWithPasskey } from './support/chromium.ts';
 import {
   checkKeyboardAndLabels,
@@ -211,6 +211,8 @@ for (const tdb of testDatabases) describe(`the console in Chromium: sign in, add
     await signInWithPasskey(page, a.organizationId);
     await page.getByText('Bea').first().waitFor();
     assert.match(await page.locator('.user').innerText(), /Bea \(passkey\)/);
+    // No policy lets Bea's passkey start a session key (2 of 2 root users would be needed, and a login never waits): the page says so once.
+    await page.getByRole('status').filter({ hasText: 'Your passkey is asked for at each request' }).waitFor();
     // The first screen: the activity waiting for B's vote, above the list.
     const awaiting = page.locator('section.awaiting');
     await awaiting.getByRole('heading', { name: 'Waiting for your vote (1)' }).waitFor();
@@ -233,8 +235,8 @@ for (const tdb of testDatabases) describe(`the console in Chromium: sign in, add
     await page.getByRole('button', { name: 'Approve' }).click();
     await page.locator('.facts').getByText('Completed').waitFor();
     await votes.getByRole('cell', { name: 'passkey', exact: true }).waitFor();
-    await votes.getByText('cannot check').waitFor(); // its check done
-    assert.match(await votes.innerText(), /Bea\s+Approved\s+passkey\s+cannot check: a passkey signs/);
+    // B's passkey vote carries the authenticator data and client data its passkey signed: checked in the page too.
+    await until('both votes checked', async () => (await votes.innerText()).match(/Approved\s+API key\s+✓ verified[\s\S]*Bea\s+Approved\s+passkey\s+✓ verified/));
     assert.equal(await page.getByRole('button', { name: 'Approve' }).count(), 0);
 
     const { activity } = (await signet.client(a).getActivity({ organizationId: a.organizationId, activityId: waiting.id })) as any;
@@ -248,6 +250,8 @@ for (const tdb of testDatabases) describe(`the console in Chromium: sign in, add
     );
     const { policies } = (await signet.client(a).getPolicies({ organizationId: a.organizationId })) as any;
     assert.deepEqual(policies.map((p: { policyName: string }) => p.policyName), ['from the console test']);
+    const { activities: logins } = (await signet.client(a).getActivities({ organizationId: a.organizationId, filterByType: ['ACTIVITY_TYPE_STAMP_LOGIN'] })) as any;
+    assert.deepEqual(logins, [], 'the refused login stored nothing');
     assert.deepEqual(offOrigin, []);
     assert.deepEqual(pageErrors, []);
   });
@@ -257,6 +261,8 @@ for (const tdb of testDatabases) describe(`the console in Chromium: sign in, add
     const target = activities[0];
     // Alter the stored signature of A's vote (a flipped byte in r): the page must see it.
     await signet.db.query("UPDATE votes SET signature = overlay(signature placing (CASE WHEN substr(signature, 9, 1) = 'a' THEN 'b' ELSE 'a' END) from 9 for 1) WHERE activity_id = $1 AND user_id = $2", [target.id, a.userId]);
+    // And the signature counter in the authenticator data of B's passkey vote (a base64url character of its bytes 33 to 36).
+    await signet.db.query("UPDATE votes SET authenticator_data = overlay(authenticator_data placing (CASE WHEN substr(authenticator_data, 48, 1) = 'A' THEN 'B' ELSE 'A' END) from 48 for 1) WHERE activity_id = $1 AND user_id = $2", [target.id, b.userId]);
     await signOut(page);
     await openConsole(page, signet.origin, `/console/activities/${target.id}`);
     // The credentials file as `signet org create --json` prints it, pasted whole.
@@ -266,8 +272,9 @@ for (const tdb of testDatabases) describe(`the console in Chromium: sign in, add
     assert.match(await page.locator('.user').innerText(), /root \(API key\)/);
     assert.equal(new URL(page.url()).pathname, `/console/activities/${target.id}`);
     const votes = page.getByRole('region', { name: 'Votes, each signature checked in this page' });
-    await votes.getByText('✗ not verified').waitFor();
-    await votes.getByText('cannot check').waitFor(); // B's passkey vote
+    await until('both altered votes marked', async () => (await votes.innerText()).match(
+      /Approved\s+API key\s+✗ not verified[\s\S]*Bea\s+Approved\s+passkey\s+✗ not verified: the signature does not match the authenticator data/,
+    ));
     assert.equal(await page.getByRole('button', { name: 'Approve' }).count(), 0, 'a completed activity takes no vote');
 
     // A withdraws an activity of its own that waits (the root quorum alone decides it, 2 of 2): Reject, and it is REJECTED.
@@ -295,6 +302,97 @@ for (const tdb of testDatabases) describe(`the console in Chromium: sign in, add
     await page.getByLabel('Type').fill('create_authenticators_v2');
     await page.getByLabel('Type').press('Enter');
     await until('the passkey registration alone', async () => (await list.locator('tbody tr').allInnerTexts()).join('|').match(/^Create authenticators\n[^|]*Completed[^|]*$/));
+    assert.deepEqual(pageErrors, []);
+  });
+  test('with a policy allowing passkey sessions: one passkey assertion signs B in for the session, and its approval is stamped by the session key', async () => {
+    await signet.admin('PUT', `/organizations/${a.organizationId}/root-quorum`, { threshold: 1, userIds: [a.userId, b.userId] });
+    // The policy approved above allows every activity: gone, so that only the new one allows the login.
+    const { policies } = (await signet.client(a).getPolicies({ organizationId: a.organizationId })) as any;
+    for (const { policyId } of policies) {
+      const { activity: deleted } = (await signet.client(a).deletePolicy(envelope('ACTIVITY_TYPE_DELETE_POLICY', a.organizationId, { policyId }))) as any;
+      assert.equal(deleted.status, 'ACTIVITY_STATUS_COMPLETED');
+    }
+    const { activity: allowed } = (await signet.client(a).createPolicy(
+      envelope('ACTIVITY_TYPE_CREATE_POLICY_V3', a.organizationId, {
+        policyName: 'passkey sessions',
+        effect: 'EFFECT_ALLOW',
+        condition: "activity.resource == 'AUTH' && activity.action == 'CREATE'",
+        consensus: "credentials.all(c, c.type == 'CREDENTIAL_TYPE_WEBAUTHN_AUTHENTICATOR')",
+        notes: 'a passkey may start a console session',
+      }),
+    )) as any;
+    assert.equal(allowed.status, 'ACTIVITY_STATUS_COMPLETED');
+    await signet.admin('PUT', `/organizations/${a.organizationId}/root-quorum`, { threshold: 2, userIds: [a.userId, b.userId] });
+    const { activity: waiting } = (await signet.client(a).createPolicy(
+      envelope('ACTIVITY_TYPE_CREATE_POLICY_V3', a.organizationId, { policyName: 'approved in a session', effect: 'EFFECT_ALLOW', notes: 'waits for Bea' }),
+    )) as any;
+    assert.equal(waiting.status, 'ACTIVITY_STATUS_CONSENSUS_NEEDED');
+
+    await signOut(page);
+    const passkeyStamped: string[] = [];
+    const count = (request: Request) => {
+      if (request.headers()['x-stamp-webauthn'] !== undefined) passkeyStamped.push(new URL(request.url()).pathname);
+    };
+    page.on('request', count);
+    try {
+      await signInWithPasskey(page, a.organizationId);
+      assert.match(await page.locator('.user').innerText(), /Bea \(passkey\)/);
+      await page.getByRole('heading', { name: 'Waiting for your vote (1)' }).waitFor();
+      assert.equal(await page.getByRole('status').filter({ hasText: 'Your passkey is asked for at each request' }).count(), 0);
+      await page.getByRole('link', { name: 'Create policy' }).first().click();
+      const votes = page.getByRole('region', { name: 'Votes, each signature checked in this page' });
+      await votes.getByText('✓ verified').waitFor();
+      await page.getByRole('button', { name: 'Approve' }).click();
+      await page.locator('.facts').getByText('Completed').waitFor();
+      // The session outlives a reload too: the session key comes back from IndexedDB.
+      await page.reload();
+      await page.locator('.facts').getByText('Completed').waitFor();
+      await until('both votes checked', async () => (await votes.innerText()).match(/Approved\s+API key\s+✓ verified[\s\S]*Bea\s+Approved\s+API key\s+✓ verified/));
+      assert.deepEqual(passkeyStamped, ['/public/v1/submit/stamp_login'], 'one passkey assertion for the whole session');
+
+      // A session key at its end is replaced: the passkey is asked once more, for a new one.
+      // The record's passkey session key (its public key); `expire` marks it as ending now.
+      const sessionKeyOf = (expire: boolean) =>
+        page.evaluate(
+          (expireIt) =>
+            new Promise<string>((resolve, reject) => {
+              const open = indexedDB.open('signet-console');
+              open.onerror = () => reject(open.error);
+              open.onsuccess = () => {
+                const transaction = open.result.transaction('session', 'readwrite');
+                const store = transaction.objectStore('session');
+                let publicKey = '';
+                const get = store.get('current');
+                get.onsuccess = () => {
+                  const record = get.result;
+                  publicKey = record.credential.sessionKey.publicKey;
+                  if (expireIt) store.put({ ...record, credential: { ...record.credential, sessionKey: { ...record.credential.sessionKey, expiresAt: Date.now() } } }, 'current');
+                };
+                transaction.oncomplete = () => resolve(publicKey);
+                transaction.onerror = () => reject(transaction.error);
+              };
+            }),
+          expire,
+        );
+      const first = await sessionKeyOf(true);
+      await page.reload();
+      await page.locator('.facts').getByText('Completed').waitFor();
+      await until('a new session key', async () => (await sessionKeyOf(false)) !== first);
+      await votes.getByText('✓ verified').first().waitFor();
+    } finally {
+      page.off('request', count);
+    }
+    assert.deepEqual(passkeyStamped, ['/public/v1/submit/stamp_login', '/public/v1/submit/stamp_login'], 'one more passkey assertion, for the new session');
+
+    const { activity } = (await signet.client(a).getActivity({ organizationId: a.organizationId, activityId: waiting.id })) as any;
+    assert.equal(activity.status, 'ACTIVITY_STATUS_COMPLETED');
+    const approval = activity.votes[1];
+    assert.equal(approval.userId, b.userId);
+    assert.equal(approval.scheme, 'SIGNATURE_SCHEME_TK_API_P256');
+    const { apiKeys } = (await signet.client(a).getApiKeys({ organizationId: a.organizationId, userId: b.userId })) as any;
+    const sessionKey = apiKeys.find((key: { credential: { publicKey: string } }) => key.credential.publicKey === approval.publicKey);
+    assert.equal(sessionKey?.credential.type, 'CREDENTIAL_TYPE_READ_WRITE_SESSION_KEY_P256');
+    assert.deepEqual(offOrigin, []);
     assert.deepEqual(pageErrors, []);
   });
 });

@@ -18,7 +18,7 @@ import { dryRunMigrations, migrate, MigrationFailed, migrationNames, migrationSq
 import { createSchema, dropSchema, emptyEmbeddedStore, testDatabases } from './support/databases.ts';
 
 /** A vote written before votes recorded their credential and policy evaluations (migration 023). */
-const NOT_RECORDED = { credentialType: null, credentialId: null, webauthnCredentialId: null, policyEvaluations: [] };
+const NOT_RECORDED = { credentialType: null, credentialId: null, webauthnCredentialId: null, policyEvaluations: [], authenticatorData: null, clientDataJson: null };
 
 for (const tdb of testDatabases) {
   describe(`upgrading a store (${tdb.name})`, () => {

@@ -33,6 +33,8 @@ function vote(userId: string, selection = 'VOTE_SELECTION_APPROVED'): VoteRecord
     credentialType: 'CREDENTIAL_TYPE_API_KEY_P256',
     credentialId: randomUUID(),
     webauthnCredentialId: null,
+    authenticatorData: null,
+    clientDataJson: null,
     policyEvaluations: [],
     createdAt: now,
   };

@@ -56,7 +56,8 @@ export function post<T>(stamper: Stamper, path: string, body: Record<string, unk
   return sent;
 }
 
-async function send<T>(stamper: Stamper, path: string, body: Record<string, unknown>): Promise<T> {
+/** Sends at once, outside the queue of exclusive stampers: for a request made while stamping a queued one. */
+export async function send<T>(stamper: Stamper, path: string, body: Record<string, unknown>): Promise<T> {
   const text = JSON.stringify(body);
   const stamp = await stamper.stamp(text);
   let response: Response;

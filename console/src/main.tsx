@@ -8,7 +8,8 @@ import { createApi } from './api.ts';
 import { BASE, navigate, onNavigate, segments } from './navigation.ts';
 import { HOME, ROUTES } from './routes.ts';
 import { SignIn } from './signIn.tsx';
-import { forgetSession, loadSession, stamperOf, type Session } from './stamp/session.ts';
+import type { PasskeyCredential } from './stamp/passkeySession.ts';
+import { forgetSession, loadSession, saveSession, stamperOf, type Session } from './stamp/session.ts';
 import { Button, Loading } from './ui/components.tsx';
 
 function usePath(): string[] {
@@ -27,10 +28,31 @@ function interceptLinks(event: MouseEvent) {
   navigate(href);
 }
 
+/** Shows why each request asks for the passkey, if it was not shown yet; the credential as shown. */
+function sayOnce(credential: PasskeyCredential, show: (reason: string) => void): PasskeyCredential {
+  if (!credential.perRequestReason || credential.reasonShown) return credential;
+  show(credential.perRequestReason);
+  return { ...credential, reasonShown: true };
+}
+
 function Shell(props: { session: Session; onSignOut: () => void }) {
   const { session } = props;
   const path = usePath();
-  const api = useMemo(() => createApi(stamperOf(session.credential), session.organizationId, session.userId), [session]);
+  const [notice, setNotice] = useState<string | undefined>(undefined);
+  const api = useMemo(() => {
+    let kept = session;
+    // A passkey credential changes when its session key is renewed, or refused: kept, and said once.
+    const keep = (credential: PasskeyCredential) => {
+      kept = { ...kept, credential: sayOnce(credential, setNotice) };
+      void saveSession(kept);
+    };
+    return createApi(stamperOf(session, keep), session.organizationId, session.userId);
+  }, [session]);
+  useEffect(() => {
+    if (session.credential.kind === 'passkey' && !session.credential.reasonShown && session.credential.perRequestReason) {
+      void saveSession({ ...session, credential: sayOnce(session.credential, setNotice) });
+    }
+  }, [session]);
   const [name = HOME, ...rest] = path;
   const route = ROUTES.find((r) => r.path === name);
   useEffect(() => {
@@ -64,6 +86,12 @@ function Shell(props: { session: Session; onSignOut: () => void }) {
           </ul>
         </nav>
       </header>
+      {notice !== undefined && (
+        <p class="notice" role="status">
+          Your passkey is asked for at each request: Signet did not let it start a session key ({notice}). An organization allows that with a policy on AUTH / CREATE.{' '}
+          <Button onClick={() => setNotice(undefined)}>Dismiss</Button>
+        </p>
+      )}
       <main class="view">
         {View ? (
           <View key={name} api={api} path={rest} />

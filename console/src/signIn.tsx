@@ -1,16 +1,18 @@
 // The first screen: sign in with an API key (organization ID, public and private key in hex, or the
 // pasted credentials file `signet org create` writes) or with a passkey (organization ID, then the
-// browser asks for the passkey). Either way whoami names the user; a refusal shows the server's words.
+// browser asks for the passkey, once, to start a session key: stamp/passkeySession.ts). Either way
+// whoami names the user; a refusal shows the server's words.
 import { useState } from 'preact/hooks';
 import { whoami } from './api.ts';
 import { importApiKey, parseCredentialsFile } from './stamp/apiKey.ts';
+import { passkeyLogin } from './stamp/passkeySession.ts';
 import { saveSession, stamperOf, type Session } from './stamp/session.ts';
 import { Button, ErrorBox, Field } from './ui/components.tsx';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 async function complete(organizationId: string, credential: Session['credential']): Promise<Session> {
-  const who = await whoami(stamperOf(credential), organizationId);
+  const who = await whoami(stamperOf({ organizationId, credential }), organizationId);
   const session: Session = { organizationId: who.organizationId, organizationName: who.organizationName, userId: who.userId, userName: who.username, credential };
   await saveSession(session);
   return session;
@@ -59,7 +61,9 @@ export function SignIn(props: { onSignedIn: (session: Session) => void }) {
     event.preventDefault();
     void attempt('passkey', async () => {
       const organization = checkOrganization(organizationId);
-      return complete(organization, { kind: 'passkey' });
+      // The passkey's one assertion asks for a session key; whoami is then stamped by it (or, when
+      // Signet refused one, by the passkey again).
+      return complete(organization, await passkeyLogin(organization));
     });
   }
 

@@ -104,6 +104,20 @@ export const voteSchema = z
     scheme: z
       .enum(['SIGNATURE_SCHEME_TK_API_P256', 'SIGNATURE_SCHEME_WEBAUTHN', 'STAMP_ATTESTED_SCHEME_P256_VERIFICATION_TOKEN'])
       .describe('How the request was stamped: X-Stamp (API key or session key), X-Stamp-WebAuthn (passkey) or X-Stamp-Attested (a verification token and the key it is bound to; stamp_login only)'),
+    authenticatorData: z
+      .string()
+      .optional()
+      .describe(
+        "A passkey vote only (absent for votes recorded before Signet kept it): the assertion's WebAuthn authenticatorData, base64url as the stamp carried it. " +
+          'The signature is over authenticatorData followed by the SHA-256 of clientDataJson',
+      ),
+    clientDataJson: z
+      .string()
+      .optional()
+      .describe(
+        "A passkey vote only (absent for votes recorded before Signet kept it): the assertion's clientDataJSON, base64url as the stamp carried it; " +
+          'its type is "webauthn.get" and its challenge the base64url of the UTF-8 lowercase hex SHA-256 of message',
+      ),
     createdAt: timestamp('When the vote was recorded'),
   })
   .meta({ id: 'Vote', description: "A record of a user's approval or rejection of a request, with its metadata: the submitter's stamp" });

@@ -613,6 +613,8 @@ function newVote(principal: Principal, selection: string, now: Date, evaluations
     publicKey: principal.publicKey,
     signature: principal.signature,
     scheme: principal.scheme,
+    authenticatorData: principal.webauthn?.authenticatorData ?? null,
+    clientDataJson: principal.webauthn?.clientDataJson ?? null,
     ...principalCredential(principal),
     policyEvaluations: evaluations.map(({ policyId, outcome }) => ({ policyId, outcome })),
   };
@@ -628,6 +630,8 @@ function voteRecord(principal: Principal, vote: Omit<NewVote, 'organizationId' |
     publicKey: vote.publicKey,
     signature: vote.signature,
     scheme: vote.scheme,
+    authenticatorData: vote.authenticatorData,
+    clientDataJson: vote.clientDataJson,
     credentialType: vote.credentialType,
     credentialId: vote.credentialId,
     webauthnCredentialId: vote.webauthnCredentialId,

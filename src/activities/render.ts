@@ -135,6 +135,8 @@ function voteJson(vote: VoteRecord, activityId: string, escapedBody: string): st
     publicKey: quote(vote.publicKey),
     signature: quote(vote.signature),
     scheme: quote(vote.scheme),
+    authenticatorData: vote.authenticatorData === null ? undefined : quote(vote.authenticatorData),
+    clientDataJson: vote.clientDataJson === null ? undefined : quote(vote.clientDataJson),
     createdAt: quote(vote.createdAt.toISOString()),
   });
 }

@@ -180,6 +180,7 @@ async function authenticateWebAuthn(
     publicKey: Buffer.from(registration.publicKey).toString('hex'),
     signature: stamp.signature,
     credentialId: stamp.credentialId,
+    webauthn: { authenticatorData: stamp.authenticatorData, clientDataJson: stamp.clientDataJson },
     credentialType: 'CREDENTIAL_TYPE_WEBAUTHN_AUTHENTICATOR',
     credential: { kind: 'authenticator', authenticatorId: registration.id },
   };

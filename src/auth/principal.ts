@@ -18,6 +18,8 @@ export interface Principal extends VoteUser {
   signature: string;
   /** base64url, WebAuthn only. */
   credentialId?: string;
+  /** WebAuthn only: what the passkey signed besides the challenge, base64url as sent in the stamp. */
+  webauthn?: { authenticatorData: string; clientDataJson: string };
   /**
    * The organization the request acts in when it is not the body's `organizationId`: an attested stamp
    * sent to a parent stands for the user of the one sub-organization whose contact its token names, and

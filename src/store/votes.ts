@@ -31,6 +31,9 @@ export interface VoteRecord {
   publicKey: string;
   signature: string;
   scheme: string;
+  /** A passkey vote's WebAuthn authenticatorData and clientDataJSON (base64url); null otherwise and for older votes. */
+  authenticatorData: string | null;
+  clientDataJson: string | null;
   createdAt: Date;
 }
 
@@ -43,6 +46,9 @@ export interface NewVote {
   publicKey: string;
   signature: string;
   scheme: string;
+  /** What a passkey signed besides the challenge (base64url); null for other stamps. */
+  authenticatorData: string | null;
+  clientDataJson: string | null;
   credentialType: string;
   credentialId: string;
   webauthnCredentialId: string | null;
@@ -58,9 +64,9 @@ export interface NewVote {
  */
 export function voteInsert(vote: NewVote, activity: Sql): Sql {
   return sql`INSERT INTO votes (id, activity_id, organization_id, user_id, selection, message, public_key, signature, scheme,
-                                credential_type, credential_id, webauthn_credential_id, policy_evaluations, created_at)
+                                authenticator_data, client_data_json, credential_type, credential_id, webauthn_credential_id, policy_evaluations, created_at)
     SELECT ${vote.id}::uuid, id, ${vote.organizationId}::uuid, ${vote.userId}::uuid, ${vote.selection}, ${vote.message ?? null}::text,
-           ${vote.publicKey}, ${vote.signature}, ${vote.scheme}, ${vote.credentialType}, ${vote.credentialId}::uuid,
+           ${vote.publicKey}, ${vote.signature}, ${vote.scheme}, ${vote.authenticatorData}::text, ${vote.clientDataJson}::text, ${vote.credentialType}, ${vote.credentialId}::uuid,
            ${vote.webauthnCredentialId}::text, ${JSON.stringify(vote.policyEvaluations)}::jsonb, ${vote.createdAt}::timestamptz
       FROM ${activity}`;
 }
@@ -72,7 +78,8 @@ export function voteInsert(vote: NewVote, activity: Sql): Sql {
 export const VOTES_JSON = sql`coalesce((SELECT json_agg(json_build_object(
     'id', v.id, 'userId', v.user_id, 'userName', u.user_name, 'userEmail', u.email, 'userPhoneNumber', u.phone_number,
     'userCreatedAt', u.created_at, 'userUpdatedAt', u.updated_at, 'userTags', ${userTagIdsJson(sql`u.id`)}, 'selection', v.selection, 'message', v.message,
-    'publicKey', v.public_key, 'signature', v.signature, 'scheme', v.scheme, 'credentialType', v.credential_type,
+    'publicKey', v.public_key, 'signature', v.signature, 'scheme', v.scheme,
+    'authenticatorData', v.authenticator_data, 'clientDataJson', v.client_data_json, 'credentialType', v.credential_type,
     'credentialId', v.credential_id, 'webauthnCredentialId', v.webauthn_credential_id,
     'policyEvaluations', coalesce(v.policy_evaluations, '[]'), 'createdAt', v.created_at) ORDER BY v.created_at, v.id)
   FROM votes v JOIN users u ON u.id = v.user_id WHERE v.activity_id = a.id), '[]')`;

@@ -69,22 +69,25 @@ export function rawToDer(raw: Uint8Array): Uint8Array {
   return Uint8Array.from([0x30, body.length, ...body]);
 }
 
-/** A DER ECDSA signature as WebCrypto's r||s; throws on anything that is not one. */
-export function derToRaw(der: Uint8Array): Uint8Array<ArrayBuffer> {
+/** A DER ECDSA signature as WebCrypto's r||s (`size` bytes each: 32 for P-256); throws on anything that is not one. */
+export function derToRaw(der: Uint8Array, size = 32): Uint8Array<ArrayBuffer> {
   const fail = (why: string): never => {
     throw new Error(`the signature is not DER: ${why}`);
   };
-  if (der[0] !== 0x30 || der[1] !== der.length - 2) fail('bad sequence');
-  const raw = new Uint8Array(64);
-  let offset = 2;
-  for (const at of [0, 32]) {
+  // A sequence longer than 127 bytes (P-521) has its length in one more byte.
+  const long = der[1] === 0x81;
+  const sequenceLength = long ? der[2] : der[1];
+  if (der[0] !== 0x30 || sequenceLength !== der.length - (long ? 3 : 2)) fail('bad sequence');
+  const raw = new Uint8Array(2 * size);
+  let offset = long ? 3 : 2;
+  for (const at of [0, size]) {
     if (der[offset] !== 0x02) fail('expected an integer');
     const length = der[offset + 1]!;
     let value = der.subarray(offset + 2, offset + 2 + length);
     if (value.length !== length || length === 0) fail('truncated');
     if (value[0] === 0 && value.length > 1) value = value.subarray(1);
-    if (value.length > 32) fail('integer too long');
-    raw.set(value, at + 32 - value.length);
+    if (value.length > size) fail('integer too long');
+    raw.set(value, at + size - value.length);
     offset += 2 + length;
   }
   if (offset !== der.length) fail('trailing bytes');

@@ -1,9 +1,9 @@
 // The signed-in session, kept in IndexedDB (database "signet-console", one record): the organization,
 // the user, and the credential to stamp with — for an API key its non-extractable CryptoKey (stored as
-// the key object itself, never as text), for a passkey nothing but the fact (the browser keeps it).
-// Signing out deletes the record.
+// the key object itself, never as text), for a passkey its session key (likewise) while Signet allows
+// one (passkeySession.ts), the passkey itself staying in the browser. Signing out deletes the record.
 import { apiKeyStamper } from './apiKey.ts';
-import { passkeyStamper } from './passkey.ts';
+import { passkeySessionStamper, type PasskeyCredential } from './passkeySession.ts';
 import type { Stamper } from './stamper.ts';
 
 export interface Session {
@@ -11,7 +11,7 @@ export interface Session {
   organizationName: string;
   userId: string;
   userName: string;
-  credential: { kind: 'apiKey'; publicKey: string; privateKey: CryptoKey } | { kind: 'passkey' };
+  credential: { kind: 'apiKey'; publicKey: string; privateKey: CryptoKey } | PasskeyCredential;
 }
 
 const DATABASE = 'signet-console';
@@ -58,6 +58,9 @@ export function forgetSession(): Promise<void> {
   return run('readwrite', (store) => store.delete(KEY));
 }
 
-export function stamperOf(credential: Session['credential']): Stamper {
-  return credential.kind === 'apiKey' ? apiKeyStamper(credential) : passkeyStamper();
+/** What stamps the session's requests; a passkey credential that changes (a renewed session key) is saved again. */
+export function stamperOf(session: Pick<Session, 'organizationId' | 'credential'>, onChange?: (credential: PasskeyCredential) => void): Stamper {
+  const { credential } = session;
+  if (credential.kind === 'apiKey') return apiKeyStamper(credential);
+  return passkeySessionStamper(session.organizationId, credential, (changed) => onChange?.(changed));
 }
