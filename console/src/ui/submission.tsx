@@ -118,7 +118,7 @@ export function ConfirmButton(props: { label: string; question: string; confirmL
   }, [asking]);
   if (!asking) {
     return (
-      <button type="button" class="danger" disabled={props.disabled} onClick={() => setAsking(true)}>
+      <button type="button" class="button danger" disabled={props.disabled} onClick={() => setAsking(true)}>
         {props.label}
       </button>
     );
@@ -128,7 +128,7 @@ export function ConfirmButton(props: { label: string; question: string; confirmL
       <span>{props.question}</span>{' '}
       <button
         type="button"
-        class="danger"
+        class="button danger"
         ref={yes}
         onClick={() => {
           setAsking(false);
@@ -137,7 +137,7 @@ export function ConfirmButton(props: { label: string; question: string; confirmL
       >
         {props.confirmLabel ?? `Yes, ${props.label.toLowerCase()}`}
       </button>{' '}
-      <button type="button" onClick={() => setAsking(false)}>
+      <button type="button" class="button plain" onClick={() => setAsking(false)}>
         Cancel
       </button>
     </span>

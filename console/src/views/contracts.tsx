@@ -90,12 +90,12 @@ export function ContractsView(props: { api: Api; path: string[] }) {
       {loaded.state === 'ready' && (
         <div class="actions pager">
           {after.length > 0 && (
-            <button type="button" onClick={() => setAfter(after.slice(0, -1))}>
+            <button type="button" class="button plain" onClick={() => setAfter(after.slice(0, -1))}>
               Previous page
             </button>
           )}
           {loaded.value.length === PAGE && (
-            <button type="button" onClick={() => setAfter([...after, loaded.value[PAGE - 1]!.smartContractInterfaceId])}>
+            <button type="button" class="button plain" onClick={() => setAfter([...after, loaded.value[PAGE - 1]!.smartContractInterfaceId])}>
               Next page
             </button>
           )}
@@ -238,7 +238,7 @@ function UploadForm(props: { api: Api; onUploaded(): void }) {
         <textarea id="contract-notes" rows={2} maxLength={4096} value={notes} onInput={(e) => setNotes((e.currentTarget as HTMLTextAreaElement).value)} />
       </div>
       <div class="actions">
-        <button type="submit" disabled={submission.busy}>
+        <button type="submit" class="button primary" disabled={submission.busy}>
           Upload
         </button>
       </div>

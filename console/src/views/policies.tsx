@@ -212,7 +212,7 @@ function PolicyForm(props: { api: Api; policy?: Policy; onSaved(): void }) {
           <textarea id={`${prefix}-notes`} rows={2} maxLength={4096} value={fields.notes} onInput={(e) => set('notes')((e.currentTarget as HTMLTextAreaElement).value)} />
         </div>
         <div class="actions">
-          <button type="submit" disabled={submission.busy}>
+          <button type="submit" class="button primary" disabled={submission.busy}>
             {policy ? 'Save policy' : 'Create policy'}
           </button>
         </div>

@@ -126,7 +126,7 @@ function QuorumForm(props: { api: Api; organization: Organization; onChanged(): 
         )}
       </div>
       <div class="actions">
-        <button type="submit" class="danger" disabled={submission.busy || members.size === 0}>
+        <button type="submit" class="button danger" disabled={submission.busy || members.size === 0}>
           Change the root quorum
         </button>
       </div>

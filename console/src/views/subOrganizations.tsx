@@ -87,7 +87,7 @@ export function SubOrganizationsView(props: { api: Api; path: string[] }) {
           </div>
         )}
         <div class="actions">
-          <button type="submit">Search</button>
+          <button type="submit" class="button primary">Search</button>
         </div>
       </form>
       {loaded.state === 'loading' && <p role="status">Searching…</p>}
@@ -167,12 +167,12 @@ function Results(props: { found: SubOrganization[]; search: Search; onPage(after
       )}
       <div class="actions pager">
         {search.after.length > 0 && (
-          <button type="button" onClick={() => props.onPage(search.after.slice(0, -1))}>
+          <button type="button" class="button plain" onClick={() => props.onPage(search.after.slice(0, -1))}>
             Previous page
           </button>
         )}
         {found.length === PAGE && (
-          <button type="button" onClick={() => props.onPage([...search.after, found[found.length - 1]!.organizationId])}>
+          <button type="button" class="button plain" onClick={() => props.onPage([...search.after, found[found.length - 1]!.organizationId])}>
             Next page
           </button>
         )}

@@ -200,7 +200,7 @@ function NewUserForm(props: { api: Api; tags: UserTag[]; onCreated(): void }) {
       {text('publicKey', 'API key public key (P-256, hex)', 'users[0].apiKeys[0].publicKey', { maxLength: 200, spellcheck: false, autocomplete: 'off' })}
       <TagChoices legend="Tags" idPrefix="new-user-tag" tags={props.tags} chosen={chosen} onChange={setChosen} />
       <div class="actions">
-        <button type="submit" disabled={submission.busy}>
+        <button type="submit" class="button primary" disabled={submission.busy}>
           Create user
         </button>
       </div>
@@ -302,7 +302,7 @@ function TagsSection(props: { api: Api; tags: UserTag[]; users: User[]; onChange
           ))}
         </fieldset>
         <div class="actions">
-          <button type="submit" disabled={creation.busy}>
+          <button type="submit" class="button primary" disabled={creation.busy}>
             Create tag
           </button>
         </div>
@@ -371,7 +371,7 @@ function UserPage(props: { api: Api; user: User; tags: UserTag[]; onChanged(): v
         <TagChoices legend={`Tags of ${user.userName}`} idPrefix="user-tag" tags={props.tags} chosen={chosen} onChange={setChosen} />
         {props.tags.length > 0 && (
           <div class="actions">
-            <button type="submit" disabled={tagging.busy}>
+            <button type="submit" class="button primary" disabled={tagging.busy}>
               Save tags
             </button>
           </div>
