@@ -1,0 +1,216 @@
+// The console's views of policies, users, sub-organizations and smart contract interfaces in a real
+// headless Chromium, signed in with an API key: a policy whose condition the server refuses shows the
+// server's message at the expression with the cursor on the position it reports, and is then fixed and
+// saved; an ABI file uploaded in the page shows its functions; a sub-organization is found by a user's
+// email; a user and a tag are created. Each view fits 375 and 1280 px without scrolling sideways,
+// and every control on it is reached by Tab and has a name.
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { chromiumMissing, launchChromium } from './support/chromium.ts';
+import { checkKeyboardAndLabels, checkNoHorizontalScroll, openConsole, screenshot, signInWithApiKey } from './support/console.ts';
+import { testDatabases } from './support/databases.ts';
+import { postStamped } from './support/http.ts';
+import { startTestServer, type Credentials, type TestServer } from './support/server.ts';
+
+const ABI = [
+  {
+    type: 'function',
+    name: 'transfer',
+    stateMutability: 'nonpayable',
+    inputs: [
+      { name: 'to', type: 'address' },
+      { name: 'amount', type: 'uint256' },
+    ],
+    outputs: [{ name: '', type: 'bool' }],
+  },
+  { type: 'function', name: 'balanceOf', stateMutability: 'view', inputs: [{ name: 'owner', type: 'address' }], outputs: [{ name: '', type: 'uint256' }] },
+  {
+    type: 'event',
+    name: 'Transfer',
+    anonymous: false,
+    inputs: [
+      { name: 'from', type: 'address', indexed: true },
+      { name: 'to', type: 'address', indexed: true },
+      { name: 'value', type: 'uint256', indexed: false },
+    ],
+  },
+];
+const TOKEN_ADDRESS = '0xdAC17F958D2ee523a2206206994597C13D831ec7';
+
+for (const tdb of testDatabases) {
+  describe(`the console's views (${tdb.name}, headless Chromium)`, { skip: chromiumMissing, timeout: 120_000 }, () => {
+    let signet: TestServer;
+    let browser: Browser;
+    let page: Page;
+    let org: Credentials;
+    let sequence = 0;
+
+    /** Submits as the organization's first user, outside the page (what another client does). */
+    async function submit(path: string, type: string, parameters: object) {
+      const body = JSON.stringify({ type, timestampMs: String(Date.now() + ++sequence), organizationId: org.organizationId, parameters });
+      return postStamped(signet.baseUrl, `/public/v1/submit/${path}`, body, org);
+    }
+
+    async function checkLayout(view: string) {
+      await checkNoHorizontalScroll(page);
+      await checkKeyboardAndLabels(page);
+      assert.ok(view);
+    }
+
+    before(async () => {
+      const started = await Promise.allSettled([
+        startTestServer(tdb, { SIGNET_OUTBOX_WORKER: 'false' }).then((server) => (signet = server)),
+        launchChromium().then((launched) => (browser = launched)),
+      ]);
+      for (const outcome of started) if (outcome.status === 'rejected') throw outcome.reason;
+      org = await signet.createOrganization('Console views');
+      page = await openConsole(browser, signet);
+      await signInWithApiKey(page, org);
+    });
+
+    after(async () => {
+      await browser?.close();
+      await signet?.close();
+    });
+
+    test("a condition the server refuses is shown at its position; fixed, the policy is saved and listed", async () => {
+      const broken = "activity.resource == 'SMART_CONTRACT_INTERFACE' && (activity.action == 'CREATE'";
+      // What the server says of this condition, asked directly: the page must show exactly that.
+      const direct = await submit('create_policy', 'ACTIVITY_TYPE_CREATE_POLICY_V3', { policyName: 'probe', effect: 'EFFECT_ALLOW', condition: broken, notes: '' });
+      assert.equal(direct.status, 400, direct.text);
+      const violation = direct.json.details[0].fieldViolations.find((v: { field: string }) => v.field === 'parameters.condition');
+      const position = Number(/at (\d+):/.exec(violation.description)![1]);
+      assert.equal(position, broken.length + 1, 'the server reports the end of the expression');
+
+      await page.goto(`${signet.baseUrl}/console/policies`);
+      await page.getByRole('heading', { name: 'Policies', level: 1 }).waitFor();
+      await page.getByLabel('Name', { exact: true }).fill('Operators create interfaces');
+      await page.getByLabel('Condition').fill(broken);
+      await page.getByLabel('Consensus').fill('approvers.count() >= 1');
+      await page.getByRole('button', { name: 'Create policy' }).click();
+
+      const message = page.locator('#new-policy-condition-error .expression-message');
+      await message.waitFor();
+      assert.equal(await message.textContent(), `Condition: ${violation.description} (line 1, column ${position})`);
+      const caret = await page.locator('#new-policy-condition-error .expression-caret').textContent();
+      assert.equal(caret, `${broken}\n${' '.repeat(position - 1)}^`);
+      const selection = await page.locator('#new-policy-condition').evaluate((el: HTMLTextAreaElement) => ({
+        focused: document.activeElement === el,
+        start: el.selectionStart,
+        invalid: el.getAttribute('aria-invalid'),
+      }));
+      assert.deepEqual(selection, { focused: true, start: position - 1, invalid: 'true' });
+      await screenshot(page, 'policies-error');
+
+      await page.keyboard.type(')');
+      await page.getByRole('button', { name: 'Create policy' }).click();
+      await page.getByRole('status').filter({ hasText: 'Policy “Operators create interfaces” created' }).waitFor();
+      const row = page.getByRole('row').filter({ hasText: 'Operators create interfaces' });
+      await row.waitFor();
+      assert.match((await row.textContent())!, /Allow/);
+      assert.ok((await row.textContent())!.includes(`${broken})`));
+      assert.equal(await page.locator('#new-policy-condition-error').count(), 0);
+
+      const listed = await postStamped(signet.baseUrl, '/public/v1/query/list_policies', JSON.stringify({ organizationId: org.organizationId }), org);
+      assert.deepEqual(
+        listed.json.policies.map((p: { policyName: string; condition: string }) => [p.policyName, p.condition]),
+        [['Operators create interfaces', `${broken})`]],
+      );
+      await checkLayout('policies');
+    });
+
+    test('an ABI file uploaded in the page is stored and its functions and events show as tables; a file that is not JSON is refused in the page', async () => {
+      await page.goto(`${signet.baseUrl}/console/contracts`);
+      await page.getByRole('heading', { name: 'Smart contract interfaces', level: 1 }).waitFor();
+
+      await page.getByLabel('ABI or IDL (a JSON file)').setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('not { json') });
+      await page.locator('#contract-file-problem').filter({ hasText: 'notes.txt is not JSON' }).waitFor();
+
+      await page.getByLabel('ABI or IDL (a JSON file)').setInputFiles({ name: 'token.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(ABI)) });
+      assert.equal(await page.getByLabel('Kind').inputValue(), 'SMART_CONTRACT_INTERFACE_TYPE_ETHEREUM');
+      assert.equal(await page.getByLabel('Label').inputValue(), 'token');
+      await page.getByLabel('Contract address (0x…)').fill(TOKEN_ADDRESS);
+      await page.getByLabel('Label').fill('Token');
+      await page.getByRole('button', { name: 'Upload' }).click();
+      await page.getByRole('status').filter({ hasText: 'Interface “Token” stored' }).waitFor();
+
+      await page.getByRole('link', { name: 'Token', exact: true }).click();
+      const functions = page.getByRole('region', { name: 'Functions' });
+      await functions.waitFor();
+      const rows = await functions.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.children].map((cell) => (cell as HTMLElement).innerText.trim())));
+      assert.deepEqual(rows, [
+        ['transfer', 'address to\nuint256 amount', 'bool', 'nonpayable'],
+        ['balanceOf', 'address owner', 'uint256', 'view'],
+      ]);
+      const events = await page.getByRole('region', { name: 'Events' }).locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.children].map((cell) => (cell as HTMLElement).innerText.trim())));
+      assert.deepEqual(events, [['Transfer', 'address indexed from\naddress indexed to\nuint256 value', 'no']]);
+      await screenshot(page, 'contracts');
+      await checkLayout('contract');
+    });
+
+    test('a sub-organization is found by its user’s email address', async () => {
+      const email = `ada-${randomUUID().slice(0, 8)}@example.com`;
+      for (const [name, userEmail] of [['Ada’s space', email], ['Someone else', `other-${randomUUID().slice(0, 8)}@example.com`]] as const) {
+        const created = await submit('create_sub_organization', 'ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V7', {
+          subOrganizationName: name,
+          rootUsers: [{ userName: name, userEmail, apiKeys: [], authenticators: [], oauthProviders: [] }],
+          rootQuorumThreshold: 1,
+        });
+        assert.equal(created.status, 200, created.text);
+      }
+      await page.goto(`${signet.baseUrl}/console/sub-organizations`);
+      await page.getByRole('heading', { name: 'Sub-organizations', level: 1 }).waitFor();
+      await page.getByLabel('Find by').selectOption('EMAIL');
+      await page.getByLabel('Email address').fill(email.toUpperCase());
+      await page.getByRole('button', { name: 'Search' }).click();
+      await page.getByRole('status').filter({ hasText: `1 sub-organization matching ${email.toUpperCase()}` }).waitFor();
+      const rows = page.getByRole('region', { name: 'Sub-organizations found' }).locator('tbody tr');
+      assert.equal(await rows.count(), 1);
+      assert.match((await rows.first().textContent())!, new RegExp(`Ada’s space.*${email}`));
+      await checkLayout('sub-organizations');
+    });
+
+    test('a user is created, then a tag given to it', async () => {
+      await page.goto(`${signet.baseUrl}/console/users`);
+      await page.getByRole('heading', { name: 'Users', level: 1 }).waitFor();
+      const form = page.getByRole('form', { name: 'New user' });
+      await form.getByLabel('Name').fill('Grace');
+      await form.getByLabel('Email').fill('grace@example.com');
+      await form.getByRole('button', { name: 'Create user' }).click();
+      await page.getByRole('status').filter({ hasText: 'User “Grace” created' }).waitFor();
+      await page.getByRole('region', { name: 'Users' }).getByRole('row').filter({ hasText: 'grace@example.com' }).waitFor();
+
+      const tagForm = page.getByRole('form', { name: 'New tag' });
+      await tagForm.getByLabel('Tag name').fill('operators');
+      await tagForm.getByLabel('Grace').check();
+      await tagForm.getByRole('button', { name: 'Create tag' }).click();
+      await page.getByRole('status').filter({ hasText: 'Tag “operators” created' }).waitFor();
+      await page.getByRole('region', { name: 'Tags' }).getByRole('row').filter({ hasText: 'operators' }).waitFor();
+      const grace = page.getByRole('region', { name: 'Users' }).getByRole('row').filter({ hasText: 'grace@example.com' });
+      await grace.filter({ hasText: 'operators' }).waitFor();
+
+      const users = await postStamped(signet.baseUrl, '/public/v1/query/list_users', JSON.stringify({ organizationId: org.organizationId }), org);
+      const tags = await postStamped(signet.baseUrl, '/public/v1/query/list_user_tags', JSON.stringify({ organizationId: org.organizationId }), org);
+      const stored = users.json.users.find((u: { userEmail?: string }) => u.userEmail === 'grace@example.com');
+      assert.deepEqual(stored.userTags, [tags.json.userTags[0].tagId]);
+      await checkLayout('users');
+
+      await grace.getByRole('link', { name: 'Grace' }).click();
+      await page.getByRole('heading', { name: 'User Grace' }).waitFor();
+      assert.equal(await page.getByLabel('operators').isChecked(), true);
+      await checkLayout('user');
+    });
+
+    test('the root quorum shows its member and warns before a change', async () => {
+      await page.goto(`${signet.baseUrl}/console/root-quorum`);
+      await page.getByRole('heading', { name: 'Root quorum', level: 1 }).waitFor();
+      await page.getByRole('note').filter({ hasText: 'only it may change itself' }).waitFor();
+      const members = page.getByRole('region', { name: 'Members of the root quorum' }).locator('tbody tr');
+      assert.equal(await members.count(), 1);
+      assert.ok((await members.first().textContent())!.includes(org.userId));
+      await checkLayout('root quorum');
+    });
+  });
+}
