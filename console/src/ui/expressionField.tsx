@@ -3,7 +3,7 @@
 // arrives, the focus in the textarea with the reported character selected (so the cursor sits where
 // the mistake is).
 import { useEffect, useRef } from 'preact/hooks';
-import { expressionPosition, type Violation } from './refusal.ts';
+import { caretExcerpt, expressionPosition, type Violation } from './refusal.ts';
 
 export interface ExpressionFieldProps {
   id: string;
@@ -59,11 +59,7 @@ export function ExpressionField(props: ExpressionFieldProps) {
           </p>
           {position && (
             <pre class="expression-caret" aria-hidden="true">
-              <code>
-                {position.lineText}
-                {'\n'}
-                {' '.repeat(position.column - 1)}^
-              </code>
+              <code>{`${caretExcerpt(position).text}\n${caretExcerpt(position).caret}`}</code>
             </pre>
           )}
         </div>

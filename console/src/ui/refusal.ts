@@ -49,6 +49,20 @@ export interface ExpressionPosition {
   lineText: string;
 }
 
+/** Characters of the line shown before and after the position: a caret line that fits a phone's width. */
+const EXCERPT_BEFORE = 20;
+const EXCERPT_AFTER = 16;
+
+/** The part of the position's line around it (`…` where cut) and the caret under its column. */
+export function caretExcerpt(position: ExpressionPosition): { text: string; caret: string } {
+  const at = position.column - 1;
+  const start = Math.max(0, at - EXCERPT_BEFORE);
+  const end = Math.min(position.lineText.length, at + 1 + EXCERPT_AFTER);
+  const head = start > 0 ? '…' : '';
+  const text = `${head}${position.lineText.slice(start, end)}${end < position.lineText.length ? '…' : ''}`;
+  return { text, caret: `${' '.repeat(head.length + at - start)}^` };
+}
+
 /** The position a violation's description reports (`… at 17: …`, 1-based), within `source`; undefined when it gives none. */
 export function expressionPosition(description: string, source: string): ExpressionPosition | undefined {
   const match = /\bat (\d+):/.exec(description);

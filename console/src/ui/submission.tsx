@@ -67,7 +67,7 @@ export function OutcomeNote(props: { outcome: Outcome | undefined; fieldsShownEl
     return (
       <div class="outcome outcome-refused" role="alert">
         <p>
-          <strong>Refused:</strong> {shownAtField && violations.length === 0 ? 'see the field marked below the form’s control.' : messageOf(outcome.error)}
+          <strong>Refused:</strong> {shownAtField && violations.length === 0 ? 'the field marked above says why.' : messageOf(outcome.error)}
         </p>
         {violations.length > 1 && (
           <ul>
@@ -147,7 +147,7 @@ export function ConfirmButton(props: { label: string; question: string; confirmL
 /** A table that scrolls inside itself on a narrow screen instead of widening the page. */
 export function ScrollTable(props: { label: string; children: ComponentChildren }) {
   return (
-    <div class="table-scroll" role="region" aria-label={props.label} tabIndex={0}>
+    <div class="table-box" role="region" aria-label={props.label} tabIndex={0}>
       <table>{props.children}</table>
     </div>
   );
