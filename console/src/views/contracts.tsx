@@ -242,7 +242,7 @@ function UploadForm(props: { api: Api; onUploaded(): void }) {
           Upload
         </button>
       </div>
-      <OutcomeNote outcome={submission.outcome} />
+      <OutcomeNote outcome={submission.outcome} fieldsShownElsewhere={['smartContractInterface', 'smartContractAddress', 'label']} />
     </form>
   );
 }

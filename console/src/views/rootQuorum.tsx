@@ -79,8 +79,8 @@ function QuorumForm(props: { api: Api; organization: Organization; onChanged(): 
       <div class="warning" role="note">
         <p>
           <strong>Careful:</strong> the root quorum may do anything in this organization, policies notwithstanding, and only it may change itself. Members
-          you leave out lose that power; a threshold higher than the members who can still sign locks the organization. The change itself needs the
-          approval of the current root quorum: with a threshold above 1 it waits for the other members.
+          you leave out lose that power; a threshold higher than the members who can still sign locks the organization. The change is decided by the
+          current root quorum alone: while its threshold is above 1, it waits for the approvals of its other members.
         </p>
       </div>
       <fieldset class="choices">

@@ -247,9 +247,7 @@ function TagsSection(props: { api: Api; tags: UserTag[]; users: User[]; onChange
               <th scope="col">Tag</th>
               <th scope="col">Id (for consensus rules)</th>
               <th scope="col">Users</th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
+              <th scope="col">Actions</th>
             </tr>
           </thead>
           <tbody>
@@ -389,9 +387,7 @@ function UserPage(props: { api: Api; user: User; tags: UserTag[]; onChanged(): v
               <th scope="col">Type</th>
               <th scope="col">Public key</th>
               <th scope="col">Created</th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
+              <th scope="col">Actions</th>
             </tr>
           </thead>
           <tbody>
@@ -427,9 +423,7 @@ function UserPage(props: { api: Api; user: User; tags: UserTag[]; onChanged(): v
               <th scope="col">Name</th>
               <th scope="col">Credential id</th>
               <th scope="col">Created</th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
+              <th scope="col">Actions</th>
             </tr>
           </thead>
           <tbody>
