@@ -1,6 +1,8 @@
 // Builds dist/ from src/: tsc emits the JavaScript (tsconfig.build.json), the SQL migrations, which
 // store/migrate.js reads beside itself at run time, are copied next to it, and the initialised
-// PGlite data directory new embedded stores start from, migrated, is written there too.
+// PGlite data directory new embedded stores start from, migrated, is written there too. The console
+// (console/src, browser code) is bundled by esbuild into dist/console/: index.html and, under
+// assets/, one script and one stylesheet whose names carry their content's hash.
 // Run by `npm install` (prepare), `npm pack` and `npm run release` (prepack) and `npm run build`;
 // with --if-stale by `npm test` (pretest) and the tests that start `signet`.
 import { execFileSync } from 'node:child_process';
@@ -19,7 +21,7 @@ if (packing && process.env.npm_lifecycle_event === 'prepare' && fs.existsSync(pa
 
 // `--if-stale` (npm test, and the tests before they start `signet`): only when dist/ is older than
 // what it is built from, or is missing; a file deleted from src/ changes its folder's time too.
-const INPUTS = ['src', 'scripts/build.js', 'tsconfig.json', 'tsconfig.build.json', 'package-lock.json'].map((input) => path.join(root, input));
+const INPUTS = ['src', 'console', 'scripts/build.js', 'tsconfig.json', 'tsconfig.build.json', 'package-lock.json'].map((input) => path.join(root, input));
 function newestChange(file) {
   const stat = fs.statSync(file);
   if (!stat.isDirectory()) return stat.mtimeMs;
@@ -59,4 +61,51 @@ fs.cpSync(path.join(root, 'src', 'store', 'migrations'), path.join(dist, 'store'
 // The embedded store's starting point, migrated (see writeInitialDataDir in src/store/db.ts).
 const { writeInitialDataDir } = await import(pathToFileURL(path.join(dist, 'store', 'db.js')).href);
 const { migrate } = await import(pathToFileURL(path.join(dist, 'store', 'migrate.js')).href);
+await buildConsole(path.join(dist, 'console'));
 await writeInitialDataDir(path.join(dist, 'store', 'pglite-initial.tar.gz'), migrate);
+
+/**
+ * The console's page: console/src/main.tsx and the stylesheet it imports, minified for ES2020, as
+ * assets/console-<hash>.js and .css, and index.html naming them (GET /console serves it).
+ */
+async function buildConsole(out) {
+  const { build } = await import('esbuild');
+  const result = await build({
+    entryPoints: { console: path.join(root, 'console', 'src', 'main.tsx') },
+    bundle: true,
+    minify: true,
+    format: 'esm',
+    target: 'es2020',
+    platform: 'browser',
+    jsx: 'automatic',
+    jsxImportSource: 'preact',
+    entryNames: '[name]-[hash]',
+    outdir: path.join(out, 'assets'),
+    metafile: true,
+    legalComments: 'none',
+    logLevel: 'warning',
+  });
+  const outputs = Object.keys(result.metafile.outputs).map((file) => path.basename(file));
+  const script = outputs.find((file) => file.endsWith('.js'));
+  const style = outputs.find((file) => file.endsWith('.css'));
+  if (!script || !style) throw new Error(`signet build: the console's bundle is missing its script or stylesheet (${outputs.join(', ')})`);
+  fs.writeFileSync(
+    path.join(out, 'index.html'),
+    `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Signet console</title>
+<link rel="icon" href="data:,">
+<link rel="stylesheet" href="/console/assets/${style}">
+<script type="module" src="/console/assets/${script}"></script>
+</head>
+<body>
+<noscript>The Signet console needs JavaScript.</noscript>
+<div id="console"></div>
+</body>
+</html>
+`,
+  );
+}

@@ -19,6 +19,7 @@ import {
 import { VERIFICATION_TOKEN_KEY } from '../otp/verificationToken.ts';
 import { registerAdminRoutes } from './adminRoutes.ts';
 import { AuthFailureThrottle, registerAuthFailureThrottle } from './authFailureThrottle.ts';
+import { registerConsoleRoutes } from './consoleRoutes.ts';
 import { registerCors } from './cors.ts';
 import { registerHealthRoutes } from './healthRoutes.ts';
 import { registerJwksRoutes } from './jwksRoutes.ts';
@@ -151,6 +152,7 @@ export function buildApp(deps: AppDependencies): FastifyInstance {
   registerSubmitRoutes(app, deps.engine, stamps, deps.handlers, deps.metrics);
   registerQueryRoutes(app, deps.db, deps.engine, stamps, queryHandlers, deps.clock);
   registerOpenApiRoutes(app, deps.handlers, queryHandlers);
+  registerConsoleRoutes(app);
   registerAdminRoutes(app, deps);
   return app;
 }

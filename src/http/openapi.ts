@@ -289,6 +289,26 @@ function serviceRoutes(schemas: Schemas) {
         },
       },
     },
+    '/console': service('The console', 'The web console (docs/console.md): a page that signs in with a passkey or an API key and stamps every request it makes to this API in the browser. Strict Content-Security-Policy; nothing is loaded from elsewhere.', {
+      '200': { description: 'The page', content: { 'text/html': { schema: { type: 'string' } } } },
+      ...errorResponses([...ALWAYS, '404'], { '404': 'The console is not built in this installation' }),
+    }),
+    '/console/*': service('A page of the console', 'Any path under /console/ (but assets/) answers the console\'s page, which shows the view the path names, e.g. /console/activities/<id>.', {
+      '200': { description: 'The page', content: { 'text/html': { schema: { type: 'string' } } } },
+      ...errorResponses([...ALWAYS, '404'], { '404': 'A path under /console/assets/ that is no file, or the console is not built' }),
+    }),
+    '/console/assets/{file}': {
+      get: {
+        summary: 'A file of the console',
+        description: "The console's script and style sheet; their names carry their content's hash, so they are cached for good.",
+        tags: ['service'],
+        parameters: [{ name: 'file', in: 'path', required: true, description: 'The file, as the page names it', schema: { type: 'string', pattern: '^console-[A-Z0-9]+\\.(js|css)$' } }],
+        responses: {
+          '200': { description: 'The file', content: { 'text/javascript': { schema: { type: 'string' } }, 'text/css': { schema: { type: 'string' } } } },
+          ...errorResponses([...ALWAYS, '404'], { '404': 'No such file' }),
+        },
+      },
+    },
     '/': {
       get: {
         summary: 'To the API reference',

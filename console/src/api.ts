@@ -1,0 +1,95 @@
+// The console's client of Signet's public API: every request is a POST of JSON to this origin,
+// stamped in the page by the signed-in user's credential (stamp/). The console has no other way in.
+import type { Stamper } from './stamp/stamper.ts';
+
+export interface Activity {
+  id: string;
+  organizationId: string;
+  status: string;
+  type: string;
+  intent: Record<string, unknown>;
+  result: Record<string, unknown>;
+  votes: unknown[];
+  fingerprint: string;
+  canApprove: boolean;
+  canReject: boolean;
+  createdAt: unknown;
+  updatedAt: unknown;
+  [k: string]: unknown;
+}
+
+/** A refusal from the server, with what its error body says. */
+export class ApiError extends Error {
+  status: number;
+  code: number | undefined;
+  reason: string | undefined;
+  details: unknown[];
+  constructor(status: number, body: Record<string, unknown> | undefined, fallback: string) {
+    super(typeof body?.message === 'string' && body.message ? body.message : fallback);
+    this.name = 'ApiError';
+    this.status = status;
+    this.code = typeof body?.code === 'number' ? body.code : undefined;
+    this.details = Array.isArray(body?.details) ? body.details : [];
+    // The stable reason travels in the details, as the ecosystem's TurnkeyErrorDetail.
+    const detail = this.details.find((d): d is { turnkeyErrorCode: string } => typeof (d as { turnkeyErrorCode?: unknown })?.turnkeyErrorCode === 'string');
+    this.reason = detail?.turnkeyErrorCode;
+  }
+}
+
+export interface Api {
+  readonly organizationId: string;
+  readonly userId: string;
+  /** POST /public/v1/query/<name>; `organizationId` is added to the body when absent. */
+  query<T = any>(name: string, body?: Record<string, unknown>): Promise<T>;
+  /** POST /public/v1/submit/<name> with {type, timestampMs, organizationId, parameters}; resolves with the response's `activity`. */
+  submit(name: string, type: string, parameters: Record<string, unknown>, organizationId?: string): Promise<Activity>;
+}
+
+/** Sends `body` stamped by `stamper` to `path`; the answer's JSON, or an ApiError. */
+export async function post<T>(stamper: Stamper, path: string, body: Record<string, unknown>): Promise<T> {
+  const text = JSON.stringify(body);
+  const stamp = await stamper.stamp(text);
+  let response: Response;
+  try {
+    response = await fetch(path, { method: 'POST', headers: { 'content-type': 'application/json', [stamp.name]: stamp.value }, body: text });
+  } catch (error) {
+    throw new ApiError(0, undefined, `Signet could not be reached: ${(error as Error).message}`);
+  }
+  let json: Record<string, unknown> | undefined;
+  try {
+    json = (await response.json()) as Record<string, unknown>;
+  } catch {
+    json = undefined;
+  }
+  if (!response.ok || !json) throw new ApiError(response.status, json, `Signet answered ${response.status} ${response.statusText}`);
+  return json as T;
+}
+
+export interface Whoami {
+  organizationId: string;
+  organizationName: string;
+  userId: string;
+  username: string;
+}
+
+/** Who a credential is in an organization: a refused credential rejects with the server's message. */
+export function whoami(stamper: Stamper, organizationId: string): Promise<Whoami> {
+  return post<Whoami>(stamper, '/public/v1/query/whoami', { organizationId });
+}
+
+export function createApi(stamper: Stamper, organizationId: string, userId: string): Api {
+  return {
+    organizationId,
+    userId,
+    query: (name, body = {}) => post(stamper, `/public/v1/query/${name}`, { organizationId, ...body }),
+    async submit(name, type, parameters, target = organizationId) {
+      const answer = await post<{ activity: Activity }>(stamper, `/public/v1/submit/${name}`, {
+        type,
+        timestampMs: String(Date.now()),
+        organizationId: target,
+        parameters,
+      });
+      return answer.activity;
+    },
+  };
+}

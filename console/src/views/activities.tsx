@@ -1,0 +1,318 @@
+// Activities: the list (newest first, filtered by status and type, in pages), with the ones waiting
+// for the reader's vote first; and one activity (/console/activities/<id>): its intent and result,
+// every vote with its signature checked again in this page, the policy evaluations, and Approve /
+// Reject when the reader may vote, stamped by the reader.
+import { useEffect, useState } from 'preact/hooks';
+import type { Activity, Api } from '../api.ts';
+import { Button, ErrorBox, Json, Loading, Status, Table, Time } from '../ui/components.tsx';
+import { checkVote, type Vote, type VoteCheck } from './voteCheck.ts';
+
+const PAGE_SIZE = '20';
+const WAITING = 'ACTIVITY_STATUS_CONSENSUS_NEEDED';
+const STATUSES: Array<[string, string]> = [
+  ['', 'Any status'],
+  [WAITING, 'Waiting for approval'],
+  ['ACTIVITY_STATUS_COMPLETED', 'Completed'],
+  ['ACTIVITY_STATUS_FAILED', 'Failed'],
+  ['ACTIVITY_STATUS_REJECTED', 'Rejected'],
+];
+
+export function ActivitiesView(props: { api: Api; path: string[] }) {
+  const [activityId] = props.path;
+  return activityId ? <ActivityDetail api={props.api} activityId={activityId} /> : <ActivityList api={props.api} />;
+}
+
+/** ACTIVITY_TYPE_CREATE_POLICY_V3 → "Create policy". */
+function typeName(type: string): string {
+  const words = type.replace(/^ACTIVITY_TYPE_/, '').replace(/_V\d+$/, '').toLowerCase().replace(/_/g, ' ');
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+function AwaitingVote(props: { api: Api }) {
+  const [waiting, setWaiting] = useState<Activity[] | undefined>(undefined);
+  const [error, setError] = useState<unknown>(undefined);
+  useEffect(() => {
+    props.api
+      .query<{ activities: Activity[] }>('list_activities', { filterByStatus: [WAITING], paginationOptions: { limit: '100' } })
+      .then((answer) => setWaiting(answer.activities.filter((activity) => activity.canApprove)), setError);
+  }, [props.api]);
+  if (error) return <ErrorBox error={error} />;
+  if (!waiting) return <Loading what="the activities waiting for your vote" />;
+  return (
+    <section class="awaiting" aria-labelledby="awaiting-heading">
+      <h2 id="awaiting-heading">Waiting for your vote ({waiting.length})</h2>
+      {waiting.length === 0 ? (
+        <p class="muted">Nothing waits for your vote.</p>
+      ) : (
+        <ul class="cards">
+          {waiting.map((activity) => (
+            <li key={activity.id} class="card waiting">
+              <a href={`/console/activities/${activity.id}`}>
+                <strong>{typeName(activity.type)}</strong>
+              </a>
+              <span>
+                <Status status={activity.status} /> · submitted <Time value={activity.createdAt} />
+              </span>
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+function ActivityList(props: { api: Api }) {
+  const { api } = props;
+  const [status, setStatus] = useState('');
+  const [type, setType] = useState('');
+  // The page asked for: newest first, or older than an id, or newer than one.
+  const [cursor, setCursor] = useState<{ after?: string; before?: string }>({});
+  const [activities, setActivities] = useState<Activity[] | undefined>(undefined);
+  const [error, setError] = useState<unknown>(undefined);
+
+  useEffect(() => {
+    setActivities(undefined);
+    setError(undefined);
+    const typeFilter = type.trim().toUpperCase();
+    api
+      .query<{ activities: Activity[] }>('list_activities', {
+        ...(status ? { filterByStatus: [status] } : {}),
+        ...(typeFilter ? { filterByType: [typeFilter.startsWith('ACTIVITY_TYPE_') ? typeFilter : `ACTIVITY_TYPE_${typeFilter}`] } : {}),
+        paginationOptions: { limit: PAGE_SIZE, ...cursor },
+      })
+      .then((answer) => setActivities(answer.activities), setError);
+  }, [api, status, type, cursor]);
+
+  return (
+    <section>
+      <h1>Activities</h1>
+      <AwaitingVote api={api} />
+      <h2>All activities</h2>
+      <form class="filters" onSubmit={(event) => event.preventDefault()}>
+        <div class="field">
+          <label for="filter-status">Status</label>
+          <select
+            id="filter-status"
+            value={status}
+            onChange={(event) => {
+              setStatus(event.currentTarget.value);
+              setCursor({});
+            }}
+          >
+            {STATUSES.map(([value, label]) => (
+              <option key={value} value={value}>
+                {label}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div class="field">
+          <label for="filter-type">Type</label>
+          <input
+            id="filter-type"
+            placeholder="e.g. CREATE_POLICY_V3"
+            value={type}
+            spellcheck={false}
+            onChange={(event) => {
+              setType(event.currentTarget.value);
+              setCursor({});
+            }}
+          />
+        </div>
+      </form>
+      <ErrorBox error={error} />
+      {!activities && !error && <Loading what="activities" />}
+      {activities && (
+        <>
+          <Table caption="Activities, newest first" head={['Activity', 'Status', 'Created', 'Your vote']}>
+            {activities.map((activity) => (
+              <tr key={activity.id}>
+                <td>
+                  <a href={`/console/activities/${activity.id}`}>{typeName(activity.type)}</a>
+                  <div class="muted id">{activity.id}</div>
+                </td>
+                <td>
+                  <Status status={activity.status} />
+                </td>
+                <td>
+                  <Time value={activity.createdAt} />
+                </td>
+                <td>{activity.canApprove ? <strong>Needed</strong> : '—'}</td>
+              </tr>
+            ))}
+          </Table>
+          {activities.length === 0 && <p class="muted">No activity {cursor.after || cursor.before ? 'on this page' : 'matches'}.</p>}
+          <div class="pager">
+            <Button disabled={!cursor.after && !cursor.before} onClick={() => activities[0] ? setCursor({ before: activities[0].id }) : setCursor({})}>
+              Newer
+            </Button>
+            <Button disabled={activities.length < Number(PAGE_SIZE)} onClick={() => setCursor({ after: activities[activities.length - 1]!.id })}>
+              Older
+            </Button>
+          </div>
+        </>
+      )}
+    </section>
+  );
+}
+
+interface PolicyEvaluation {
+  id: string;
+  voteId: string;
+  policyEvaluations: Array<{ policyId: string; outcome: string }>;
+  createdAt: unknown;
+}
+
+function VoteMark(props: { check: VoteCheck | undefined }) {
+  const { check } = props;
+  if (!check) return <span class="muted">checking…</span>;
+  if (check.state === 'verified') return <span class="mark verified">✓ verified</span>;
+  if (check.state === 'failed') return <span class="mark failed">✗ not verified: {check.reason}</span>;
+  return <span class="mark unchecked">cannot check: {check.reason}</span>;
+}
+
+function ActivityDetail(props: { api: Api; activityId: string }) {
+  const { api, activityId } = props;
+  const [activity, setActivity] = useState<Activity | undefined>(undefined);
+  const [evaluations, setEvaluations] = useState<PolicyEvaluation[] | undefined>(undefined);
+  const [checks, setChecks] = useState<Record<string, VoteCheck>>({});
+  const [error, setError] = useState<unknown>(undefined);
+  const [voteError, setVoteError] = useState<unknown>(undefined);
+  const [voting, setVoting] = useState(false);
+
+  async function load() {
+    try {
+      const [answer, evaluated] = await Promise.all([
+        api.query<{ activity: Activity }>('get_activity', { activityId }),
+        api.query<{ policyEvaluations: PolicyEvaluation[] }>('get_policy_evaluations', { activityId }),
+      ]);
+      setActivity(answer.activity);
+      setEvaluations(evaluated.policyEvaluations);
+      const votes = answer.activity.votes as Vote[];
+      const results = await Promise.all(votes.map((vote) => checkVote(vote)));
+      setChecks(Object.fromEntries(votes.map((vote, i) => [vote.id, results[i]!])));
+    } catch (caught) {
+      setError(caught);
+    }
+  }
+  useEffect(() => {
+    void load();
+  }, [api, activityId]);
+
+  async function vote(approve: boolean) {
+    if (!activity) return;
+    setVoting(true);
+    setVoteError(undefined);
+    try {
+      const updated = approve
+        ? await api.submit('approve_activity', 'ACTIVITY_TYPE_APPROVE_ACTIVITY', { fingerprint: activity.fingerprint })
+        : await api.submit('reject_activity', 'ACTIVITY_TYPE_REJECT_ACTIVITY', { fingerprint: activity.fingerprint });
+      setActivity(updated);
+      await load();
+    } catch (caught) {
+      setVoteError(caught);
+    } finally {
+      setVoting(false);
+    }
+  }
+
+  if (error) {
+    return (
+      <section>
+        <h1>Activity</h1>
+        <ErrorBox error={error} />
+        <p>
+          <a href="/console/activities">Back to the activities</a>
+        </p>
+      </section>
+    );
+  }
+  if (!activity) return <Loading what="the activity" />;
+  const votes = activity.votes as Vote[];
+  const { activity: _nested, ...result } = activity.result;
+  const failure = activity.failure as { message?: string } | undefined;
+  return (
+    <section class="detail">
+      <p>
+        <a href="/console/activities">← Activities</a>
+      </p>
+      <h1>{typeName(activity.type)}</h1>
+      <dl class="facts">
+        <dt>Status</dt>
+        <dd>
+          <Status status={activity.status} />
+        </dd>
+        <dt>Type</dt>
+        <dd class="id">{activity.type}</dd>
+        <dt>ID</dt>
+        <dd class="id">{activity.id}</dd>
+        <dt>Submitted</dt>
+        <dd>
+          <Time value={activity.createdAt} />
+        </dd>
+        <dt>Fingerprint</dt>
+        <dd class="id">{activity.fingerprint}</dd>
+        {failure?.message && (
+          <>
+            <dt>Failure</dt>
+            <dd>{failure.message}</dd>
+          </>
+        )}
+      </dl>
+      {(activity.canApprove || activity.canReject) && (
+        <div class="vote-actions card waiting">
+          <p>This activity waits for approval, and you may vote on it.</p>
+          <div class="buttons">
+            {activity.canApprove && (
+              <Button kind="primary" disabled={voting} onClick={() => void vote(true)}>
+                Approve
+              </Button>
+            )}
+            {activity.canReject && (
+              <Button kind="danger" disabled={voting} onClick={() => void vote(false)}>
+                Reject
+              </Button>
+            )}
+          </div>
+        </div>
+      )}
+      <ErrorBox error={voteError} />
+      <h2>Intent</h2>
+      <Json label="Intent" value={activity.intent} />
+      <h2>Result</h2>
+      {Object.keys(result).length > 0 ? <Json label="Result" value={result} /> : <p class="muted">No result yet.</p>}
+      <h2>Votes</h2>
+      <Table caption="Votes, each signature checked in this page" head={['User', 'Vote', 'Signed with', 'Signature', 'When']}>
+        {votes.map((v) => (
+          <tr key={v.id}>
+            <td>{v.user?.userName ?? v.userId}</td>
+            <td>{v.selection === 'VOTE_SELECTION_APPROVED' ? 'Approved' : 'Rejected'}</td>
+            <td>{v.scheme === 'SIGNATURE_SCHEME_WEBAUTHN' ? 'passkey' : 'API key'}</td>
+            <td>
+              <VoteMark check={checks[v.id]} />
+            </td>
+            <td>
+              <Time value={v.createdAt} />
+            </td>
+          </tr>
+        ))}
+      </Table>
+      <h2>Policy evaluations</h2>
+      {evaluations && evaluations.length > 0 ? (
+        <Table caption="What the policies said at each vote" head={['Vote', 'Policy', 'Outcome']}>
+          {evaluations.flatMap((evaluation) =>
+            (evaluation.policyEvaluations.length > 0 ? evaluation.policyEvaluations : [{ policyId: '—', outcome: 'decided by the root quorum' }]).map((entry, i) => (
+              <tr key={`${evaluation.id}-${i}`}>
+                <td class="id">{evaluation.voteId}</td>
+                <td class="id">{entry.policyId}</td>
+                <td>{entry.outcome}</td>
+              </tr>
+            )),
+          )}
+        </Table>
+      ) : (
+        <p class="muted">No policy was evaluated (the root quorum decides, or no vote has been counted).</p>
+      )}
+    </section>
+  );
+}
