@@ -3,7 +3,7 @@
 // message and the fields it names). `useSubmission` runs one submission at a time for a form.
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { Activity } from '../views/apiContract.ts';
+import type { Activity } from '../api.ts';
 import { messageOf, violationsOf } from './refusal.ts';
 
 export type Outcome =
@@ -59,13 +59,13 @@ export const completed = (activity: Activity | undefined) => activity?.status ==
 export function OutcomeNote(props: { outcome: Outcome | undefined; fieldsShownElsewhere?: string[] }): preact.JSX.Element | null {
   const { outcome } = props;
   if (!outcome) return null;
-  if (outcome.kind === 'note') return <p class="outcome outcome-refused" role="alert">{outcome.text}</p>;
+  if (outcome.kind === 'note') return <p class="outcome error" role="alert">{outcome.text}</p>;
   if (outcome.kind === 'refused') {
     const elsewhere = new Set((props.fieldsShownElsewhere ?? []).map((f) => `parameters.${f}`));
     const violations = violationsOf(outcome.error).filter((v) => !elsewhere.has(v.field));
     const shownAtField = violationsOf(outcome.error).length > violations.length;
     return (
-      <div class="outcome outcome-refused" role="alert">
+      <div class="outcome error" role="alert">
         <p>
           <strong>Refused:</strong> {shownAtField && violations.length === 0 ? 'the field marked above says why.' : messageOf(outcome.error)}
         </p>
@@ -144,15 +144,6 @@ export function ConfirmButton(props: { label: string; question: string; confirmL
   );
 }
 
-/** A table that scrolls inside itself on a narrow screen instead of widening the page. */
-export function ScrollTable(props: { label: string; children: ComponentChildren }) {
-  return (
-    <div class="table-box" role="region" aria-label={props.label} tabIndex={0}>
-      <table>{props.children}</table>
-    </div>
-  );
-}
-
 /** What a view reads: still loading, the value, or the error. */
 export type Loaded<T> = { state: 'loading' } | { state: 'ready'; value: T } | { state: 'failed'; error: unknown };
 
@@ -174,7 +165,7 @@ export function useLoaded<T>(load: () => Promise<T>, keys: unknown[]): Loaded<T>
 
 export function LoadError(props: { what: string; error: unknown }) {
   return (
-    <p class="outcome outcome-refused" role="alert">
+    <p class="outcome error" role="alert">
       Could not load {props.what}: {messageOf(props.error)}
     </p>
   );

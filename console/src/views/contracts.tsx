@@ -4,9 +4,11 @@
 // notes; an interface's page (get_smart_contract_interface) shows an ABI's functions and events or
 // an IDL's instructions as tables, and deletes it (delete_smart_contract_interface) after a confirmation.
 import { useState } from 'preact/hooks';
-import { navigate, type Api } from './apiContract.ts';
+import type { Api } from '../api.ts';
+import { navigate } from '../navigation.ts';
 import { violationsAt } from '../ui/refusal.ts';
-import { completed, ConfirmButton, LoadError, OutcomeNote, ScrollTable, useLoaded, useSubmission } from '../ui/submission.tsx';
+import { Loading, Time, Table } from '../ui/components.tsx';
+import { completed, ConfirmButton, LoadError, OutcomeNote, useLoaded, useSubmission } from '../ui/submission.tsx';
 
 const ETHEREUM = 'SMART_CONTRACT_INTERFACE_TYPE_ETHEREUM';
 const SOLANA = 'SMART_CONTRACT_INTERFACE_TYPE_SOLANA';
@@ -43,7 +45,7 @@ export function ContractsView(props: { api: Api; path: string[] }) {
 
   if (id !== undefined) {
     return (
-      <section class="view contracts">
+      <section class="contracts">
         <p>
           <a href={CONTRACTS}>All interfaces</a>
         </p>
@@ -52,25 +54,15 @@ export function ContractsView(props: { api: Api; path: string[] }) {
     );
   }
   return (
-    <section class="view contracts">
+    <section class="contracts">
       <h1>Smart contract interfaces</h1>
-      {loaded.state === 'loading' && <p role="status">Loading interfaces…</p>}
+      {loaded.state === 'loading' && <Loading what="interfaces" />}
       {loaded.state === 'failed' && <LoadError what="the interfaces" error={loaded.error} />}
       {loaded.state === 'ready' &&
         (loaded.value.length === 0 ? (
           <p>{after.length > 0 ? 'No more interfaces.' : 'No interfaces yet: upload an ABI or an IDL below.'}</p>
         ) : (
-          <ScrollTable label="Smart contract interfaces">
-            <thead>
-              <tr>
-                <th scope="col">Label</th>
-                <th scope="col">Kind</th>
-                <th scope="col">Address</th>
-                <th scope="col">Notes</th>
-                <th scope="col">Created</th>
-              </tr>
-            </thead>
-            <tbody>
+          <Table caption="Smart contract interfaces" head={['Label', 'Kind', 'Address', 'Notes', 'Created']}>
               {loaded.value.map((i) => (
                 <tr key={i.smartContractInterfaceId}>
                   <th scope="row">
@@ -81,11 +73,10 @@ export function ContractsView(props: { api: Api; path: string[] }) {
                     <code class="key">{i.smartContractAddress}</code>
                   </td>
                   <td>{i.notes}</td>
-                  <td>{i.createdAt}</td>
+                  <td><Time value={i.createdAt} /></td>
                 </tr>
               ))}
-            </tbody>
-          </ScrollTable>
+            </Table>
         ))}
       {loaded.state === 'ready' && (
         <div class="actions pager">
@@ -254,7 +245,7 @@ function InterfaceDetail(props: { api: Api; id: string; onDeleted(): void }) {
     [id],
   );
   const deletion = useSubmission();
-  if (loaded.state === 'loading') return <p role="status">Loading the interface…</p>;
+  if (loaded.state === 'loading') return <Loading what="the interface" />;
   if (loaded.state === 'failed') return <LoadError what="the interface" error={loaded.error} />;
   const stored = loaded.value;
   let document: unknown;
@@ -288,7 +279,7 @@ function InterfaceDetail(props: { api: Api; id: string; onDeleted(): void }) {
         <dt>Notes</dt>
         <dd>{stored.notes || <span class="muted">none</span>}</dd>
         <dt>Created</dt>
-        <dd>{stored.createdAt}</dd>
+        <dd><Time value={stored.createdAt} /></dd>
       </dl>
       {stored.type === SOLANA ? <IdlTables idl={document} /> : <AbiTables abi={document} />}
       <div class="danger-zone">
@@ -343,20 +334,10 @@ function AbiTables(props: { abi: unknown }) {
   const events = entries.filter((e) => e.type === 'event');
   return (
     <>
-      <h2>Functions ({functions.length})</h2>
       {functions.length === 0 ? (
         <p>No functions.</p>
       ) : (
-        <ScrollTable label="Functions">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Inputs</th>
-              <th scope="col">Outputs</th>
-              <th scope="col">State mutability</th>
-            </tr>
-          </thead>
-          <tbody>
+        <Table caption="Functions" head={['Name', 'Inputs', 'Outputs', 'State mutability']}>
             {functions.map((f, i) => (
               <tr key={i}>
                 <th scope="row">
@@ -371,22 +352,12 @@ function AbiTables(props: { abi: unknown }) {
                 <td>{f.stateMutability ?? ''}</td>
               </tr>
             ))}
-          </tbody>
-        </ScrollTable>
+          </Table>
       )}
-      <h2>Events ({events.length})</h2>
       {events.length === 0 ? (
         <p>No events.</p>
       ) : (
-        <ScrollTable label="Events">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Inputs</th>
-              <th scope="col">Anonymous</th>
-            </tr>
-          </thead>
-          <tbody>
+        <Table caption="Events" head={['Name', 'Inputs', 'Anonymous']}>
             {events.map((e, i) => (
               <tr key={i}>
                 <th scope="row">
@@ -398,8 +369,7 @@ function AbiTables(props: { abi: unknown }) {
                 <td>{e.anonymous ? 'yes' : 'no'}</td>
               </tr>
             ))}
-          </tbody>
-        </ScrollTable>
+          </Table>
       )}
     </>
   );
@@ -447,19 +417,10 @@ function IdlTables(props: { idl: unknown }) {
       : [];
   return (
     <>
-      <h2>Instructions ({instructions.length})</h2>
       {instructions.length === 0 ? (
         <p>No instructions.</p>
       ) : (
-        <ScrollTable label="Instructions">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Accounts</th>
-              <th scope="col">Arguments</th>
-            </tr>
-          </thead>
-          <tbody>
+        <Table caption="Instructions" head={['Name', 'Accounts', 'Arguments']}>
             {instructions.map((ins, i) => (
               <tr key={i}>
                 <th scope="row">
@@ -489,8 +450,7 @@ function IdlTables(props: { idl: unknown }) {
                 </td>
               </tr>
             ))}
-          </tbody>
-        </ScrollTable>
+          </Table>
       )}
     </>
   );

@@ -3,10 +3,12 @@
 // confirmation. A condition or consensus the server refuses is shown at the expression: its message
 // under the textarea, a caret under the column, the reported character selected.
 import { useState } from 'preact/hooks';
-import { navigate, type Api } from './apiContract.ts';
+import type { Api } from '../api.ts';
+import { navigate } from '../navigation.ts';
 import { ExpressionField } from '../ui/expressionField.tsx';
 import { violationsAt } from '../ui/refusal.ts';
-import { completed, ConfirmButton, LoadError, OutcomeNote, ScrollTable, useLoaded, useSubmission } from '../ui/submission.tsx';
+import { Loading, Table } from '../ui/components.tsx';
+import { completed, ConfirmButton, LoadError, OutcomeNote, useLoaded, useSubmission } from '../ui/submission.tsx';
 
 export interface Policy {
   policyId: string;
@@ -28,14 +30,14 @@ export function PoliciesView(props: { api: Api; path: string[] }) {
   const reload = () => setVersion((v) => v + 1);
   const editing = props.path[0];
 
-  if (loaded.state === 'loading') return <p role="status">Loading policies…</p>;
+  if (loaded.state === 'loading') return <Loading what="policies" />;
   if (loaded.state === 'failed') return <LoadError what="the policies" error={loaded.error} />;
   const policies = loaded.value;
 
   if (editing !== undefined) {
     const policy = policies.find((p) => p.policyId === editing);
     return (
-      <section class="view policies">
+      <section class="policies">
         <h1>{policy ? `Policy ${policy.policyName}` : 'Policy'}</h1>
         <p>
           <a href={POLICIES}>All policies</a>
@@ -46,7 +48,7 @@ export function PoliciesView(props: { api: Api; path: string[] }) {
   }
 
   return (
-    <section class="view policies">
+    <section class="policies">
       <h1>Policies</h1>
       <p>
         A policy allows or denies the activities its <em>condition</em> holds for, once their approvers meet its <em>consensus</em>. The root quorum
@@ -55,17 +57,7 @@ export function PoliciesView(props: { api: Api; path: string[] }) {
       {policies.length === 0 ? (
         <p>This organization has no policies yet.</p>
       ) : (
-        <ScrollTable label="Policies">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Effect</th>
-              <th scope="col">Condition</th>
-              <th scope="col">Consensus</th>
-              <th scope="col">Notes</th>
-            </tr>
-          </thead>
-          <tbody>
+        <Table caption="Policies" head={['Name', 'Effect', 'Condition', 'Consensus', 'Notes']}>
             {policies.map((p) => (
               <tr key={p.policyId}>
                 <th scope="row">
@@ -77,8 +69,7 @@ export function PoliciesView(props: { api: Api; path: string[] }) {
                 <td>{p.notes}</td>
               </tr>
             ))}
-          </tbody>
-        </ScrollTable>
+          </Table>
       )}
       <h2>New policy</h2>
       <PolicyForm api={props.api} onSaved={reload} />

@@ -2,9 +2,10 @@
 // names), and its replacement (update_root_quorum: threshold and users), which only the current root
 // quorum may decide, so it usually waits for the other members' approvals.
 import { useState } from 'preact/hooks';
-import type { Api } from './apiContract.ts';
+import type { Api } from '../api.ts';
 import { violationsAt } from '../ui/refusal.ts';
-import { completed, LoadError, OutcomeNote, ScrollTable, useLoaded, useSubmission } from '../ui/submission.tsx';
+import { Loading, Table } from '../ui/components.tsx';
+import { completed, LoadError, OutcomeNote, useLoaded, useSubmission } from '../ui/submission.tsx';
 
 interface Quorum {
   threshold: number;
@@ -21,26 +22,19 @@ export function RootQuorumView(props: { api: Api; path: string[] }) {
   const { api } = props;
   const [version, setVersion] = useState(0);
   const loaded = useLoaded(() => api.query<{ organizationData: Organization }>('get_organization').then((a) => a.organizationData), [version]);
-  if (loaded.state === 'loading') return <p role="status">Loading the root quorum…</p>;
+  if (loaded.state === 'loading') return <Loading what="the root quorum" />;
   if (loaded.state === 'failed') return <LoadError what="the organization" error={loaded.error} />;
   const organization = loaded.value;
   const names = new Map(organization.users.map((u) => [u.userId, u.userName]));
   const { rootQuorum } = organization;
   return (
-    <section class="view root-quorum">
+    <section class="root-quorum">
       <h1>Root quorum</h1>
       <p>
         When at least <strong>{rootQuorum.threshold}</strong> of these {rootQuorum.userIds.length} users approve an activity of {organization.name}, it
         is allowed without consulting any policy.
       </p>
-      <ScrollTable label="Members of the root quorum">
-        <thead>
-          <tr>
-            <th scope="col">Member</th>
-            <th scope="col">User id</th>
-          </tr>
-        </thead>
-        <tbody>
+      <Table caption="Members of the root quorum" head={['Member', 'User id']}>
           {rootQuorum.userIds.map((id) => (
             <tr key={id}>
               <th scope="row">{names.get(id) ?? <span class="muted">(not among the first users listed)</span>}</th>
@@ -49,8 +43,7 @@ export function RootQuorumView(props: { api: Api; path: string[] }) {
               </td>
             </tr>
           ))}
-        </tbody>
-      </ScrollTable>
+        </Table>
       <h2>Change the root quorum</h2>
       <QuorumForm api={api} organization={organization} onChanged={() => setVersion((v) => v + 1)} />
     </section>

@@ -3,9 +3,10 @@
 // only those whose user verified that contact (list_verified_suborgs). Each is shown with its name
 // and users (get_organization, which a parent may read in its sub-organizations).
 import { useState } from 'preact/hooks';
-import type { Api } from './apiContract.ts';
+import type { Api } from '../api.ts';
 import { messageOf, violationsOf } from '../ui/refusal.ts';
-import { LoadError, ScrollTable, useLoaded } from '../ui/submission.tsx';
+import { Table } from '../ui/components.tsx';
+import { LoadError, useLoaded } from '../ui/submission.tsx';
 
 const FILTERS = [
   { value: 'EMAIL', label: 'A user’s email address' },
@@ -54,7 +55,7 @@ export function SubOrganizationsView(props: { api: Api; path: string[] }) {
   }
 
   return (
-    <section class="view sub-organizations">
+    <section class="sub-organizations">
       <h1>Sub-organizations</h1>
       <form class="search" role="search" onSubmit={find} aria-label="Find sub-organizations">
         <div class="field">
@@ -115,7 +116,7 @@ async function describe(api: Api, organizationId: string): Promise<SubOrganizati
 function SearchError(props: { error: unknown }) {
   const violation = violationsOf(props.error)[0];
   return violation ? (
-    <p class="outcome outcome-refused" role="alert">
+    <p class="outcome error" role="alert">
       The search was refused: <code>{violation.field}</code> {violation.description}
     </p>
   ) : (
@@ -136,15 +137,7 @@ function Results(props: { found: SubOrganization[]; search: Search; onPage(after
           : `${found.length === PAGE ? 'Sub-organizations' : `${found.length} sub-organization${found.length === 1 ? '' : 's'}`} ${what}${search.after.length > 0 ? ` (page ${search.after.length + 1})` : ''}:`}
       </p>
       {found.length > 0 && (
-        <ScrollTable label="Sub-organizations found">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Id</th>
-              <th scope="col">Users</th>
-            </tr>
-          </thead>
-          <tbody>
+        <Table caption="Sub-organizations found" head={['Name', 'Id', 'Users']}>
             {found.map((s) => (
               <tr key={s.organizationId}>
                 <th scope="row">{s.name ?? <span class="muted">{s.error}</span>}</th>
@@ -162,8 +155,7 @@ function Results(props: { found: SubOrganization[]; search: Search; onPage(after
                 </td>
               </tr>
             ))}
-          </tbody>
-        </ScrollTable>
+          </Table>
       )}
       <div class="actions pager">
         {search.after.length > 0 && (

@@ -4,9 +4,10 @@
 // (create_users); the organization's tags (list_user_tags), created with their users
 // (create_user_tag) and deleted (delete_user_tags).
 import { useState } from 'preact/hooks';
-import type { Api } from './apiContract.ts';
+import type { Api } from '../api.ts';
 import { violationsAt } from '../ui/refusal.ts';
-import { completed, ConfirmButton, LoadError, OutcomeNote, ScrollTable, useLoaded, useSubmission } from '../ui/submission.tsx';
+import { Loading, Time, Table } from '../ui/components.tsx';
+import { completed, ConfirmButton, LoadError, OutcomeNote, useLoaded, useSubmission } from '../ui/submission.tsx';
 
 interface ApiKey {
   apiKeyId: string;
@@ -60,7 +61,7 @@ export function UsersView(props: { api: Api; path: string[] }) {
     () => Promise.all([api.query<{ users: User[] }>('list_users').then((a) => a.users), allTags(api)]),
     [version],
   );
-  if (loaded.state === 'loading') return <p role="status">Loading users…</p>;
+  if (loaded.state === 'loading') return <Loading what="users" />;
   if (loaded.state === 'failed') return <LoadError what="the users" error={loaded.error} />;
   const [users, tags] = loaded.value;
   const tagNames = new Map(tags.map((t) => [t.tagId, t.tagName]));
@@ -68,7 +69,7 @@ export function UsersView(props: { api: Api; path: string[] }) {
 
   if (userId !== undefined) {
     return (
-      <section class="view users">
+      <section class="users">
         <p>
           <a href={USERS}>All users</a>
         </p>
@@ -78,19 +79,9 @@ export function UsersView(props: { api: Api; path: string[] }) {
   }
 
   return (
-    <section class="view users">
+    <section class="users">
       <h1>Users</h1>
-      <ScrollTable label="Users">
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Email</th>
-            <th scope="col">Phone</th>
-            <th scope="col">Tags</th>
-            <th scope="col">Credentials</th>
-          </tr>
-        </thead>
-        <tbody>
+      <Table caption="Users" head={['Name', 'Email', 'Phone', 'Tags', 'Credentials']}>
           {users.map((u) => (
             <tr key={u.userId}>
               <th scope="row">
@@ -104,8 +95,7 @@ export function UsersView(props: { api: Api; path: string[] }) {
               </td>
             </tr>
           ))}
-        </tbody>
-      </ScrollTable>
+        </Table>
       <h2>New user</h2>
       <NewUserForm api={api} tags={tags} onCreated={reload} />
       <h2>Tags</h2>
@@ -241,16 +231,7 @@ function TagsSection(props: { api: Api; tags: UserTag[]; users: User[]; onChange
       {props.tags.length === 0 ? (
         <p>No tags yet. Consensus rules name tags by their id.</p>
       ) : (
-        <ScrollTable label="Tags">
-          <thead>
-            <tr>
-              <th scope="col">Tag</th>
-              <th scope="col">Id (for consensus rules)</th>
-              <th scope="col">Users</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
-          <tbody>
+        <Table caption="Tags" head={['Tag', 'Id (for consensus rules)', 'Users', 'Actions']}>
             {props.tags.map((t) => (
               <tr key={t.tagId}>
                 <th scope="row">{t.tagName}</th>
@@ -269,8 +250,7 @@ function TagsSection(props: { api: Api; tags: UserTag[]; users: User[]; onChange
                 </td>
               </tr>
             ))}
-          </tbody>
-        </ScrollTable>
+          </Table>
       )}
       <OutcomeNote outcome={deletion.outcome} />
       <form onSubmit={create} aria-label="New tag">
@@ -314,7 +294,7 @@ function UserDetail(props: { api: Api; userId: string; version: number; tags: Us
   const { api, userId } = props;
   // Read again after each change; the page stays (with what the change did) while it is read.
   const loaded = useLoaded(() => api.query<{ user: User }>('get_user', { userId }).then((a) => a.user), [userId, props.version]);
-  if (loaded.state === 'loading') return <p role="status">Loading the user…</p>;
+  if (loaded.state === 'loading') return <Loading what="the user" />;
   if (loaded.state === 'failed') return <LoadError what="the user" error={loaded.error} />;
   return <UserPage api={api} user={loaded.value} tags={props.tags} onChanged={props.onChanged} />;
 }
@@ -362,7 +342,7 @@ function UserPage(props: { api: Api; user: User; tags: UserTag[]; onChanged(): v
         <dt>Phone</dt>
         <dd>{user.userPhoneNumber || <span class="muted">none</span>}</dd>
         <dt>Created</dt>
-        <dd>{user.createdAt}</dd>
+        <dd><Time value={user.createdAt} /></dd>
       </dl>
       <h2>Tags</h2>
       <form onSubmit={saveTags} aria-label={`Tags of ${user.userName}`}>
@@ -380,17 +360,7 @@ function UserPage(props: { api: Api; user: User; tags: UserTag[]; onChanged(): v
       {user.apiKeys.length === 0 ? (
         <p>No API keys or session keys that may still stamp.</p>
       ) : (
-        <ScrollTable label={`API keys of ${user.userName}`}>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Type</th>
-              <th scope="col">Public key</th>
-              <th scope="col">Created</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
-          <tbody>
+        <Table caption={`API keys of ${user.userName}`} head={['Name', 'Type', 'Public key', 'Created', 'Actions']}>
             {user.apiKeys.map((k) => (
               <tr key={k.apiKeyId}>
                 <th scope="row">{k.apiKeyName}</th>
@@ -398,7 +368,7 @@ function UserPage(props: { api: Api; user: User; tags: UserTag[]; onChanged(): v
                 <td>
                   <code class="key">{k.credential.publicKey}</code>
                 </td>
-                <td>{k.createdAt}</td>
+                <td><Time value={k.createdAt} /></td>
                 <td>
                   <ConfirmButton
                     label={`Revoke API key ${k.apiKeyName}`}
@@ -410,30 +380,20 @@ function UserPage(props: { api: Api; user: User; tags: UserTag[]; onChanged(): v
                 </td>
               </tr>
             ))}
-          </tbody>
-        </ScrollTable>
+          </Table>
       )}
       <h2>Passkeys</h2>
       {user.authenticators.length === 0 ? (
         <p>No passkeys.</p>
       ) : (
-        <ScrollTable label={`Passkeys of ${user.userName}`}>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Credential id</th>
-              <th scope="col">Created</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
-          <tbody>
+        <Table caption={`Passkeys of ${user.userName}`} head={['Name', 'Credential id', 'Created', 'Actions']}>
             {user.authenticators.map((a) => (
               <tr key={a.authenticatorId}>
                 <th scope="row">{a.authenticatorName}</th>
                 <td>
                   <code class="key">{a.credentialId}</code>
                 </td>
-                <td>{a.createdAt}</td>
+                <td><Time value={a.createdAt} /></td>
                 <td>
                   <ConfirmButton
                     label={`Revoke passkey ${a.authenticatorName}`}
@@ -445,8 +405,7 @@ function UserPage(props: { api: Api; user: User; tags: UserTag[]; onChanged(): v
                 </td>
               </tr>
             ))}
-          </tbody>
-        </ScrollTable>
+          </Table>
       )}
       <OutcomeNote outcome={revoking.outcome} />
     </>
