@@ -222,7 +222,8 @@ describe('the console in Chromium: sign in, add a passkey, approve with it (virt
 
     await page.getByRole('button', { name: 'Approve' }).click();
     await page.locator('.facts').getByText('Completed').waitFor();
-    await votes.getByText('passkey').waitFor();
+    await votes.getByRole('cell', { name: 'passkey', exact: true }).waitFor();
+    assert.match(await votes.innerText(), /Bea\s+Approved\s+passkey\s+cannot check: a passkey signs/);
     assert.equal(await page.getByRole('button', { name: 'Approve' }).count(), 0);
 
     const { activity } = (await signet.client(a).getActivity({ organizationId: a.organizationId, activityId: waiting.id })) as any;

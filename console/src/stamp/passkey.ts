@@ -4,12 +4,22 @@
 import { WebauthnStamper } from '@turnkey/webauthn-stamper';
 import { base64url, type Stamper } from './stamper.ts';
 
+/**
+ * One assertion per request, one at a time: the browser refuses a second navigator.credentials.get
+ * while one is pending, so the console's concurrent requests wait their turn here.
+ */
+let queue: Promise<unknown> = Promise.resolve();
+
 export function passkeyStamper(): Stamper {
   const stamper = new WebauthnStamper({ rpId: location.hostname, userVerification: 'preferred' });
   return {
-    async stamp(body) {
-      const { stampHeaderName, stampHeaderValue } = await stamper.stamp(body);
-      return { name: stampHeaderName, value: stampHeaderValue };
+    stamp(body) {
+      const stamped = queue.then(async () => {
+        const { stampHeaderName, stampHeaderValue } = await stamper.stamp(body);
+        return { name: stampHeaderName, value: stampHeaderValue };
+      });
+      queue = stamped.catch(() => undefined);
+      return stamped;
     },
   };
 }
