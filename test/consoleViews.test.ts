@@ -136,6 +136,31 @@ for (const tdb of testDatabases) {
       await checkLayout();
     });
 
+    test("a policy's page changes only the fields edited, and deletes it after asking again", async () => {
+      await open('Policies');
+      await page.getByRole('link', { name: 'Operators create interfaces' }).click();
+      await page.getByRole('heading', { name: 'Policy Operators create interfaces' }).waitFor();
+      await checkLayout();
+      await page.getByLabel('Notes').fill('Reviewed');
+      await page.getByRole('button', { name: 'Save policy' }).click();
+      const saved = page.getByRole('status').filter({ hasText: 'Policy “Operators create interfaces” saved' });
+      await saved.waitFor();
+      const activityId = (await saved.getByRole('link').getAttribute('href'))!.split('/').pop()!;
+      const activity = await postStamped(signet.baseUrl, '/public/v1/query/get_activity', JSON.stringify({ organizationId: org.organizationId, activityId }), org);
+      assert.deepEqual(Object.keys(activity.json.activity.intent.updatePolicyIntentV2).sort(), ['policyId', 'policyNotes']);
+      assert.equal(activity.json.activity.intent.updatePolicyIntentV2.policyNotes, 'Reviewed');
+
+      await page.getByRole('button', { name: 'Delete policy' }).click();
+      // The question takes the focus; Cancel keeps the policy.
+      await page.waitForFunction(() => document.activeElement?.textContent === 'Yes, delete policy');
+      await page.getByRole('button', { name: 'Cancel' }).click();
+      await page.getByRole('button', { name: 'Delete policy' }).click();
+      await page.getByRole('button', { name: 'Yes, delete policy' }).click();
+      await page.getByRole('heading', { name: 'Policies', level: 1 }).waitFor();
+      await page.getByText('This organization has no policies yet.').waitFor();
+      assert.equal(new URL(page.url()).pathname, '/console/policies');
+    });
+
     test('an ABI file uploaded in the page is stored and its functions and events show as tables; a file that is not JSON is refused in the page', async () => {
       await open('Smart contracts', 'Smart contract interfaces');
 
@@ -209,10 +234,31 @@ for (const tdb of testDatabases) {
       assert.deepEqual(stored.userTags, [tags.json.userTags[0].tagId]);
       await checkLayout();
 
+      // Grace's page: her tag, and an API key made for her elsewhere, revoked here after asking again.
+      const key = await signet.admin('POST', `/organizations/${org.organizationId}/api-keys`, { userId: stored.userId, name: 'laptop' });
       await grace.getByRole('link', { name: 'Grace' }).click();
       await page.getByRole('heading', { name: 'User Grace' }).waitFor();
       assert.equal(await page.getByLabel('operators').isChecked(), true);
+      await page.getByRole('region', { name: 'API keys of Grace' }).getByRole('row').filter({ hasText: key.apiPublicKey }).waitFor();
       await checkLayout();
+      await page.getByRole('button', { name: /^Revoke API key / }).click();
+      await page.getByRole('button', { name: 'Yes, revoke it' }).click();
+      await page.getByRole('status').filter({ hasText: 'revoked' }).waitFor();
+      await page.getByText('No API keys or session keys that may still stamp.').waitFor();
+      const keys = await postStamped(signet.baseUrl, '/public/v1/query/get_api_keys', JSON.stringify({ organizationId: org.organizationId, userId: stored.userId }), org);
+      assert.deepEqual(keys.json.apiKeys, []);
+
+      // Her tags become none; then the tag is deleted.
+      await page.getByLabel('operators').uncheck();
+      await page.getByRole('button', { name: 'Save tags' }).click();
+      await page.getByRole('status').filter({ hasText: 'Tags of Grace saved' }).waitFor();
+      await page.getByRole('link', { name: 'All users' }).click();
+      await page.getByRole('heading', { name: 'Users', level: 1 }).waitFor();
+      await grace.filter({ hasNotText: 'operators' }).waitFor();
+      await page.getByRole('button', { name: 'Delete tag operators' }).click();
+      await page.getByRole('button', { name: 'Yes, delete the tag' }).click();
+      await page.getByRole('status').filter({ hasText: 'Tag “operators” deleted' }).waitFor();
+      await page.getByText('No tags yet.', { exact: false }).first().waitFor();
     });
 
     test('the root quorum shows its member and warns before a change', async () => {
@@ -222,6 +268,33 @@ for (const tdb of testDatabases) {
       assert.equal(await members.count(), 1);
       assert.ok((await members.first().textContent())!.includes(org.userId));
       await checkLayout();
+    });
+
+    test('with a threshold of 2, a policy created in the page waits for approvals and links to its activity', async () => {
+      const { userId } = await signet.admin('POST', `/organizations/${org.organizationId}/users`, { userName: 'Bea' });
+      await open('Policies');
+      await open('Root quorum');
+      await page.getByLabel('Bea', { exact: true }).check();
+      await page.getByLabel('Approvals needed (threshold)').fill('2');
+      await page.getByRole('button', { name: 'Change the root quorum' }).click();
+      await page.getByRole('status').filter({ hasText: 'Root quorum changed' }).waitFor();
+      const quorum = await postStamped(signet.baseUrl, '/public/v1/query/get_organization_configs', JSON.stringify({ organizationId: org.organizationId }), org);
+      assert.deepEqual(quorum.json.configs.quorum, { threshold: 2, userIds: [org.userId, userId] });
+
+      await open('Policies');
+      await page.getByLabel('Name', { exact: true }).fill('Needs two');
+      await page.getByRole('button', { name: 'Create policy' }).click();
+      const note = page.getByRole('status').filter({ hasText: 'Needs approvals: nothing has changed yet.' });
+      await note.waitFor();
+      const href = (await note.getByRole('link').getAttribute('href'))!;
+      assert.match(href, /^\/console\/activities\/[0-9a-f-]{36}$/);
+      const waiting = await postStamped(signet.baseUrl, '/public/v1/query/get_activity', JSON.stringify({ organizationId: org.organizationId, activityId: href.split('/').pop() }), org);
+      assert.equal(waiting.json.activity.status, 'ACTIVITY_STATUS_CONSENSUS_NEEDED');
+      assert.equal(waiting.json.activity.intent.createPolicyIntentV3.policyName, 'Needs two');
+      await page.getByText('This organization has no policies yet.').waitFor();
+      await note.getByRole('link').click();
+      await page.waitForURL((url) => url.pathname === href);
+      assert.deepEqual(pageErrors, []);
     });
   });
 }

@@ -2,7 +2,7 @@
 // link to the activity, where others approve it), failed or rejected, or refused by the server (its
 // message and the fields it names). `useSubmission` runs one submission at a time for a form.
 import type { ComponentChildren } from 'preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import type { Activity } from '../api.ts';
 import { messageOf, violationsOf } from './refusal.ts';
 
@@ -113,7 +113,7 @@ export function OutcomeNote(props: { outcome: Outcome | undefined; fieldsShownEl
 export function ConfirmButton(props: { label: string; question: string; confirmLabel?: string; disabled?: boolean; onConfirm: () => void }) {
   const [asking, setAsking] = useState(false);
   const yes = useRef<HTMLButtonElement>(null);
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (asking) yes.current?.focus();
   }, [asking]);
   if (!asking) {
