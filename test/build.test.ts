@@ -1,5 +1,5 @@
-// The service ships as JavaScript: dist/ holds one module per source and the migrations, and the
-// binary runs it with plain node and the runtime dependencies alone (tsx is a development tool).
+// The service ships as JavaScript: dist/ holds one module per source, the migrations and the console's
+// bundle, and the binary runs it with plain node and the runtime dependencies alone (tsx is a development tool).
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -19,11 +19,20 @@ function files(dir: string): string[] {
 describe('dist/', () => {
   before(() => ensureCompiled());
 
-  test('has one JavaScript module per source file, the migrations and the initial embedded data directory, and nothing else', () => {
+  test('has one JavaScript module per source file, the migrations, the initial embedded data directory and the console, and nothing else', () => {
     const sources = files(path.join(ROOT, 'src'));
     const expected = [...sources.map((file) => file.replace(/\.ts$/, '.js')), 'store/pglite-initial.tar.gz'].sort();
     assert.ok(expected.includes('cli.js') && expected.some((file) => file.endsWith('.sql')));
-    assert.deepEqual(files(DIST), expected);
+    const built = files(DIST);
+    assert.deepEqual(built.filter((file) => !file.startsWith(`console${path.sep}`)), expected);
+    // The console's page and its bundle: one script and one stylesheet, named by their content's hash.
+    const consoleFiles = built.filter((file) => file.startsWith(`console${path.sep}`)).map((file) => file.split(path.sep).join('/'));
+    assert.equal(consoleFiles.length, 3, consoleFiles.join(', '));
+    assert.equal(consoleFiles[2], 'console/index.html');
+    assert.match(consoleFiles[0]!, /^console\/assets\/console-[A-Z0-9]+\.css$/);
+    assert.match(consoleFiles[1]!, /^console\/assets\/console-[A-Z0-9]+\.js$/);
+    const page = fs.readFileSync(path.join(DIST, 'console', 'index.html'), 'utf8');
+    for (const asset of consoleFiles.slice(0, 2)) assert.ok(page.includes(`/${asset}`), `index.html loads ${asset}`);
     for (const file of sources.filter((f) => f.endsWith('.sql'))) {
       assert.equal(fs.readFileSync(path.join(DIST, file), 'utf8'), fs.readFileSync(path.join(ROOT, 'src', file), 'utf8'), file);
     }
@@ -31,7 +40,7 @@ describe('dist/', () => {
 
   test('imports compiled modules only: no relative import names a .ts file', () => {
     const tsImports = files(DIST)
-      .filter((file) => file.endsWith('.js'))
+      .filter((file) => file.endsWith('.js') && !file.startsWith(`console${path.sep}`))
       .flatMap((file) => [...fs.readFileSync(path.join(DIST, file), 'utf8').matchAll(/(?:from|import\()\s*['"](\.{1,2}\/[^'"]*)['"]/g)].map((m) => `${file}: ${m[1]}`))
       .filter((use) => !use.endsWith('.js'));
     assert.deepEqual(tsImports, []);

@@ -23,6 +23,7 @@ import {
 import { testDatabases } from './support/databases.ts';
 import { ROOT } from './support/processes.ts';
 import type { Credentials } from './support/server.ts';
+import { until } from './support/until.ts';
 
 const envelope = (type: string, organizationId: string, parameters: object) => ({ type, timestampMs: String(Date.now()), organizationId, parameters }) as any;
 const ASSETS = path.join(ROOT, 'dist', 'console', 'assets');
@@ -75,7 +76,7 @@ test('the page weighs at most 250 KB of gzip-compressed JavaScript, in one scrip
   assert.ok(gzipped <= 250 * 1024, `${gzipped} bytes gzip-compressed`);
 });
 
-describe('the console in Chromium: sign in, add a passkey, approve with it (virtual passkey)', { skip: chromiumMissing, timeout: 120_000 }, () => {
+for (const tdb of testDatabases) describe(`the console in Chromium: sign in, add a passkey, approve with it (virtual passkey; ${tdb.name})`, { skip: chromiumMissing, timeout: 120_000 }, () => {
   let signet: ConsoleServer;
   let browser: Browser;
   let page: Page;
@@ -86,7 +87,7 @@ describe('the console in Chromium: sign in, add a passkey, approve with it (virt
 
   before(async () => {
     const started = await Promise.allSettled([
-      startConsoleServer(testDatabases[0]!).then((server) => (signet = server)),
+      startConsoleServer(tdb).then((server) => (signet = server)),
       launchChromium().then((launched) => (browser = launched)),
     ]);
     for (const outcome of started) if (outcome.status === 'rejected') throw outcome.reason;
@@ -101,6 +102,10 @@ describe('the console in Chromium: sign in, add a passkey, approve with it (virt
     assert.equal(quorum.activity.status, 'ACTIVITY_STATUS_COMPLETED');
 
     page = await pageWithPasskey(browser, pageErrors, 20_000);
+    // Chromium reports what the Content-Security-Policy blocked on the console.
+    page.on('console', (message) => {
+      if (/Content Security Policy/i.test(message.text())) pageErrors.push(message.text());
+    });
     page.on('request', (request) => {
       if (new URL(request.url()).origin !== signet.origin && !request.url().startsWith('data:')) offOrigin.push(request.url());
     });
@@ -165,6 +170,11 @@ describe('the console in Chromium: sign in, add a passkey, approve with it (virt
     assert.ok(!stored.text.includes(b.apiPrivateKey));
     const storage = await page.evaluate(() => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }));
     assert.ok(!storage.includes(b.apiPrivateKey));
+
+    // The session outlives a reload: the key object comes back from IndexedDB.
+    await page.reload();
+    await page.getByRole('button', { name: 'Sign out' }).waitFor();
+    assert.match(await page.locator('.user').innerText(), /Bea \(API key\)/);
 
     await page.getByRole('link', { name: 'Add a passkey' }).click();
     await page.getByLabel('Name of the passkey').fill('Virtual passkey');
@@ -241,17 +251,49 @@ describe('the console in Chromium: sign in, add a passkey, approve with it (virt
     assert.deepEqual(pageErrors, []);
   });
 
-  test('a deep link opens that activity after sign-in; a vote whose signature was altered is marked not verified', async () => {
+  test('a deep link opens that activity after sign-in; a vote whose signature was altered is marked not verified; the submitter withdraws one', async () => {
     const { activities } = (await signet.client(a).getActivities({ organizationId: a.organizationId, filterByType: ['ACTIVITY_TYPE_CREATE_POLICY_V3'] })) as any;
     const target = activities[0];
     // Alter the stored signature of A's vote (a flipped byte in r): the page must see it.
     await signet.db.query("UPDATE votes SET signature = overlay(signature placing (CASE WHEN substr(signature, 9, 1) = 'a' THEN 'b' ELSE 'a' END) from 9 for 1) WHERE activity_id = $1 AND user_id = $2", [target.id, a.userId]);
     await signOut(page);
     await openConsole(page, signet.origin, `/console/activities/${target.id}`);
-    await signInWithApiKey(page, { organizationId: a.organizationId, apiPublicKey: a.apiPublicKey, apiPrivateKey: a.apiPrivateKey });
+    // The credentials file as `signet org create --json` prints it, pasted whole.
+    await page.getByLabel('Or paste the credentials file').fill(JSON.stringify({ baseUrl: signet.baseUrl, ...a }, null, 2));
+    await page.getByRole('button', { name: 'Sign in with the API key' }).click();
+    await page.getByRole('button', { name: 'Sign out' }).waitFor();
+    assert.match(await page.locator('.user').innerText(), /root \(API key\)/);
     assert.equal(new URL(page.url()).pathname, `/console/activities/${target.id}`);
     const votes = page.getByRole('region', { name: 'Votes, each signature checked in this page' });
     await votes.getByText('✗ not verified').waitFor();
     await votes.getByText('cannot check').waitFor(); // B's passkey vote
+    assert.equal(await page.getByRole('button', { name: 'Approve' }).count(), 0, 'a completed activity takes no vote');
+
+    // A withdraws an activity of its own that waits (the root quorum alone decides it, 2 of 2): Reject, and it is REJECTED.
+    const { activity: second } = (await signet.client(a).updateRootQuorum(
+      envelope('ACTIVITY_TYPE_UPDATE_ROOT_QUORUM', a.organizationId, { threshold: 1, userIds: [a.userId] }),
+    )) as any;
+    assert.equal(second.status, 'ACTIVITY_STATUS_CONSENSUS_NEEDED');
+    await page.getByRole('link', { name: 'Activities', exact: true }).click();
+    await page.getByRole('heading', { name: 'Waiting for your vote (0)' }).waitFor(); // its submitter may not approve it
+    await page.getByRole('link', { name: 'Update root quorum' }).first().click();
+    assert.equal(new URL(page.url()).pathname, `/console/activities/${second.id}`);
+    assert.equal(await page.getByRole('button', { name: 'Approve' }).count(), 0);
+    await page.getByRole('button', { name: 'Reject' }).click();
+    await page.locator('.facts').getByText('Rejected').waitFor();
+    const { activity: rejected } = (await signet.client(a).getActivity({ organizationId: a.organizationId, activityId: second.id })) as any;
+    assert.equal(rejected.status, 'ACTIVITY_STATUS_REJECTED');
+
+    // The list's filters: by status, then by type as typed (Enter applies it).
+    await page.getByRole('link', { name: 'Activities', exact: true }).click();
+    const list = page.getByRole('region', { name: 'Activities, newest first' });
+    await list.getByRole('link').first().waitFor();
+    await page.getByLabel('Status').selectOption({ label: 'Rejected' });
+    await until('the rejected activity alone', async () => (await list.locator('tbody tr').allInnerTexts()).join('|').match(/^Update root quorum\n[^|]*Rejected[^|]*$/));
+    await page.getByLabel('Status').selectOption({ label: 'Any status' });
+    await page.getByLabel('Type').fill('create_authenticators_v2');
+    await page.getByLabel('Type').press('Enter');
+    await until('the passkey registration alone', async () => (await list.locator('tbody tr').allInnerTexts()).join('|').match(/^Create authenticators\n[^|]*Completed[^|]*$/));
+    assert.deepEqual(pageErrors, []);
   });
 });

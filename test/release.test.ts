@@ -26,7 +26,7 @@ const PACKAGE = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf
 const TARBALL = `${PACKAGE.name}-${PACKAGE.version}.tgz`;
 const MIGRATIONS = fs.readdirSync(path.join(ROOT, 'src', 'store', 'migrations')).filter((file) => file.endsWith('.sql'));
 // What the release is built from: the package's sources as they are in this checkout.
-const SOURCES = ['package.json', 'package-lock.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'tsconfig.json', 'tsconfig.build.json', 'bin', 'scripts', 'src', 'docs', 'deploy'];
+const SOURCES = ['package.json', 'package-lock.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'tsconfig.json', 'tsconfig.build.json', 'bin', 'scripts', 'src', 'console', 'docs', 'deploy'];
 
 /**
  * The environment of a shell outside npm: no npm_* variables of an enclosing `npm test` (which the
@@ -107,10 +107,12 @@ describe('a release, packed and installed without development dependencies', () 
     const listing = ok(await exec('tar', ['tzf', path.join(out, TARBALL)], work), 'tar tzf').stdout.trim().split('\n');
     const top = new Set(listing.map((entry) => entry.replace(/^package\//, '').split('/')[0]));
     assert.deepEqual([...top].sort(), ['CHANGELOG.md', 'LICENSE', 'README.md', 'bin', 'deploy', 'dist', 'docs', 'package.json']);
-    for (const file of ['bin/signet.js', 'dist/cli.js', 'dist/store/pglite-initial.tar.gz', ...MIGRATIONS.map((m) => `dist/store/migrations/${m}`)]) {
+    for (const file of ['bin/signet.js', 'dist/cli.js', 'dist/store/pglite-initial.tar.gz', 'dist/console/index.html', ...MIGRATIONS.map((m) => `dist/store/migrations/${m}`)]) {
       assert.ok(listing.includes(`package/${file}`), `${file} is in the tarball`);
     }
-    assert.ok(!listing.some((entry) => entry.endsWith('.ts')), 'no TypeScript source');
+    assert.ok(!listing.some((entry) => entry.endsWith('.ts') || entry.endsWith('.tsx')), 'no TypeScript source');
+    // The console's bundle: one script and one stylesheet.
+    assert.equal(listing.filter((entry) => /^package\/dist\/console\/assets\/console-[A-Z0-9]+\.(js|css)$/.test(entry)).length, 2);
   });
 
   test('the install has the runtime dependencies only, and every module of dist/ loads with plain node', async () => {
@@ -124,10 +126,11 @@ describe('a release, packed and installed without development dependencies', () 
     assert.deepEqual(devOnly.filter((name) => fs.existsSync(path.join(installed, 'node_modules', name))), [], 'no development dependency is installed');
     for (const name of Object.keys(PACKAGE.dependencies)) assert.ok(fs.existsSync(path.join(installed, 'node_modules', name, 'package.json')), `${name} is installed`);
 
-    // Static imports load with the modules; the lazy ones (sharp, PGlite, @turnkey/crypto) are imported by name.
+    // Static imports load with the modules (the console's bundle is the browser's, not node's); the lazy
+    // ones (sharp, PGlite, @turnkey/crypto) are imported by name.
     const loader = `
       import fs from 'node:fs';
-      const modules = fs.readdirSync('dist', { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.js'));
+      const modules = fs.readdirSync('dist', { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.js') && !f.startsWith('console/'));
       const lazy = new Set();
       for (const file of modules) {
         await import('./dist/' + file);

@@ -125,6 +125,7 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   const folder = process.env.SIGNET_SCREENSHOTS === 'update' ? path.join(ROOT, 'docs', 'images') : fs.mkdtempSync(path.join(os.tmpdir(), 'signet-console-'));
   fs.mkdirSync(folder, { recursive: true });
   const file = path.join(folder, `console-${name}.png`);
+  await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur()); // no focus ring in the picture
   await page.screenshot({ path: file, fullPage: true });
   return file;
 }

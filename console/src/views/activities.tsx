@@ -65,6 +65,13 @@ function ActivityList(props: { api: Api }) {
   const { api } = props;
   const [status, setStatus] = useState('');
   const [type, setType] = useState('');
+  const [typeDraft, setTypeDraft] = useState('');
+  const applyType = () => {
+    if (typeDraft !== type) {
+      setType(typeDraft);
+      setCursor({});
+    }
+  };
   // The page asked for: newest first, or older than an id, or newer than one.
   const [cursor, setCursor] = useState<{ after?: string; before?: string }>({});
   const [activities, setActivities] = useState<Activity[] | undefined>(undefined);
@@ -80,7 +87,11 @@ function ActivityList(props: { api: Api }) {
         ...(typeFilter ? { filterByType: [typeFilter.startsWith('ACTIVITY_TYPE_') ? typeFilter : `ACTIVITY_TYPE_${typeFilter}`] } : {}),
         paginationOptions: { limit: PAGE_SIZE, ...cursor },
       })
-      .then((answer) => setActivities(answer.activities), setError);
+      .then((answer) => {
+        // Back past the newest page: show the newest page itself.
+        if (cursor.before && answer.activities.length < Number(PAGE_SIZE)) setCursor({});
+        else setActivities(answer.activities);
+      }, setError);
   }, [api, status, type, cursor]);
 
   return (
@@ -88,7 +99,13 @@ function ActivityList(props: { api: Api }) {
       <h1>Activities</h1>
       <AwaitingVote api={api} />
       <h2>All activities</h2>
-      <form class="filters" onSubmit={(event) => event.preventDefault()}>
+      <form
+        class="filters"
+        onSubmit={(event) => {
+          event.preventDefault();
+          applyType();
+        }}
+      >
         <div class="field">
           <label for="filter-status">Status</label>
           <select
@@ -111,12 +128,10 @@ function ActivityList(props: { api: Api }) {
           <input
             id="filter-type"
             placeholder="e.g. CREATE_POLICY_V3"
-            value={type}
+            value={typeDraft}
             spellcheck={false}
-            onChange={(event) => {
-              setType(event.currentTarget.value);
-              setCursor({});
-            }}
+            onInput={(event) => setTypeDraft(event.currentTarget.value)}
+            onChange={applyType}
           />
         </div>
       </form>
@@ -161,6 +176,12 @@ interface PolicyEvaluation {
   voteId: string;
   policyEvaluations: Array<{ policyId: string; outcome: string }>;
   createdAt: unknown;
+}
+
+/** Who cast a vote, by its id: the user's name, else the vote id. */
+function voterOf(votes: Vote[], voteId: string): string {
+  const vote = votes.find((v) => v.id === voteId);
+  return vote ? `${vote.user?.userName ?? vote.userId} (${vote.selection === 'VOTE_SELECTION_APPROVED' ? 'approved' : 'rejected'})` : voteId;
 }
 
 function VoteMark(props: { check: VoteCheck | undefined }) {
@@ -301,9 +322,9 @@ function ActivityDetail(props: { api: Api; activityId: string }) {
       {evaluations && evaluations.length > 0 ? (
         <Table caption="What the policies said at each vote" head={['Vote', 'Policy', 'Outcome']}>
           {evaluations.flatMap((evaluation) =>
-            (evaluation.policyEvaluations.length > 0 ? evaluation.policyEvaluations : [{ policyId: '—', outcome: 'decided by the root quorum' }]).map((entry, i) => (
+            (evaluation.policyEvaluations.length > 0 ? evaluation.policyEvaluations : [{ policyId: '—', outcome: 'no policy applied (the root quorum counts the votes)' }]).map((entry, i) => (
               <tr key={`${evaluation.id}-${i}`}>
-                <td class="id">{evaluation.voteId}</td>
+                <td>{voterOf(votes, evaluation.voteId)}</td>
                 <td class="id">{entry.policyId}</td>
                 <td>{entry.outcome}</td>
               </tr>
