@@ -117,7 +117,8 @@ for (const tdb of testDatabases) {
       assert.deepEqual(selection, { focused: true, start: position - 1, invalid: 'true' });
       await screenshot(page, 'policies-error');
 
-      // The stray character is selected: deleting the selection is the fix.
+      // The stray character is selected: deleting the selection is the fix (the picture took the focus away).
+      await page.getByLabel('Condition').focus();
       await page.keyboard.press('Delete');
       assert.equal(await page.getByLabel('Condition').inputValue(), fixed);
       await page.getByRole('button', { name: 'Create policy' }).click();
