@@ -1,8 +1,8 @@
 // Users: the organization's users (list_users) with their tags, a user's page (get_user) with its
-// tags (update_user's userTagIds replaces them) and its credentials, API keys and passkeys, each
-// revoked after a confirmation (delete_api_keys, delete_authenticators); a form that creates a user
-// (create_users); the organization's tags (list_user_tags), created with their users
-// (create_user_tag) and deleted (delete_user_tags).
+// tags (update_user's userTagIds replaces them) and all its credentials (get_api_keys,
+// get_authenticators), API keys and passkeys, each revoked after a confirmation (delete_api_keys,
+// delete_authenticators); a form that creates a user (create_users); the organization's tags
+// (list_user_tags), created with their users (create_user_tag) and deleted (delete_user_tags).
 import { useState } from 'preact/hooks';
 import type { Api } from '../api.ts';
 import { violationsAt } from '../ui/refusal.ts';
@@ -293,7 +293,15 @@ function TagsSection(props: { api: Api; tags: UserTag[]; users: User[]; onChange
 function UserDetail(props: { api: Api; userId: string; version: number; tags: UserTag[]; onChanged(): void }) {
   const { api, userId } = props;
   // Read again after each change; the page stays (with what the change did) while it is read.
-  const loaded = useLoaded(() => api.query<{ user: User }>('get_user', { userId }).then((a) => a.user), [userId, props.version]);
+  // get_user lists a bounded number of credentials; get_api_keys and get_authenticators list them all.
+  const loaded = useLoaded(async () => {
+    const [{ user }, { apiKeys }, { authenticators }] = await Promise.all([
+      api.query<{ user: User }>('get_user', { userId }),
+      api.query<{ apiKeys: ApiKey[] }>('get_api_keys', { userId }),
+      api.query<{ authenticators: Authenticator[] }>('get_authenticators', { userId }),
+    ]);
+    return { ...user, apiKeys, authenticators };
+  }, [userId, props.version]);
   if (loaded.state === 'loading') return <Loading what="the user" />;
   if (loaded.state === 'failed') return <LoadError what="the user" error={loaded.error} />;
   return <UserPage api={api} user={loaded.value} tags={props.tags} onChanged={props.onChanged} />;
