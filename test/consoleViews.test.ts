@@ -1,7 +1,7 @@
 // The console's views of policies, users, sub-organizations and smart contract interfaces in a real
 // headless Chromium, signed in with an API key: a policy whose condition the server refuses shows the
 // server's message at the expression with the cursor on the position it reports, and is then fixed and
-// saved; an ABI file uploaded in the page shows its functions; a sub-organization is found by a user's
+// saved; an ABI file uploaded in the page shows its functions, an IDL its instructions; a sub-organization is found by a user's
 // email; a user and a tag are created. Each view fits 375 and 1280 px without scrolling sideways,
 // and every control on it is reached by Tab and has a name.
 import assert from 'node:assert/strict';
@@ -38,6 +38,27 @@ const ABI = [
   },
 ];
 const TOKEN_ADDRESS = '0xdAC17F958D2ee523a2206206994597C13D831ec7';
+/** A counter program's IDL in Anchor's format before 0.30, its program id in its metadata. */
+const IDL = {
+  version: '0.1.0',
+  name: 'counter',
+  instructions: [
+    {
+      name: 'increment',
+      accounts: [
+        { name: 'counter', isMut: true, isSigner: false },
+        { name: 'auth', accounts: [{ name: 'authority', isMut: false, isSigner: true }] },
+      ],
+      args: [
+        { name: 'by', type: { option: 'u32' } },
+        { name: 'memo', type: { vec: 'u8' } },
+        { name: 'mode', type: { defined: 'Mode' } },
+      ],
+    },
+  ],
+  types: [{ name: 'Mode', type: { kind: 'enum', variants: [{ name: 'Fast' }, { name: 'Safe' }] } }],
+  metadata: { address: 'Fg6PaFpoGXkYsidMpWTK6W2BeZ7FEfcYkg476zPFsLnS' },
+};
 
 for (const tdb of testDatabases) {
   describe(`the console's views (${tdb.name}, headless Chromium)`, { skip: chromiumMissing, timeout: 120_000 }, () => {
@@ -188,14 +209,34 @@ for (const tdb of testDatabases) {
       assert.deepEqual(events, [['Transfer', 'address indexed from\naddress indexed to\nuint256 value', 'no']]);
       await screenshot(page, 'contracts');
       await checkLayout();
+
+      // A Solana IDL: the kind and program id come from the document; its instructions show as a table.
+      await page.getByRole('link', { name: 'All interfaces' }).click();
+      await page.getByLabel('ABI or IDL (a JSON file)').setInputFiles({ name: 'counter.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(IDL)) });
+      assert.equal(await page.getByLabel('Kind').inputValue(), 'SMART_CONTRACT_INTERFACE_TYPE_SOLANA');
+      assert.equal(await page.getByLabel('Program id').inputValue(), IDL.metadata.address);
+      await page.getByRole('button', { name: 'Upload' }).click();
+      await page.getByRole('status').filter({ hasText: 'Interface “counter” stored' }).waitFor();
+      await page.getByRole('link', { name: 'counter', exact: true }).click();
+      const instructions = page.getByRole('region', { name: 'Instructions' });
+      await instructions.waitFor();
+      const cells = await instructions.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => Array.from(tr.children).map((cell) => (cell as HTMLElement).innerText.trim())));
+      assert.deepEqual(cells, [
+        ['increment', 'counter (writable)\nauth.authority (signer)', 'by: option<u32>\nmemo: vec<u8>\nmode: Mode'],
+      ]);
+      await checkLayout();
     });
 
-    test('a sub-organization is found by its user’s email address', async () => {
+    test('a sub-organization is found by its user’s email address, another by a phone number', async () => {
       const email = `ada-${randomUUID().slice(0, 8)}@example.com`;
-      for (const [name, userEmail] of [['Ada’s space', email], ['Someone else', `other-${randomUUID().slice(0, 8)}@example.com`]] as const) {
+      const phone = '+14155550123';
+      for (const [name, contact] of [
+        ['Ada’s space', { userEmail: email }],
+        ['Someone else', { userEmail: `other-${randomUUID().slice(0, 8)}@example.com`, userPhoneNumber: phone }],
+      ] as const) {
         const created = await submit('create_sub_organization', 'ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V7', {
           subOrganizationName: name,
-          rootUsers: [{ userName: name, userEmail, apiKeys: [], authenticators: [], oauthProviders: [] }],
+          rootUsers: [{ userName: name, ...contact, apiKeys: [], authenticators: [], oauthProviders: [] }],
           rootQuorumThreshold: 1,
         });
         assert.equal(created.status, 200, created.text);
@@ -209,6 +250,13 @@ for (const tdb of testDatabases) {
       assert.equal(await rows.count(), 1);
       assert.match((await rows.first().textContent())!, new RegExp(`Ada’s space.*${email}`));
       await checkLayout();
+
+      await page.getByLabel('Find by').selectOption('PHONE_NUMBER');
+      await page.getByLabel('Phone number (+…)').fill('+1 415 555 0123');
+      await page.getByRole('button', { name: 'Search' }).click();
+      await page.getByRole('status').filter({ hasText: '1 sub-organization matching +1 415 555 0123' }).waitFor();
+      assert.match((await rows.first().textContent())!, /Someone else/);
+      assert.equal(await rows.count(), 1);
     });
 
     test('a user is created, then a tag given to it', async () => {

@@ -34,13 +34,13 @@ export function ContractsView(props: { api: Api; path: string[] }) {
   const [version, setVersion] = useState(0);
   const [after, setAfter] = useState<string[]>([]);
   const id = props.path[0];
-  const loaded = useLoaded(() => {
+  // The page's cursors travel with its answer: while the next page is read, this one stays consistent.
+  const loaded = useLoaded(async () => {
     const cursor = after[after.length - 1];
-    return api
-      .query<{ smartContractInterfaces: StoredInterface[] }>('list_smart_contract_interfaces', {
-        paginationOptions: { limit: String(PAGE), ...(cursor ? { after: cursor } : {}) },
-      })
-      .then((a) => a.smartContractInterfaces);
+    const { smartContractInterfaces } = await api.query<{ smartContractInterfaces: StoredInterface[] }>('list_smart_contract_interfaces', {
+      paginationOptions: { limit: String(PAGE), ...(cursor ? { after: cursor } : {}) },
+    });
+    return { after, items: smartContractInterfaces };
   }, [version, after]);
 
   if (id !== undefined) {
@@ -59,11 +59,11 @@ export function ContractsView(props: { api: Api; path: string[] }) {
       {loaded.state === 'loading' && <Loading what="interfaces" />}
       {loaded.state === 'failed' && <LoadError what="the interfaces" error={loaded.error} />}
       {loaded.state === 'ready' &&
-        (loaded.value.length === 0 ? (
-          <p>{after.length > 0 ? 'No more interfaces.' : 'No interfaces yet: upload an ABI or an IDL below.'}</p>
+        (loaded.value.items.length === 0 ? (
+          <p>{loaded.value.after.length > 0 ? 'No more interfaces.' : 'No interfaces yet: upload an ABI or an IDL below.'}</p>
         ) : (
           <Table caption="Smart contract interfaces" head={['Label', 'Kind', 'Address', 'Notes', 'Created']}>
-              {loaded.value.map((i) => (
+              {loaded.value.items.map((i) => (
                 <tr key={i.smartContractInterfaceId}>
                   <th scope="row">
                     <a href={`${CONTRACTS}/${i.smartContractInterfaceId}`}>{i.label}</a>
@@ -80,13 +80,13 @@ export function ContractsView(props: { api: Api; path: string[] }) {
         ))}
       {loaded.state === 'ready' && (
         <div class="actions pager">
-          {after.length > 0 && (
-            <button type="button" class="button plain" onClick={() => setAfter(after.slice(0, -1))}>
+          {loaded.value.after.length > 0 && (
+            <button type="button" class="button plain" onClick={() => setAfter(loaded.value.after.slice(0, -1))}>
               Previous page
             </button>
           )}
-          {loaded.value.length === PAGE && (
-            <button type="button" class="button plain" onClick={() => setAfter([...after, loaded.value[PAGE - 1]!.smartContractInterfaceId])}>
+          {loaded.value.items.length === PAGE && (
+            <button type="button" class="button plain" onClick={() => setAfter([...loaded.value.after, loaded.value.items[PAGE - 1]!.smartContractInterfaceId])}>
               Next page
             </button>
           )}

@@ -45,7 +45,8 @@ export function SubOrganizationsView(props: { api: Api; path: string[] }) {
     if (search.filterType) Object.assign(body, { filterType: search.filterType, filterValue: search.filterValue });
     const name = search.verified ? 'list_verified_suborgs' : 'list_suborgs';
     const { organizationIds } = await api.query<{ organizationIds: string[] }>(name, body);
-    return Promise.all(organizationIds.map((id) => describe(api, id)));
+    // The search travels with its answer: while the next one runs, the page still says what this one was.
+    return { search, found: await Promise.all(organizationIds.map((id) => describe(api, id))) };
   }, [search]);
 
   const canVerify = filterType === 'EMAIL' || filterType === 'PHONE_NUMBER';
@@ -94,11 +95,7 @@ export function SubOrganizationsView(props: { api: Api; path: string[] }) {
       {loaded.state === 'loading' && <p role="status">Searching…</p>}
       {loaded.state === 'failed' && <SearchError error={loaded.error} />}
       {loaded.state === 'ready' && (
-        <Results
-          found={loaded.value}
-          search={search}
-          onPage={(after) => setSearch({ ...search, after })}
-        />
+        <Results found={loaded.value.found} search={loaded.value.search} onPage={(after) => setSearch({ ...loaded.value.search, after })} />
       )}
     </section>
   );
