@@ -1,9 +1,11 @@
-// The console's views of policies, users, sub-organizations and smart contract interfaces in a real
-// headless Chromium, signed in with an API key: a policy whose condition the server refuses shows the
-// server's message at the expression with the cursor on the position it reports, and is then fixed and
-// saved; an ABI file uploaded in the page shows its functions, an IDL its instructions; a sub-organization is found by a user's
-// email; a user and a tag are created. Each view fits 375 and 1280 px without scrolling sideways,
-// and every control on it is reached by Tab and has a name.
+// The console's views of policies, users, sub-organizations, smart contract interfaces and the root
+// quorum in a real headless Chromium, signed in with an API key: a policy whose condition the server
+// refuses shows the server's message at the expression with the cursor on the position it reports,
+// and is then fixed, saved, changed and deleted; an ABI file uploaded in the page shows its functions,
+// an IDL its instructions; sub-organizations are found by a user's email and phone number; a user and
+// a tag are created, a key revoked; a policy waits for approvals once the root quorum needs two. Each
+// view fits 375 and 1280 px without scrolling sideways, and every control on it is reached by Tab and
+// has a name.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
@@ -190,6 +192,7 @@ for (const tdb of testDatabases) {
       await page.locator('#contract-file-problem').filter({ hasText: 'notes.txt is not JSON' }).waitFor();
 
       await page.getByLabel('ABI or IDL (a JSON file)').setInputFiles({ name: 'token.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(ABI)) });
+      await page.getByText('token.json: ').waitFor(); // read in the page
       assert.equal(await page.getByLabel('Kind').inputValue(), 'SMART_CONTRACT_INTERFACE_TYPE_ETHEREUM');
       assert.equal(await page.getByLabel('Label', { exact: true }).inputValue(), 'token');
       await page.getByLabel('Contract address (0x…)').fill(TOKEN_ADDRESS);
@@ -213,6 +216,7 @@ for (const tdb of testDatabases) {
       // A Solana IDL: the kind and program id come from the document; its instructions show as a table.
       await page.getByRole('link', { name: 'All interfaces' }).click();
       await page.getByLabel('ABI or IDL (a JSON file)').setInputFiles({ name: 'counter.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(IDL)) });
+      await page.getByText('counter.json: ').waitFor(); // read in the page
       assert.equal(await page.getByLabel('Kind').inputValue(), 'SMART_CONTRACT_INTERFACE_TYPE_SOLANA');
       assert.equal(await page.getByLabel('Program id').inputValue(), IDL.metadata.address);
       await page.getByRole('button', { name: 'Upload' }).click();
@@ -267,6 +271,16 @@ for (const tdb of testDatabases) {
       await form.getByRole('button', { name: 'Create user' }).click();
       await page.getByRole('status').filter({ hasText: 'User “Grace” created' }).waitFor();
       await page.getByRole('region', { name: 'Users' }).getByRole('row').filter({ hasText: 'grace@example.com' }).waitFor();
+      // The same address again: the server's refusal is shown under the field it names.
+      await form.getByLabel('Name', { exact: true }).fill('Grace again');
+      await form.getByLabel('Email', { exact: true }).fill('Grace@Example.com');
+      await form.getByRole('button', { name: 'Create user' }).click();
+      const taken = page.locator('#new-user-userEmail-error');
+      await taken.waitFor();
+      assert.match((await taken.textContent())!, /grace@example\.com/i);
+      await form.getByRole('alert').filter({ hasText: 'Refused: the field marked above says why.' }).waitFor();
+      await form.getByLabel('Name', { exact: true }).fill('');
+      await form.getByLabel('Email', { exact: true }).fill('');
 
       const tagForm = page.getByRole('form', { name: 'New tag' });
       await tagForm.getByLabel('Tag name').fill('operators');

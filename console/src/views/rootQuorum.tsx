@@ -123,7 +123,7 @@ function QuorumForm(props: { api: Api; organization: Organization; onChanged(): 
           Change the root quorum
         </button>
       </div>
-      <OutcomeNote outcome={submission.outcome} />
+      <OutcomeNote outcome={submission.outcome} fieldsShownElsewhere={['threshold']} />
     </form>
   );
 }

@@ -194,7 +194,10 @@ function NewUserForm(props: { api: Api; tags: UserTag[]; onCreated(): void }) {
           Create user
         </button>
       </div>
-      <OutcomeNote outcome={submission.outcome} />
+      <OutcomeNote
+        outcome={submission.outcome}
+        fieldsShownElsewhere={['userName', 'userEmail', 'userPhoneNumber', 'apiKeys[0].apiKeyName', 'apiKeys[0].publicKey'].map((f) => `users[0].${f}`)}
+      />
     </form>
   );
 }
@@ -284,7 +287,7 @@ function TagsSection(props: { api: Api; tags: UserTag[]; users: User[]; onChange
             Create tag
           </button>
         </div>
-        <OutcomeNote outcome={creation.outcome} />
+        <OutcomeNote outcome={creation.outcome} fieldsShownElsewhere={['userTagName']} />
       </form>
     </>
   );
