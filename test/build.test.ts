@@ -29,10 +29,11 @@ describe('dist/', () => {
     const consoleFiles = built.filter((file) => file.startsWith(`console${path.sep}`)).map((file) => file.split(path.sep).join('/'));
     assert.equal(consoleFiles.length, 3, consoleFiles.join(', '));
     assert.equal(consoleFiles[2], 'console/index.html');
-    assert.match(consoleFiles[0]!, /^console\/assets\/console-[A-Z0-9]+\.css$/);
-    assert.match(consoleFiles[1]!, /^console\/assets\/console-[A-Z0-9]+\.js$/);
+    const assets = consoleFiles.slice(0, 2);
+    assert.equal(assets.filter((file) => /^console\/assets\/console-[A-Z0-9]+\.css$/.test(file)).length, 1, assets.join(', '));
+    assert.equal(assets.filter((file) => /^console\/assets\/console-[A-Z0-9]+\.js$/.test(file)).length, 1, assets.join(', '));
     const page = fs.readFileSync(path.join(DIST, 'console', 'index.html'), 'utf8');
-    for (const asset of consoleFiles.slice(0, 2)) assert.ok(page.includes(`/${asset}`), `index.html loads ${asset}`);
+    for (const asset of assets) assert.ok(page.includes(`/${asset}`), `index.html loads ${asset}`);
     for (const file of sources.filter((f) => f.endsWith('.sql'))) {
       assert.equal(fs.readFileSync(path.join(DIST, file), 'utf8'), fs.readFileSync(path.join(ROOT, 'src', file), 'utf8'), file);
     }

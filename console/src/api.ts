@@ -45,8 +45,18 @@ export interface Api {
   submit(name: string, type: string, parameters: Record<string, unknown>, organizationId?: string): Promise<Activity>;
 }
 
+/** The requests of exclusive stampers (passkeys), in the order they were made. */
+let exclusiveQueue: Promise<unknown> = Promise.resolve();
+
 /** Sends `body` stamped by `stamper` to `path`; the answer's JSON, or an ApiError. */
-export async function post<T>(stamper: Stamper, path: string, body: Record<string, unknown>): Promise<T> {
+export function post<T>(stamper: Stamper, path: string, body: Record<string, unknown>): Promise<T> {
+  if (!stamper.exclusive) return send<T>(stamper, path, body);
+  const sent = exclusiveQueue.then(() => send<T>(stamper, path, body));
+  exclusiveQueue = sent.catch(() => undefined);
+  return sent;
+}
+
+async function send<T>(stamper: Stamper, path: string, body: Record<string, unknown>): Promise<T> {
   const text = JSON.stringify(body);
   const stamp = await stamper.stamp(text);
   let response: Response;

@@ -5,21 +5,17 @@ import { WebauthnStamper } from '@turnkey/webauthn-stamper';
 import { base64url, type Stamper } from './stamper.ts';
 
 /**
- * One assertion per request, one at a time: the browser refuses a second navigator.credentials.get
- * while one is pending, so the console's concurrent requests wait their turn here.
+ * Stamps with a passkey of this page's host. Exclusive: one request at a time, from the assertion to
+ * the answer (the browser allows one pending assertion, and Signet refuses an assertion whose
+ * signature counter is not above the last one it accepted, so they must arrive in order).
  */
-let queue: Promise<unknown> = Promise.resolve();
-
 export function passkeyStamper(): Stamper {
   const stamper = new WebauthnStamper({ rpId: location.hostname, userVerification: 'preferred' });
   return {
-    stamp(body) {
-      const stamped = queue.then(async () => {
-        const { stampHeaderName, stampHeaderValue } = await stamper.stamp(body);
-        return { name: stampHeaderName, value: stampHeaderValue };
-      });
-      queue = stamped.catch(() => undefined);
-      return stamped;
+    exclusive: true,
+    async stamp(body) {
+      const { stampHeaderName, stampHeaderValue } = await stamper.stamp(body);
+      return { name: stampHeaderName, value: stampHeaderValue };
     },
   };
 }

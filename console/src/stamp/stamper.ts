@@ -9,6 +9,8 @@ export interface Stamp {
 
 export interface Stamper {
   stamp(body: string): Promise<Stamp>;
+  /** Requests it stamps are sent one at a time, each after the previous one's answer. */
+  exclusive?: boolean;
 }
 
 /** base64url without padding, as stamps carry their values. */
