@@ -1,7 +1,7 @@
 // What became of a submitted activity, said in the page: done at once, waiting for approvals (with a
 // link to the activity, where others approve it), failed or rejected, or refused by the server (its
 // message and the fields it names). `useSubmission` runs one submission at a time for a form.
-import type { ComponentChildren } from 'preact';
+import type { ComponentChildren, JSX } from 'preact';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import type { Activity } from '../api.ts';
 import { messageOf, violationsOf } from './refusal.ts';
@@ -56,7 +56,7 @@ export function useSubmission(): Submission {
 export const completed = (activity: Activity | undefined) => activity?.status === COMPLETED;
 
 /** The outcome, in a live region; `fieldsShownElsewhere` are the fields a form shows at their own control. */
-export function OutcomeNote(props: { outcome: Outcome | undefined; fieldsShownElsewhere?: string[] }): preact.JSX.Element | null {
+export function OutcomeNote(props: { outcome: Outcome | undefined; fieldsShownElsewhere?: string[] }): JSX.Element | null {
   const { outcome } = props;
   if (!outcome) return null;
   if (outcome.kind === 'note') return <p class="outcome error" role="alert">{outcome.text}</p>;
@@ -95,12 +95,16 @@ export function OutcomeNote(props: { outcome: Outcome | undefined; fieldsShownEl
         </>
       );
       break;
-    default:
+    default: {
+      // FAILED carries the refusal of its effect; REJECTED, and any other, is said by its status.
+      const failure = (activity.failure as { message?: unknown } | undefined)?.message;
       text = (
         <>
-          {link} is {activity.status.replace('ACTIVITY_STATUS_', '').toLowerCase()}.
+          {link} is {activity.status.replace('ACTIVITY_STATUS_', '').toLowerCase()}
+          {typeof failure === 'string' ? `: ${failure}` : ''}.
         </>
       );
+    }
   }
   return (
     <p class={`outcome ${activity.status === COMPLETED ? 'outcome-done' : 'outcome-waiting'}`} role="status">
