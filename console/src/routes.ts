@@ -3,8 +3,12 @@
 import type { JSX } from 'preact';
 import type { Api } from './api.ts';
 import { ActivitiesView } from './views/activities.tsx';
-import { notAvailable } from './views/notAvailable.tsx';
 import { PasskeyView } from './views/passkey.tsx';
+import { PoliciesView } from './views/policies.tsx';
+import { UsersView } from './views/users.tsx';
+import { SubOrganizationsView } from './views/subOrganizations.tsx';
+import { ContractsView } from './views/contracts.tsx';
+import { RootQuorumView } from './views/rootQuorum.tsx';
 
 export { navigate } from './navigation.ts';
 
@@ -23,11 +27,11 @@ export interface Route {
 
 export const ROUTES: Route[] = [
   { path: 'activities', title: 'Activities', component: ActivitiesView },
-  { path: 'policies', title: 'Policies', component: notAvailable('Policies') },
-  { path: 'users', title: 'Users', component: notAvailable('Users') },
-  { path: 'sub-organizations', title: 'Sub-organizations', component: notAvailable('Sub-organizations') },
-  { path: 'contracts', title: 'Smart contracts', component: notAvailable('Smart contracts') },
-  { path: 'root-quorum', title: 'Root quorum', component: notAvailable('Root quorum') },
+  { path: 'policies', title: 'Policies', component: PoliciesView },
+  { path: 'users', title: 'Users', component: UsersView },
+  { path: 'sub-organizations', title: 'Sub-organizations', component: SubOrganizationsView },
+  { path: 'contracts', title: 'Smart contracts', component: ContractsView },
+  { path: 'root-quorum', title: 'Root quorum', component: RootQuorumView },
   { path: 'passkey', title: 'Add a passkey', component: PasskeyView, hidden: true },
 ];
 
