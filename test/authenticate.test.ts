@@ -228,6 +228,8 @@ for (const tdb of testDatabases) {
           credentialId: passkey.credentialId,
           credentialType: 'CREDENTIAL_TYPE_WEBAUTHN_AUTHENTICATOR',
           credential: { kind: 'authenticator', authenticatorId: row!.id },
+          // What the signature covers besides the body, kept with the votes it stamps.
+          webauthn: { authenticatorData: stamp.authenticatorData, clientDataJson: stamp.clientDataJson },
         } satisfies Principal);
         assert.equal(await signCount(passkey), passkey.counter);
         assert.ok(passkey.counter > before);
