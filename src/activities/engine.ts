@@ -332,8 +332,8 @@ export class ActivityEngine {
         locks: locksOf(plan, organizationId),
       });
     let outcome = await write();
-    // A concurrent request took a unique value after the checks read: written again, the checks
-    // see it and refuse with the field it is in.
+    // A concurrent request took a unique value after the checks read, or deadlocked with this one:
+    // written again, the checks see its write and refuse with the field it is in.
     if (outcome.kind === 'conflict') outcome = await write();
     if (outcome.kind === 'authorityChanged') return outcome;
     if (outcome.kind === 'created' && plan.changesAuthority) this.authorities.forget(organizationId);

@@ -127,6 +127,8 @@ export async function listActivitiesFor(
 
 /** SQLSTATE of a row refused by a unique index (the activity's own fingerprint has ON CONFLICT). */
 const UNIQUE_VIOLATION = '23505';
+/** SQLSTATE of a statement PostgreSQL ended to break a deadlock: nothing of it was written. */
+const DEADLOCK_DETECTED = '40P01';
 
 /** The name by which a statement part refers to the activity row being written: it yields the row only when it was written. */
 export const NEW_ACTIVITY = raw('new_activity');
@@ -189,8 +191,10 @@ export type WriteOutcome =
   | { kind: 'raced' }
   /**
    * A unique index refused one of the activity's rows: a concurrent request wrote the same value
-   * (an email, a key) after this statement's checks read. Nothing was written; written again, the
-   * checks see that value and say which it is.
+   * (an email, a key) after this statement's checks read; or PostgreSQL ended the statement to break
+   * a deadlock with a concurrent one (two logins with one verification token: each holds a row the
+   * other's statement goes on to write). Nothing was written; written again, the checks see that
+   * value or that write and say which it is.
    */
   | { kind: 'conflict' };
 
@@ -214,7 +218,8 @@ export async function writeActivity(db: Database, write: ActivityWrite): Promise
             return run<Record<string, unknown>>(tx, statement);
           });
   } catch (error) {
-    if ((error as { code?: unknown }).code === UNIQUE_VIOLATION) return { kind: 'conflict' };
+    const code = (error as { code?: unknown }).code;
+    if (code === UNIQUE_VIOLATION || code === DEADLOCK_DETECTED) return { kind: 'conflict' };
     throw error;
   }
   return outcomeOf(write, result!);

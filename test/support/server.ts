@@ -57,7 +57,7 @@ export async function startTestServer(
     ...env,
   });
   const clock = new TestClock();
-  const server = await startServer(config, { ...options, db, clock: clock.now });
+  const server = await startServer(config, { ...(process.env.SIGNET_TEST_LOG ? { logger: { level: 'error' } } : {}), ...options, db, clock: clock.now });
   const baseUrl = server.url;
 
   async function admin<T>(method: string, route: string, body?: unknown): Promise<T> {
