@@ -325,13 +325,14 @@ describe('start-up output', () => {
       version: '9.9.9',
       url: 'http://10.0.0.5:8080',
       docs: 'http://10.0.0.5:8080/docs',
+      console: 'https://signet.example.com/console',
       storage: 'PostgreSQL postgres://signet:********@db:5432/signet',
       dataDir: '/var/lib/signet',
       connections: 'at most 960 (open-file limit 1035, 75 kept for the store, delivery and logs); 64 per client address',
       smsLog: '/var/lib/signet/sms.log',
     };
     const summary = renderSummary(facts, 'info');
-    assert.match(summary, /^Signet 9\.9\.9 is ready at http:\/\/10\.0\.0\.5:8080\n {2}API reference {5}http:\/\/10\.0\.0\.5:8080\/docs\n/);
+    assert.match(summary, /^Signet 9\.9\.9 is ready at http:\/\/10\.0\.0\.5:8080\n {2}API reference {5}http:\/\/10\.0\.0\.5:8080\/docs\n {2}Console {11}https:\/\/signet\.example\.com\/console\n/);
     assert.match(summary, /Storage {11}PostgreSQL postgres:\/\/signet:\*{8}@db:5432\/signet/);
     assert.match(summary, /SMS log {11}\/var\/lib\/signet\/sms\.log/);
     assert.match(summary, /Connections {7}at most 960 \(open-file limit 1035, 75 kept for the store, delivery and logs\); 64 per client address\n/);
@@ -357,6 +358,7 @@ describe('start-up output', () => {
         version: VERSION,
         url: baseUrl,
         docs: `${baseUrl}/docs`,
+        console: `http://localhost:${port}/console`,
         storage: `embedded PGlite in ${path.join(dataDir, 'pglite')}`,
         dataDir,
         devCredentials: path.join(dataDir, 'dev-credentials.json'),
@@ -406,6 +408,7 @@ describe('start-up output', () => {
       assert.ok(output.startsWith(`Signet ${VERSION} is ready at ${baseUrl}\n`), output);
       for (const row of [
         `  API reference     ${baseUrl}/docs`,
+        `  Console           http://localhost:${port}/console`,
         `  Storage           embedded PGlite in ${path.join(dataDir, 'pglite')}`,
         `  Admin token       ${path.join(dataDir, 'admin-token')} (the signet CLI reads it)`,
         `  Dev mailbox       ${path.join(dataDir, 'mail')}/`,

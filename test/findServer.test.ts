@@ -190,6 +190,7 @@ describe('the server file and the ready message, without a server', () => {
       version: '9.9.9',
       url: 'http://127.0.0.1:9000',
       docs: 'http://127.0.0.1:9000/docs',
+      console: 'http://localhost:9000/console',
       storage: 'PostgreSQL postgres://postgres@127.0.0.1:5432/signet',
       dataDir: '/srv/signet/.signet',
       connections: 'at most 960 (open-file limit 1035, 75 kept for the store, delivery and logs); no cap per client address',

@@ -19,6 +19,8 @@ export interface StartupFacts {
   version: string;
   url: string;
   docs: string;
+  /** The console, at SIGNET_PUBLIC_URL (localhost by default, where passkeys work). */
+  console: string;
   storage: string;
   dataDir: string;
   /** How many connections the server holds open at most, and why. */
@@ -136,6 +138,7 @@ export function startupFacts(
     version: VERSION,
     url: server.url,
     docs: `${server.url}/docs`,
+    console: `${config.publicUrl}/console`,
     storage: config.databaseUrl ? `PostgreSQL ${displayedValue('SIGNET_DATABASE_URL', config.databaseUrl)}` : `embedded PGlite in ${path.join(config.dataDir, 'pglite')}`,
     dataDir: config.dataDir,
     connections: connectionsFact(server.connections),
@@ -153,6 +156,7 @@ export function startupFacts(
 export function renderSummary(facts: StartupFacts, logLevel: string): string {
   const rows: Array<[string, string | undefined]> = [
     ['API reference', facts.docs],
+    ['Console', facts.console],
     ['Storage', facts.storage],
     ['Data folder', facts.dataDir],
     ['Connections', facts.connections],
