@@ -20,23 +20,15 @@ import { freePort, serve } from './support/processes.ts';
 import { ADMIN_TOKEN, startTestServer, type Credentials, type TestServer } from './support/server.ts';
 import { startSmtpSink, type SmtpSink } from './support/smtpSink.ts';
 import { until } from './support/until.ts';
+import { envelope, interfaceBody } from './support/envelopes.ts';
 
 const PUBLIC_URL = 'https://signet.example.com/base';
-const ABI = '[{"type":"function","name":"transfer","inputs":[{"name":"to","type":"address"},{"name":"value","type":"uint256"}],"outputs":[{"name":"","type":"bool"}],"stateMutability":"nonpayable"}]';
 const CREATE_INTERFACE = "activity.resource == 'SMART_CONTRACT_INTERFACE' && activity.action == 'CREATE'";
 
 type Keys = Pick<Credentials, 'apiPublicKey' | 'apiPrivateKey'>;
 type Member = Keys & { userId: string; email?: string };
 
-const envelope = <T extends string, P extends object>(type: T, organizationId: string, parameters: P) => ({ type, timestampMs: String(Date.now()), organizationId, parameters });
 
-const interfaceBody = (organizationId: string, label: string) =>
-  envelope('ACTIVITY_TYPE_CREATE_SMART_CONTRACT_INTERFACE', organizationId, {
-    smartContractAddress: '0xdAC17F958D2ee523a2206206994597C13D831ec7',
-    smartContractInterface: ABI,
-    type: 'SMART_CONTRACT_INTERFACE_TYPE_ETHEREUM' as const,
-    label,
-  });
 
 const mailsTo = (smtp: SmtpSink, address: string): ParsedMail[] => smtp.messages.filter((m) => JSON.stringify(m.to).includes(address));
 

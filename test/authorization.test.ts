@@ -17,9 +17,9 @@ import { freePort, serve, type Served } from './support/processes.ts';
 import { startTestServer, type Credentials, type TestServer } from './support/server.ts';
 import { startSmtpSink, type SmtpSink } from './support/smtpSink.ts';
 import { until } from './support/until.ts';
+import { TRANSFER_ABI, envelope, interfaceBody } from './support/envelopes.ts';
 
 const CODE = /\b([0-9A-HJKMNP-TV-Z]{9})\b/;
-const ABI = '[{"type":"function","name":"transfer","inputs":[{"name":"to","type":"address"},{"name":"value","type":"uint256"}],"outputs":[{"name":"","type":"bool"}],"stateMutability":"nonpayable"}]';
 const CREATE_INTERFACE = "activity.resource == 'SMART_CONTRACT_INTERFACE' && activity.action == 'CREATE'";
 
 type Keys = Pick<Credentials, 'apiPublicKey' | 'apiPrivateKey'>;
@@ -27,15 +27,7 @@ type Keys = Pick<Credentials, 'apiPublicKey' | 'apiPrivateKey'>;
 const clientAt = (baseUrl: string, keys: Keys) =>
   new TurnkeyClient({ baseUrl }, new ApiKeyStamper({ apiPublicKey: keys.apiPublicKey, apiPrivateKey: keys.apiPrivateKey }));
 
-const envelope = <T extends string, P extends object>(type: T, organizationId: string, parameters: P) => ({ type, timestampMs: String(Date.now()), organizationId, parameters });
 
-const interfaceBody = (organizationId: string, label: string) =>
-  envelope('ACTIVITY_TYPE_CREATE_SMART_CONTRACT_INTERFACE', organizationId, {
-    smartContractAddress: '0xdAC17F958D2ee523a2206206994597C13D831ec7',
-    smartContractInterface: ABI,
-    type: 'SMART_CONTRACT_INTERFACE_TYPE_ETHEREUM' as const,
-    label,
-  });
 
 /** The error a refused request rejects with, as @turnkey/http reports it. */
 function refusedWith(code: number, message: RegExp, turnkeyErrorCode?: string) {
@@ -142,7 +134,7 @@ for (const tdb of testDatabases) {
         denied,
       );
       await assert.rejects(
-        asUser.createSmartContractInterface({ smartContractAddress: '0xdAC17F958D2ee523a2206206994597C13D831ec7', smartContractInterface: ABI, type: 'SMART_CONTRACT_INTERFACE_TYPE_ETHEREUM', label: 'mine' }),
+        asUser.createSmartContractInterface({ smartContractAddress: '0xdAC17F958D2ee523a2206206994597C13D831ec7', smartContractInterface: TRANSFER_ABI, type: 'SMART_CONTRACT_INTERFACE_TYPE_ETHEREUM', label: 'mine' }),
         denied,
       );
       await assert.rejects(asUser.initOtp({ otpType: 'OTP_TYPE_EMAIL', contact: 'victim@example.com', appName: 'Acme' }), denied);

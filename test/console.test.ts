@@ -24,8 +24,8 @@ import { testDatabases } from './support/databases.ts';
 import { ROOT } from './support/processes.ts';
 import type { Credentials } from './support/server.ts';
 import { until } from './support/until.ts';
+import { envelope } from './support/envelopes.ts';
 
-const envelope = (type: string, organizationId: string, parameters: object) => ({ type, timestampMs: String(Date.now()), organizationId, parameters }) as any;
 const ASSETS = path.join(ROOT, 'dist', 'console', 'assets');
 const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 

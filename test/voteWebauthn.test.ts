@@ -9,6 +9,7 @@ import { cose, decodeCredentialPublicKey } from '@simplewebauthn/server/helpers'
 import { testDatabases } from './support/databases.ts';
 import { startTestServer, type Credentials, type TestServer } from './support/server.ts';
 import { createSoftwareAuthenticator, webauthnStamperFor, type SoftwareAuthenticator } from './support/softwareAuthenticator.ts';
+import { envelope } from './support/envelopes.ts';
 
 const RP_ID = 'wallet.example';
 const ORIGIN = 'https://wallet.example';
@@ -23,13 +24,12 @@ interface Vote {
   clientDataJson?: string;
 }
 
-const envelope = (type: string, organizationId: string, parameters: object) => ({ type, timestampMs: String(Date.now()), organizationId, parameters }) as any;
 
 const createInterface = (organizationId: string, label: string) =>
   envelope('ACTIVITY_TYPE_CREATE_SMART_CONTRACT_INTERFACE', organizationId, {
     smartContractAddress: 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA',
     smartContractInterface: JSON.stringify({ version: '0.1.0', name: 'token', instructions: [] }),
-    type: 'SMART_CONTRACT_INTERFACE_TYPE_SOLANA',
+    type: 'SMART_CONTRACT_INTERFACE_TYPE_SOLANA' as const,
     label,
   });
 
