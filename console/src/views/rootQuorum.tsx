@@ -1,6 +1,7 @@
 // The root quorum: who decides every activity alone (get_organization's rootQuorum, with the users'
 // names), and its replacement (update_root_quorum: threshold and users), which only the current root
 // quorum may decide, so it usually waits for the other members' approvals.
+import { UserChoices } from '../ui/userChoices.tsx';
 import { useState } from 'preact/hooks';
 import type { Api } from '../api.ts';
 import { violationsAt } from '../ui/refusal.ts';
@@ -76,26 +77,7 @@ function QuorumForm(props: { api: Api; organization: Organization; onChanged(): 
           current root quorum alone: while its threshold is above 1, it waits for the approvals of its other members.
         </p>
       </div>
-      <fieldset class="choices">
-        <legend>Members</legend>
-        {organization.users.map((u) => (
-          <label key={u.userId} class="choice" for={`quorum-user-${u.userId}`}>
-            <input
-              type="checkbox"
-              id={`quorum-user-${u.userId}`}
-              checked={members.has(u.userId)}
-              onChange={(e) => {
-                const next = new Set(members);
-                if ((e.currentTarget as HTMLInputElement).checked) next.add(u.userId);
-                else next.delete(u.userId);
-                setMembers(next);
-              }}
-            />{' '}
-            {u.userName}
-            {u.userEmail ? ` (${u.userEmail})` : ''}
-          </label>
-        ))}
-      </fieldset>
+      <UserChoices legend="Members" idPrefix="quorum-user" users={organization.users} chosen={members} onChange={setMembers} withEmail />
       <div class="field">
         <label for="quorum-threshold">Approvals needed (threshold)</label>
         <input

@@ -3,6 +3,7 @@
 // get_authenticators), API keys and passkeys, each revoked after a confirmation (delete_api_keys,
 // delete_authenticators); a form that creates a user (create_users); the organization's tags
 // (list_user_tags), created with their users (create_user_tag) and deleted (delete_user_tags).
+import { UserChoices } from '../ui/userChoices.tsx';
 import { useState } from 'preact/hooks';
 import type { Api } from '../api.ts';
 import { violationsAt } from '../ui/refusal.ts';
@@ -263,25 +264,7 @@ function TagsSection(props: { api: Api; tags: UserTag[]; users: User[]; onChange
           <input id="new-tag-name" required maxLength={256} value={name} onInput={(e) => setName((e.currentTarget as HTMLInputElement).value)} aria-describedby="new-tag-name-error" />
           <FieldError id="new-tag-name-error" error={refusal} parameter="userTagName" />
         </div>
-        <fieldset class="choices">
-          <legend>Give it to</legend>
-          {props.users.map((u) => (
-            <label key={u.userId} class="choice" for={`new-tag-user-${u.userId}`}>
-              <input
-                type="checkbox"
-                id={`new-tag-user-${u.userId}`}
-                checked={members.has(u.userId)}
-                onChange={(e) => {
-                  const next = new Set(members);
-                  if ((e.currentTarget as HTMLInputElement).checked) next.add(u.userId);
-                  else next.delete(u.userId);
-                  setMembers(next);
-                }}
-              />{' '}
-              {u.userName}
-            </label>
-          ))}
-        </fieldset>
+        <UserChoices legend="Give it to" idPrefix="new-tag-user" users={props.users} chosen={members} onChange={setMembers} />
         <div class="actions">
           <button type="submit" class="button primary" disabled={creation.busy}>
             Create tag
