@@ -32,10 +32,10 @@ import { freePort, ROOT, serve, signet } from './support/processes.ts';
 import { refused } from './support/refusals.ts';
 import { ADMIN_TOKEN, startTestServer, type Credentials, type TestServer } from './support/server.ts';
 import { until } from './support/until.ts';
+import { envelope } from './support/envelopes.ts';
 
 type Keys = Pick<Credentials, 'apiPublicKey' | 'apiPrivateKey'>;
 
-const envelope = <T extends string, P extends object>(type: T, organizationId: string, parameters: P) => ({ type, timestampMs: String(Date.now()), organizationId, parameters });
 
 const createEndpoint = (client: TurnkeyClient, organizationId: string, parameters: { url: string; name: string; subscriptions?: unknown[] }) =>
   client.createWebhookEndpoint(envelope('ACTIVITY_TYPE_CREATE_WEBHOOK_ENDPOINT', organizationId, parameters as any)) as Promise<any>;
@@ -330,6 +330,27 @@ for (const tdb of testDatabases) {
       await server.client(members[1]!).rejectActivity(envelope('ACTIVITY_TYPE_REJECT_ACTIVITY', organizationId, { fingerprint: withdrawn.activity.fingerprint }));
       const rejectedPosts = await until('the rejected activity posted', () => postsTo('/ok', withdrawn.activity.id).length === 2 && postsTo('/ok', withdrawn.activity.id));
       assert.deepEqual(rejectedPosts.map((p) => verified(okSecret, p).activity.status).sort(), ['ACTIVITY_STATUS_CONSENSUS_NEEDED', 'ACTIVITY_STATUS_REJECTED']);
+
+      // Failed: a tag creation waits, the root takes its name meanwhile, and the approval that executes it fails.
+      await root.createPolicy(
+        envelope('ACTIVITY_TYPE_CREATE_POLICY_V3', organizationId, {
+          policyName: 'two for tags',
+          effect: 'EFFECT_ALLOW',
+          condition: "activity.type == 'ACTIVITY_TYPE_CREATE_USER_TAG'",
+          consensus: 'approvers.count() >= 2',
+          notes: '',
+        }),
+      );
+      const tagBody = envelope('ACTIVITY_TYPE_CREATE_USER_TAG', organizationId, { userTagName: 'taken meanwhile', userIds: [] });
+      const { activity: doomed } = (await server.client(members[0]!).createUserTag(tagBody)) as any;
+      assert.equal(doomed.status, 'ACTIVITY_STATUS_CONSENSUS_NEEDED');
+      await root.createUserTag({ ...tagBody, timestampMs: String(Date.now()) });
+      const { activity: failed } = (await server
+        .client(members[1]!)
+        .approveActivity(envelope('ACTIVITY_TYPE_APPROVE_ACTIVITY', organizationId, { fingerprint: doomed.fingerprint }))) as any;
+      assert.equal(failed.status, 'ACTIVITY_STATUS_FAILED');
+      const failedPosts = await until('the failed activity posted', () => postsTo('/ok', doomed.id).length === 2 && postsTo('/ok', doomed.id));
+      assert.deepEqual(failedPosts.map((p) => verified(okSecret, p).activity.status).sort(), ['ACTIVITY_STATUS_CONSENSUS_NEEDED', 'ACTIVITY_STATUS_FAILED']);
 
       // The receiver that answers 500 first gets the same event again, with the same webhook-id.
       const { activity: again } = await tagActivity(root, organizationId);
