@@ -4,6 +4,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { ethereumAddressProblem, solanaAddressProblem } from '../contracts/address.ts';
 import { ethereumAbiProblems } from '../contracts/ethereumAbi.ts';
+import { MAX_INTERFACE_BYTES } from '../contracts/limits.ts';
 import { quoteJson } from '../contracts/schemaMessages.ts';
 import { solanaIdlProblems } from '../contracts/solanaIdl.ts';
 import { NEW_ACTIVITY } from '../store/activities.ts';
@@ -11,8 +12,7 @@ import { insertSmartContractInterface } from '../store/smartContractInterfaces.t
 import type { ActivityHandler } from './handler.ts';
 import { jsonDocumentProblem } from '../wire/jsonDocument.ts';
 
-/** 400 KiB of UTF-8, the API's documented limit; bytes, not characters, so multi-byte text counts fully. */
-export const MAX_INTERFACE_BYTES = 409_600;
+export { MAX_INTERFACE_BYTES };
 export const MAX_LABEL_LENGTH = 256;
 export const MAX_NOTES_LENGTH = 4096;
 /**

@@ -9,13 +9,13 @@ import { navigate } from '../navigation.ts';
 import { violationsAt } from '../ui/refusal.ts';
 import { Loading, Time, Table } from '../ui/components.tsx';
 import { completed, ConfirmButton, LoadError, OutcomeNote, useLoaded, useSubmission } from '../ui/submission.tsx';
+// The server's limit: a bigger file is refused here before it is read.
+import { MAX_INTERFACE_BYTES } from '../../../src/contracts/limits.ts';
 
 const ETHEREUM = 'SMART_CONTRACT_INTERFACE_TYPE_ETHEREUM';
 const SOLANA = 'SMART_CONTRACT_INTERFACE_TYPE_SOLANA';
 const CONTRACTS = '/console/contracts';
 const PAGE = 20;
-/** The server's limit, 400 KiB of UTF-8: a bigger file is refused here before it is read. */
-const MAX_FILE_BYTES = 409_600;
 
 interface StoredInterface {
   smartContractInterfaceId: string;
@@ -126,8 +126,8 @@ function UploadForm(props: { api: Api; onUploaded(): void }) {
     setFileProblem(undefined);
     submission.clear();
     if (!file) return;
-    if (file.size > MAX_FILE_BYTES) {
-      setFileProblem(`${file.name} is ${file.size} bytes, over the limit of ${MAX_FILE_BYTES} bytes (400 KiB).`);
+    if (file.size > MAX_INTERFACE_BYTES) {
+      setFileProblem(`${file.name} is ${file.size} bytes, over the limit of ${MAX_INTERFACE_BYTES} bytes (400 KiB).`);
       return;
     }
     const text = await file.text();
