@@ -73,13 +73,16 @@ for (const tdb of testDatabases) {
       assert.equal(answer.json.details[0].turnkeyErrorCode, 'TOO_MANY_AUTH_FAILURES');
     });
 
-    test('failed stamps on the public API do not spend the admin budget', async () => {
+    test('the public API and the admin API spend budgets of their own', async () => {
       const body = JSON.stringify({ organizationId: '00000000-0000-4000-8000-000000000000' });
+      const publicFrom = async (address: string) =>
+        post(server.baseUrl, '/public/v1/query/whoami', body, { ...(await stampHeaders(strangerKey(), body)), 'x-forwarded-for': address });
       for (let i = 0; i < 6; i++) {
-        const refused = await post(server.baseUrl, '/public/v1/query/whoami', body, { ...(await stampHeaders(strangerKey(), body)), 'x-forwarded-for': '198.51.100.3' });
+        const refused = await publicFrom('198.51.100.3');
         assert.ok([401, 429].includes(refused.status), `${refused.status} ${refused.text}`);
       }
-      assert.equal((await admin('198.51.100.3', ADMIN_TOKEN)).status, 200);
+      assert.equal((await admin('198.51.100.3', ADMIN_TOKEN)).status, 200, 'failed stamps do not lock the operator out');
+      assert.equal((await publicFrom('198.51.100.1')).status, 401, 'wrong admin tokens do not throttle the public API');
     });
 
     test('once the budget has refilled the address is answered again, and a new burst is logged again', async () => {
