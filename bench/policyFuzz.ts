@@ -57,6 +57,8 @@ const INTENT = {
   nested: { inner: { value: 7, list: [{ id: 'x' }, { id: 'y' }] } },
   nothing: null,
   mixed: [1, 'a', true, null, [1], { a: 1 }],
+  // An Ethereum address in its EIP-55 spelling: read in lowercase, equal to itself in any case.
+  address: '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48',
 };
 const PARAMS = paramsForPolicy(INTENT);
 const ACTIVITY = { type: 'ACTIVITY_TYPE_INIT_OTP_AUTH_V3', params: PARAMS };
@@ -78,7 +80,7 @@ interface Scope {
   readonly variables: readonly (readonly [string, Gen])[];
 }
 const VARIABLES = ['x', 'y', 'u', 'v', 'item', 'approvers', 'activity'];
-const STRINGS = ['', 'a', 'alpha', 't1', 'ops', 'u0', 'u3', "it\\'s", 'ACTIVITY_TYPE_INIT_OTP_AUTH_V3', 'AUTH', 'CREATE', '\\\\', 'ÿ💥'];
+const STRINGS = ['', 'a', 'alpha', 't1', 'ops', 'u0', 'u3', "it\\'s", 'ACTIVITY_TYPE_INIT_OTP_AUTH_V3', 'AUTH', 'CREATE', '\\\\', 'ÿ💥', '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48', '0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48'];
 
 function variable(scope: Scope, type: Gen): string | undefined {
   const matching = scope.variables.filter(([, t]) => t === type);
@@ -126,7 +128,7 @@ function gen(scope: Scope, type: Gen, depth: number): string {
       if (choice === 0) return `${gen(scope, 'string', depth + 1)}[${below(4)}]`;
       if (choice === 1) return `${gen(scope, 'string', depth + 1)}[${below(3)}..${below(6)}]`;
       if (choice === 2) return condition ? `activity.${pick(['type', 'kind', 'resource', 'action'])}` : `${gen(scope, 'user', depth + 1)}.${pick(['id', 'email', 'name'])}`;
-      if (choice === 3) return condition ? `activity.params.${pick(['name', 'text', 'nested'])}` : `${gen(scope, 'credential', depth + 1)}.${pick(['type', 'user_id', 'id'])}`;
+      if (choice === 3) return condition ? `activity.params.${pick(['name', 'text', 'nested', 'address'])}` : `${gen(scope, 'credential', depth + 1)}.${pick(['type', 'user_id', 'id'])}`;
       return `${gen(scope, 'strings', depth + 1)}[${below(3)}]`;
     }
     case 'ints': {

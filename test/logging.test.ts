@@ -3,41 +3,15 @@
 // activity line its id, type, organization and latency, and no line a code, stamp, key or token.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import { testDatabases } from './support/databases.ts';
+import { logCapture } from './support/logCapture.ts';
 import { ADMIN_TOKEN, startTestServer, type Credentials, type TestServer } from './support/server.ts';
 import { startSmtpSink, type SmtpSink } from './support/smtpSink.ts';
 import { until } from './support/until.ts';
 
 const CODE = /\b([0-9A-HJKMNP-TV-Z]{9})\b/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
-/** A stream that keeps every log line the server writes. */
-function logCapture(): { stream: Writable; text(): string; lines(): Array<Record<string, any>> } {
-  let text = '';
-  const stream = new Writable({
-    write(chunk, _encoding, done) {
-      text += chunk.toString();
-      done();
-    },
-  });
-  return {
-    stream,
-    text: () => text,
-    lines: () =>
-      text
-        .split('\n')
-        .filter((line) => line !== '')
-        .map((line) => {
-          try {
-            return JSON.parse(line);
-          } catch {
-            assert.fail(`a log line that is not JSON: ${line}`);
-          }
-        }),
-  };
-}
 
 for (const tdb of testDatabases) {
   describe(`at info, one line per activity (${tdb.name})`, () => {

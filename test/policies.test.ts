@@ -265,6 +265,39 @@ for (const tdb of testDatabases) {
       assert.deepEqual(own.map((p: any) => [p.policyId, p.notes]), [[theirs, ALLOW_INTERFACES.notes]]);
     });
 
+    test('a DENY on an Ethereum address refuses it in the other spelling: lowercase against EIP-55 and the reverse', async () => {
+      const checksummed = '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48';
+      const lowercase = checksummed.toLowerCase();
+      const submit = (client: TurnkeyClient, organizationId: string, smartContractAddress: string) =>
+        client.createSmartContractInterface({
+          type: 'ACTIVITY_TYPE_CREATE_SMART_CONTRACT_INTERFACE',
+          ...stamp(organizationId),
+          parameters: { smartContractAddress, smartContractInterface: '[]', type: 'SMART_CONTRACT_INTERFACE_TYPE_ETHEREUM', label: 'USDC' },
+        });
+      for (const [written, submitted] of [
+        [lowercase, checksummed],
+        [checksummed, lowercase],
+      ] as const) {
+        // A user outside the root quorum, whom policies decide: interfaces allowed, except this contract's.
+        const governed = await server.createOrganization(`Denies ${written.slice(0, 8)}`);
+        const { userId } = await server.admin('POST', `/organizations/${governed.organizationId}/users`, { userName: 'member' });
+        const member = server.client(await server.admin('POST', `/organizations/${governed.organizationId}/api-keys`, { userId }));
+        const governor = server.client(governed);
+        await createPolicy(governor, governed.organizationId, { policyName: 'Interfaces', effect: 'EFFECT_ALLOW', condition: "activity.resource == 'SMART_CONTRACT_INTERFACE'", notes: '' });
+        const { activity } = (await createPolicy(governor, governed.organizationId, {
+          policyName: 'Not USDC',
+          effect: 'EFFECT_DENY',
+          condition: `activity.params.smart_contract_address == '${written}'`,
+          notes: '',
+        })) as any;
+        const denyId = activity.result.createPolicyResult.policyId;
+        await refused(submit(member, governed.organizationId, submitted), 7, new RegExp(`denied by policy ${denyId}`));
+        await refused(submit(member, governed.organizationId, written), 7, new RegExp(`denied by policy ${denyId}`));
+        const other = (await submit(member, governed.organizationId, '0xdAC17F958D2ee523a2206206994597C13D831ec7')) as any;
+        assert.equal(other.activity.status, 'ACTIVITY_STATUS_COMPLETED', 'another contract is allowed');
+      }
+    });
+
     test(`an organization has at most ${MAX_POLICIES} policies: the next is a 400, in create_policy and create_policies`, async () => {
       const full = await server.createOrganization('Full');
       const client = server.client(full);

@@ -119,6 +119,28 @@ describe('the decision order', () => {
     assert.deepEqual(decide(input({ submitter: PLAIN })), { outcome: 'OUTCOME_DENY_IMPLICIT', evaluations: [] }, 'no policies at all');
   });
 
+  test('a DENY on an Ethereum address denies it in every spelling: lowercase, EIP-55, capitals', () => {
+    const checksummed = '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48';
+    const spellings = [checksummed.toLowerCase(), checksummed, `0x${checksummed.slice(2).toUpperCase()}`];
+    const interfaceOf = (address: string) => ({
+      type: 'ACTIVITY_TYPE_CREATE_SMART_CONTRACT_INTERFACE',
+      params: paramsForPolicy({ smartContractAddress: address, type: 'SMART_CONTRACT_INTERFACE_TYPE_ETHEREUM', label: 'x' }),
+    });
+    const policiesOn = (written: string) => [
+      policy('allow-interfaces', 'EFFECT_ALLOW', "activity.resource == 'SMART_CONTRACT_INTERFACE'"),
+      policy('deny-usdc', 'EFFECT_DENY', `activity.params.smart_contract_address == '${written}'`),
+    ];
+    for (const written of spellings) {
+      for (const submitted of spellings) {
+        const decision = decide(input({ submitter: PLAIN, policies: policiesOn(written), activity: interfaceOf(submitted) }));
+        assert.equal(decision.outcome, 'OUTCOME_DENY_EXPLICIT', `policy on ${written}, submitted ${submitted}`);
+        assert.equal(decision.policyId, 'deny-usdc');
+      }
+    }
+    const other = decide(input({ submitter: PLAIN, policies: policiesOn(checksummed), activity: interfaceOf('0xdAC17F958D2ee523a2206206994597C13D831ec7') }));
+    assert.equal(other.outcome, 'OUTCOME_ALLOW', 'another address is not denied');
+  });
+
   test('absent condition and consensus both hold: such an ALLOW allows everything to everyone', () => {
     const decision = decide(input({ submitter: PLAIN, policies: [policy('allow-all', 'EFFECT_ALLOW')] }));
     assert.equal(decision.outcome, 'OUTCOME_ALLOW');

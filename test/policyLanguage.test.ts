@@ -7,6 +7,7 @@ import {
   compileExpression,
   evaluate,
   MAX_EXPRESSION_LENGTH,
+  paramsForPolicy,
   MAX_NESTING,
   type Bindings,
   type CompiledExpression,
@@ -323,5 +324,65 @@ describe('evaluation errors are values', () => {
       ok: false,
       error: { position: 1, message: "at 1: unknown keyword 'activity'" },
     });
+  });
+});
+
+describe('Ethereum addresses have no case', () => {
+  // USDC's address in its EIP-55 spelling, and the same address in lowercase and in capitals.
+  const CHECKSUMMED = '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48';
+  const LOWER = CHECKSUMMED.toLowerCase();
+  const UPPER = `0x${CHECKSUMMED.slice(2).toUpperCase()}`;
+  const OTHER = '0xdAC17F958D2ee523a2206206994597C13D831ec7';
+  const SOLANA = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA';
+  const contract = (address: string, type = 'SMART_CONTRACT_INTERFACE_TYPE_ETHEREUM') =>
+    activity(paramsForPolicy({ smartContractAddress: address, type, label: 'x', more: { owners: [address] } }), 'ACTIVITY_TYPE_CREATE_SMART_CONTRACT_INTERFACE');
+
+  test('activity.params holds every Ethereum address in lowercase, at any depth, whatever case the intent wrote', () => {
+    for (const spelling of [CHECKSUMMED, LOWER, UPPER]) {
+      const bindings = contract(spelling);
+      assert.equal((bindings as any).activity.params.smart_contract_address, LOWER);
+      assert.equal((bindings as any).activity.params.more.owners[0], LOWER);
+      assert.equal(run(`activity.params.smart_contract_address[0..6] == '${LOWER.slice(0, 6)}'`, bindings), true, 'a part of it is lowercase too');
+      assert.equal(run(`activity.params.label == 'x'`, bindings), true, 'other text as it was');
+    }
+  });
+
+  test('==, !=, in and contains take two addresses as equal whatever their case', () => {
+    for (const read of [CHECKSUMMED, LOWER, UPPER]) {
+      const bindings = contract(read);
+      for (const written of [CHECKSUMMED, LOWER, UPPER]) {
+        assert.equal(run(`activity.params.smart_contract_address == '${written}'`, bindings), true, `${read} == ${written}`);
+        assert.equal(run(`'${written}' == activity.params.smart_contract_address`, bindings), true);
+        assert.equal(run(`activity.params.smart_contract_address != '${written}'`, bindings), false);
+        assert.equal(run(`activity.params.smart_contract_address in ['${OTHER}', '${written}']`, bindings), true);
+        assert.equal(run(`['${OTHER}', '${written}'].contains(activity.params.smart_contract_address)`, bindings), true);
+        assert.equal(run(`activity.params.more.owners.contains('${written}')`, bindings), true);
+        assert.equal(run(`activity.params.more.owners.any(a, a == '${written}')`, bindings), true);
+        assert.equal(run(`activity.params.smart_contract_address == '${OTHER}'`, bindings), false, 'another address is another');
+        assert.equal(run(`activity.params.smart_contract_address in ['${OTHER}']`, bindings), false);
+      }
+    }
+    assert.equal(run(`'${CHECKSUMMED}' == '${UPPER}'`), true, 'two literals');
+  });
+
+  test('nothing else loses its case: Solana program ids (base58), other hex, other text', () => {
+    const solana = contract(SOLANA, 'SMART_CONTRACT_INTERFACE_TYPE_SOLANA');
+    assert.equal((solana as any).activity.params.smart_contract_address, SOLANA);
+    assert.equal(run(`activity.params.smart_contract_address == '${SOLANA}'`, solana), true);
+    assert.equal(run(`activity.params.smart_contract_address == '${SOLANA.toLowerCase()}'`, solana), false);
+    assert.equal(run(`activity.params.smart_contract_address in ['${SOLANA.toUpperCase()}']`, solana), false);
+    for (const [a, b] of [
+      ['Alpha', 'alpha'],
+      [`0x${'A'.repeat(39)}`, `0x${'a'.repeat(39)}`], // 39 digits: not an address
+      [`0x${'A'.repeat(41)}`, `0x${'a'.repeat(41)}`],
+      [`0X${'A'.repeat(40)}`, `0x${'a'.repeat(40)}`], // 0X is not the form
+      [`${'A'.repeat(40)}`, `${'a'.repeat(40)}`],
+    ]) {
+      assert.equal(run(`'${a}' == '${b}'`), false, `${a} == ${b}`);
+      assert.equal(run(`'${a}' in ['${b}']`), false);
+      const params = paramsForPolicy({ value: a });
+      assert.equal(params.value, a, 'read as written');
+    }
+    assert.equal(run(`credentials.any(c, c.public_key == '${KEY.public_key.toUpperCase()}')`, CONSENSUS), false, 'a public key in hex keeps its case');
   });
 });

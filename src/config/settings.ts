@@ -139,7 +139,7 @@ export const SETTINGS = {
     schema: rateLimit(),
     default: '30/60',
     description:
-      'Failed authentications (bad or unknown stamps) one client address may cause per window; more is a 429 with `Retry-After` until the window passes. Requests stamped with a credential that has authenticated before are never held back.',
+      'Failed authentications (bad or unknown stamps; wrong admin tokens, counted apart) one client address may cause per window; more is a 429 with `Retry-After` until the window passes. Requests stamped with a credential that has authenticated before are never held back; see [The admin API](admin-api.md#admin-api) for the admin token.',
     group: 'clients',
   }),
   requestTimeoutMs: setting({

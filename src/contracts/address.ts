@@ -3,15 +3,14 @@
 // keccak-256 is not in Node's crypto (its sha3-256 has different padding), hence @noble/hashes.
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { base58 } from '@scure/base';
-
-const ETHEREUM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+import { ETHEREUM_ADDRESS_PATTERN } from '../wire/ethereumAddress.ts';
 
 /**
  * Problem with an Ethereum address, or undefined when it is valid: `0x` and 40 hex digits. Digits
  * all in one case carry no checksum and are accepted; mixed case is an EIP-55 checksum and must match.
  */
 export function ethereumAddressProblem(address: string): string | undefined {
-  if (!ETHEREUM_ADDRESS.test(address)) {
+  if (!ETHEREUM_ADDRESS_PATTERN.test(address)) {
     if (!address.startsWith('0x')) return 'must start with 0x followed by 40 hexadecimal digits';
     const digits = address.slice(2);
     if (/[^0-9a-fA-F]/.test(digits)) return 'must be 0x followed by 40 hexadecimal digits (0-9, a-f); it contains other characters';

@@ -244,8 +244,8 @@ function adminRoute<
 }
 
 /** The error statuses an admin route may answer, besides those of every route. */
-export function adminStatuses(route: AdminRoute): Array<'400' | '401' | '403' | '404' | '413' | '415' | '503'> {
-  return ['400', '401', '403', '404', '503', ...(route.body ? (['413', '415'] as const) : [])];
+export function adminStatuses(route: AdminRoute): Array<'400' | '401' | '403' | '404' | '413' | '415' | '429' | '503'> {
+  return ['400', '401', '403', '404', '429', '503', ...(route.body ? (['413', '415'] as const) : [])];
 }
 
 const EXAMPLE_USER = '2b6f0cc9-4a7e-4c1d-9f3e-8d5a1b2c3d4e';

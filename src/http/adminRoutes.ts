@@ -2,7 +2,7 @@
 // root quorum, sender domains, email templates, the delivery state of OTP messages, webhook endpoints (a test event) and the embedded
 // store's snapshot (a file, its fields as headers: adminApi.ts's download), each served
 // as adminApi.ts declares it by a handler that calls the operator action of src/admin/. Bearer token
-// compared in constant time; only from allowed client addresses.
+// compared in constant time; only from allowed client addresses; wrong tokens throttled per address.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
@@ -33,6 +33,7 @@ import { ADMIN_PAGE_DEFAULT, ADMIN_PREFIX, ADMIN_ROUTES, downloadHeader, type Ad
 import type { AppDependencies } from './dependencies.ts';
 import { rawBody } from './rawBody.ts';
 import { addressMatcher } from './clientAddress.ts';
+import { AuthFailureThrottle } from './authFailureThrottle.ts';
 
 // The bodies, where the OpenAPI test has always read them.
 
@@ -159,6 +160,10 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AppDependencies)
   const expected = digest(deps.adminToken);
   const allowed = addressMatcher(config.adminHosts);
   const handlers = adminHandlers(deps);
+  // Its own budget per address, apart from the public API's: a client with a wrong stamp on the same
+  // host does not lock the operator out, nor do wrong admin tokens slow the public API.
+  const throttle = new AuthFailureThrottle(config.authFailureLimit, () => deps.clock().getTime(), 'the admin token');
+  const { count, windowSeconds } = config.authFailureLimit;
 
   app.register(
     async (admin) => {
@@ -166,10 +171,20 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AppDependencies)
         if (!allowed(request.ip)) {
           throw permissionDenied('ADDRESS_NOT_ALLOWED', 'the admin API only answers allowed client addresses (SIGNET_ADMIN_HOST)');
         }
+        // Before the token is compared, the right one included: were it let through, an address that
+        // spent its failures would still tell a right guess (200) from a wrong one (429) at full speed.
+        throttle.check(request.ip, () => undefined);
         const header = request.headers.authorization ?? '';
         const match = /^Bearer (\S+)$/.exec(header);
         // Compare digests: constant time and independent of the token's length.
         if (!match || !timingSafeEqual(digest(match[1]!), expected)) {
+          if (throttle.failed(request.ip)) {
+            // Once per burst, not per request: what follows is answered 429 until the budget refills.
+            request.log.warn(
+              { clientAddress: request.ip, limit: `${count}/${windowSeconds}` },
+              'admin token failures throttled',
+            );
+          }
           throw new SignetError(
             'ADMIN_TOKEN_INVALID',
             'the admin API needs Authorization: Bearer <token>, the token this server was given in SIGNET_ADMIN_TOKEN or, without it, ' +

@@ -2,6 +2,7 @@
 // unknown stamp costs a signature check and a lookup, so an address that keeps failing is answered
 // 429 before either. A credential that has authenticated before is never held back, so a client that
 // signs correctly is not slowed by someone else's failures, even behind the same address.
+// The admin API keeps a throttle of its own (adminRoutes.ts): wrong bearer tokens, no credentials.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { stampCredential } from '../auth/parseStamp.ts';
 import type { RateLimitSetting } from '../config.ts';
@@ -11,6 +12,8 @@ interface Bucket {
   /** Failures still allowed; refills continuously at count per window. */
   tokens: number;
   updatedMs: number;
+  /** The address used up its failures and has not been back to a full budget since: one burst. */
+  inBurst: boolean;
 }
 
 /** Bounds of the in-process state: addresses tracked and credentials remembered as good. */
@@ -25,6 +28,8 @@ export class AuthFailureThrottle {
   constructor(
     private readonly limit: RateLimitSetting,
     private readonly now: () => number = Date.now,
+    /** What the 429's message tells the client to retry with. */
+    private readonly retryWith = 'a valid stamp',
   ) {
     this.refillPerMs = limit.count / (limit.windowSeconds * 1000);
   }
@@ -44,23 +49,29 @@ export class AuthFailureThrottle {
     throw resourceExhausted(
       'TOO_MANY_AUTH_FAILURES',
       `too many failed authentications from this address (more than ${this.limit.count} in ${this.limit.windowSeconds} seconds); ` +
-        `retry in ${retryAfterSeconds} seconds with a valid stamp`,
+        `retry in ${retryAfterSeconds} seconds with ${this.retryWith}`,
       retryAfterSeconds,
     );
   }
 
-  /** Counts one refused stamp (401/403) against the address. */
-  failed(address: string): void {
+  /**
+   * Counts one refused stamp (401/403) against the address. True when this failure used up the
+   * address's budget and begins a burst: once per burst, which lasts until the budget is full again.
+   */
+  failed(address: string): boolean {
     let bucket = this.buckets.get(address);
     if (bucket) {
       this.refill(bucket);
       this.buckets.delete(address); // re-inserted below: the Map's order is the order of last failure
     } else {
       if (this.buckets.size >= MAX_ADDRESSES) this.evictOldest(this.buckets);
-      bucket = { tokens: this.limit.count, updatedMs: this.now() };
+      bucket = { tokens: this.limit.count, updatedMs: this.now(), inBurst: false };
     }
     bucket.tokens = Math.max(0, bucket.tokens - 1);
     this.buckets.set(address, bucket);
+    if (bucket.inBurst || bucket.tokens >= 1) return false;
+    bucket.inBurst = true;
+    return true;
   }
 
   /** Remembers a credential that authenticated, so its requests pass a throttled address. */
@@ -74,6 +85,7 @@ export class AuthFailureThrottle {
     const now = this.now();
     bucket.tokens = Math.min(this.limit.count, bucket.tokens + (now - bucket.updatedMs) * this.refillPerMs);
     bucket.updatedMs = now;
+    if (bucket.tokens >= this.limit.count) bucket.inBurst = false;
     return bucket.tokens;
   }
 

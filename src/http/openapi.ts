@@ -240,6 +240,7 @@ function adminOperation(schemas: Schemas, route: AdminRoute) {
       ...errorResponses([...ALWAYS, ...adminStatuses(route)], {
         '401': 'Missing or wrong Authorization: Bearer token (SIGNET_ADMIN_TOKEN or the admin-token file) (code 16)',
         '403': 'The client address is not in SIGNET_ADMIN_HOST (code 7)',
+        '429': 'Too many missing or wrong tokens from this client address (SIGNET_AUTH_FAILURE_LIMIT), the right token included until Retry-After (code 8)',
         '404': route.notFound,
       }),
     },

@@ -1,6 +1,7 @@
 // The interpreter: walks a compiled expression's tree over the values bound to its keywords, within a
 // step budget. Every failure (absent field, wrong type, index out of range, budget spent) is a value.
 import type { CompiledExpression } from './compile.ts';
+import { sameValue } from './ethereumAddress.ts';
 import { ExpressionFailure, capture, type Result } from './failure.ts';
 import type { Bindings } from './keywords.ts';
 import { startOf, type Node } from './parser.ts';
@@ -174,7 +175,7 @@ export class Evaluator {
       if (!isPrimitive(left) || !isPrimitive(right) || kindOf(left) !== kindOf(right)) {
         throw new ExpressionFailure(node.position, `cannot compare ${kindOf(left)} with ${kindOf(right)}`);
       }
-      return (left === right) === (node.operator === '==');
+      return sameValue(left, right) === (node.operator === '==');
     }
     if (typeof left !== 'number' || typeof right !== 'number') {
       throw new ExpressionFailure(node.position, `expected int ${node.operator} int, found ${kindOf(left)} ${node.operator} ${kindOf(right)}`);
@@ -191,12 +192,12 @@ export class Evaluator {
     }
   }
 
-  /** `value in list`, `list.contains(value)`: equal to some item of the same kind. */
+  /** `value in list`, `list.contains(value)`: equal to some item of the same kind (Ethereum addresses in any case). */
   private member(node: Node, value: unknown, list: unknown, valueNode: Node, listNode: Node): boolean {
     if (!Array.isArray(list)) throw new ExpressionFailure(startOf(listNode), `expected list, found ${kindOf(list)}`);
     if (!isPrimitive(value)) throw new ExpressionFailure(startOf(valueNode), `expected bool, int or string, found ${kindOf(value)}`);
     this.tick(node, list.length);
-    return list.some((item) => item === value);
+    return list.some((item) => sameValue(item, value));
   }
 
   private call(node: Extract<Node, { type: 'call' }>, scope: Scope | undefined): unknown {

@@ -1,5 +1,7 @@
 // activity.params: an activity's intent as policies read it, its field names in snake_case at every
-// depth (`otpLength` → `otp_length`), in objects without a prototype so no field is inherited.
+// depth (`otpLength` → `otp_length`), in objects without a prototype so no field is inherited, and
+// every Ethereum address in lowercase (ethereumAddress.ts).
+import { canonicalValue } from './ethereumAddress.ts';
 import type { PolicyValue } from './keywords.ts';
 
 /** `smartContractAddress` → `smart_contract_address`; a run of capitals is one word (`abiJSON` → `abi_json`). */
@@ -19,7 +21,8 @@ function convert(value: unknown): PolicyValue {
     }
     return out;
   }
-  if (typeof value === 'boolean' || typeof value === 'number' || typeof value === 'string') return value;
+  if (typeof value === 'string') return canonicalValue(value);
+  if (typeof value === 'boolean' || typeof value === 'number') return value;
   return null;
 }
 
