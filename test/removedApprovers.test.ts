@@ -97,6 +97,9 @@ for (const tdb of testDatabases) {
         [bob.userId, 'VOTE_SELECTION_APPROVED'],
       ]);
       assert.deepEqual(await labels(root, organizationId), []);
+      // Nothing was decided with Bob's approval: its record lists no policy.
+      const { policyEvaluations } = (await as(root).getPolicyEvaluations({ organizationId, activityId: first.id })) as any;
+      assert.deepEqual(policyEvaluations.map((e: any) => e.policyEvaluations.map((p: any) => p.outcome)), [['OUTCOME_REQUIRES_CONSENSUS'], []]);
 
       const rejected = await reject(bob, organizationId, second.fingerprint);
       assert.equal(rejected.status, 'ACTIVITY_STATUS_REJECTED');
