@@ -353,7 +353,7 @@ async function storeBeforeVoteTable(tdb: (typeof testDatabases)[number], cleanup
     await db.query('INSERT INTO users (id, organization_id, user_name, email, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $5)', [
       id, organizationId, name, email, at,
     ]);
-    return { userId: id, userName: name, userEmail: email, userPhoneNumber: null, userCreatedAt: at, userUpdatedAt: at, userTags: [] as string[] };
+    return { userId: id, userName: name, userEmail: email, userPhoneNumber: null, userCreatedAt: at, userUpdatedAt: at, userTags: [] as string[], userRemoved: false };
   };
   const createdAt = new Date('2026-05-06T07:08:09.123Z');
   /** An activity as 019 stored it, with the vote in its row or none, and the record this version must read back. */

@@ -26,6 +26,7 @@ function vote(userId: string, selection = 'VOTE_SELECTION_APPROVED'): VoteRecord
     userCreatedAt: now,
     userUpdatedAt: now,
     userTags: [],
+    userRemoved: false,
     selection,
     publicKey: '02ab',
     signature: '30',

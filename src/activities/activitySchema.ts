@@ -154,8 +154,10 @@ const bookkeeping = {
     .string()
     .regex(/^sha256:[0-9a-f]{64}$/)
     .describe('Activity fingerprint: "sha256:" + hex SHA-256 of the exact request body. Submitting the same body again answers this same activity'),
-  canApprove: z.boolean().describe('Whether the reader may approve it: it waits, the reader may vote on it (a root quorum user, or one a matching policy\'s consensus counts) and has not'),
-  canReject: z.boolean().describe('Whether the reader may reject it: as canApprove, and also its submitter while it waits'),
+  canApprove: z
+    .boolean()
+    .describe("Whether the reader may approve it: it waits, its submitter was not removed, and the reader may vote on it (a root quorum user, or one a matching policy's consensus counts) and has not"),
+  canReject: z.boolean().describe('Whether the reader may reject it: it waits and the reader may vote on it and has not (its submitter removed or not), or it is its submitter'),
   failure: z
     .strictObject({
       code: z.number().int().describe('gRPC code of the refusal (3 invalid argument, 5 not found, 7 denied, 8 rate limited …)'),

@@ -233,9 +233,19 @@ export function refusal(decision: Decision, activity: { type: string; organizati
   );
 }
 
-/** The approving voters of a stored activity, oldest first (the submitter's vote is the first). */
+/**
+ * The approvers of a stored activity: its approving voters, oldest first (the submitter's vote is the
+ * first), but for users removed since, whose approval no longer counts. Call submitterRemoved first:
+ * an activity whose submitter was removed is not decided again.
+ */
 export function approversOf(record: ActivityRecord): Approver[] {
-  return record.votes.filter((vote) => vote.selection === 'VOTE_SELECTION_APPROVED').map(approverOfVote);
+  return record.votes.filter((vote) => vote.selection === 'VOTE_SELECTION_APPROVED' && !vote.userRemoved).map(approverOfVote);
+}
+
+/** The user who submitted the stored activity, when it has been removed since: the activity can no longer be allowed. */
+export function submitterRemoved(record: ActivityRecord): string | undefined {
+  const first = record.votes[0];
+  return first?.userRemoved ? first.userId : undefined;
 }
 
 /** The stored activity's intent (under its intent key). */
@@ -254,7 +264,8 @@ export const NO_ACCESS: Access = Object.freeze({ canApprove: false, canReject: f
 
 /**
  * For a reader: an activity that waits can be approved by a user who may vote and has not, and
- * rejected by the same, and by its submitter (who withdraws it) while it waits.
+ * rejected by the same, and by its submitter (who withdraws it) while it waits. One whose submitter
+ * was removed can no longer be allowed: it can only be rejected.
  */
 export function accessOf(authority: Authority, record: ActivityRecord, reader: Approver, rootQuorumOnly = false): Access {
   if (record.status !== ACTIVITY_STATUS.CONSENSUS_NEEDED) return NO_ACCESS;
@@ -262,5 +273,8 @@ export function accessOf(authority: Authority, record: ActivityRecord, reader: A
   const submitter = record.votes[0]?.userId === reader.user.id;
   const activity = { type: record.type, intent: intentOf(record), rootQuorumOnly };
   const may = voted === undefined && mayVoteOn(authority, activity, approversOf(record), reader);
-  return { canApprove: may, canReject: may || (submitter && voted?.selection === 'VOTE_SELECTION_APPROVED') };
+  return {
+    canApprove: may && submitterRemoved(record) === undefined,
+    canReject: may || (submitter && voted?.selection === 'VOTE_SELECTION_APPROVED'),
+  };
 }

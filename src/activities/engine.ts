@@ -19,6 +19,7 @@ import { lockAuthority } from '../store/authorityVersion.ts';
 import { findOrganizationPlace } from '../store/organizations.ts';
 import { run, type Sql } from '../store/sql.ts';
 import type { NewVote } from '../store/votes.ts';
+import { usersActive } from '../store/users.ts';
 import { createAppProof } from './appProofs.ts';
 import { approvalRequests, newWaitingActivity, waitingActivityOf } from './approvalRequests.ts';
 import { envelopeSchema, type Envelope } from './envelope.ts';
@@ -35,6 +36,7 @@ import {
   NO_ACCESS,
   principalCredential,
   refusal,
+  submitterRemoved,
   type Access,
   type Authority,
 } from './authorization.ts';
@@ -399,8 +401,9 @@ export class ActivityEngine {
         if (outcome.changesAuthority) this.authorities.forget(organizationId);
         return this.answer(outcome.activity, principal, outcome.written);
       } catch (error) {
-        if (!(error instanceof AuthorityChanged)) throw error;
-        this.authorities.forget(organizationId);
+        // The authority changed, or an approver the decision counted was removed, before the vote's statement: decide again.
+        if (!(error instanceof AuthorityChanged || error instanceof ApproverRemoved)) throw error;
+        if (error instanceof AuthorityChanged) this.authorities.forget(organizationId);
         if (attempt >= MAX_DECISIONS) {
           throw unavailable("the organization's root quorum or policies kept changing while the vote was decided; nothing was stored, vote again", 'AUTHORITY_CHANGING');
         }
@@ -446,7 +449,9 @@ export class ActivityEngine {
       );
     }
     const decided = { type: target.type, intent: intentOf(target), rootQuorumOnly: handler.rootQuorumOnly === true };
+    // A removed user is not an approver: its approval no longer counts, and its own activity is never allowed.
     const approvers = approversOf(target);
+    const removedSubmitter = submitterRemoved(target);
     if (!withdrawal && !mayVoteOn(v.authority, decided, approvers, v.voter)) {
       if (await this.changedSince(v.authority, principal, tx)) throw new AuthorityChanged();
       throw requestNotAuthorized(
@@ -454,6 +459,11 @@ export class ActivityEngine {
           'a policy allowing this activity counts, take part in approving it',
       );
     }
+    // The statement checks that the voter (guard 0) and, when the decision counted them, the other
+    // approvers (guard 1) are still users of the organization, holding them until it commits: a
+    // removal that came first is seen, one that comes later waits for the vote.
+    const voterActive = usersActive(organizationId, [principal.userId]);
+    const approversActive = usersActive(organizationId, approvers.map((approver) => approver.user.id));
     const base = {
       activityId: target.id,
       organizationId,
@@ -461,10 +471,14 @@ export class ActivityEngine {
       updatedAt: v.now,
       credential: principal.credential,
       authorityVersion: v.authority.version,
-      guards: [],
+      guards: [voterActive],
       gates: [],
       rows: [],
     };
+    /** A write whose decision counted the approvers; `guards` (the plan's) come after theirs. */
+    const decidedWrite = (guards: Sql[] = []) => ({ ...base, guards: [voterActive, approversActive, ...guards] });
+    /** How many guards come before the plan's. */
+    const OWN_GUARDS = 2;
     const vote = (evaluations: Decision['evaluations']) => ({ ...newVote(principal, v.selection, v.now, evaluations), organizationId, createdAt: v.now, message: v.body });
     const finish = async (write: VoteWrite, extra: { queuesDelivery?: boolean; changesAuthority?: boolean } = {}) => {
       const change = { ...target, status: write.status, updatedAt: write.updatedAt };
@@ -475,6 +489,11 @@ export class ActivityEngine {
         throw credentialRefused(principal, outcome.state, v.now);
       }
       if (outcome.kind === 'authorityChanged') throw new AuthorityChanged();
+      if (outcome.kind === 'guardFailed' && outcome.index === 0) {
+        throw notFound('USER_NOT_FOUND', `user ${principal.userId} was removed from organization ${organizationId}; its vote was not recorded`);
+      }
+      // Guard 1 is only in the writes of decidedWrite.
+      if (outcome.kind === 'guardFailed' && outcome.index === 1) throw new ApproverRemoved();
       return outcome;
     };
     const settled = async (write: VoteWrite, extra: { queuesDelivery?: boolean } = {}) => {
@@ -484,9 +503,22 @@ export class ActivityEngine {
     };
 
     if (v.selection === 'VOTE_SELECTION_REJECTED') {
-      // One rejection is final.
-      const evaluations = decideActivity(v.authority, decided, approvers).evaluations.map((e) => ({ policyId: e.policyId, outcome: 'OUTCOME_REJECTED' as const }));
+      // One rejection is final. The evaluations name the policies about the activity (with its
+      // submitter removed, read with the voter as the one approver).
+      const evaluations = decideActivity(v.authority, decided, removedSubmitter === undefined ? approvers : [v.voter]).evaluations.map((e) => ({
+        policyId: e.policyId,
+        outcome: 'OUTCOME_REJECTED' as const,
+      }));
       return settled({ ...base, status: ACTIVITY_STATUS.REJECTED, vote: vote(evaluations) });
+    }
+
+    if (removedSubmitter !== undefined) {
+      // Nothing can allow it any more: no one approves on behalf of a removed user.
+      const error = requestNotAuthorized(
+        `${target.type} can no longer be allowed: user ${removedSubmitter}, who submitted it, was removed from organization ${organizationId}, ` +
+          'and an activity of a removed user is never executed; nothing was executed',
+      );
+      return settled({ ...base, status: ACTIVITY_STATUS.FAILED, failure: { code: error.code, message: error.message }, vote: vote([]) });
     }
 
     const decision = decideActivity(v.authority, decided, [...approvers, v.voter]);
@@ -494,10 +526,10 @@ export class ActivityEngine {
       // Still waiting: who may vote on it now and was not emailed yet is, by rows of the vote's statement.
       const activity = waitingActivityOf(target, decided.intent, principal.userId);
       const requests = await approvalRequests({ db: tx, config: this.deps.config }, { authority: v.authority, decided, approvers: [...approvers, v.voter], activity });
-      return settled({ ...base, status: ACTIVITY_STATUS.CONSENSUS_NEEDED, vote: vote(decision.evaluations), rows: requests.rows }, { queuesDelivery: requests.queuesDelivery });
+      return settled({ ...decidedWrite(), status: ACTIVITY_STATUS.CONSENSUS_NEEDED, vote: vote(decision.evaluations), rows: requests.rows }, { queuesDelivery: requests.queuesDelivery });
     }
     const failed = (error: SignetError) =>
-      settled({ ...base, status: ACTIVITY_STATUS.FAILED, failure: { code: error.code, message: error.message }, vote: vote(decision.evaluations) });
+      settled({ ...decidedWrite(), status: ACTIVITY_STATUS.FAILED, failure: { code: error.code, message: error.message }, vote: vote(decision.evaluations) });
     if (decision.outcome !== 'OUTCOME_ALLOW') {
       // More approvers made a DENY policy apply: the activity will never be allowed.
       return failed(refusal(decision, { type: target.type, organizationId, userId: principal.userId }, v.authority));
@@ -529,12 +561,11 @@ export class ActivityEngine {
         : undefined;
     const outcome = await finish(
       {
-        ...base,
+        ...decidedWrite((plan.guards ?? []).map((guard) => guard.condition)),
         status: ACTIVITY_STATUS.COMPLETED,
         result: { [handler.resultKey]: storedResult },
         ...(proofs ? { appProofs: proofs } : {}),
         vote: vote(decision.evaluations),
-        guards: (plan.guards ?? []).map((guard) => guard.condition),
         gates: (plan.gates ?? []).map((gate) => gate.gate),
         rows: plan.rows ?? [],
         ...(plan.changesAuthority ? { bumpsAuthority: true } : {}),
@@ -543,7 +574,7 @@ export class ActivityEngine {
     );
     // The approval that executed it is answered with its secrets, as the submitter of one allowed at once is.
     if ('activity' in outcome) return storedResult === plan.result ? outcome : { ...outcome, activity: { ...outcome.activity, result: { [handler.resultKey]: plan.result } } };
-    if (outcome.kind === 'guardFailed') return failed(plan.guards![outcome.index]!.error);
+    if (outcome.kind === 'guardFailed') return failed(plan.guards![outcome.index - OWN_GUARDS]!.error);
     if (outcome.kind === 'gateFailed') return failed(plan.gates![outcome.index]!.error(outcome.detail));
     throw new Error(`a vote on a locked waiting activity was not written (${outcome.kind})`);
   }
@@ -562,6 +593,11 @@ export class ActivityEngine {
     const handler = this.deps.handlers.find((h) => h.activityType === record.type || h.otherActivityTypes?.includes(record.type));
     return accessOf(authority, record, await this.authorities.approverOf(this.deps.db, authority, reader), handler?.rootQuorumOnly === true);
   }
+}
+
+/** Thrown when a user whose approval a vote's decision counted was removed before the vote's statement: decide again. */
+class ApproverRemoved extends Error {
+  override name = 'ApproverRemoved';
 }
 
 /**
@@ -642,6 +678,7 @@ function voteRecord(principal: Principal, vote: Omit<NewVote, 'organizationId' |
     userCreatedAt: principal.userCreatedAt,
     userUpdatedAt: principal.userUpdatedAt,
     userTags: [],
+    userRemoved: false,
     createdAt: now,
   };
 }

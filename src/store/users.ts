@@ -227,6 +227,18 @@ export function userActive(organizationId: string, userId: string): Sql {
 }
 
 /**
+ * A guard condition, as userActive for several users: each of them exists in the organization and
+ * is not removed. Their rows are held (FOR SHARE, in id order) until the statement commits, so a
+ * removal running meanwhile waits for it; one that committed after the statement's snapshot is seen
+ * (the locked rows are read as they are now) and makes the condition false. `userIds` must be UUIDs.
+ */
+export function usersActive(organizationId: string, userIds: readonly string[]): Sql {
+  const ids = [...new Set(userIds.map((id) => id.toLowerCase()))];
+  return sql`(SELECT count(*) FROM (SELECT id FROM users WHERE organization_id = ${organizationId}::uuid AND id = ANY(${ids}::uuid[])
+                                       AND removed_at IS NULL ORDER BY id FOR SHARE) held) = ${ids.length}::int`;
+}
+
+/**
  * A row of an activity's statement (`activity` yields the activity's row): the contact (an email in
  * lowercase, a phone number in E.164) counts as verified at `now` for the users (not removed) that
  * have it in the organization and, when the organization is a parent, in its sub-organizations.

@@ -19,6 +19,8 @@ export interface VoteRecord {
   userUpdatedAt: Date;
   /** Ids of the user's tags (store/userTags.ts), in the order they were created. */
   userTags: string[];
+  /** The user has been removed since (users.removed_at). */
+  userRemoved: boolean;
   selection: string;
   /** The stamping credential as policies see it; null for votes written before it was recorded. */
   credentialType: string | null;
@@ -73,11 +75,11 @@ export function voteInsert(vote: NewVote, activity: Sql): Sql {
 
 /**
  * An expression: the votes of the activity row aliased `a` as a JSON array, oldest first (then by
- * id), each with its user as it is now; a NULL message is the activity's raw body, not read twice.
+ * id), each with its user as it is now (removed or not); a NULL message is the activity's raw body, not read twice.
  */
 export const VOTES_JSON = sql`coalesce((SELECT json_agg(json_build_object(
     'id', v.id, 'userId', v.user_id, 'userName', u.user_name, 'userEmail', u.email, 'userPhoneNumber', u.phone_number,
-    'userCreatedAt', u.created_at, 'userUpdatedAt', u.updated_at, 'userTags', ${userTagIdsJson(sql`u.id`)}, 'selection', v.selection, 'message', v.message,
+    'userCreatedAt', u.created_at, 'userUpdatedAt', u.updated_at, 'userTags', ${userTagIdsJson(sql`u.id`)}, 'userRemoved', u.removed_at IS NOT NULL, 'selection', v.selection, 'message', v.message,
     'publicKey', v.public_key, 'signature', v.signature, 'scheme', v.scheme,
     'authenticatorData', v.authenticator_data, 'clientDataJson', v.client_data_json, 'credentialType', v.credential_type,
     'credentialId', v.credential_id, 'webauthnCredentialId', v.webauthn_credential_id,
