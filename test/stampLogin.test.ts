@@ -11,6 +11,7 @@ import { encryptOtpCodeToBundle, generateP256KeyPair, verifySessionJwtSignature 
 import { TurnkeyClient } from '@turnkey/http';
 import { Turnkey } from '@turnkey/sdk-server';
 import { parseStamp, stampCredential } from '../src/auth/parseStamp.ts';
+import { p256PointHex } from '../src/keys/p256.ts';
 import { attestedStamper } from './support/attested.ts';
 import { testDatabases } from './support/databases.ts';
 import { startTestServer, type Credentials, type TestServer } from './support/server.ts';
@@ -323,10 +324,24 @@ for (const tdb of testDatabases) {
         },
       });
       await refused(withScheme('STAMP_ATTESTED_SCHEME_P256_OIDC'), /scheme must be "STAMP_ATTESTED_SCHEME_P256_VERIFICATION_TOKEN"/);
+      // A stamp key of the right form that is not a point on the curve: 401 STAMP_MALFORMED, never a 500.
+      const uncompressed = p256PointHex(clientKey.publicKey)!.uncompressed;
+      const flippedY = `${uncompressed.slice(0, 128)}${(parseInt(uncompressed.slice(128), 16) ^ 1).toString(16).padStart(2, '0')}`;
+      let x = 1n;
+      while (p256PointHex(`02${x.toString(16).padStart(64, '0')}`)) x++;
+      const offCurve = [flippedY, `02${x.toString(16).padStart(64, '0')}`, `03${'f'.repeat(64)}`, `04${'f'.repeat(128)}`, `04${'0'.repeat(128)}`];
+      for (const publicKey of offCurve) {
+        assert.equal(p256PointHex(publicKey), undefined, publicKey);
+        const answer = await attestedRaw(attestedStamper(verificationToken, clientKey, { publicKey }), body());
+        assert.equal(answer.status, 401, `${publicKey}: ${JSON.stringify(answer.json)}`);
+        assert.equal(answer.json.details[0].turnkeyErrorCode, 'STAMP_MALFORMED', publicKey);
+        assert.match(answer.json.message, /X-Stamp-Attested publicKey is not a point on the P-256 curve/);
+      }
       assert.deepEqual(await sessionKeysOf(userId), []);
 
-      // The token still logs in once, after all that.
-      assert.equal((await attestedRaw(attestedStamper(verificationToken, clientKey), body())).status, 200);
+      // The token still logs in once, after all that: with its key spelt uncompressed, the same key.
+      const spelt = await attestedRaw(attestedStamper(verificationToken, clientKey, { publicKey: uncompressed.toUpperCase() }), body());
+      assert.equal(spelt.status, 200, JSON.stringify(spelt.json));
 
       // An expired token.
       const short = await verified(email, '1');
