@@ -281,6 +281,38 @@ for (const tdb of testDatabases) {
       assert.equal((await asKey(sessionKey).getWhoami({ organizationId: org.organizationId })).userId, userId);
     });
 
+    test('the identical retry of an attested login whose answer was lost answers the stored activity and its session; only the token key may retry', async () => {
+      const { email, userId } = await userWithEmail();
+      const { verificationToken, clientKey } = await verified(email);
+      const sessionKey = generateP256KeyPair();
+      const body = loginBody({ publicKey: sessionKey.publicKey, expirationSeconds: '900' });
+      const first = await attestedRaw(attestedStamper(verificationToken, clientKey), body);
+      assert.equal(first.status, 200, JSON.stringify(first.json));
+      // The answer is lost: the client sends the same body again, stamped again by the token's key.
+      const retry = await attestedRaw(attestedStamper(verificationToken, clientKey), body);
+      assert.equal(retry.status, 200, JSON.stringify(retry.json));
+      assert.equal(retry.json.activity.id, first.json.activity.id);
+      assert.equal(retry.json.activity.status, 'ACTIVITY_STATUS_COMPLETED');
+      const { session } = retry.json.activity.result.stampLoginResult;
+      assert.equal(session, first.json.activity.result.stampLoginResult.session);
+      await checkSession(session, userId, sessionKey.publicKey);
+      assert.equal((await asKey(sessionKey).getWhoami({ organizationId: org.organizationId })).userId, userId);
+      // Through @turnkey/http too, the same body's bytes.
+      const client = new TurnkeyClient({ baseUrl: server.baseUrl }, attestedStamper(verificationToken, clientKey) as any);
+      const again = (await client.stampLogin(body as any)) as any;
+      assert.equal(again.activity.id, first.json.activity.id);
+
+      // The same body stamped by another key is no retry: that key is not the token's.
+      const stranger = await attestedRaw(attestedStamper(verificationToken, generateP256KeyPair()), body);
+      assert.equal(stranger.status, 401, JSON.stringify(stranger.json));
+      assert.match(stranger.json.message, /is not the key the verification token is bound to/);
+      // Another body with the used token is still refused.
+      const other = await attestedRaw(attestedStamper(verificationToken, clientKey), loginBody({ publicKey: generateP256KeyPair().publicKey }));
+      assert.equal(other.status, 401, JSON.stringify(other.json));
+      assert.equal(other.json.details[0].turnkeyErrorCode, 'VERIFICATION_TOKEN_USED');
+      assert.deepEqual(await sessionKeysOf(userId), [sessionKey.publicKey]);
+    });
+
     test('two logins with one token at once: exactly one session', async () => {
       const { email, userId } = await userWithEmail();
       const { verificationToken, clientKey } = await verified(email);
