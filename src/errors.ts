@@ -84,6 +84,11 @@ export const REASONS = {
     status: 400,
     meaning: 'A concurrent request changed what this one depends on; nothing was stored, submit again',
   },
+  PUBLIC_KEY_TAKEN: {
+    status: 400,
+    meaning:
+      'The public key already names a credential of the organization, of its parent or of one of their sub-organizations (revoked ones too): one public key is one principal; a BadRequest detail names each field',
+  },
   INVALID_OTP_CODE: { status: 400, meaning: 'The OTP code is not the one sent; the message says how many attempts are left' },
   OTP_EXPIRED: { status: 400, meaning: 'The OTP expired; request a new code' },
   OTP_ALREADY_USED: { status: 400, meaning: 'The OTP was already used; request a new code' },

@@ -6,7 +6,8 @@
 // bearer verification tokens and codes kept in clear are scrubbed by 019; 020 moves every vote of an
 // activity row into the votes table again, rendered as before, one per user and activity; 022 gives
 // every organization a root quorum: its first user alone (not removed when it has one), threshold 1,
-// or no member when it has no user.
+// or no member when it has no user; 033 keeps one registration of a public key per tree of
+// organizations, the oldest.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, describe, test } from 'node:test';
@@ -14,6 +15,7 @@ import { NO_ACCESS } from '../src/activities/authorization.ts';
 import { activityResponseJson } from '../src/activities/render.ts';
 import { openDatabase, type Database } from '../src/store/db.ts';
 import { findActivity, type ActivityRecord } from '../src/store/activities.ts';
+import { findApiKeysByPublicKey } from '../src/store/apiKeys.ts';
 import { dryRunMigrations, migrate, MigrationFailed, migrationNames, migrationSql, migrationStatus } from '../src/store/migrate.ts';
 import { createSchema, dropSchema, emptyEmbeddedStore, testDatabases } from './support/databases.ts';
 
@@ -495,6 +497,48 @@ for (const tdb of testDatabases) {
         'SELECT (SELECT count(*)::int FROM root_quorums) AS quorums, (SELECT count(*)::int FROM organizations) AS organizations',
       );
       assert.deepEqual(counts, { quorums: 3, organizations: 3 });
+    });
+
+    test('033: a key registered twice in one tree (an app and its sub-organizations) keeps its oldest registration; the later one is revoked and found by no lookup', async () => {
+      const db = await storeThrough(tdb, cleanup, '030_vote_webauthn.sql');
+      const organization = async (parentId: string | null = null) => {
+        const id = randomUUID();
+        await db.query('INSERT INTO organizations (id, name, parent_id) VALUES ($1, $2, $3)', [id, 'org', parentId]);
+        const userId = randomUUID();
+        await db.query('INSERT INTO users (id, organization_id, user_name) VALUES ($1, $2, $3)', [userId, id, 'u']);
+        return { id, userId };
+      };
+      const key = async (owner: { id: string; userId: string }, publicKey: string, created: string) => {
+        const id = randomUUID();
+        await db.query('INSERT INTO api_keys (id, organization_id, user_id, name, public_key, created_at) VALUES ($1, $2, $3, $4, $5, $6)', [
+          id, owner.id, owner.userId, 'k', publicKey, new Date(created),
+        ]);
+        return id;
+      };
+      const [app, otherApp] = [await organization(), await organization()];
+      const [alice, bob] = [await organization(app.id), await organization(app.id)];
+      const appKey = `02${'a'.repeat(64)}`;
+      const aliceKey = `03${'b'.repeat(64)}`;
+      const appsOwn = await key(app, appKey, '2026-01-01T00:00:00Z');
+      const copied = await key(alice, appKey, '2026-02-01T00:00:00Z'); // the end user's copy of its app's key
+      const alices = await key(alice, aliceKey, '2026-01-05T00:00:00Z');
+      const bobsCopy = await key(bob, aliceKey, '2026-01-06T00:00:00Z'); // a sibling's: both reach the app (whoami)
+      const elsewhere = await key(otherApp, appKey, '2026-03-01T00:00:00Z'); // another tree
+
+      assert.ok((await migrate(db)).includes('033_one_key_one_principal.sql'));
+      const rows = await db.query<{ id: string; tree_id: string | null; revoked: boolean }>('SELECT id, tree_id, revoked_at IS NOT NULL AS revoked FROM api_keys');
+      const state = Object.fromEntries(rows.map((r) => [r.id, { tree: r.tree_id, revoked: r.revoked }]));
+      assert.deepEqual(state[appsOwn], { tree: app.id, revoked: false });
+      assert.deepEqual(state[copied], { tree: null, revoked: true });
+      assert.deepEqual(state[alices], { tree: app.id, revoked: false });
+      assert.deepEqual(state[bobsCopy], { tree: null, revoked: true });
+      assert.deepEqual(state[elsewhere], { tree: otherApp.id, revoked: false });
+      assert.deepEqual((await findApiKeysByPublicKey(db, appKey)).map((k) => k.id), [appsOwn, elsewhere]);
+      assert.deepEqual((await findApiKeysByPublicKey(db, aliceKey)).map((k) => k.id), [alices]);
+      // A key written after takes its tree from its organization; a second one in the tree is refused by the index.
+      const later = await key(bob, `02${'c'.repeat(64)}`, '2026-04-01T00:00:00Z');
+      assert.equal((await db.query<{ tree_id: string }>('SELECT tree_id FROM api_keys WHERE id = $1', [later]))[0]!.tree_id, app.id);
+      await assert.rejects(key(app, `02${'c'.repeat(64)}`, '2026-04-02T00:00:00Z'), /api_keys_tree_public_key/);
     });
   });
 }

@@ -11,6 +11,7 @@ import { encryptOtpCodeToBundle, generateP256KeyPair, verifySessionJwtSignature 
 import { TurnkeyClient } from '@turnkey/http';
 import { Turnkey } from '@turnkey/sdk-server';
 import { parseStamp, stampCredential } from '../src/auth/parseStamp.ts';
+import { p256PointHex } from '../src/keys/p256.ts';
 import { attestedStamper } from './support/attested.ts';
 import { testDatabases } from './support/databases.ts';
 import { startTestServer, type Credentials, type TestServer } from './support/server.ts';
@@ -280,6 +281,38 @@ for (const tdb of testDatabases) {
       assert.equal((await asKey(sessionKey).getWhoami({ organizationId: org.organizationId })).userId, userId);
     });
 
+    test('the identical retry of an attested login whose answer was lost answers the stored activity and its session; only the token key may retry', async () => {
+      const { email, userId } = await userWithEmail();
+      const { verificationToken, clientKey } = await verified(email);
+      const sessionKey = generateP256KeyPair();
+      const body = loginBody({ publicKey: sessionKey.publicKey, expirationSeconds: '900' });
+      const first = await attestedRaw(attestedStamper(verificationToken, clientKey), body);
+      assert.equal(first.status, 200, JSON.stringify(first.json));
+      // The answer is lost: the client sends the same body again, stamped again by the token's key.
+      const retry = await attestedRaw(attestedStamper(verificationToken, clientKey), body);
+      assert.equal(retry.status, 200, JSON.stringify(retry.json));
+      assert.equal(retry.json.activity.id, first.json.activity.id);
+      assert.equal(retry.json.activity.status, 'ACTIVITY_STATUS_COMPLETED');
+      const { session } = retry.json.activity.result.stampLoginResult;
+      assert.equal(session, first.json.activity.result.stampLoginResult.session);
+      await checkSession(session, userId, sessionKey.publicKey);
+      assert.equal((await asKey(sessionKey).getWhoami({ organizationId: org.organizationId })).userId, userId);
+      // Through @turnkey/http too, the same body's bytes.
+      const client = new TurnkeyClient({ baseUrl: server.baseUrl }, attestedStamper(verificationToken, clientKey) as any);
+      const again = (await client.stampLogin(body as any)) as any;
+      assert.equal(again.activity.id, first.json.activity.id);
+
+      // The same body stamped by another key is no retry: that key is not the token's.
+      const stranger = await attestedRaw(attestedStamper(verificationToken, generateP256KeyPair()), body);
+      assert.equal(stranger.status, 401, JSON.stringify(stranger.json));
+      assert.match(stranger.json.message, /is not the key the verification token is bound to/);
+      // Another body with the used token is still refused.
+      const other = await attestedRaw(attestedStamper(verificationToken, clientKey), loginBody({ publicKey: generateP256KeyPair().publicKey }));
+      assert.equal(other.status, 401, JSON.stringify(other.json));
+      assert.equal(other.json.details[0].turnkeyErrorCode, 'VERIFICATION_TOKEN_USED');
+      assert.deepEqual(await sessionKeysOf(userId), [sessionKey.publicKey]);
+    });
+
     test('two logins with one token at once: exactly one session', async () => {
       const { email, userId } = await userWithEmail();
       const { verificationToken, clientKey } = await verified(email);
@@ -323,10 +356,24 @@ for (const tdb of testDatabases) {
         },
       });
       await refused(withScheme('STAMP_ATTESTED_SCHEME_P256_OIDC'), /scheme must be "STAMP_ATTESTED_SCHEME_P256_VERIFICATION_TOKEN"/);
+      // A stamp key of the right form that is not a point on the curve: 401 STAMP_MALFORMED, never a 500.
+      const uncompressed = p256PointHex(clientKey.publicKey)!.uncompressed;
+      const flippedY = `${uncompressed.slice(0, 128)}${(parseInt(uncompressed.slice(128), 16) ^ 1).toString(16).padStart(2, '0')}`;
+      let x = 1n;
+      while (p256PointHex(`02${x.toString(16).padStart(64, '0')}`)) x++;
+      const offCurve = [flippedY, `02${x.toString(16).padStart(64, '0')}`, `03${'f'.repeat(64)}`, `04${'f'.repeat(128)}`, `04${'0'.repeat(128)}`];
+      for (const publicKey of offCurve) {
+        assert.equal(p256PointHex(publicKey), undefined, publicKey);
+        const answer = await attestedRaw(attestedStamper(verificationToken, clientKey, { publicKey }), body());
+        assert.equal(answer.status, 401, `${publicKey}: ${JSON.stringify(answer.json)}`);
+        assert.equal(answer.json.details[0].turnkeyErrorCode, 'STAMP_MALFORMED', publicKey);
+        assert.match(answer.json.message, /X-Stamp-Attested publicKey is not a point on the P-256 curve/);
+      }
       assert.deepEqual(await sessionKeysOf(userId), []);
 
-      // The token still logs in once, after all that.
-      assert.equal((await attestedRaw(attestedStamper(verificationToken, clientKey), body())).status, 200);
+      // The token still logs in once, after all that: with its key spelt uncompressed, the same key.
+      const spelt = await attestedRaw(attestedStamper(verificationToken, clientKey, { publicKey: uncompressed.toUpperCase() }), body());
+      assert.equal(spelt.status, 200, JSON.stringify(spelt.json));
 
       // An expired token.
       const short = await verified(email, '1');

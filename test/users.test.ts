@@ -399,7 +399,7 @@ for (const tdb of testDatabases) {
         [[{ userName: 'a', apiKeys: [p256Key('x', fresh.apiPublicKey)] }, { userName: 'b', apiKeys: [p256Key('y', fresh.apiPublicKey)] }], 'parameters.users[1].apiKeys[0].publicKey', /same public key/],
         [[{ userName: 'new', userEmail: 'lee@example.com' }, { userName: 'taken', userEmail: 'JUDY@example.com' }], 'parameters.users[1].userEmail', /judy@example\.com is already the email address of another user/],
         [[{ userName: 'taken', userPhoneNumber: '+1 415 555 2677' }], 'parameters.users[0].userPhoneNumber', /\+14155552677 is already the phone number of another user/],
-        [[{ userName: 'key', apiKeys: [p256Key('k', fresh.apiPublicKey)] }, { userName: 'k2', apiKeys: [p256Key('k', registered.apiPublicKey)] }], 'parameters.users[1].apiKeys[0].publicKey', /already registered in the organization/],
+        [[{ userName: 'key', apiKeys: [p256Key('k', fresh.apiPublicKey)] }, { userName: 'k2', apiKeys: [p256Key('k', registered.apiPublicKey)] }], 'parameters.users[1].apiKeys[0].publicKey', /already registered in this organization, its parent or one of their sub-organizations/],
         [[{ userName: 'pk', authenticators: [{ authenticatorName: 'again', challenge, attestation }] }], 'parameters.users[0].authenticators[0].attestation', /this credential is already registered/],
       ];
       for (const [users, field, pattern] of cases) {

@@ -1,9 +1,9 @@
 // What create_users and create_api_keys share about the API keys they register: the schema of one
 // key in the ecosystem's shape (apiKeyName, publicKey, curveType, expirationSeconds), the key as the
-// store writes it, and the refusal when the organization already has one of the public keys.
+// store writes it, and the refusal when the organization's tree already has one of the public keys.
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { invalidArgument, type FieldViolation } from '../errors.ts';
+import { invalidArgument, SignetError, type FieldViolation } from '../errors.ts';
 import { P256_PUBLIC_KEY_PATTERN, p256PointHex } from '../keys/p256.ts';
 import type { NewApiKey } from '../store/apiKeys.ts';
 import { wholeNumberPattern } from '../wire/numberPattern.ts';
@@ -21,7 +21,7 @@ export const apiKeyParameter = z
       p256PointHex(v) ? undefined : 'must be a P-256 public key in hex: 66 characters (compressed) or 130 (uncompressed), a point on the curve',
     ).meta({
       pattern: P256_PUBLIC_KEY_PATTERN,
-      description: 'The public half of the key pair, P-256 in hex (compressed or uncompressed), a point on the curve; not a key the organization already has (revoked ones too)',
+      description: 'The public half of the key pair, P-256 in hex (compressed or uncompressed), a point on the curve; not a key of the organization, its parent or one of their sub-organizations already (revoked ones too)',
     }),
     curveType: z
       .string({ error: 'must be a string' })
@@ -61,23 +61,35 @@ export function newApiKey(key: ApiKeyParameter, userId: string, now: Date): NewA
 }
 
 /** A 400 listing the fields refused; `fallback` (about `fallbackField`) when none can be named. */
-export function refusedFields(violations: FieldViolation[], fallbackField: string, fallback: string) {
-  if (violations.length === 0) return invalidArgument(`${fallbackField}: ${fallback}`, [{ field: fallbackField, description: fallback }]);
+export function refusedFields(violations: FieldViolation[], fallbackField: string, fallback: string, reason?: 'PUBLIC_KEY_TAKEN') {
+  const refusal = (message: string, fieldViolations: FieldViolation[]) =>
+    reason ? new SignetError(reason, message, { fieldViolations }) : invalidArgument(message, fieldViolations);
+  if (violations.length === 0) return refusal(`${fallbackField}: ${fallback}`, [{ field: fallbackField, description: fallback }]);
   const summary = violations.slice(0, 5).map((v) => `${v.field}: ${v.description}`).join('; ');
-  return invalidArgument(`${summary}${violations.length > 5 ? ` (and ${violations.length - 5} more)` : ''}`, violations);
+  return refusal(`${summary}${violations.length > 5 ? ` (and ${violations.length - 5} more)` : ''}`, violations);
 }
 
 export const RACED = 'was taken by a concurrent request meanwhile; submit again';
 
 /**
- * The refusal when the organization has some of the public keys (the detail of store's apiKeysFree:
- * the compressed keys it has), naming the fields (`fields`: each compressed key's fields in the request).
+ * Why a public key cannot be registered: a key names one principal wherever it reaches, and a key of
+ * an organization reaches its sub-organizations, and (for whoami and stamp_login) its parent.
+ */
+export const PUBLIC_KEY_TAKEN =
+  'this public key is already registered in this organization, its parent or one of their sub-organizations (revoked ones too); ' +
+  'one public key names one user: create a new key pair';
+
+/**
+ * The refusal (PUBLIC_KEY_TAKEN) when the organization's tree has some of the public keys (the detail
+ * of store's apiKeysFree: the compressed keys taken), naming the fields (`fields`: each compressed
+ * key's fields in the request).
  */
 export function publicKeysTaken(detail: unknown, fields: Map<string, string[]>, fallbackField: string) {
   const taken = (Array.isArray(detail) ? detail : []) as string[];
   return refusedFields(
-    taken.flatMap((key) => (fields.get(key) ?? []).map((field) => ({ field, description: 'this public key is already registered in the organization' }))),
+    taken.flatMap((key) => (fields.get(key) ?? []).map((field) => ({ field, description: PUBLIC_KEY_TAKEN }))),
     fallbackField,
     `a public key ${RACED}`,
+    'PUBLIC_KEY_TAKEN',
   );
 }

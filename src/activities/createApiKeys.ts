@@ -1,7 +1,7 @@
 // The create_api_keys activity (ACTIVITY_TYPE_CREATE_API_KEYS_V2): API keys for a user of the
 // organization, in the shape @turnkey/http's createApiKeys sends, written with the activity in one
 // statement after the checks that the user is one of the organization's (not removed), none of the
-// public keys is the organization's already, and the user stays within its number of keys.
+// public keys is registered in the organization's tree already (one key, one principal), and the user stays within its number of keys.
 import { z } from 'zod';
 import { invalidField, notFound } from '../errors.ts';
 import { p256PointHex } from '../keys/p256.ts';
@@ -44,7 +44,7 @@ const resultSchema = z.strictObject({ apiKeyIds: z.array(z.uuid()).describe('Ide
 export const createApiKeys: ActivityHandler<typeof parameters, z.infer<typeof resultSchema>> = {
   path: 'create_api_keys',
   activityType: 'ACTIVITY_TYPE_CREATE_API_KEYS_V2',
-  description: `Registers API keys (P-256) for a user of the organization, as \`@turnkey/http\`'s \`createApiKeys\` sends them; they stamp requests as soon as the activity completes. A public key the organization already has is a 400 naming the field, as is a key past the user's ${MAX_API_KEYS_PER_USER} live keys that do not expire or ${MAX_API_KEYS_PER_USER} that do; a user that is not the organization's (or was removed) is a 404.`,
+  description: `Registers API keys (P-256) for a user of the organization, as \`@turnkey/http\`'s \`createApiKeys\` sends them; they stamp requests as soon as the activity completes. A public key already registered in the organization, its parent or one of their sub-organizations is a 400 \`PUBLIC_KEY_TAKEN\` naming the field; a key past the user's ${MAX_API_KEYS_PER_USER} live keys that do not expire or ${MAX_API_KEYS_PER_USER} that do is a 400 naming it too; a user that is not the organization's (or was removed) is a 404.`,
   intentKey: 'createApiKeysIntentV2',
   resultKey: 'createApiKeysResult',
   parameters,

@@ -12,14 +12,14 @@ import { canonicalEmailAddress, emailAddressProblem, normalizePhoneNumber } from
 import { signedClientMessage, SIGNUP_USAGE_TYPE } from '../otp/clientSignature.ts';
 import { MAX_VERIFICATION_TOKEN_LENGTH, readVerificationToken, VERIFICATION_TOKEN_KEY } from '../otp/verificationToken.ts';
 import { NEW_ACTIVITY } from '../store/activities.ts';
-import { insertApiKeysOfActivity } from '../store/apiKeys.ts';
+import { apiKeysFree, insertApiKeysOfActivity } from '../store/apiKeys.ts';
 import { credentialIdsFree, insertAuthenticatorsOfActivity } from '../store/authenticators.ts';
 import { replaceRootQuorumOfActivity } from '../store/rootQuorums.ts';
 import { insertSubOrganizationOfActivity, mayHaveSubOrganizations } from '../store/subOrganizations.ts';
 import { insertUsersOfActivity } from '../store/users.ts';
 import { useVerificationToken, verificationTokenUsedAt } from '../store/verificationTokens.ts';
 import { redactVerificationToken } from './userChanges.ts';
-import { apiKeyParameter } from './apiKeyParameters.ts';
+import { apiKeyParameter, publicKeysTaken } from './apiKeyParameters.ts';
 import { credentialsTaken, newUserFields, planNewUsers, usersIssues, withCanonicalContacts } from './createUsers.ts';
 import { list, name, trueOrFalse } from './parameters.ts';
 import type { ActivityHandler, ActivityPlan, ExecutionContext } from './handler.ts';
@@ -210,7 +210,12 @@ async function plan(context: ExecutionContext, intent: CreateSubOrganizationInte
   if (authenticators.length > 0) {
     gates.push({ gate: credentialIdsFree([...origins.credentialIds.keys()]), error: (detail) => credentialsTaken(detail, origins) });
   }
-  // The new organization has no users yet: contacts and keys need only be distinct in the request (the schema checks).
+  // A root user's key reaches the parent (whoami, stamp_login) and the parent's keys reach the new
+  // organization: none may be a key of the parent's tree already (its own, its sub-organizations').
+  if (keys.length > 0) {
+    gates.push({ gate: apiKeysFree(organizationId, [...origins.publicKeys.keys()]), error: (detail) => publicKeysTaken(detail, origins.publicKeys, 'parameters.rootUsers') });
+  }
+  // The new organization has no users yet: contacts need only be distinct in the request (the schema checks).
   return {
     result: { subOrganizationId, rootUserIds: users.map((u) => u.id) },
     guards: [
@@ -225,7 +230,8 @@ async function plan(context: ExecutionContext, intent: CreateSubOrganizationInte
     rows: [
       insertSubOrganizationOfActivity(NEW_ACTIVITY, { id: subOrganizationId, name: intent.subOrganizationName, parentId: organizationId, now }),
       insertUsersOfActivity(NEW_ACTIVITY, subOrganizationId, users, now),
-      ...(keys.length > 0 ? [insertApiKeysOfActivity(NEW_ACTIVITY, subOrganizationId, keys, now)] : []),
+      // Of the parent's tree: the new organization is written by this same statement.
+      ...(keys.length > 0 ? [insertApiKeysOfActivity(NEW_ACTIVITY, subOrganizationId, keys, now, organizationId)] : []),
       ...(authenticators.length > 0 ? [insertAuthenticatorsOfActivity(NEW_ACTIVITY, subOrganizationId, authenticators, now)] : []),
       ...replaceRootQuorumOfActivity(NEW_ACTIVITY, subOrganizationId, { threshold: intent.rootQuorumThreshold, userIds: users.map((u) => u.id) }, now),
     ],

@@ -137,6 +137,15 @@ export class ActivityEngine {
       throw error;
     };
 
+    // An attested stamp's verification token is used up by the login it made, so every later
+    // statement refuses it: the same body again, stamped again by the token's key (a retry whose
+    // answer was lost), is answered here with that login, as a retry stamped with an API key is.
+    const { credential } = principal;
+    if (credential.kind === 'verificationToken') {
+      const stored = await findActivity(db, { organizationId, fingerprint });
+      if (stored?.votes.some((vote) => vote.credentialId === credential.tokenId)) return this.answer(stored, principal, false);
+    }
+
     // Liveness: a stamp too far from the server clock is refused (unless the body was stored before).
     const skew = Math.abs(now.getTime() - Number(timestampMs));
     if (skew > config.timestampToleranceMs) {
@@ -366,6 +375,8 @@ export class ActivityEngine {
       case 'existing':
         return this.answer(outcome.activity, principal, false);
       case 'credentialRefused':
+        // A verification token used by a concurrent submission of the same body: its activity is the answer.
+        if (principal.credential.kind === 'verificationToken') return storedOr(credentialRefused(principal, outcome.state, record.createdAt));
         this.deps.onCredentialRefused?.(principal);
         throw credentialRefused(principal, outcome.state, record.createdAt);
       case 'guardFailed':

@@ -92,7 +92,11 @@ export async function planSession(
     guards: [
       {
         condition: sessionKeyAvailable(organizationId, userId, sessionKey),
-        error: invalidField('parameters.publicKey', 'is already a key of this organization (an API key, or another user\'s session key); create a new key pair for the session'),
+        error: invalidField(
+          'parameters.publicKey',
+          "is already a key of this organization, its parent or one of their sub-organizations (an API key, or another user's session key); create a new key pair for the session",
+          'PUBLIC_KEY_TAKEN',
+        ),
       },
     ],
     rows: [

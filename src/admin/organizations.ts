@@ -140,7 +140,14 @@ async function addApiKey(
     publicKey: apiPublicKey,
     expiresAt: expiresAt ?? null,
   });
-  if (!inserted) throw invalidField('publicKey', 'this public key is already registered in the organization');
+  if (!inserted) {
+    throw invalidField(
+      'publicKey',
+      'this public key is already registered in this organization, its parent or one of their sub-organizations (revoked ones too); ' +
+        'one public key names one user: give another one',
+      'PUBLIC_KEY_TAKEN',
+    );
+  }
   return {
     apiKeyId,
     apiPublicKey,

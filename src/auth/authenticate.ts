@@ -209,7 +209,12 @@ function actingIn(owner: string, requested: string, parent: string | null | unde
   return owner === requested || owner === parent ? {} : { actsIn: owner };
 }
 
-/** The registration of the key that may act in the requested organization: its own first. */
+/**
+ * The registration of the key that may act in the requested organization. A public key is registered
+ * once per tree of organizations (a parent and its sub-organizations, where credentials reach), so at
+ * most one reaches it, whichever process looks and whether or not it had the key cached; `keys` come
+ * oldest first, so the choice is the same everywhere even so.
+ */
 async function keyFor<K extends { organizationId: string }>(
   db: Queryable,
   keys: K[],

@@ -22,8 +22,8 @@ export interface VerifyingKey {
 }
 
 /**
- * 401 for a token that is not Signet's, has expired or is bound to another key (or none), a bad
- * signature, or a contact no user of the organization has; 403 for a token of another organization.
+ * 401 for a token that is not Signet's, has expired or is bound to another key (or none), a stamp
+ * key that is not a point on the curve, a bad signature, or a contact no user of the organization has; 403 for a token of another organization.
  */
 export async function authenticateAttested(
   db: Queryable,
@@ -48,7 +48,15 @@ export async function authenticateAttested(
   }
   // Signet issues its tokens with UUIDs; the id is what the vote names as the credential.
   if (!UUID_PATTERN.test(token.id)) throw unauthenticated(`${ATTESTED_HEADER} publicKeyAttestation: the verification token has no usable id`, 'unknown_credential');
-  const stampKey = p256PointHex(stamp.publicKey)!.compressed;
+  // parseStamp checked the key's form (hex of either SEC1 spelling), not that it is a point on the curve.
+  const stampPoint = p256PointHex(stamp.publicKey);
+  if (!stampPoint) {
+    throw unauthenticated(
+      `${ATTESTED_HEADER} publicKey is not a point on the P-256 curve; stamp with the key pair whose public key was given to verify_otp`,
+      'malformed',
+    );
+  }
+  const stampKey = stampPoint.compressed;
   if (p256PointHex(token.publicKey)?.compressed !== stampKey) {
     throw unauthenticated(
       `${ATTESTED_HEADER} publicKey ${stampKey} is not the key the verification token is bound to; ` +

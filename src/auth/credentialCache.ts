@@ -28,7 +28,8 @@ export class CredentialCache {
 
   /**
    * The registrations of a public key, read from the store when none of these organizations' is known
-   * yet (a key may be registered in another organization later). Unknown keys are not remembered.
+   * yet (a key may be registered in another tree of organizations later; in the same tree it cannot
+   * be, so a known one that reaches is the only one). Unknown keys are not remembered.
    */
   async apiKeysFor(db: Queryable, publicKey: string, organizationIds: readonly string[]): Promise<ApiKeyRecord[]> {
     const known = this.apiKeys.get(publicKey);

@@ -6,7 +6,7 @@ import type { ApiKeyKind } from '../wire/credentialKind.ts';
 import { runWithCredential, type CredentialState, type CredentialUse } from './credentials.ts';
 import type { Queryable } from './db.ts';
 import { selectPage, type Page, type PageRequest } from './pages.ts';
-import { sql, type Sql } from './sql.ts';
+import { run, sql, type Sql } from './sql.ts';
 
 
 export interface ApiKeyRecord {
@@ -41,13 +41,18 @@ interface ApiKeyRow {
   kind: ApiKeyKind;
 }
 
-/** Every registration of a public key (one per organization at most), with its user. */
+/**
+ * Every registration of a public key, with its user: one per tree of organizations at most (a
+ * top-level organization and its sub-organizations, where a key reaches), so at most one reaches any
+ * organization; oldest first, the same order in every process.
+ */
 export async function findApiKeysByPublicKey(db: Queryable, publicKey: string): Promise<ApiKeyRecord[]> {
   const rows = await db.query<ApiKeyRow>(
     `SELECT k.id, k.organization_id, k.user_id, u.user_name, u.email AS user_email, u.phone_number AS user_phone_number,
             u.created_at AS user_created_at, u.updated_at AS user_updated_at, k.public_key, k.expires_at, k.revoked_at, k.kind
        FROM api_keys k JOIN users u ON u.id = k.user_id
-      WHERE k.public_key = $1`,
+      WHERE k.public_key = $1 AND k.tree_id IS NOT NULL
+      ORDER BY k.created_at, k.id`,
     [publicKey],
   );
   return rows.map((row) => ({
@@ -66,15 +71,19 @@ export async function findApiKeysByPublicKey(db: Queryable, publicKey: string): 
   }));
 }
 
-/** False when the organization already has this public key. */
+/** False when the public key is already registered in the organization's tree (its own, its parent's, its sub-organizations'). */
 export async function insertApiKey(
   db: Queryable,
   key: { id: string; organizationId: string; userId: string; name: string; publicKey: string; expiresAt: Date | null },
 ): Promise<boolean> {
-  const inserted = await db.query(
-    `INSERT INTO api_keys (id, organization_id, user_id, name, public_key, expires_at)
-     VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (organization_id, public_key) DO NOTHING RETURNING id`,
-    [key.id, key.organizationId, key.userId, key.name, key.publicKey, key.expiresAt],
+  // A concurrent registration of the key in the tree, committed after this statement's snapshot, is
+  // refused by the tree's unique index: nothing is inserted then either.
+  const inserted = await run(
+    db,
+    sql`INSERT INTO api_keys (id, organization_id, user_id, name, public_key, expires_at)
+        SELECT ${key.id}::uuid, ${key.organizationId}::uuid, ${key.userId}::uuid, ${key.name}, ${key.publicKey}, ${key.expiresAt}::timestamptz
+         WHERE NOT EXISTS (SELECT 1 FROM api_keys k WHERE k.tree_id = ${treeOf(key.organizationId)} AND k.public_key = ${key.publicKey})
+        ON CONFLICT DO NOTHING RETURNING id`,
   );
   return inserted.length === 1;
 }
@@ -91,8 +100,12 @@ export interface NewApiKey {
   kind?: ApiKeyKind;
 }
 
-/** A row of an activity's statement (`activity` yields the activity's row): the keys, created at `now`. */
-export function insertApiKeysOfActivity(activity: Sql, organizationId: string, keys: NewApiKey[], now: Date): Sql {
+/**
+ * A row of an activity's statement (`activity` yields the activity's row): the keys, created at `now`.
+ * Their tree is their organization's, or `treeId` (a sub-organization written by the same statement:
+ * its parent).
+ */
+export function insertApiKeysOfActivity(activity: Sql, organizationId: string, keys: NewApiKey[], now: Date, treeId?: string): Sql {
   const rows = keys.map((k) => ({
     id: k.id,
     user_id: k.userId,
@@ -101,20 +114,30 @@ export function insertApiKeysOfActivity(activity: Sql, organizationId: string, k
     expires_at: k.expiresAt?.toISOString() ?? null,
     kind: k.kind ?? 'api_key',
   }));
-  return sql`INSERT INTO api_keys (id, organization_id, user_id, name, public_key, expires_at, kind, created_at)
-             SELECT k.id, ${organizationId}::uuid, k.user_id, k.name, k.public_key, k.expires_at, k.kind, ${now}::timestamptz
+  return sql`INSERT INTO api_keys (id, organization_id, user_id, name, public_key, expires_at, kind, created_at, tree_id)
+             SELECT k.id, ${organizationId}::uuid, k.user_id, k.name, k.public_key, k.expires_at, k.kind, ${now}::timestamptz,
+                    ${treeId ?? null}::uuid
                FROM ${activity}, jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
                     AS k (id uuid, user_id uuid, name text, public_key text, expires_at timestamptz, kind text)
              RETURNING id`;
 }
 
 /**
- * A Gate that writes nothing: it passes when the organization has none of these public keys
- * (compressed hex); its detail lists those it has.
+ * An expression: the tree of organizations the organization belongs to, where its keys reach: its
+ * parent, or itself when it has none (api_keys.tree_id).
+ */
+function treeOf(organizationId: string): Sql {
+  return sql`(SELECT coalesce(o.parent_id, o.id) FROM organizations o WHERE o.id = ${organizationId}::uuid)`;
+}
+
+/**
+ * A Gate that writes nothing: it passes when no organization of the tree of `organizationId` (it,
+ * its parent, their sub-organizations) has any of these public keys (compressed hex), revoked ones
+ * included; its detail lists those taken.
  */
 export function apiKeysFree(organizationId: string, publicKeys: string[]): Gate {
   const taken = sql`SELECT k.public_key FROM api_keys k
-                     WHERE k.organization_id = ${organizationId}::uuid AND k.public_key = ANY(${publicKeys}::text[])`;
+                     WHERE k.tree_id = ${treeOf(organizationId)} AND k.public_key = ANY(${publicKeys}::text[])`;
   return {
     statement: (proceed) => sql`SELECT 1 WHERE ${proceed} AND NOT EXISTS (${taken})`,
     detail: sql`(SELECT coalesce(json_agg(t.public_key), '[]') FROM (${taken}) t)`,
@@ -185,12 +208,14 @@ export async function revokeApiKey(db: Queryable, organizationId: string, id: st
 
 /**
  * A guard condition: `publicKey` may become a session key of the user, being no key of the
- * organization yet, or already a session key of this same user (a client that keeps its key pair
- * logs in again with it).
+ * organization's tree yet (its own, its parent's, their sub-organizations'), or already a session key
+ * of this same user (a client that keeps its key pair logs in again with it).
  */
 export function sessionKeyAvailable(organizationId: string, userId: string, publicKey: string): Sql {
-  return sql`NOT EXISTS (SELECT 1 FROM api_keys WHERE organization_id = ${organizationId}::uuid AND public_key = ${publicKey}
-                            AND NOT (kind = 'session' AND user_id = ${userId}::uuid))`;
+  return sql`NOT EXISTS (SELECT 1 FROM api_keys
+                          WHERE tree_id = ${treeOf(organizationId)}
+                            AND public_key = ${publicKey}
+                            AND NOT (organization_id = ${organizationId}::uuid AND kind = 'session' AND user_id = ${userId}::uuid))`;
 }
 
 /**
