@@ -11,7 +11,16 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { chromiumMissing, launchChromium, pageWithPasskey } from './support/chromium.ts';
-import { checkKeyboardAndLabels, checkNoHorizontalScroll, openConsole, screenshot, signInWithApiKey, startConsoleServer, type ConsoleServer } from './support/console.ts';
+import {
+  checkKeyboardAndLabels,
+  checkNoHorizontalScroll,
+  checkShownOnPhone,
+  openConsole,
+  screenshot,
+  signInWithApiKey,
+  startConsoleServer,
+  type ConsoleServer,
+} from './support/console.ts';
 import { testDatabases } from './support/databases.ts';
 import { postStamped } from './support/http.ts';
 import type { Credentials } from './support/server.ts';
@@ -158,6 +167,7 @@ for (const tdb of testDatabases) {
         [['Operators create interfaces', fixed]],
       );
       await checkLayout();
+      await checkShownOnPhone(page, { "the policy's effect": row.getByRole('cell', { name: 'Allow' }) });
     });
 
     test("a policy's page changes only the fields edited, and deletes it after asking again", async () => {
@@ -296,6 +306,7 @@ for (const tdb of testDatabases) {
       const stored = users.json.users.find((u: { userEmail?: string }) => u.userEmail === 'grace@example.com');
       assert.deepEqual(stored.userTags, [tags.json.userTags[0].tagId]);
       await checkLayout();
+      await checkShownOnPhone(page, { 'the Delete tag button': page.getByRole('button', { name: 'Delete tag operators' }) });
 
       // Grace's page: her tag, and an API key made for her elsewhere, revoked here after asking again.
       const key = await signet.admin('POST', `/organizations/${org.organizationId}/api-keys`, { userId: stored.userId, name: 'laptop' });
@@ -304,6 +315,7 @@ for (const tdb of testDatabases) {
       assert.equal(await page.getByLabel('operators').isChecked(), true);
       await page.getByRole('region', { name: 'API keys of Grace' }).getByRole('row').filter({ hasText: key.apiPublicKey }).waitFor();
       await checkLayout();
+      await checkShownOnPhone(page, { 'the Revoke button': page.getByRole('button', { name: /^Revoke API key / }) });
       await page.getByRole('button', { name: /^Revoke API key / }).click();
       await page.getByRole('button', { name: 'Yes, revoke it' }).click();
       await page.getByRole('status').filter({ hasText: 'revoked' }).waitFor();

@@ -139,13 +139,13 @@ function ActivityList(props: { api: Api }) {
       {!activities && !error && <Loading what="activities" />}
       {activities && (
         <>
-          <Table caption="Activities, newest first" head={['Activity', 'Status', 'Created', 'Your vote']}>
+          <Table caption="Activities, newest first" head={['Activity', 'Status', 'Created', 'Your vote']} first={['Status', 'Your vote']}>
             {activities.map((activity) => (
               <tr key={activity.id}>
-                <td>
+                <th scope="row">
                   <a href={`/console/activities/${activity.id}`}>{typeName(activity.type)}</a>
                   <div class="muted id">{activity.id}</div>
-                </td>
+                </th>
                 <td>
                   <Status status={activity.status} />
                 </td>
@@ -303,10 +303,10 @@ function ActivityDetail(props: { api: Api; activityId: string }) {
       <h2>Result</h2>
       {Object.keys(result).length > 0 ? <Json label="Result" value={result} /> : <p class="muted">No result yet.</p>}
       <h2>Votes</h2>
-      <Table caption="Votes, each signature checked in this page" head={['User', 'Vote', 'Signed with', 'Signature', 'When']}>
+      <Table caption="Votes, each signature checked in this page" head={['User', 'Vote', 'Signed with', 'Signature', 'When']} first={['Vote', 'Signature']}>
         {votes.map((v) => (
           <tr key={v.id}>
-            <td>{v.user?.userName ?? v.userId}</td>
+            <th scope="row">{v.user?.userName ?? v.userId}</th>
             <td>{v.selection === 'VOTE_SELECTION_APPROVED' ? 'Approved' : 'Rejected'}</td>
             <td>{v.scheme === 'SIGNATURE_SCHEME_WEBAUTHN' ? 'passkey' : 'API key'}</td>
             <td>

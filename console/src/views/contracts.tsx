@@ -62,7 +62,7 @@ export function ContractsView(props: { api: Api; path: string[] }) {
         (loaded.value.items.length === 0 ? (
           <p>{loaded.value.after.length > 0 ? 'No more interfaces.' : 'No interfaces yet: upload an ABI or an IDL below.'}</p>
         ) : (
-          <Table caption="Smart contract interfaces" head={['Label', 'Kind', 'Address', 'Notes', 'Created']}>
+          <Table caption="Smart contract interfaces" head={['Label', 'Kind', 'Address', 'Notes', 'Created']} first={['Kind']}>
               {loaded.value.items.map((i) => (
                 <tr key={i.smartContractInterfaceId}>
                   <th scope="row">

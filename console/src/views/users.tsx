@@ -235,7 +235,7 @@ function TagsSection(props: { api: Api; tags: UserTag[]; users: User[]; onChange
       {props.tags.length === 0 ? (
         <p>No tags yet. Consensus rules name tags by their id.</p>
       ) : (
-        <Table caption="Tags" head={['Tag', 'Id (for consensus rules)', 'Users', 'Actions']}>
+        <Table caption="Tags" head={['Tag', 'Id (for consensus rules)', 'Users', 'Actions']} first={['Users', 'Actions']}>
             {props.tags.map((t) => (
               <tr key={t.tagId}>
                 <th scope="row">{t.tagName}</th>
@@ -354,7 +354,7 @@ function UserPage(props: { api: Api; user: User; tags: UserTag[]; onChanged(): v
       {user.apiKeys.length === 0 ? (
         <p>No API keys or session keys that may still stamp.</p>
       ) : (
-        <Table caption={`API keys of ${user.userName}`} head={['Name', 'Type', 'Public key', 'Created', 'Actions']}>
+        <Table caption={`API keys of ${user.userName}`} head={['Name', 'Type', 'Public key', 'Created', 'Actions']} first={['Type', 'Actions']}>
             {user.apiKeys.map((k) => (
               <tr key={k.apiKeyId}>
                 <th scope="row">{k.apiKeyName}</th>
@@ -380,7 +380,7 @@ function UserPage(props: { api: Api; user: User; tags: UserTag[]; onChanged(): v
       {user.authenticators.length === 0 ? (
         <p>No passkeys.</p>
       ) : (
-        <Table caption={`Passkeys of ${user.userName}`} head={['Name', 'Credential id', 'Created', 'Actions']}>
+        <Table caption={`Passkeys of ${user.userName}`} head={['Name', 'Credential id', 'Created', 'Actions']} first={['Actions']}>
             {user.authenticators.map((a) => (
               <tr key={a.authenticatorId}>
                 <th scope="row">{a.authenticatorName}</th>
