@@ -336,6 +336,46 @@ for (const tdb of testDatabases) {
       await page.getByText('No tags yet.', { exact: false }).first().waitFor();
     });
 
+    test("policy evaluations name each policy, a deleted one by its id; on a phone the outcome shows first", async () => {
+      // Dora is no root user: her activities are decided by the policies, and what each said is kept.
+      const { userId: doraId } = await signet.admin('POST', `/organizations/${org.organizationId}/users`, { userName: 'Dora' });
+      const dora = await signet.admin('POST', `/organizations/${org.organizationId}/api-keys`, { userId: doraId, name: 'dora' });
+      const condition = "activity.type == 'ACTIVITY_TYPE_CREATE_USER_TAG'";
+      const policyIds: Record<string, string> = {};
+      for (const [policyName, consensus] of [
+        ['Dora makes tags', `approvers.any(user, user.id == '${doraId}')`],
+        ['Anyone makes tags', ''],
+      ] as const) {
+        const created = await submit('create_policy', 'ACTIVITY_TYPE_CREATE_POLICY_V3', { policyName, effect: 'EFFECT_ALLOW', condition, consensus, notes: '' });
+        assert.equal(created.json.activity.status, 'ACTIVITY_STATUS_COMPLETED', created.text);
+        policyIds[policyName] = created.json.activity.result.createPolicyResult.policyId;
+      }
+      const body = JSON.stringify({ type: 'ACTIVITY_TYPE_CREATE_USER_TAG', timestampMs: String(Date.now() + ++sequence), organizationId: org.organizationId, parameters: { userTagName: 'made by Dora', userIds: [] } });
+      const tagged = await postStamped(signet.baseUrl, '/public/v1/submit/create_user_tag', body, dora);
+      assert.equal(tagged.json.activity.status, 'ACTIVITY_STATUS_COMPLETED', tagged.text);
+      const deleted = await submit('delete_policy', 'ACTIVITY_TYPE_DELETE_POLICY', { policyId: policyIds['Anyone makes tags'] });
+      assert.equal(deleted.json.activity.status, 'ACTIVITY_STATUS_COMPLETED', deleted.text);
+
+      await openConsole(page, signet.origin, `/console/activities/${tagged.json.activity.id}`);
+      const evaluations = page.getByRole('region', { name: 'What the policies said at each vote' });
+      const named = evaluations.getByRole('link', { name: 'Dora makes tags' });
+      await named.waitFor();
+      assert.equal(await named.getAttribute('href'), `/console/policies/${policyIds['Dora makes tags']}`);
+      const rows = await evaluations.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => Array.from(tr.children).map((cell) => (cell as HTMLElement).innerText.trim())));
+      assert.deepEqual(rows, [
+        ['Dora (approved)', 'Dora makes tags', 'OUTCOME_ALLOW'],
+        ['Dora (approved)', `${policyIds['Anyone makes tags']} (deleted policy)`, 'OUTCOME_ALLOW'],
+      ]);
+      await checkLayout();
+      await checkShownOnPhone(page, {
+        "the policy's outcome": evaluations.locator('tbody tr').first().getByText('OUTCOME_ALLOW'),
+        "the vote's verification": page.getByRole('region', { name: 'Votes, each signature checked in this page' }).getByText('✓ verified'),
+      });
+
+      const gone = await submit('delete_policy', 'ACTIVITY_TYPE_DELETE_POLICY', { policyId: policyIds['Dora makes tags'] });
+      assert.equal(gone.json.activity.status, 'ACTIVITY_STATUS_COMPLETED', gone.text);
+    });
+
     test('the root quorum shows its member and warns before a change', async () => {
       await open('Root quorum');
       await page.getByRole('note').filter({ hasText: 'only it may change itself' }).waitFor();
