@@ -122,6 +122,9 @@ for (const tdb of testDatabases) describe(`the console in Chromium: sign in, add
     await openConsole(page, signet.origin);
     await page.getByRole('heading', { name: 'Sign in to the Signet console' }).waitFor();
     assert.deepEqual(offOrigin, []);
+    // Commands and file names in the hints are code, not text between backticks.
+    assert.ok(!(await page.locator('main').innerText()).includes('`'), 'no literal backtick on the page');
+    assert.deepEqual(await page.locator('.hint code').allInnerTexts(), ['signet org create', 'credentials.json']);
     await checkNoHorizontalScroll(page);
     await checkKeyboardAndLabels(page);
     await screenshot(page, 'sign-in');

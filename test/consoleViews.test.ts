@@ -23,6 +23,7 @@ import {
 } from './support/console.ts';
 import { testDatabases } from './support/databases.ts';
 import { postStamped } from './support/http.ts';
+import { until } from './support/until.ts';
 import type { Credentials } from './support/server.ts';
 
 const ABI = [
@@ -271,6 +272,13 @@ for (const tdb of testDatabases) {
       await page.getByRole('status').filter({ hasText: '1 sub-organization matching +1 415 555 0123' }).waitFor();
       assert.match((await rows.first().textContent())!, /Someone else/);
       assert.equal(await rows.count(), 1);
+
+      // Every one: the count, then the colon, one space between words.
+      await page.getByLabel('Find by').selectOption({ label: 'Every sub-organization' });
+      await page.getByRole('button', { name: 'Search' }).click();
+      await until('both listed', async () => (await rows.count()) === 2);
+      assert.equal(await page.getByRole('status').filter({ hasText: 'sub-organizations' }).textContent(), '2 sub-organizations:');
+      await checkShownOnPhone(page, { "the newest one's users": rows.first().getByRole('cell').filter({ hasText: 'Someone else' }) });
     });
 
     test('a user is created, then a tag given to it', async () => {
@@ -334,6 +342,14 @@ for (const tdb of testDatabases) {
       await page.getByRole('button', { name: 'Yes, delete the tag' }).click();
       await page.getByRole('status').filter({ hasText: 'Tag “operators” deleted' }).waitFor();
       await page.getByText('No tags yet.', { exact: false }).first().waitFor();
+
+      // With no tag, a user's page says where tags are made, and links there.
+      await grace.getByRole('link', { name: 'Grace' }).click();
+      await page.getByRole('heading', { name: 'User Grace' }).waitFor();
+      const none = page.getByText('No tags yet: create one under New tag on the users page, then give it here.');
+      await none.waitFor();
+      await none.getByRole('link', { name: 'users page' }).click();
+      await page.getByRole('form', { name: 'New tag' }).waitFor();
     });
 
     test("policy evaluations name each policy, a deleted one by its id; on a phone the outcome shows first", async () => {
@@ -382,6 +398,7 @@ for (const tdb of testDatabases) {
       const members = page.getByRole('region', { name: 'Members of the root quorum' }).locator('tbody tr');
       assert.equal(await members.count(), 1);
       assert.ok((await members.first().textContent())!.includes(org.userId));
+      await page.getByText('When this user approves an activity of Console views, it is allowed without consulting any policy.').waitFor();
       await checkLayout();
     });
 

@@ -1,5 +1,5 @@
 // Small shared pieces of the console's pages: labelled fields, an error box that shows the server's
-// message, tables (a list of cards on a phone), status badges, JSON blocks.
+// message, tables (a list of cards on a phone), status badges, JSON blocks, plurals.
 import { cloneElement, toChildArray, type ComponentChildren, type JSX, type VNode } from 'preact';
 import { ApiError } from '../api.ts';
 
@@ -17,7 +17,7 @@ export function Field(props: {
   type?: string;
   multiline?: boolean;
   placeholder?: string;
-  hint?: string;
+  hint?: ComponentChildren;
   autoComplete?: string;
 }) {
   const common = {
@@ -99,6 +99,9 @@ export function Table(props: { caption?: string; head: string[]; first?: string[
     </div>
   );
 }
+
+/** "1 passkey", "2 passkeys". */
+export const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
 const STATUS_WORDS: Record<string, string> = {
   ACTIVITY_STATUS_COMPLETED: 'Completed',
