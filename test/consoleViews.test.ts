@@ -392,6 +392,53 @@ for (const tdb of testDatabases) {
       assert.equal(gone.json.activity.status, 'ACTIVITY_STATUS_COMPLETED', gone.text);
     });
 
+    test('an authenticator that makes only RS256 (RSA) keys, as Windows Hello does: registered in the console, signs in, its vote checked in the page', async () => {
+      // The page's virtual authenticator, as one that supports RS256 alone: it refuses a registration
+      // that does not offer RS256 (the browser's NotSupportedError), and makes an RSA key otherwise.
+      await page.evaluate(() => {
+        const create = navigator.credentials.create.bind(navigator.credentials);
+        const offered: number[][] = [];
+        Object.assign(window, { offeredAlgorithms: offered });
+        navigator.credentials.create = (options?: CredentialCreationOptions) => {
+          const publicKey = options!.publicKey!;
+          offered.push(publicKey.pubKeyCredParams.map((p) => p.alg));
+          if (!publicKey.pubKeyCredParams.some((p) => p.alg === -257)) {
+            return Promise.reject(new DOMException('The authenticator supports none of the algorithms offered (RS256 only).', 'NotSupportedError'));
+          }
+          return create({ ...options, publicKey: { ...publicKey, pubKeyCredParams: [{ type: 'public-key', alg: -257 }] } });
+        };
+      });
+      await page.getByRole('link', { name: 'Add a passkey' }).click();
+      await page.getByLabel('Name of the passkey').fill('Windows Hello');
+      await page.getByRole('button', { name: 'Create and register a passkey' }).click();
+      await page.getByRole('status').filter({ hasText: 'Completed' }).waitFor();
+      assert.deepEqual(await page.evaluate(() => (window as unknown as { offeredAlgorithms: number[][] }).offeredAlgorithms), [[-7, -257]], 'ES256 first, then RS256');
+      const { authenticators } = (await signet.client(org).getAuthenticators({ organizationId: org.organizationId, userId: org.userId })) as any;
+      assert.deepEqual(authenticators.map((a: { authenticatorName: string }) => a.authenticatorName), ['Windows Hello']);
+      // The COSE key registered: a map of 4, kty (1) RSA (3), alg (3) RS256 (-257: 0x39 0x0100).
+      assert.match(authenticators[0].credential.publicKey, /^a401030339010020590100/);
+
+      // Signing in with it: one RS256 assertion, which Signet verifies, starts the session (stamp_login).
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await page.getByLabel('Organization ID').fill(org.organizationId);
+      await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+      await page.getByRole('button', { name: 'Sign out' }).waitFor();
+      assert.match(await page.locator('.user').innerText(), /\(passkey\)/);
+      const logins = await postStamped(signet.baseUrl, '/public/v1/query/list_activities', JSON.stringify({ organizationId: org.organizationId, filterByType: ['ACTIVITY_TYPE_STAMP_LOGIN'] }), org);
+      assert.equal(logins.json.activities.length, 1, logins.text);
+      assert.equal(logins.json.activities[0].status, 'ACTIVITY_STATUS_COMPLETED');
+      // Its vote, an RS256 assertion, is checked again in the page.
+      await page.getByRole('navigation').getByRole('link', { name: 'Activities', exact: true }).click();
+      await page.getByRole('region', { name: 'Activities, newest first' }).getByRole('link', { name: 'Stamp login' }).click();
+      const votes = page.getByRole('region', { name: 'Votes, each signature checked in this page' });
+      await votes.getByText('✓ verified').waitFor();
+      assert.match(await votes.innerText(), /Approved\s+passkey\s+✓ verified/);
+      assert.deepEqual(pageErrors, []);
+
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await signInWithApiKey(page, org);
+    });
+
     test('the root quorum shows its member and warns before a change', async () => {
       await open('Root quorum');
       await page.getByRole('note').filter({ hasText: 'only it may change itself' }).waitFor();
