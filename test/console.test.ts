@@ -12,7 +12,9 @@ import { chromiumMissing, launchChromium, pageWithPasskey } from './support/chro
 import {
   checkKeyboardAndLabels,
   checkNoHorizontalScroll,
+  checkShownOnPhone,
   openConsole,
+  PHONE_WIDTH,
   screenshot,
   signInWithApiKey,
   signInWithPasskey,
@@ -120,6 +122,9 @@ for (const tdb of testDatabases) describe(`the console in Chromium: sign in, add
     await openConsole(page, signet.origin);
     await page.getByRole('heading', { name: 'Sign in to the Signet console' }).waitFor();
     assert.deepEqual(offOrigin, []);
+    // Commands and file names in the hints are code, not text between backticks.
+    assert.ok(!(await page.locator('main').innerText()).includes('`'), 'no literal backtick on the page');
+    assert.deepEqual(await page.locator('.hint code').allInnerTexts(), ['signet org create', 'credentials.json']);
     await checkNoHorizontalScroll(page);
     await checkKeyboardAndLabels(page);
     await screenshot(page, 'sign-in');
@@ -228,9 +233,13 @@ for (const tdb of testDatabases) describe(`the console in Chromium: sign in, add
     const votes = page.getByRole('region', { name: 'Votes, each signature checked in this page' });
     await votes.getByText('✓ verified').waitFor();
     assert.match(await votes.innerText(), /Approved\s+API key\s+✓ verified/);
+    await checkShownOnPhone(page, { "the vote's verification": votes.getByText('✓ verified'), 'the Approve button': page.getByRole('button', { name: 'Approve' }) });
     await checkNoHorizontalScroll(page);
     await checkKeyboardAndLabels(page);
     await screenshot(page, 'activity');
+    await page.setViewportSize({ width: PHONE_WIDTH, height: 800 });
+    await screenshot(page, 'activity-phone');
+    await page.setViewportSize({ width: 1280, height: 720 });
 
     await page.getByRole('button', { name: 'Approve' }).click();
     await page.locator('.facts').getByText('Completed').waitFor();
@@ -298,6 +307,8 @@ for (const tdb of testDatabases) describe(`the console in Chromium: sign in, add
     await list.getByRole('link').first().waitFor();
     await page.getByLabel('Status').selectOption({ label: 'Rejected' });
     await until('the rejected activity alone', async () => (await list.locator('tbody tr').allInnerTexts()).join('|').match(/^Update root quorum\n[^|]*Rejected[^|]*$/));
+    await checkShownOnPhone(page, { "the activity's status": list.locator('tbody tr').first().getByText('Rejected') });
+    await checkNoHorizontalScroll(page);
     await page.getByLabel('Status').selectOption({ label: 'Any status' });
     await page.getByLabel('Type').fill('create_authenticators_v2');
     await page.getByLabel('Type').press('Enter');

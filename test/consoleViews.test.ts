@@ -11,9 +11,19 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { chromiumMissing, launchChromium, pageWithPasskey } from './support/chromium.ts';
-import { checkKeyboardAndLabels, checkNoHorizontalScroll, openConsole, screenshot, signInWithApiKey, startConsoleServer, type ConsoleServer } from './support/console.ts';
+import {
+  checkKeyboardAndLabels,
+  checkNoHorizontalScroll,
+  checkShownOnPhone,
+  openConsole,
+  screenshot,
+  signInWithApiKey,
+  startConsoleServer,
+  type ConsoleServer,
+} from './support/console.ts';
 import { testDatabases } from './support/databases.ts';
 import { postStamped } from './support/http.ts';
+import { until } from './support/until.ts';
 import type { Credentials } from './support/server.ts';
 
 const ABI = [
@@ -158,6 +168,7 @@ for (const tdb of testDatabases) {
         [['Operators create interfaces', fixed]],
       );
       await checkLayout();
+      await checkShownOnPhone(page, { "the policy's effect": row.getByRole('cell', { name: 'Allow' }) });
     });
 
     test("a policy's page changes only the fields edited, and deletes it after asking again", async () => {
@@ -261,6 +272,13 @@ for (const tdb of testDatabases) {
       await page.getByRole('status').filter({ hasText: '1 sub-organization matching +1 415 555 0123' }).waitFor();
       assert.match((await rows.first().textContent())!, /Someone else/);
       assert.equal(await rows.count(), 1);
+
+      // Every one: the count, then the colon, one space between words.
+      await page.getByLabel('Find by').selectOption({ label: 'Every sub-organization' });
+      await page.getByRole('button', { name: 'Search' }).click();
+      await until('both listed', async () => (await rows.count()) === 2);
+      assert.equal(await page.getByRole('status').filter({ hasText: 'sub-organizations' }).textContent(), '2 sub-organizations:');
+      await checkShownOnPhone(page, { "the newest one's users": rows.first().getByRole('cell').filter({ hasText: 'Someone else' }) });
     });
 
     test('a user is created, then a tag given to it', async () => {
@@ -296,6 +314,7 @@ for (const tdb of testDatabases) {
       const stored = users.json.users.find((u: { userEmail?: string }) => u.userEmail === 'grace@example.com');
       assert.deepEqual(stored.userTags, [tags.json.userTags[0].tagId]);
       await checkLayout();
+      await checkShownOnPhone(page, { 'the Delete tag button': page.getByRole('button', { name: 'Delete tag operators' }) });
 
       // Grace's page: her tag, and an API key made for her elsewhere, revoked here after asking again.
       const key = await signet.admin('POST', `/organizations/${org.organizationId}/api-keys`, { userId: stored.userId, name: 'laptop' });
@@ -304,6 +323,7 @@ for (const tdb of testDatabases) {
       assert.equal(await page.getByLabel('operators').isChecked(), true);
       await page.getByRole('region', { name: 'API keys of Grace' }).getByRole('row').filter({ hasText: key.apiPublicKey }).waitFor();
       await checkLayout();
+      await checkShownOnPhone(page, { 'the Revoke button': page.getByRole('button', { name: /^Revoke API key / }) });
       await page.getByRole('button', { name: /^Revoke API key / }).click();
       await page.getByRole('button', { name: 'Yes, revoke it' }).click();
       await page.getByRole('status').filter({ hasText: 'revoked' }).waitFor();
@@ -322,6 +342,101 @@ for (const tdb of testDatabases) {
       await page.getByRole('button', { name: 'Yes, delete the tag' }).click();
       await page.getByRole('status').filter({ hasText: 'Tag “operators” deleted' }).waitFor();
       await page.getByText('No tags yet.', { exact: false }).first().waitFor();
+
+      // With no tag, a user's page says where tags are made, and links there.
+      await grace.getByRole('link', { name: 'Grace' }).click();
+      await page.getByRole('heading', { name: 'User Grace' }).waitFor();
+      const none = page.getByText('No tags yet: create one under New tag on the users page, then give it here.');
+      await none.waitFor();
+      await none.getByRole('link', { name: 'users page' }).click();
+      await page.getByRole('form', { name: 'New tag' }).waitFor();
+    });
+
+    test("policy evaluations name each policy, a deleted one by its id; on a phone the outcome shows first", async () => {
+      // Dora is no root user: her activities are decided by the policies, and what each said is kept.
+      const { userId: doraId } = await signet.admin('POST', `/organizations/${org.organizationId}/users`, { userName: 'Dora' });
+      const dora = await signet.admin('POST', `/organizations/${org.organizationId}/api-keys`, { userId: doraId, name: 'dora' });
+      const condition = "activity.type == 'ACTIVITY_TYPE_CREATE_USER_TAG'";
+      const policyIds: Record<string, string> = {};
+      for (const [policyName, consensus] of [
+        ['Dora makes tags', `approvers.any(user, user.id == '${doraId}')`],
+        ['Anyone makes tags', ''],
+      ] as const) {
+        const created = await submit('create_policy', 'ACTIVITY_TYPE_CREATE_POLICY_V3', { policyName, effect: 'EFFECT_ALLOW', condition, consensus, notes: '' });
+        assert.equal(created.json.activity.status, 'ACTIVITY_STATUS_COMPLETED', created.text);
+        policyIds[policyName] = created.json.activity.result.createPolicyResult.policyId;
+      }
+      const body = JSON.stringify({ type: 'ACTIVITY_TYPE_CREATE_USER_TAG', timestampMs: String(Date.now() + ++sequence), organizationId: org.organizationId, parameters: { userTagName: 'made by Dora', userIds: [] } });
+      const tagged = await postStamped(signet.baseUrl, '/public/v1/submit/create_user_tag', body, dora);
+      assert.equal(tagged.json.activity.status, 'ACTIVITY_STATUS_COMPLETED', tagged.text);
+      const deleted = await submit('delete_policy', 'ACTIVITY_TYPE_DELETE_POLICY', { policyId: policyIds['Anyone makes tags'] });
+      assert.equal(deleted.json.activity.status, 'ACTIVITY_STATUS_COMPLETED', deleted.text);
+
+      await openConsole(page, signet.origin, `/console/activities/${tagged.json.activity.id}`);
+      const evaluations = page.getByRole('region', { name: 'What the policies said at each vote' });
+      const named = evaluations.getByRole('link', { name: 'Dora makes tags' });
+      await named.waitFor();
+      assert.equal(await named.getAttribute('href'), `/console/policies/${policyIds['Dora makes tags']}`);
+      const rows = await evaluations.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => Array.from(tr.children).map((cell) => (cell as HTMLElement).innerText.trim())));
+      assert.deepEqual(rows, [
+        ['Dora (approved)', 'Dora makes tags', 'OUTCOME_ALLOW'],
+        ['Dora (approved)', `${policyIds['Anyone makes tags']} (deleted policy)`, 'OUTCOME_ALLOW'],
+      ]);
+      await checkLayout();
+      await checkShownOnPhone(page, {
+        "the policy's outcome": evaluations.locator('tbody tr').first().getByText('OUTCOME_ALLOW'),
+        "the vote's verification": page.getByRole('region', { name: 'Votes, each signature checked in this page' }).getByText('✓ verified'),
+      });
+
+      const gone = await submit('delete_policy', 'ACTIVITY_TYPE_DELETE_POLICY', { policyId: policyIds['Dora makes tags'] });
+      assert.equal(gone.json.activity.status, 'ACTIVITY_STATUS_COMPLETED', gone.text);
+    });
+
+    test('an authenticator that makes only RS256 (RSA) keys, as Windows Hello does: registered in the console, signs in, its vote checked in the page', async () => {
+      // The page's virtual authenticator, as one that supports RS256 alone: it refuses a registration
+      // that does not offer RS256 (the browser's NotSupportedError), and makes an RSA key otherwise.
+      await page.evaluate(() => {
+        const create = navigator.credentials.create.bind(navigator.credentials);
+        const offered: number[][] = [];
+        Object.assign(window, { offeredAlgorithms: offered });
+        navigator.credentials.create = (options?: CredentialCreationOptions) => {
+          const publicKey = options!.publicKey!;
+          offered.push(publicKey.pubKeyCredParams.map((p) => p.alg));
+          if (!publicKey.pubKeyCredParams.some((p) => p.alg === -257)) {
+            return Promise.reject(new DOMException('The authenticator supports none of the algorithms offered (RS256 only).', 'NotSupportedError'));
+          }
+          return create({ ...options, publicKey: { ...publicKey, pubKeyCredParams: [{ type: 'public-key', alg: -257 }] } });
+        };
+      });
+      await page.getByRole('link', { name: 'Add a passkey' }).click();
+      await page.getByLabel('Name of the passkey').fill('Windows Hello');
+      await page.getByRole('button', { name: 'Create and register a passkey' }).click();
+      await page.getByRole('status').filter({ hasText: 'Completed' }).waitFor();
+      assert.deepEqual(await page.evaluate(() => (window as unknown as { offeredAlgorithms: number[][] }).offeredAlgorithms), [[-7, -257]], 'ES256 first, then RS256');
+      const { authenticators } = (await signet.client(org).getAuthenticators({ organizationId: org.organizationId, userId: org.userId })) as any;
+      assert.deepEqual(authenticators.map((a: { authenticatorName: string }) => a.authenticatorName), ['Windows Hello']);
+      // The COSE key registered: a map of 4, kty (1) RSA (3), alg (3) RS256 (-257: 0x39 0x0100).
+      assert.match(authenticators[0].credential.publicKey, /^a401030339010020590100/);
+
+      // Signing in with it: one RS256 assertion, which Signet verifies, starts the session (stamp_login).
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await page.getByLabel('Organization ID').fill(org.organizationId);
+      await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+      await page.getByRole('button', { name: 'Sign out' }).waitFor();
+      assert.match(await page.locator('.user').innerText(), /\(passkey\)/);
+      const logins = await postStamped(signet.baseUrl, '/public/v1/query/list_activities', JSON.stringify({ organizationId: org.organizationId, filterByType: ['ACTIVITY_TYPE_STAMP_LOGIN'] }), org);
+      assert.equal(logins.json.activities.length, 1, logins.text);
+      assert.equal(logins.json.activities[0].status, 'ACTIVITY_STATUS_COMPLETED');
+      // Its vote, an RS256 assertion, is checked again in the page.
+      await page.getByRole('navigation').getByRole('link', { name: 'Activities', exact: true }).click();
+      await page.getByRole('region', { name: 'Activities, newest first' }).getByRole('link', { name: 'Stamp login' }).click();
+      const votes = page.getByRole('region', { name: 'Votes, each signature checked in this page' });
+      await votes.getByText('✓ verified').waitFor();
+      assert.match(await votes.innerText(), /Approved\s+passkey\s+✓ verified/);
+      assert.deepEqual(pageErrors, []);
+
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await signInWithApiKey(page, org);
     });
 
     test('the root quorum shows its member and warns before a change', async () => {
@@ -330,6 +445,7 @@ for (const tdb of testDatabases) {
       const members = page.getByRole('region', { name: 'Members of the root quorum' }).locator('tbody tr');
       assert.equal(await members.count(), 1);
       assert.ok((await members.first().textContent())!.includes(org.userId));
+      await page.getByText('When this user approves an activity of Console views, it is allowed without consulting any policy.').waitFor();
       await checkLayout();
     });
 

@@ -127,5 +127,33 @@ for (const tdb of testDatabases) {
       assert.equal(activity.status, 'ACTIVITY_STATUS_COMPLETED');
       assert.equal(activity.votes[0].scheme, 'SIGNATURE_SCHEME_WEBAUTHN');
     });
+
+    test('an RS256 (RSA) passkey, as Windows Hello makes, registers and stamps; its altered signature is refused with 401', async () => {
+      const hello = createSoftwareAuthenticator({ rpId: RP_ID, origin: ORIGIN, algorithm: 'RS256' });
+      const challenge = randomBytes(32).toString('base64url');
+      const registered = await server.admin('POST', `/organizations/${org.organizationId}/users/${org.userId}/authenticators`, {
+        name: 'Windows Hello',
+        challenge,
+        attestation: v1Attestation(hello.register(challenge)),
+      });
+      assert.equal(registered.credentialId, hello.credentialId);
+      const client = new TurnkeyClient({ baseUrl: server.baseUrl }, webauthnStamperFor(hello) as any);
+      const { activity } = (await client.createSmartContractInterface(body(org.organizationId, 'via Windows Hello'))) as any;
+      assert.equal(activity.status, 'ACTIVITY_STATUS_COMPLETED');
+      assert.equal(activity.votes[0].scheme, 'SIGNATURE_SCHEME_WEBAUTHN');
+      assert.equal(Buffer.from(activity.votes[0].signature, 'base64url').length, 256, 'a 2048-bit RSA signature, not DER');
+
+      const raw = JSON.stringify(body(org.organizationId, 'altered'));
+      const stamp = JSON.parse((await webauthnStamperFor(hello).stamp(raw)).stampHeaderValue) as Record<string, string>;
+      const signature = Buffer.from(stamp.signature!, 'base64url');
+      signature[10]! ^= 0x01;
+      const answer = await fetch(`${server.baseUrl}/public/v1/submit/create_smart_contract_interface`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'X-Stamp-WebAuthn': JSON.stringify({ ...stamp, signature: signature.toString('base64url') }) },
+        body: raw,
+      });
+      assert.equal(answer.status, 401);
+      assert.match(((await answer.json()) as { message: string }).message, /^bad signature/);
+    });
   });
 }

@@ -20,7 +20,7 @@ async function complete(organizationId: string, credential: Session['credential'
 
 function checkOrganization(organizationId: string): string {
   const id = organizationId.trim();
-  if (!UUID.test(id)) throw new Error('the organization ID must be a UUID (as `signet org create` prints it)');
+  if (!UUID.test(id)) throw new Error('the organization ID must be a UUID, as signet org create prints it');
   return id;
 }
 
@@ -91,7 +91,12 @@ export function SignIn(props: { onSignedIn: (session: Session) => void }) {
             multiline
             value={pasted}
             onInput={setPasted}
-            hint="The JSON `signet org create` prints or writes (credentials.json). The private key is imported into a key this browser cannot read back, then the text is dropped."
+            hint={
+              <>
+                The JSON <code>signet org create</code> prints or writes (<code>credentials.json</code>). The private key is imported into a key this browser
+                cannot read back, then the text is dropped.
+              </>
+            }
           />
           <Button type="submit" kind="primary" disabled={busy !== ''}>
             {busy === 'apiKey' ? 'Signing in…' : 'Sign in with the API key'}

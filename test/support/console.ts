@@ -1,12 +1,12 @@
 // The console in a real Chromium: a Signet test server reached at http://localhost:<port> (a secure
 // context, and the WebAuthn relying party the console's passkeys are made for), its page opened, and
 // the checks every console view owes: sign-in with an API key, no horizontal scroll at 375 and 1280
-// pixels, every control reached by the keyboard and labelled, and screenshots for the docs.
+// pixels (nor in a table at 375), every control reached by the keyboard and labelled, and screenshots for the docs.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import type { TestDatabase } from './databases.ts';
 import { ensureCompiled, freePort, ROOT } from './processes.ts';
 import { startTestServer, type Credentials, type TestServer } from './server.ts';
@@ -58,14 +58,51 @@ export async function signOut(page: Page): Promise<void> {
   await page.getByRole('heading', { name: 'Sign in to the Signet console' }).waitFor();
 }
 
-/** The page at 375 and at 1280 pixels wide: nothing wider than the window. */
+/** The width of a phone the console must fit. */
+export const PHONE_WIDTH = 375;
+
+/**
+ * The page at 375 and at 1280 pixels wide: nothing wider than the window; at 375 px no table scrolls
+ * sideways either, and every cell of every table lies within the window.
+ */
 export async function checkNoHorizontalScroll(page: Page): Promise<void> {
   const before = page.viewportSize();
   try {
-    for (const width of [375, 1280]) {
+    for (const width of [PHONE_WIDTH, 1280]) {
       await page.setViewportSize({ width, height: 800 });
       const sizes = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth }));
       assert.ok(sizes.scroll <= sizes.client, `at ${width} px the page is ${sizes.scroll} px wide, wider than its ${sizes.client} px window`);
+      if (width !== PHONE_WIDTH) continue;
+      const outside = await page.evaluate((limit) =>
+        Array.from(document.querySelectorAll('.table-box')).flatMap((box) => {
+          const name = box.getAttribute('aria-label');
+          const problems = box.scrollWidth > box.clientWidth ? [`${name} scrolls sideways (${box.scrollWidth} px in ${box.clientWidth})`] : [];
+          for (const cell of Array.from(box.querySelectorAll('tbody th, tbody td'))) {
+            const { left, right, width: cellWidth } = cell.getBoundingClientRect();
+            if (cellWidth > 0 && (left < 0 || right > limit)) problems.push(`${name}: "${(cell.textContent ?? '').slice(0, 40)}" spans ${Math.round(left)} to ${Math.round(right)} px`);
+          }
+          return problems;
+        }),
+      width);
+      assert.deepEqual(outside, [], `at ${width} px every table's cells are within the window`);
+    }
+  } finally {
+    if (before) await page.setViewportSize(before);
+  }
+}
+
+/** At 375 px by 800, each of `elements`, scrolled to (down, never sideways), is wholly within the window. */
+export async function checkShownOnPhone(page: Page, elements: Record<string, Locator>): Promise<void> {
+  const before = page.viewportSize();
+  try {
+    await page.setViewportSize({ width: PHONE_WIDTH, height: 800 });
+    for (const [what, element] of Object.entries(elements)) {
+      await element.scrollIntoViewIfNeeded();
+      const box = await element.boundingBox();
+      assert.ok(box, `${what} is shown at ${PHONE_WIDTH} px`);
+      assert.ok(box.x >= 0 && box.x + box.width <= PHONE_WIDTH, `${what} spans ${Math.round(box.x)} to ${Math.round(box.x + box.width)} px, outside the ${PHONE_WIDTH} px window`);
+      assert.ok(box.y >= 0 && box.y + box.height <= 800, `${what} is within the window once scrolled to (${Math.round(box.y)} to ${Math.round(box.y + box.height)} px)`);
+      assert.equal(await page.evaluate(() => window.scrollX), 0, `showing ${what} scrolls nothing sideways`);
     }
   } finally {
     if (before) await page.setViewportSize(before);

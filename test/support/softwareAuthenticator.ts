@@ -1,5 +1,5 @@
-// A software WebAuthn authenticator for tests: a passkey (ES256 by default; ES384, ES512 or EdDSA
-// on request) that registers (attestation "none") and signs assertions byte for byte like a platform authenticator, and can drive the real
+// A software WebAuthn authenticator for tests: a passkey (ES256 by default; ES384, ES512, EdDSA or
+// RS256 on request) that registers (attestation "none") and signs assertions byte for byte like a platform authenticator, and can drive the real
 // @turnkey/webauthn-stamper through a stand-in for navigator.credentials.get.
 import { createHash, generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:crypto';
 import type { RegistrationResponseJSON } from '@simplewebauthn/server';
@@ -42,13 +42,15 @@ export interface SoftwareAuthenticator {
 }
 
 /** The COSE algorithms a software authenticator can use, with the key and hash of each. */
-export type SoftwareAlgorithm = 'ES256' | 'ES384' | 'ES512' | 'EdDSA';
+export type SoftwareAlgorithm = 'ES256' | 'ES384' | 'ES512' | 'EdDSA' | 'RS256';
 
 const ALGORITHMS = {
   ES256: { cose: -7, curve: 'prime256v1', coseCurve: 1, hash: 'sha256' },
   ES384: { cose: -35, curve: 'secp384r1', coseCurve: 2, hash: 'sha384' },
   ES512: { cose: -36, curve: 'secp521r1', coseCurve: 3, hash: 'sha512' },
   EdDSA: { cose: -8, curve: 'ed25519', coseCurve: 6, hash: null },
+  // RSASSA-PKCS1-v1_5 with SHA-256 (Node's default padding for an RSA key), as Windows Hello signs.
+  RS256: { cose: -257, curve: 'rsa', coseCurve: null, hash: 'sha256' },
 } as const;
 
 const FLAG_UP = 0x01;
@@ -64,7 +66,9 @@ export function createSoftwareAuthenticator(options: {
   const { privateKey, publicKey } =
     algorithm.curve === 'ed25519'
       ? generateKeyPairSync('ed25519')
-      : generateKeyPairSync('ec', { namedCurve: algorithm.curve });
+      : algorithm.curve === 'rsa'
+        ? generateKeyPairSync('rsa', { modulusLength: 2048 })
+        : generateKeyPairSync('ec', { namedCurve: algorithm.curve });
   const credentialIdBytes = randomBytes(32);
   const credentialId = credentialIdBytes.toString('base64url');
   const cosePublicKey = coseKey(publicKey, algorithm);
@@ -267,10 +271,20 @@ function uint32(value: number): Buffer {
 
 /**
  * The COSE_Key of the public key: for ES256 {1: 2 (EC2), 3: -7 (ES256), -1: 1 (P-256), -2: x, -3: y};
- * for EdDSA {1: 1 (OKP), 3: -8 (EdDSA), -1: 6 (Ed25519), -2: x}.
+ * for EdDSA {1: 1 (OKP), 3: -8 (EdDSA), -1: 6 (Ed25519), -2: x}; for RS256 {1: 3 (RSA), 3: -257, -1: n, -2: e}.
  */
 function coseKey(publicKey: KeyObject, algorithm: (typeof ALGORITHMS)[SoftwareAlgorithm]): Buffer {
   const jwk = publicKey.export({ format: 'jwk' });
+  if (algorithm.coseCurve === null) {
+    return cbor(
+      new Map<CborValue, CborValue>([
+        [1, 3],
+        [3, algorithm.cose],
+        [-1, Buffer.from(jwk.n!, 'base64url')],
+        [-2, Buffer.from(jwk.e!, 'base64url')],
+      ]),
+    );
+  }
   if (algorithm.hash === null) {
     return cbor(
       new Map<CborValue, CborValue>([

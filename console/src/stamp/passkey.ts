@@ -42,7 +42,11 @@ export async function createPasskey(user: { userId: string; userName: string }, 
       challenge,
       rp: { id: location.hostname, name: 'Signet' },
       user: { id: new TextEncoder().encode(user.userId), name: user.userName, displayName: user.userName },
-      pubKeyCredParams: [{ type: 'public-key', alg: -7 }],
+      // ES256 first; RS256 for authenticators that only make RSA keys (Windows Hello's, among others).
+      pubKeyCredParams: [
+        { type: 'public-key', alg: -7 },
+        { type: 'public-key', alg: -257 },
+      ],
       authenticatorSelection: { residentKey: 'required', requireResidentKey: true, userVerification: 'preferred' },
       attestation: 'none',
       timeout: 120_000,

@@ -1,6 +1,6 @@
 // Small shared pieces of the console's pages: labelled fields, an error box that shows the server's
-// message, tables that scroll inside their own box, status badges, JSON blocks.
-import type { ComponentChildren, JSX } from 'preact';
+// message, tables (a list of cards on a phone), status badges, JSON blocks, plurals.
+import { cloneElement, toChildArray, type ComponentChildren, type JSX, type VNode } from 'preact';
 import { ApiError } from '../api.ts';
 
 let nextId = 0;
@@ -17,7 +17,7 @@ export function Field(props: {
   type?: string;
   multiline?: boolean;
   placeholder?: string;
-  hint?: string;
+  hint?: ComponentChildren;
   autoComplete?: string;
 }) {
   const common = {
@@ -58,26 +58,50 @@ export function Button(props: { onClick?: () => void; type?: 'button' | 'submit'
   );
 }
 
-/** A table in a box of its own width: wide rows scroll there, never the page. */
-export function Table(props: { caption?: string; head: string[]; children: ComponentChildren }) {
+/**
+ * A table in a box of its own width. On a narrow screen (console.css) it is a list of cards, one per
+ * row: the row's header cell (`<th scope="row">`) is the card's title, the columns named in `first`
+ * come right under it, the others after, each cell labelled with its column's title. The rows are
+ * `<tr>` elements whose cells are their direct children, one per column of `head`, in its order.
+ */
+export function Table(props: { caption?: string; head: string[]; first?: string[]; children: ComponentChildren }) {
+  const { head, first = [] } = props;
+  const rows = toChildArray(props.children).map((row) =>
+    typeof row === 'object' && row.type === 'tr'
+      ? cloneElement(
+          row as VNode<{ children?: ComponentChildren }>,
+          {},
+          toChildArray((row.props as { children?: ComponentChildren }).children).map((cell, i) => {
+            const title = head[i];
+            if (typeof cell !== 'object' || title === undefined) return cell;
+            const given = (cell.props as { class?: string }).class;
+            const classes = [given, first.includes(title) ? 'first' : ''].filter(Boolean).join(' ');
+            return cloneElement(cell, { 'data-label': title, ...(classes ? { class: classes } : {}) });
+          }),
+        )
+      : row,
+  );
   return (
     <div class="table-box" tabIndex={0} role="region" aria-label={props.caption ?? 'table'}>
       <table>
         {props.caption && <caption>{props.caption}</caption>}
         <thead>
           <tr>
-            {props.head.map((title) => (
+            {head.map((title) => (
               <th scope="col" key={title}>
                 {title}
               </th>
             ))}
           </tr>
         </thead>
-        <tbody>{props.children}</tbody>
+        <tbody>{rows}</tbody>
       </table>
     </div>
   );
 }
+
+/** "1 passkey", "2 passkeys". */
+export const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
 const STATUS_WORDS: Record<string, string> = {
   ACTIVITY_STATUS_COMPLETED: 'Completed',

@@ -5,6 +5,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { Activity, Api } from '../api.ts';
 import { Button, ErrorBox, Json, Loading, Status, Table, Time } from '../ui/components.tsx';
+import type { Policy } from './policies.tsx';
 import { checkVote, type Vote, type VoteCheck } from './voteCheck.ts';
 
 const PAGE_SIZE = '20';
@@ -139,13 +140,13 @@ function ActivityList(props: { api: Api }) {
       {!activities && !error && <Loading what="activities" />}
       {activities && (
         <>
-          <Table caption="Activities, newest first" head={['Activity', 'Status', 'Created', 'Your vote']}>
+          <Table caption="Activities, newest first" head={['Activity', 'Status', 'Created', 'Your vote']} first={['Status', 'Your vote']}>
             {activities.map((activity) => (
               <tr key={activity.id}>
-                <td>
+                <th scope="row">
                   <a href={`/console/activities/${activity.id}`}>{typeName(activity.type)}</a>
                   <div class="muted id">{activity.id}</div>
-                </td>
+                </th>
                 <td>
                   <Status status={activity.status} />
                 </td>
@@ -192,10 +193,23 @@ function VoteMark(props: { check: VoteCheck | undefined }) {
   return <span class="mark unchecked">cannot check: {check.reason}</span>;
 }
 
+/** A policy by its name, linked to its page; by its id when it is no longer in the organization (or the names could not be read). */
+function PolicyName(props: { policyId: string; names: Map<string, string> | undefined }) {
+  const name = props.names?.get(props.policyId);
+  if (name !== undefined) return <a href={`/console/policies/${props.policyId}`}>{name}</a>;
+  return (
+    <>
+      <span class="id">{props.policyId}</span>
+      {props.names && <span class="muted"> (deleted policy)</span>}
+    </>
+  );
+}
+
 function ActivityDetail(props: { api: Api; activityId: string }) {
   const { api, activityId } = props;
   const [activity, setActivity] = useState<Activity | undefined>(undefined);
   const [evaluations, setEvaluations] = useState<PolicyEvaluation[] | undefined>(undefined);
+  const [policyNames, setPolicyNames] = useState<Map<string, string> | undefined>(undefined);
   const [checks, setChecks] = useState<Record<string, VoteCheck>>({});
   const [error, setError] = useState<unknown>(undefined);
   const [voteError, setVoteError] = useState<unknown>(undefined);
@@ -203,12 +217,18 @@ function ActivityDetail(props: { api: Api; activityId: string }) {
 
   async function load() {
     try {
-      const [answer, evaluated] = await Promise.all([
+      const [answer, evaluated, policies] = await Promise.all([
         api.query<{ activity: Activity }>('get_activity', { activityId }),
         api.query<{ policyEvaluations: PolicyEvaluation[] }>('get_policy_evaluations', { activityId }),
+        // Every policy of the organization is in this one answer: one an evaluation names that is not, was deleted.
+        api.query<{ policies: Policy[] }>('list_policies').then(
+          (listed) => new Map(listed.policies.map((p) => [p.policyId, p.policyName])),
+          () => undefined,
+        ),
       ]);
       setActivity(answer.activity);
       setEvaluations(evaluated.policyEvaluations);
+      setPolicyNames(policies);
       const votes = answer.activity.votes as Vote[];
       const results = await Promise.all(votes.map((vote) => checkVote(vote)));
       setChecks(Object.fromEntries(votes.map((vote, i) => [vote.id, results[i]!])));
@@ -303,10 +323,10 @@ function ActivityDetail(props: { api: Api; activityId: string }) {
       <h2>Result</h2>
       {Object.keys(result).length > 0 ? <Json label="Result" value={result} /> : <p class="muted">No result yet.</p>}
       <h2>Votes</h2>
-      <Table caption="Votes, each signature checked in this page" head={['User', 'Vote', 'Signed with', 'Signature', 'When']}>
+      <Table caption="Votes, each signature checked in this page" head={['User', 'Vote', 'Signed with', 'Signature', 'When']} first={['Vote', 'Signature']}>
         {votes.map((v) => (
           <tr key={v.id}>
-            <td>{v.user?.userName ?? v.userId}</td>
+            <th scope="row">{v.user?.userName ?? v.userId}</th>
             <td>{v.selection === 'VOTE_SELECTION_APPROVED' ? 'Approved' : 'Rejected'}</td>
             <td>{v.scheme === 'SIGNATURE_SCHEME_WEBAUTHN' ? 'passkey' : 'API key'}</td>
             <td>
@@ -320,12 +340,12 @@ function ActivityDetail(props: { api: Api; activityId: string }) {
       </Table>
       <h2>Policy evaluations</h2>
       {evaluations && evaluations.length > 0 ? (
-        <Table caption="What the policies said at each vote" head={['Vote', 'Policy', 'Outcome']}>
+        <Table caption="What the policies said at each vote" head={['Vote', 'Policy', 'Outcome']} first={['Outcome']}>
           {evaluations.flatMap((evaluation) =>
-            (evaluation.policyEvaluations.length > 0 ? evaluation.policyEvaluations : [{ policyId: '—', outcome: 'no policy applied (the root quorum counts the votes)' }]).map((entry, i) => (
+            (evaluation.policyEvaluations.length > 0 ? evaluation.policyEvaluations : [{ policyId: '', outcome: 'the root quorum counts the votes' }]).map((entry, i) => (
               <tr key={`${evaluation.id}-${i}`}>
                 <td>{voterOf(votes, evaluation.voteId)}</td>
-                <td class="id">{entry.policyId}</td>
+                <th scope="row">{entry.policyId ? <PolicyName policyId={entry.policyId} names={policyNames} /> : 'No policy applied'}</th>
                 <td>{entry.outcome}</td>
               </tr>
             )),

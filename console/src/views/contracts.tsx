@@ -7,7 +7,7 @@ import { useState } from 'preact/hooks';
 import type { Api } from '../api.ts';
 import { navigate } from '../navigation.ts';
 import { violationsAt } from '../ui/refusal.ts';
-import { Loading, Time, Table } from '../ui/components.tsx';
+import { Loading, plural, Time, Table } from '../ui/components.tsx';
 import { completed, ConfirmButton, LoadError, OutcomeNote, useLoaded, useSubmission } from '../ui/submission.tsx';
 // The server's limit: a bigger file is refused here before it is read.
 import { MAX_INTERFACE_BYTES } from '../../../src/contracts/limits.ts';
@@ -62,7 +62,7 @@ export function ContractsView(props: { api: Api; path: string[] }) {
         (loaded.value.items.length === 0 ? (
           <p>{loaded.value.after.length > 0 ? 'No more interfaces.' : 'No interfaces yet: upload an ABI or an IDL below.'}</p>
         ) : (
-          <Table caption="Smart contract interfaces" head={['Label', 'Kind', 'Address', 'Notes', 'Created']}>
+          <Table caption="Smart contract interfaces" head={['Label', 'Kind', 'Address', 'Notes', 'Created']} first={['Kind']}>
               {loaded.value.items.map((i) => (
                 <tr key={i.smartContractInterfaceId}>
                   <th scope="row">
@@ -196,7 +196,7 @@ function UploadForm(props: { api: Api; onUploaded(): void }) {
           </p>
         )}
         {fieldError('smartContractInterface', 'contract-file-error')}
-        {picked && !fileProblem && <p class="hint">{picked.fileName}: {picked.text.length} characters of JSON, read in this page.</p>}
+        {picked && !fileProblem && <p class="hint">{picked.fileName}: {plural(picked.text.length, 'character')} of JSON, read in this page.</p>}
       </div>
       <div class="field">
         <label for="contract-type">Kind</label>

@@ -57,7 +57,7 @@ export function PoliciesView(props: { api: Api; path: string[] }) {
       {policies.length === 0 ? (
         <p>This organization has no policies yet.</p>
       ) : (
-        <Table caption="Policies" head={['Name', 'Effect', 'Condition', 'Consensus', 'Notes']}>
+        <Table caption="Policies" head={['Name', 'Effect', 'Condition', 'Consensus', 'Notes']} first={['Effect']}>
             {policies.map((p) => (
               <tr key={p.policyId}>
                 <th scope="row">

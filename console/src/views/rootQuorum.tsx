@@ -32,8 +32,14 @@ export function RootQuorumView(props: { api: Api; path: string[] }) {
     <section class="root-quorum">
       <h1>Root quorum</h1>
       <p>
-        When at least <strong>{rootQuorum.threshold}</strong> of these {rootQuorum.userIds.length} users approve an activity of {organization.name}, it
-        is allowed without consulting any policy.
+        {rootQuorum.userIds.length === 1 ? (
+          <>When this user approves an activity of {organization.name}, it is allowed without consulting any policy.</>
+        ) : (
+          <>
+            When at least <strong>{rootQuorum.threshold}</strong> of these {rootQuorum.userIds.length} users approve an activity of {organization.name}, it
+            is allowed without consulting any policy.
+          </>
+        )}
       </p>
       <Table caption="Members of the root quorum" head={['Member', 'User id']}>
           {rootQuorum.userIds.map((id) => (

@@ -5,7 +5,7 @@
 import { useState } from 'preact/hooks';
 import type { Api } from '../api.ts';
 import { messageOf, violationsOf } from '../ui/refusal.ts';
-import { Table } from '../ui/components.tsx';
+import { plural, Table } from '../ui/components.tsx';
 import { LoadError, useLoaded } from '../ui/submission.tsx';
 
 const FILTERS = [
@@ -124,17 +124,17 @@ function SearchError(props: { error: unknown }) {
 function Results(props: { found: SubOrganization[]; search: Search; onPage(after: string[]): void }) {
   const { found, search } = props;
   const what = search.filterType ? `matching ${search.filterValue}${search.verified ? ' (verified)' : ''}` : '';
+  // Words joined by one space: "1 sub-organization:", "Sub-organizations matching … (page 2):".
+  const heading = [found.length === PAGE ? 'Sub-organizations' : plural(found.length, 'sub-organization'), what, search.after.length > 0 ? `(page ${search.after.length + 1})` : '']
+    .filter(Boolean)
+    .join(' ');
   return (
     <>
       <p role="status">
-        {found.length === 0
-          ? search.after.length > 0
-            ? 'No more sub-organizations.'
-            : `No sub-organization ${what || 'yet'}.`
-          : `${found.length === PAGE ? 'Sub-organizations' : `${found.length} sub-organization${found.length === 1 ? '' : 's'}`} ${what}${search.after.length > 0 ? ` (page ${search.after.length + 1})` : ''}:`}
+        {found.length === 0 ? (search.after.length > 0 ? 'No more sub-organizations.' : `No sub-organization ${what || 'yet'}.`) : `${heading}:`}
       </p>
       {found.length > 0 && (
-        <Table caption="Sub-organizations found" head={['Name', 'Id', 'Users']}>
+        <Table caption="Sub-organizations found" head={['Name', 'Id', 'Users']} first={['Users']}>
             {found.map((s) => (
               <tr key={s.organizationId}>
                 <th scope="row">{s.name ?? <span class="muted">{s.error}</span>}</th>

@@ -4,10 +4,11 @@
 // delete_authenticators); a form that creates a user (create_users); the organization's tags
 // (list_user_tags), created with their users (create_user_tag) and deleted (delete_user_tags).
 import { UserChoices } from '../ui/userChoices.tsx';
+import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import type { Api } from '../api.ts';
 import { violationsAt } from '../ui/refusal.ts';
-import { Loading, Time, Table } from '../ui/components.tsx';
+import { Loading, plural, Time, Table } from '../ui/components.tsx';
 import { completed, ConfirmButton, LoadError, OutcomeNote, useLoaded, useSubmission } from '../ui/submission.tsx';
 
 interface ApiKey {
@@ -105,8 +106,6 @@ export function UsersView(props: { api: Api; path: string[] }) {
   );
 }
 
-const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
-
 function FieldError(props: { id: string; error: unknown; parameter: string }) {
   const violation = props.error === undefined ? undefined : violationsAt(props.error, props.parameter)[0];
   if (!violation) return null;
@@ -117,8 +116,9 @@ function FieldError(props: { id: string; error: unknown; parameter: string }) {
   );
 }
 
-function TagChoices(props: { legend: string; idPrefix: string; tags: UserTag[]; chosen: Set<string>; onChange(chosen: Set<string>): void }) {
-  if (props.tags.length === 0) return <p class="muted">No tags yet: create one below.</p>;
+/** The tags as checkboxes; `none` says where tags are created when there is none. */
+function TagChoices(props: { legend: string; idPrefix: string; tags: UserTag[]; chosen: Set<string>; onChange(chosen: Set<string>): void; none: ComponentChildren }) {
+  if (props.tags.length === 0) return <p class="muted">{props.none}</p>;
   return (
     <fieldset class="choices">
       <legend>{props.legend}</legend>
@@ -189,7 +189,7 @@ function NewUserForm(props: { api: Api; tags: UserTag[]; onCreated(): void }) {
       {text('userPhoneNumber', 'Phone (international, +…)', 'users[0].userPhoneNumber', { type: 'tel', maxLength: 64, autocomplete: 'off' })}
       {text('apiKeyName', 'API key name', 'users[0].apiKeys[0].apiKeyName', { maxLength: 256 })}
       {text('publicKey', 'API key public key (P-256, hex)', 'users[0].apiKeys[0].publicKey', { maxLength: 200, spellcheck: false, autocomplete: 'off' })}
-      <TagChoices legend="Tags" idPrefix="new-user-tag" tags={props.tags} chosen={chosen} onChange={setChosen} />
+      <TagChoices legend="Tags" idPrefix="new-user-tag" tags={props.tags} chosen={chosen} onChange={setChosen} none="No tags yet: create one under Tags below." />
       <div class="actions">
         <button type="submit" class="button primary" disabled={submission.busy}>
           Create user
@@ -235,7 +235,7 @@ function TagsSection(props: { api: Api; tags: UserTag[]; users: User[]; onChange
       {props.tags.length === 0 ? (
         <p>No tags yet. Consensus rules name tags by their id.</p>
       ) : (
-        <Table caption="Tags" head={['Tag', 'Id (for consensus rules)', 'Users', 'Actions']}>
+        <Table caption="Tags" head={['Tag', 'Id (for consensus rules)', 'Users', 'Actions']} first={['Users', 'Actions']}>
             {props.tags.map((t) => (
               <tr key={t.tagId}>
                 <th scope="row">{t.tagName}</th>
@@ -340,7 +340,18 @@ function UserPage(props: { api: Api; user: User; tags: UserTag[]; onChanged(): v
       </dl>
       <h2>Tags</h2>
       <form onSubmit={saveTags} aria-label={`Tags of ${user.userName}`}>
-        <TagChoices legend={`Tags of ${user.userName}`} idPrefix="user-tag" tags={props.tags} chosen={chosen} onChange={setChosen} />
+        <TagChoices
+          legend={`Tags of ${user.userName}`}
+          idPrefix="user-tag"
+          tags={props.tags}
+          chosen={chosen}
+          onChange={setChosen}
+          none={
+            <>
+              No tags yet: create one under <em>New tag</em> on the <a href={USERS}>users page</a>, then give it here.
+            </>
+          }
+        />
         {props.tags.length > 0 && (
           <div class="actions">
             <button type="submit" class="button primary" disabled={tagging.busy}>
@@ -354,7 +365,7 @@ function UserPage(props: { api: Api; user: User; tags: UserTag[]; onChanged(): v
       {user.apiKeys.length === 0 ? (
         <p>No API keys or session keys that may still stamp.</p>
       ) : (
-        <Table caption={`API keys of ${user.userName}`} head={['Name', 'Type', 'Public key', 'Created', 'Actions']}>
+        <Table caption={`API keys of ${user.userName}`} head={['Name', 'Type', 'Public key', 'Created', 'Actions']} first={['Type', 'Actions']}>
             {user.apiKeys.map((k) => (
               <tr key={k.apiKeyId}>
                 <th scope="row">{k.apiKeyName}</th>
@@ -380,7 +391,7 @@ function UserPage(props: { api: Api; user: User; tags: UserTag[]; onChanged(): v
       {user.authenticators.length === 0 ? (
         <p>No passkeys.</p>
       ) : (
-        <Table caption={`Passkeys of ${user.userName}`} head={['Name', 'Credential id', 'Created', 'Actions']}>
+        <Table caption={`Passkeys of ${user.userName}`} head={['Name', 'Credential id', 'Created', 'Actions']} first={['Actions']}>
             {user.authenticators.map((a) => (
               <tr key={a.authenticatorId}>
                 <th scope="row">{a.authenticatorName}</th>

@@ -79,13 +79,14 @@ async function checkPasskeyVote(vote: Vote): Promise<VoteCheck> {
     return { state: 'unchecked', reason: (error as Error).message };
   }
   try {
-    signature = derToRaw(fromBase64url(vote.signature), verifier.size);
+    const sent = fromBase64url(vote.signature);
+    signature = verifier.size === undefined ? sent : derToRaw(sent, verifier.size);
   } catch (error) {
     return { state: 'failed', reason: (error as Error).message };
   }
   const signed = new Uint8Array(authenticatorData.length + 32);
   signed.set(authenticatorData);
   signed.set(await sha256(clientDataBytes), authenticatorData.length);
-  const valid = await crypto.subtle.verify({ name: 'ECDSA', hash: verifier.hash }, verifier.key, signature, signed);
+  const valid = await crypto.subtle.verify(verifier.algorithm, verifier.key, signature, signed);
   return valid ? { state: 'verified' } : { state: 'failed', reason: 'the signature does not match the authenticator data, client data and public key' };
 }
