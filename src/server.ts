@@ -81,7 +81,16 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     let worker: OutboxWorker | undefined;
     const handlers = options.handlers ?? activityHandlers;
     const clock = options.clock ?? systemClock;
-    const engine = new ActivityEngine({ db, config, secret, keys: new ServiceKeys(db, secret), handlers, now: clock, onQueued: () => worker?.wake() });
+    const engine = new ActivityEngine({
+      db,
+      config,
+      secret,
+      keys: new ServiceKeys(db, secret),
+      handlers,
+      now: clock,
+      onQueued: () => worker?.wake(),
+      log: { warn: (object, message) => app.log.warn(object, message) },
+    });
     const outbox = { depth: () => outboxDepth(db), channels: CHANNELS, outcomes: ATTEMPT_OUTCOMES };
     const metrics = new Metrics(outbox, handlers.map((handler) => handler.activityType), (error) =>
       app.log.warn({ err: error }, 'metrics: cannot read the outbox depth; reported as NaN'),

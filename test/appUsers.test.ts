@@ -10,7 +10,9 @@ import { pathToFileURL } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { ApiKeyStamper, SignatureFormat } from '@turnkey/api-key-stamper';
 import { decryptCredentialBundle, encryptOtpCodeToBundle, generateP256KeyPair, getPublicKey, verifySessionJwtSignature } from '@turnkey/crypto';
+import { TurnkeyClient } from '@turnkey/http';
 import { Turnkey, type server as serverActions } from '@turnkey/sdk-server';
+import { attestedStamper } from './support/attested.ts';
 import { testDatabases } from './support/databases.ts';
 import { refused } from './support/refusals.ts';
 import { startTestServer, type Credentials, type TestServer } from './support/server.ts';
@@ -18,6 +20,7 @@ import { startSmtpSink, type SmtpSink } from './support/smtpSink.ts';
 
 const INVALID_ARGUMENT = 3;
 const PERMISSION_DENIED = 7;
+const UNAUTHENTICATED = 16;
 
 type Client = ReturnType<InstanceType<typeof Turnkey>['apiClient']>;
 
@@ -96,7 +99,7 @@ for (const tdb of testDatabases) {
       return subOrganizationId;
     }
 
-    test('sign-up, getVerifiedSuborgs after the code, otpLogin into the sub-organization, and the session acting there only', async () => {
+    test('sign-up, otpLogin into the sub-organization, getVerifiedSuborgs after it, and the session acting there only', async () => {
       const email = `alice-${randomUUID().slice(0, 8)}@example.com`;
       const subOrganizationId = await signUp(email);
       const sibling = await signUp(`bob-${randomUUID().slice(0, 8)}@example.com`);
@@ -104,8 +107,9 @@ for (const tdb of testDatabases) {
       assert.deepEqual((await helpers.getSuborgs({ filterType: 'EMAIL', filterValue: email } as any)).organizationIds, [subOrganizationId]);
       assert.deepEqual((await helpers.getVerifiedSuborgs({ filterType: 'EMAIL', filterValue: email } as any)).organizationIds, []);
 
+      // The code, checked in the app's organization, proves the address to the app (the token), not to any user.
       const { verificationToken, clientKey } = await verifiedByHelpers(email);
-      assert.deepEqual((await helpers.getVerifiedSuborgs({ filterType: 'EMAIL', filterValue: email } as any)).organizationIds, [subOrganizationId]);
+      assert.deepEqual((await helpers.getVerifiedSuborgs({ filterType: 'EMAIL', filterValue: email } as any)).organizationIds, []);
 
       const login = await helpers.otpLogin({
         suborgID: subOrganizationId,
@@ -115,6 +119,8 @@ for (const tdb of testDatabases) {
       } as any);
       assert.ok(login?.session, 'otpLogin answered a session');
       assert.equal(await verifySessionJwtSignature(login.session, sessionSignerKey), true);
+      // The login proved the address for the user it logged in.
+      assert.deepEqual((await helpers.getVerifiedSuborgs({ filterType: 'EMAIL', filterValue: email } as any)).organizationIds, [subOrganizationId]);
 
       const asAlice = clientOf({ apiPublicKey: clientKey.publicKey, apiPrivateKey: clientKey.privateKey }, subOrganizationId);
       const me = await asAlice.getWhoami({});
@@ -133,6 +139,104 @@ for (const tdb of testDatabases) {
         await refused(asAlice.getActivities({ organizationId: elsewhere }), PERMISSION_DENIED, /does not belong to organization/);
         await refused(asAlice.createUserTag({ organizationId: elsewhere, userTagName: 'mine', userIds: [] }), PERMISSION_DENIED, /does not belong to organization/);
       }
+    });
+
+    /** A person who signs up as the docs say: the app verifies a code, then gives its token (and the client's signature) to create_sub_organization. */
+    async function signUpProven(email: string) {
+      const { verificationToken, clientKey } = await verifiedByHelpers(email);
+      const tokenId = JSON.parse(Buffer.from(verificationToken.split('.')[1]!, 'base64url').toString('utf8')).id;
+      const message = JSON.stringify({ signup: { email }, tokenId, type: 'USAGE_TYPE_SIGNUP' });
+      const signature = await new ApiKeyStamper({ apiPublicKey: clientKey.publicKey, apiPrivateKey: clientKey.privateKey }).sign(message, SignatureFormat.Raw);
+      const { subOrganizationId, rootUserIds } = await backend().createSubOrganization({
+        subOrganizationName: `user ${email}`,
+        rootUsers: [{ userName: email, userEmail: email, apiKeys: [], authenticators: [], oauthProviders: [] }],
+        rootQuorumThreshold: 1,
+        verificationToken,
+        clientSignature: { publicKey: clientKey.publicKey, scheme: 'CLIENT_SIGNATURE_SCHEME_API_P256', message, signature },
+      } as any);
+      return { subOrganizationId, userId: rootUserIds![0]! };
+    }
+
+    /** An end user of the app with an API key of its own: the root of its sub-organization, which it writes in as it likes. */
+    async function endUserWithKey(label: string) {
+      const key = generateP256KeyPair();
+      const email = `${label}-${randomUUID().slice(0, 8)}@example.com`;
+      const { subOrganizationId, rootUserIds } = await backend().createSubOrganization({
+        subOrganizationName: label,
+        rootUsers: [{ userName: label, userEmail: email, apiKeys: [{ apiKeyName: 'own', publicKey: key.publicKey, curveType: 'API_KEY_CURVE_P256' }], authenticators: [], oauthProviders: [] }],
+        rootQuorumThreshold: 1,
+      });
+      return { subOrganizationId, userId: rootUserIds![0]!, client: clientOf({ apiPublicKey: key.publicKey, apiPrivateKey: key.privateKey }, subOrganizationId) };
+    }
+
+    /** stamp_login with X-Stamp-Attested as @turnkey/core's loginWithOtp sends it, to the app's organization: the session's claims. */
+    async function attestedLoginToApp(verificationToken: string, clientKey: ReturnType<typeof generateP256KeyPair>) {
+      const { activity } = (await new TurnkeyClient({ baseUrl: server.baseUrl }, attestedStamper(verificationToken, clientKey) as any).stampLogin({
+        type: 'ACTIVITY_TYPE_STAMP_LOGIN',
+        timestampMs: String(Date.now()),
+        organizationId: app.organizationId,
+        parameters: { publicKey: clientKey.publicKey, expirationSeconds: '900', invalidateExisting: false },
+      })) as any;
+      return JSON.parse(Buffer.from(activity.result.stampLoginResult.session.split('.')[1], 'base64url').toString('utf8')) as { organization_id: string; user_id: string };
+    }
+
+    /**
+     * Two end users put `victim`'s address on users of their own sub-organizations, with no token: one
+     * on its own root user (update_user_email), one on a new user (create_users). list_suborgs finds both.
+     */
+    async function copiesOf(victim: string) {
+      const mallory = await endUserWithKey('mallory');
+      await mallory.client.updateUserEmail({ userId: mallory.userId, userEmail: victim });
+      const trudy = await endUserWithKey('trudy');
+      await trudy.client.createUsers({ users: [{ userName: 'copy', userEmail: victim, apiKeys: [], authenticators: [], oauthProviders: [], userTags: [] }] });
+      const both = [mallory.subOrganizationId, trudy.subOrganizationId];
+      assert.deepEqual(new Set((await helpers.getSuborgs({ filterType: 'EMAIL', filterValue: victim } as any)).organizationIds), new Set(both));
+      return both;
+    }
+    const verifiedSuborgs = async (email: string) => (await helpers.getVerifiedSuborgs({ filterType: 'EMAIL', filterValue: email } as any)).organizationIds;
+
+    test("an end user's unproven copy of an address is not verified when the address's owner verifies a code", async () => {
+      const victim = `victim-${randomUUID().slice(0, 8)}@example.com`;
+      await copiesOf(victim);
+      await verifiedByHelpers(victim);
+      assert.deepEqual(await verifiedSuborgs(victim), []);
+    });
+
+    test("the owner, not signed up yet, logging in to the app's organization (X-Stamp-Attested) is not logged into an end user's copy: no such user", async () => {
+      const victim = `victim-${randomUUID().slice(0, 8)}@example.com`;
+      // One copy: the only sub-organization with a user who has the address.
+      const mallory = await endUserWithKey('mallory');
+      await mallory.client.updateUserEmail({ userId: mallory.userId, userEmail: victim });
+      const copies = [mallory.subOrganizationId];
+      const { verificationToken, clientKey } = await verifiedByHelpers(victim);
+      await refused(attestedLoginToApp(verificationToken, clientKey), UNAUTHENTICATED, /no user of organization .* has the email address .*, nor a user of its sub-organizations who proved it/);
+      const sessions = await server.db.query("SELECT 1 FROM api_keys WHERE kind = 'session' AND organization_id = ANY($1::uuid[])", [copies]);
+      assert.equal(sessions.length, 0);
+      assert.deepEqual(await verifiedSuborgs(victim), []);
+    });
+
+    test("a signed-up owner's login is not blocked by unproven copies; a copy proven with a token counts, and the refusal names no organization", async () => {
+      const victim = `victim-${randomUUID().slice(0, 8)}@example.com`;
+      const copies = await copiesOf(victim);
+      // The owner signs up: the token proves the address for its root user, not for the copies.
+      const owner = await signUpProven(victim);
+      assert.deepEqual(await verifiedSuborgs(victim), [owner.subOrganizationId]);
+      const login = await verifiedByHelpers(victim);
+      const session = await attestedLoginToApp(login.verificationToken, login.clientKey);
+      assert.deepEqual([session.organization_id, session.user_id], [owner.subOrganizationId, owner.userId]);
+      assert.deepEqual(await verifiedSuborgs(victim), [owner.subOrganizationId]);
+
+      // A copy its holder proves with a token (a second account of the owner's) counts: two
+      // sub-organizations have it proven, so the login must name one, and is not told their ids.
+      const work = await endUserWithKey('work');
+      const proof = await verifiedByHelpers(victim);
+      await work.client.updateUserEmail({ userId: work.userId, userEmail: victim, verificationToken: proof.verificationToken });
+      assert.deepEqual(new Set(await verifiedSuborgs(victim)), new Set([owner.subOrganizationId, work.subOrganizationId]));
+      const again = await verifiedByHelpers(victim);
+      const ambiguous = await attestedLoginToApp(again.verificationToken, again.clientKey).then(() => assert.fail('logged in with two proven copies'), (error: any) => error);
+      assert.equal(ambiguous.code, INVALID_ARGUMENT, String(ambiguous));
+      assert.match(ambiguous.message, /several sub-organizations of .* have a user who proved the email address/);
+      for (const id of [owner.subOrganizationId, work.subOrganizationId, ...copies]) assert.ok(!ambiguous.message.includes(id), ambiguous.message);
     });
 
     test('the parent reads a sub-organization but cannot write in it', async () => {

@@ -6,8 +6,8 @@
 // bearer verification tokens and codes kept in clear are scrubbed by 019; 020 moves every vote of an
 // activity row into the votes table again, rendered as before, one per user and activity; 022 gives
 // every organization a root quorum: its first user alone (not removed when it has one), threshold 1,
-// or no member when it has no user; 033 keeps one registration of a public key per tree of
-// organizations, the oldest.
+// or no member when it has no user; 031 keeps a contact's verified moment only where a token proved it
+// for that user; 032 keeps one registration of a public key per tree of organizations, the oldest.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, describe, test } from 'node:test';
@@ -499,7 +499,7 @@ for (const tdb of testDatabases) {
       assert.deepEqual(counts, { quorums: 3, organizations: 3 });
     });
 
-    test('033: a key registered twice in one tree (an app and its sub-organizations) keeps its oldest registration; the later one is revoked and found by no lookup', async () => {
+    test('032: a key registered twice in one tree (an app and its sub-organizations) keeps its oldest registration; the later one is revoked and found by no lookup', async () => {
       const db = await storeThrough(tdb, cleanup, '030_vote_webauthn.sql');
       const organization = async (parentId: string | null = null) => {
         const id = randomUUID();
@@ -525,7 +525,7 @@ for (const tdb of testDatabases) {
       const bobsCopy = await key(bob, aliceKey, '2026-01-06T00:00:00Z'); // a sibling's: both reach the app (whoami)
       const elsewhere = await key(otherApp, appKey, '2026-03-01T00:00:00Z'); // another tree
 
-      assert.ok((await migrate(db)).includes('033_one_key_one_principal.sql'));
+      assert.ok((await migrate(db)).includes('032_one_key_one_principal.sql'));
       const rows = await db.query<{ id: string; tree_id: string | null; revoked: boolean }>('SELECT id, tree_id, revoked_at IS NOT NULL AS revoked FROM api_keys');
       const state = Object.fromEntries(rows.map((r) => [r.id, { tree: r.tree_id, revoked: r.revoked }]));
       assert.deepEqual(state[appsOwn], { tree: app.id, revoked: false });
@@ -539,6 +539,94 @@ for (const tdb of testDatabases) {
       const later = await key(bob, `02${'c'.repeat(64)}`, '2026-04-01T00:00:00Z');
       assert.equal((await db.query<{ tree_id: string }>('SELECT tree_id FROM api_keys WHERE id = $1', [later]))[0]!.tree_id, app.id);
       await assert.rejects(key(app, `02${'c'.repeat(64)}`, '2026-04-02T00:00:00Z'), /api_keys_tree_public_key/);
+    });
+  });
+}
+
+for (const tdb of testDatabases) {
+  describe(`contacts proven for their user (031, ${tdb.name})`, () => {
+    const cleanup: Array<() => Promise<void>> = [];
+    after(async () => {
+      for (const step of cleanup) await step();
+    });
+
+    test('a verified moment stays only where a token proved that contact for that user; one a code in the parent spread is cleared', async () => {
+      const db = await storeThrough(tdb, cleanup, '030_vote_webauthn.sql');
+      const at = (minutes: number) => new Date(Date.UTC(2026, 5, 1, 12, minutes));
+      const parent = randomUUID();
+      await db.query('INSERT INTO organizations (id, name) VALUES ($1, $2)', [parent, 'app']);
+      const organization = async () => {
+        const id = randomUUID();
+        await db.query('INSERT INTO organizations (id, name, parent_id) VALUES ($1, $2, $3)', [id, 'sub', parent]);
+        return id;
+      };
+      const user = async (organizationId: string, u: { email?: string; phone?: string; created: Date; updated?: Date; emailAt?: Date; phoneAt?: Date }) => {
+        const id = randomUUID();
+        await db.query(
+          `INSERT INTO users (id, organization_id, user_name, email, phone_number, created_at, updated_at, email_verified_at, phone_number_verified_at)
+           VALUES ($1, $2, 'u', $3, $4, $5, $6, $7, $8)`,
+          [id, organizationId, u.email ?? null, u.phone ?? null, u.created, u.updated ?? u.created, u.emailAt ?? null, u.phoneAt ?? null],
+        );
+        return id;
+      };
+      let fingerprints = 0;
+      /** An activity of `organizationId` at `moment`, and the use of a token it recorded. */
+      const activityWithToken = async (organizationId: string, type: string, usage: string, moment: Date, intent: object, result: object) => {
+        const id = randomUUID();
+        await db.query(
+          `INSERT INTO activities (id, organization_id, type, status, fingerprint, timestamp_ms, raw_body, stamp_header, intent, result, created_at, updated_at)
+           VALUES ($1, $2, $3, 'ACTIVITY_STATUS_COMPLETED', $4, '0', '{}', 'stamp', $5, $6::jsonb, $7, $7)`,
+          [id, organizationId, type, `sha256:${++fingerprints}`, JSON.stringify(intent), JSON.stringify(result), moment],
+        );
+        await db.query('INSERT INTO verification_token_uses (token_id, usage, organization_id, activity_id, expires_at, used_at) VALUES ($1, $2, $3, $4, $5, $5)', [
+          randomUUID(), usage, organizationId, id, moment,
+        ]);
+      };
+      const signUp = async (moment: Date, users: Array<Parameters<typeof user>[1]>) => {
+        const sub = await organization();
+        const ids = [];
+        for (const u of users) ids.push(await user(sub, u));
+        await activityWithToken(parent, 'ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V8', 'signup', moment, {}, { createSubOrganizationResultV8: { subOrganizationId: sub, rootUserIds: ids } });
+        return ids;
+      };
+
+      // Signed up with a token, its moment still the creation's: kept.
+      const [atCreation] = await signUp(at(0), [{ email: 'a@example.com', created: at(0), emailAt: at(0) }]);
+      // Signed up with a token, its only root user, only an email, never changed; a code in the parent moved its moment: kept.
+      const [movedSince] = await signUp(at(1), [{ email: 'b@example.com', created: at(1), emailAt: at(30) }]);
+      // Two root users: the token named the one marked at creation; the other was marked later by a code in the parent: cleared.
+      const [named, other] = await signUp(at(2), [
+        { email: 'c@example.com', created: at(2), emailAt: at(2) },
+        { email: 'victim@example.com', created: at(2), emailAt: at(31) },
+      ]);
+      // The only root user, but changed since (an email typed without a token, then marked by the owner's code): cleared.
+      const [changed] = await signUp(at(3), [{ email: 'victim@example.com', created: at(3), updated: at(10), emailAt: at(31) }]);
+      // Both contacts, the moment of one moved: which one the token named is not known, so that one is cleared.
+      const [both] = await signUp(at(4), [{ email: 'd@example.com', phone: '+12125550100', created: at(4), emailAt: at(4), phoneAt: at(32) }]);
+      // Created without a token, marked by a code checked in the parent: cleared.
+      const copy = await user(await organization(), { email: 'victim@example.com', created: at(5), emailAt: at(31) });
+      // update_user_email / update_user_phone_number with a token, the user's last change: kept.
+      const changedSub = await organization();
+      const proved = await user(changedSub, { email: 'e@example.com', phone: '+12125550101', created: at(6), updated: at(7), emailAt: at(7), phoneAt: at(7) });
+      await activityWithToken(changedSub, 'ACTIVITY_TYPE_UPDATE_USER_EMAIL', 'contact', at(7), { updateUserEmailIntent: { userId: proved.toUpperCase(), userEmail: 'e@example.com' } }, {});
+      // ...changed again after it (its phone number, without a token), then marked by a code in the parent: cleared.
+      const provedThenChanged = await user(changedSub, { phone: '+12125550102', created: at(6), updated: at(9), phoneAt: at(33) });
+      await activityWithToken(changedSub, 'ACTIVITY_TYPE_UPDATE_USER_PHONE_NUMBER', 'contact', at(8), { updateUserPhoneNumberIntent: { userId: provedThenChanged, userPhoneNumber: '+12125550102' } }, {});
+
+      assert.ok((await migrate(db)).includes('031_proven_contacts.sql'));
+      const moments = async (id: string) => {
+        const [row] = await db.query<{ e: Date | null; p: Date | null }>('SELECT email_verified_at AS e, phone_number_verified_at AS p FROM users WHERE id = $1', [id]);
+        return [row!.e, row!.p];
+      };
+      assert.deepEqual(await moments(atCreation!), [at(0), null]);
+      assert.deepEqual(await moments(movedSince!), [at(30), null]);
+      assert.deepEqual(await moments(named!), [at(2), null]);
+      assert.deepEqual(await moments(other!), [null, null]);
+      assert.deepEqual(await moments(changed!), [null, null]);
+      assert.deepEqual(await moments(both!), [at(4), null]);
+      assert.deepEqual(await moments(copy), [null, null]);
+      assert.deepEqual(await moments(proved), [at(7), null]);
+      assert.deepEqual(await moments(provedThenChanged), [null, null]);
     });
   });
 }

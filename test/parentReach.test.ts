@@ -110,14 +110,17 @@ for (const tdb of testDatabases) {
       const alice = await endUser(sub.organizationId);
       // The code is sent and checked in the parent, where the contact is no user at all.
       const { verificationToken, clientKey } = await verified(asParent, parent.organizationId, alice.email);
-      const [marked] = await server.db.query<{ email_verified_at: Date | null }>('SELECT email_verified_at FROM users WHERE id = $1', [alice.userId]);
-      assert.ok(marked?.email_verified_at, 'the parent verified the contact of its sub-organization\'s user');
+      // The code proves the address to the parent, which holds the token: no user's copy of it is proven yet.
+      const verifiedAt = async () => (await server.db.query<{ email_verified_at: Date | null }>('SELECT email_verified_at FROM users WHERE id = $1', [alice.userId]))[0]!.email_verified_at;
+      assert.equal(await verifiedAt(), null);
       // No user of the parent has that email: the token logs in only where one has.
       await refused(login(asParent, parent.organizationId, verificationToken, clientKey), NOT_FOUND, /no user of this organization has the email address/);
       const { session } = await login(asParent, sub.organizationId, verificationToken, clientKey);
       const claims = JSON.parse(Buffer.from(session.split('.')[1]!, 'base64url').toString('utf8'));
       assert.equal(claims.organization_id, sub.organizationId);
       assert.equal(claims.user_id, alice.userId);
+      // Logging Alice in with it proves her copy of the address.
+      assert.ok(await verifiedAt(), 'the login proved the contact for the user it logged in');
 
       const asAlice = clientOf({ apiPublicKey: clientKey.publicKey, apiPrivateKey: clientKey.privateKey, organizationId: sub.organizationId });
       assert.equal((await asAlice.getWhoami({ organizationId: sub.organizationId })).userId, alice.userId);
@@ -140,7 +143,7 @@ for (const tdb of testDatabases) {
       await refused(asAlice.initOtp({ organizationId: sibling.organizationId, otpType: 'OTP_TYPE_EMAIL', contact: alice.email, appName: "App" }), PERMISSION_DENIED, /does not belong/);
     });
 
-    test("X-Stamp-Attested with a parent's token: in the sub-organization, or sent to the parent for the one sub-organization with the contact", async () => {
+    test("X-Stamp-Attested with a parent's token: in the sub-organization, or sent to the parent for the one sub-organization whose user proved the contact", async () => {
       const asParent = clientOf(parent);
       const stampLogin = (token: string, key: KeyPair, organizationId: string) =>
         new TurnkeyClient({ baseUrl: server.baseUrl }, attestedStamper(token, key) as any).stampLogin({
@@ -168,10 +171,24 @@ for (const tdb of testDatabases) {
       const asAlice = clientOf({ apiPublicKey: second.clientKey.publicKey, apiPrivateKey: second.clientKey.privateKey, organizationId: sub.organizationId });
       assert.equal((await asAlice.getWhoami({ organizationId: sub.organizationId })).userId, alice.userId);
 
-      // Two sub-organizations with the email: the client must say which.
-      await server.admin('POST', `/organizations/${sibling.organizationId}/users`, { userName: 'alice again', email: alice.email });
+      // A copy of the email that no one proved, on a user of another sub-organization, is not looked at.
+      const { userId: copyId } = await server.admin('POST', `/organizations/${sibling.organizationId}/users`, { userName: 'alice again', email: alice.email });
       const third = await verified(asParent, parent.organizationId, alice.email);
-      await refused(stampLogin(third.verificationToken, third.clientKey, parent.organizationId), INVALID_ARGUMENT, /2 sub-organizations of .* have a user with the email address .*; set organizationId to the one to log into/);
+      const despiteCopy = await stampLogin(third.verificationToken, third.clientKey, parent.organizationId);
+      assert.deepEqual([sessionOf(despiteCopy).organization_id, sessionOf(despiteCopy).user_id], [sub.organizationId, alice.userId]);
+      // Proven there too (a login into that sub-organization by name): two sub-organizations, the client must say which,
+      // and is not told the other organizations' ids.
+      await server.joinRootQuorum(sibling.organizationId, copyId);
+      const intoSibling = await verified(asParent, parent.organizationId, alice.email);
+      assert.equal(sessionOf(await stampLogin(intoSibling.verificationToken, intoSibling.clientKey, sibling.organizationId)).user_id, copyId);
+      const fourth = await verified(asParent, parent.organizationId, alice.email);
+      const ambiguous = await stampLogin(fourth.verificationToken, fourth.clientKey, parent.organizationId).then(
+        () => assert.fail('logged in although two sub-organizations have the address proven'),
+        (error: any) => error,
+      );
+      assert.equal(ambiguous.code, INVALID_ARGUMENT, String(ambiguous));
+      assert.match(ambiguous.message, /several sub-organizations of .* have a user who proved the email address .*; set organizationId to the one to log into/);
+      assert.ok(!ambiguous.message.includes(sub.organizationId) && !ambiguous.message.includes(sibling.organizationId), ambiguous.message);
       // A sibling's token does not reach another sub-organization.
       const bob = await endUser(sibling.organizationId);
       const ownToken = await verified(asParent, sibling.organizationId, bob.email);

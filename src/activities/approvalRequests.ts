@@ -1,7 +1,9 @@
 // Approval emails, as the engine asks for them. When an activity waits for approvals (stored waiting,
 // or still waiting after a vote), each user who may vote on it is emailed once: the root quorum's
 // users and the users the consensus of an ALLOW policy whose condition holds counts — the rule a vote
-// is accepted by (mayVoteOn) — who have an email address, never its submitter. Who may vote is
+// is accepted by (mayVoteOn) — who have an email address proven for them, never its submitter; and
+// at most APPROVAL_EMAIL_BOUND of them to one address in a window (past it the email is skipped, the
+// activity waits all the same, and a warning names the activity and the user). Who may vote is
 // decided here, with the organization's authority the engine decided with; the rows of the
 // activity's statement (store/approvalRequests.ts) then select their addresses, record each request
 // and queue its message, so the email is committed with the activity and sent once per activity and
@@ -11,7 +13,14 @@ import { apiKeyCredentialType } from '../auth/principal.ts';
 import type { Config } from '../config.ts';
 import { activityKind, type Approver, type CredentialType } from '../policy/index.ts';
 import { NEW_ACTIVITY, type ActivityRecord } from '../store/activities.ts';
-import { readVoterCandidates, requestApprovalsOfActivity, type VoterCandidate } from '../store/approvalRequests.ts';
+import {
+  lockApprovalAddresses,
+  readVoterCandidates,
+  requestApprovalsOfActivity,
+  skippedApprovalRequests,
+  type ApprovalEmailBound,
+  type VoterCandidate,
+} from '../store/approvalRequests.ts';
 import type { Queryable } from '../store/db.ts';
 import type { Sql } from '../store/sql.ts';
 import { mayVoteOn, type Authority, type DecidedActivity } from './authorization.ts';
@@ -19,6 +28,17 @@ import type { ActivityHandler } from './handler.ts';
 
 /** Users of an organization weighed against its policies for one activity, oldest first, at most. */
 export const MAX_VOTER_CANDIDATES = 1000;
+
+/**
+ * Approval emails to one address at most, in a window: what an organization's activities may mail
+ * to an address its root put on a user (once proven) is bounded like the codes sent to a contact.
+ */
+export const APPROVAL_EMAIL_BOUND: ApprovalEmailBound = { count: 10, windowSeconds: 3600 };
+
+/** Where the engine says an approval email was skipped; Fastify's (pino) logger satisfies it. */
+export interface ApprovalLogger {
+  warn(object: object, message: string): void;
+}
 
 /** Longest summary of an intent, and longest value shown in it (characters). */
 const SUMMARY_LENGTH = 300;
@@ -56,12 +76,16 @@ export interface ApprovalRequestInput {
 
 /**
  * The rows of the waiting activity's statement (reading NEW_ACTIVITY) that ask who may vote on it,
- * and whether they queue messages; nothing when approval emails are off.
+ * whether they queue messages, and the locks to take before that statement (in its transaction) so
+ * the bound per address is exact; nothing when approval emails are off. The requests are recorded at
+ * the activity's moment (`activity.createdAt` for a new one, the vote's for one still waiting):
+ * reportSkippedApprovals reads them by it once the statement committed.
  */
 export async function approvalRequests(
   deps: { db: Queryable; config: Config },
   input: ApprovalRequestInput,
-): Promise<{ rows: Sql[]; queuesDelivery?: true }> {
+  now: Date,
+): Promise<{ rows: Sql[]; queuesDelivery?: true; locks?: Sql[] }> {
   const { config } = deps;
   const { activity } = input;
   // Only the organization's own users vote: a parent's authority, reaching into a sub-organization,
@@ -82,8 +106,25 @@ export async function approvalRequests(
       createdAt: activity.createdAt.toISOString(),
       link: `${config.publicUrl}/console/activities/${activity.id}`,
     },
+    now,
+    bound: APPROVAL_EMAIL_BOUND,
   });
-  return { rows, queuesDelivery: true };
+  return { rows, queuesDelivery: true, locks: [lockApprovalAddresses(activity.organizationId, voterIds)] };
+}
+
+/**
+ * After the statement of approvalRequests committed: a warning for each user whose approval email
+ * for the activity, requested at `now`, was skipped because its address had APPROVAL_EMAIL_BOUND
+ * emails in the window already. It names the activity and the user, never the address.
+ */
+export async function reportSkippedApprovals(deps: { db: Queryable; log?: ApprovalLogger | undefined }, activity: { id: string; organizationId: string }, now: Date): Promise<void> {
+  if (!deps.log) return;
+  for (const userId of await skippedApprovalRequests(deps.db, activity.id, now)) {
+    deps.log.warn(
+      { activityId: activity.id, organizationId: activity.organizationId, userId, limit: APPROVAL_EMAIL_BOUND.count, windowSeconds: APPROVAL_EMAIL_BOUND.windowSeconds },
+      `approval email skipped: the user's address was sent ${APPROVAL_EMAIL_BOUND.count} approval emails within ${APPROVAL_EMAIL_BOUND.windowSeconds} seconds; the activity waits all the same`,
+    );
+  }
 }
 
 /** A stored waiting activity that `voterId`'s vote leaves waiting, as its email names it. */
@@ -119,8 +160,8 @@ export function newWaitingActivity(
 
 /**
  * Who may vote on the activity, but those who did: the root quorum's users, and the users (with an
- * email address, the first MAX_VOTER_CANDIDATES) an ALLOW policy's consensus counts. Users are read
- * only when a policy could count them.
+ * email address proven for them, the first MAX_VOTER_CANDIDATES) an ALLOW policy's consensus counts.
+ * Users are read only when a policy could count them.
  */
 async function votersOf(db: Queryable, input: ApprovalRequestInput): Promise<string[]> {
   const { authority, decided, approvers, activity } = input;

@@ -21,7 +21,7 @@ import { run, type Sql } from '../store/sql.ts';
 import type { NewVote } from '../store/votes.ts';
 import { usersActive } from '../store/users.ts';
 import { createAppProof } from './appProofs.ts';
-import { approvalRequests, newWaitingActivity, waitingActivityOf } from './approvalRequests.ts';
+import { approvalRequests, newWaitingActivity, reportSkippedApprovals, waitingActivityOf, type ApprovalLogger } from './approvalRequests.ts';
 import { envelopeSchema, type Envelope } from './envelope.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { ActivityHandler, ActivityPlan, ExecutionContext } from './handler.ts';
@@ -61,6 +61,8 @@ export interface EngineDependencies {
   handlers: readonly ActivityHandler[];
   /** The time activities are decided at; the system's by default. */
   now?: Clock;
+  /** Where a skipped approval email is told (approvalRequests.ts); nowhere when not given. */
+  log?: ApprovalLogger;
 }
 
 export interface SubmissionOutcome {
@@ -216,7 +218,7 @@ export class ActivityEngine {
       } else {
         // No effect yet; who may vote on it is emailed, by rows of its statement.
         const activity = newWaitingActivity(handler, { id: activityId, organizationId, type: envelope.type, createdAt: now, intent, submitter: principal });
-        plan = { result: {}, ...(await approvalRequests(this.deps, { authority, decided, approvers: [submitter], activity })) };
+        plan = { result: {}, ...(await approvalRequests(this.deps, { authority, decided, approvers: [submitter], activity }, now)) };
       }
 
       // 4. The write: the activity with its status, its submitter's vote, and the handler's rows and
@@ -237,6 +239,7 @@ export class ActivityEngine {
         this.authorities.forget(authority.organizationId);
         continue;
       }
+      if (!allowed && plan.queuesDelivery && outcome.outcome.kind === 'created') await reportSkippedApprovals({ db, log: this.deps.log }, { id: activityId, organizationId }, now);
       return this.settle(plan, principal, outcome, storedOr);
     }
   }
@@ -536,8 +539,11 @@ export class ActivityEngine {
     if (decision.outcome === 'OUTCOME_REQUIRES_CONSENSUS') {
       // Still waiting: who may vote on it now and was not emailed yet is, by rows of the vote's statement.
       const activity = waitingActivityOf(target, decided.intent, principal.userId);
-      const requests = await approvalRequests({ db: tx, config: this.deps.config }, { authority: v.authority, decided, approvers: [...approvers, v.voter], activity });
-      return settled({ ...decidedWrite(), status: ACTIVITY_STATUS.CONSENSUS_NEEDED, vote: vote(decision.evaluations), rows: requests.rows }, { queuesDelivery: requests.queuesDelivery });
+      const requests = await approvalRequests({ db: tx, config: this.deps.config }, { authority: v.authority, decided, approvers: [...approvers, v.voter], activity }, v.now);
+      for (const lock of requests.locks ?? []) await run(tx, lock);
+      const still = await settled({ ...decidedWrite(), status: ACTIVITY_STATUS.CONSENSUS_NEEDED, vote: vote(decision.evaluations), rows: requests.rows }, { queuesDelivery: requests.queuesDelivery });
+      if (requests.queuesDelivery) await reportSkippedApprovals({ db: tx, log: this.deps.log }, { id: target.id, organizationId }, v.now);
+      return still;
     }
     const failed = (error: SignetError) =>
       settled({ ...decidedWrite(), status: ACTIVITY_STATUS.FAILED, failure: { code: error.code, message: error.message }, vote: vote(decision.evaluations) });

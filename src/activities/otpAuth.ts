@@ -12,7 +12,7 @@ import { sealNewCredential } from '../otp/credentialBundle.ts';
 import { canonicalEmailAddress } from '../otp/contact.ts';
 import { NEW_ACTIVITY } from '../store/activities.ts';
 import { insertApiKeysOfActivity, lockUserApiKeys, revokeOtherOtpAuthKeys } from '../store/apiKeys.ts';
-import { findUserByContact, markContactVerified, userActive } from '../store/users.ts';
+import { findUserByContact, markUserContactVerified, userActive } from '../store/users.ts';
 import type { ActivityHandler } from './handler.ts';
 import { name, objectExpected, trueOrFalse, wholeSeconds } from './parameters.ts';
 import { checkCode, claimGate, otpCodeParameter, otpIdParameter, redactOtpCode, verifiableOtp } from './otpCheck.ts';
@@ -120,7 +120,8 @@ export const otpAuth: ActivityHandler<typeof parameters, OtpAuthResult> = {
       gates: [claimGate(context, otp.id, CODE_FIELD)],
       rows: [
         insertApiKeysOfActivity(NEW_ACTIVITY, organizationId, [key], now),
-        markContactVerified(NEW_ACTIVITY, organizationId, contact, now),
+        // The code proves the contact for this user only.
+        markUserContactVerified(NEW_ACTIVITY, organizationId, user.id, contact, now),
         ...(intent.invalidateExisting ? [revokeOtherOtpAuthKeys(NEW_ACTIVITY, { organizationId, userId: user.id, keepPublicKey: key.publicKey, now })] : []),
       ],
       // Ending the other keys and making this one is one step per user: a concurrent otp_auth holding

@@ -8,7 +8,7 @@ import { invalidField, notFound } from '../errors.ts';
 import { clientSignatureProblem, CLIENT_SIGNATURE_SCHEME } from '../otp/clientSignature.ts';
 import { MAX_VERIFICATION_TOKEN_LENGTH, readVerificationToken, VERIFICATION_TOKEN_KEY, verifiedContact } from '../otp/verificationToken.ts';
 import { NEW_ACTIVITY } from '../store/activities.ts';
-import { findUserByContact, markContactVerified, userActive } from '../store/users.ts';
+import { findUserByContact, markUserContactVerified, userActive } from '../store/users.ts';
 import { useVerificationToken, verificationTokenUsedAt } from '../store/verificationTokens.ts';
 import type { ActivityHandler, ExecutionContext } from './handler.ts';
 import { objectExpected } from './parameters.ts';
@@ -170,8 +170,9 @@ async function planLogin(context: ExecutionContext, intent: OtpLoginIntent, sign
     ],
     rows: [
       ...session.rows,
-      // The token proves the contact: here too, where the user may have been made after the code was verified.
-      markContactVerified(NEW_ACTIVITY, organizationId, contact, now),
+      // The token proves the contact for the user it logs in (only while the user still has it), never
+      // for the other users, elsewhere, who typed the same contact.
+      markUserContactVerified(NEW_ACTIVITY, organizationId, user.id, contact, now),
     ],
     ...(session.locks ? { locks: session.locks } : {}),
   };

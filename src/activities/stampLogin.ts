@@ -5,7 +5,8 @@
 // otp_login's.
 import { z } from 'zod';
 import { notFound, unauthenticated } from '../errors.ts';
-import { userActive } from '../store/users.ts';
+import { NEW_ACTIVITY } from '../store/activities.ts';
+import { markUserContactVerified, userActive } from '../store/users.ts';
 import { useVerificationToken, verificationTokenUsedAt } from '../store/verificationTokens.ts';
 import type { ActivityHandler, ActivityPlan, ExecutionContext } from './handler.ts';
 import { objectExpected } from './parameters.ts';
@@ -59,7 +60,11 @@ async function planStampLogin(context: ExecutionContext, intent: SessionIntent):
           ],
         }
       : {}),
-    rows: session.rows,
+    rows: [
+      ...session.rows,
+      // An attested stamp's token proves its contact for the user it logs in, as otp_login's does.
+      ...(principal.attestedContact ? [markUserContactVerified(NEW_ACTIVITY, organizationId, principal.userId, principal.attestedContact, now)] : []),
+    ],
     ...(session.locks ? { locks: session.locks } : {}),
   };
 }

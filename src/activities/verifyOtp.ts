@@ -10,9 +10,7 @@ import { invalidField } from '../errors.ts';
 import { P256_PUBLIC_KEY_PATTERN, parseP256PublicKey } from '../keys/p256.ts';
 import { decryptOtpBundle, MAX_OTP_BUNDLE_LENGTH, OtpBundleError } from '../otp/targetBundle.ts';
 import { signEcosystemVerificationToken, signVerificationToken, VERIFICATION_TOKEN_KEY } from '../otp/verificationToken.ts';
-import { NEW_ACTIVITY } from '../store/activities.ts';
 import { openTargetKey, type OtpRecord } from '../store/otps.ts';
-import { markContactVerified } from '../store/users.ts';
 import type { ActivityHandler, ActivityPlan, ExecutionContext } from './handler.ts';
 import { objectExpected, wholeSeconds } from './parameters.ts';
 import { checkCode, claimGate, otpCodeParameter, otpIdParameter as otpId, redactOtpCode, verifiableOtp } from './otpCheck.ts';
@@ -175,14 +173,13 @@ export const verifyOtp: ActivityHandler<typeof verifyOtpParameters, VerifyOtpRes
 
 /**
  * The plan once the code is right: the token, and the OTP used by the activity's own statement
- * (claimGate). A bearer token is answered but not stored. The contact counts as verified for the
- * users that have it, here and in the organization's sub-organizations.
+ * (claimGate). A bearer token is answered but not stored. The code proves the contact to whoever
+ * holds the token, at this moment: it marks no user's contact as verified (a user's copy of the
+ * contact is proven when the token is given with it, or when it logs that user in).
  */
 function claimed(context: ExecutionContext, otp: OtpRecord, field: string, verificationToken: string, bearer: boolean): ActivityPlan<VerifyOtpResult> {
   const { id } = otp;
-  const contact = otp.otpType === 'OTP_TYPE_SMS' ? { phoneNumber: otp.contact } : { email: otp.contact };
   return {
-    rows: [markContactVerified(NEW_ACTIVITY, context.organizationId, contact, context.now)],
     result: { verificationToken },
     ...(bearer ? { secretFields: ['verificationToken'] } : {}),
     gates: [claimGate(context, id, field)],

@@ -10,7 +10,7 @@ import { invalidArgument, permissionDenied, SignetError, unauthenticated } from 
 import { p256PointHex } from '../keys/p256.ts';
 import { readVerificationToken, verifiedContact, type ReadVerificationClaims } from '../otp/verificationToken.ts';
 import type { Queryable } from '../store/db.ts';
-import { findSubOrganizationUsersByContact, findUser, findUserByContact, type UserRecord } from '../store/users.ts';
+import { findSubOrganizationUsersByProvenContact, findUser, findUserByContact, type UserRecord } from '../store/users.ts';
 import { ATTESTED_HEADER, ATTESTED_SCHEME, type AttestedStamp } from './parseStamp.ts';
 import { verifyApiKeyStamp } from './verifyApiKeyStamp.ts';
 import { UUID_PATTERN } from '../wire/uuid.ts';
@@ -71,7 +71,7 @@ export async function authenticateAttested(
     throw error;
   }
 
-  const { organizationId: userOrganizationId, user } = await attestedUser(db, token, organizationId);
+  const { organizationId: userOrganizationId, user, contact } = await attestedUser(db, token, organizationId);
   return {
     organizationId: userOrganizationId,
     // Sent to a parent, for the user of one of its sub-organizations: the request acts there.
@@ -87,6 +87,7 @@ export async function authenticateAttested(
     signature: stamp.signature,
     // A key vouched for by an OTP, as policies name such keys.
     credentialType: 'CREDENTIAL_TYPE_OTP_AUTH_KEY_P256',
+    attestedContact: contact,
     credential: { kind: 'verificationToken', tokenId: token.id, expiresAt: token.expiresAt, now: options.now },
   };
 }
@@ -95,10 +96,15 @@ export async function authenticateAttested(
  * The user an attested stamp stands for, and its organization: the user whose email or phone number
  * the token names, in the requested organization, which is the one the token was issued in or one of
  * that organization's sub-organizations (a parent's token logs into its sub-organizations). Sent to a
- * parent with no such user, the user of the one sub-organization that has it. The one place that
- * says whom a token may log in.
+ * parent with no such user, the user of the one sub-organization that has the contact **proven**
+ * (a copy of it that no one proved, which anyone may type on a user of their own sub-organization, is
+ * not looked at). The one place that says whom a token may log in.
  */
-async function attestedUser(db: Queryable, token: ReadVerificationClaims, requested: string): Promise<{ organizationId: string; user: UserRecord }> {
+async function attestedUser(
+  db: Queryable,
+  token: ReadVerificationClaims,
+  requested: string,
+): Promise<{ organizationId: string; user: UserRecord; contact: { email: string } | { phoneNumber: string } }> {
   const issuedIn = token.organizationId.toLowerCase();
   const wanted = requested.toLowerCase();
   // Compared here first, so a malformed id cannot become a database error.
@@ -115,27 +121,24 @@ async function attestedUser(db: Queryable, token: ReadVerificationClaims, reques
   const named = 'email' in contact ? `email address ${contact.email}` : `phone number ${contact.phoneNumber}`;
   const userOf = async (organizationId: string, userId: string | undefined) => (userId === undefined ? undefined : findUser(db, organizationId, userId));
   const own = await userOf(wanted, (await findUserByContact(db, wanted, contact))?.id);
-  if (own) return { organizationId: wanted, user: own };
+  if (own) return { organizationId: wanted, user: own, contact };
   if (issuedIn === wanted) {
-    const found = await findSubOrganizationUsersByContact(db, wanted, contact, MAX_NAMED_SUB_ORGANIZATIONS + 1);
+    const found = await findSubOrganizationUsersByProvenContact(db, wanted, contact, 2);
     if (found.length > 1) {
-      const ids = found.slice(0, MAX_NAMED_SUB_ORGANIZATIONS).map((f) => f.organizationId);
+      // The other sub-organizations are not named: the holder of the token learns only that it must choose.
       throw invalidArgument(
-        `${ATTESTED_HEADER}: ${found.length > MAX_NAMED_SUB_ORGANIZATIONS ? 'more than ' + MAX_NAMED_SUB_ORGANIZATIONS : found.length} sub-organizations ` +
-          `of ${token.organizationId} have a user with the ${named} (${ids.join(', ')}${found.length > MAX_NAMED_SUB_ORGANIZATIONS ? ', …' : ''}); ` +
+        `${ATTESTED_HEADER}: several sub-organizations of ${token.organizationId} have a user who proved the ${named}; ` +
           'set organizationId to the one to log into',
       );
     }
     const [only] = found;
     const user = only && (await userOf(only.organizationId, only.userId));
-    if (only && user) return { organizationId: only.organizationId, user };
+    if (only && user) return { organizationId: only.organizationId, user, contact };
   }
   throw unauthenticated(
-    `${ATTESTED_HEADER}: no user of organization ${requested} has the ${named} the verification token names; ` +
-      `create the user first (create_users with ${'email' in contact ? 'userEmail' : 'userPhoneNumber'}), then log in`,
+    `${ATTESTED_HEADER}: no user of organization ${requested} has the ${named} the verification token names` +
+      `${issuedIn === wanted ? ', nor a user of its sub-organizations who proved it' : ''}; ` +
+      `create the user first (create_users with ${'email' in contact ? 'userEmail' : 'userPhoneNumber'}, or create_sub_organization with the token), then log in`,
     'unknown_credential',
   );
 }
-
-/** Sub-organizations a refusal names at most when several have the token's contact. */
-const MAX_NAMED_SUB_ORGANIZATIONS = 10;

@@ -27,6 +27,8 @@ export interface Principal extends VoteUser {
    * acts in its own sub-organization.
    */
   actsIn?: string;
+  /** An attested stamp only: the contact its verification token names, which the login proves for the user. */
+  attestedContact?: { email: string } | { phoneNumber: string };
   /** The credential's type as policies see it (an API key, a session key, a passkey). */
   credentialType: CredentialType;
   /** How the statements of the request check, at their own moment, that the credential may still be used. */

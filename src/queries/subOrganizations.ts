@@ -1,8 +1,9 @@
 // list_suborgs and list_verified_suborgs (@turnkey/sdk-server's getSubOrgIds and
 // getVerifiedSubOrgIds): a parent's sub-organizations not deleted, newest first, in pages, found by
-// their name or by a user's name, contact or credential; the verified list only by a contact the
-// user has verified. The filter value is read as the store keeps it (an email in lowercase, a phone
-// number in E.164, a public key compressed), so every spelling of one finds the same.
+// their name or by a user's name, contact or credential; the verified list only by a contact proven
+// for the user (store/users.ts: a token given with it, or a code that logged that user in). The
+// filter value is read as the store keeps it (an email in lowercase, a phone number in E.164, a
+// public key compressed), so every spelling of one finds the same.
 import { z } from 'zod';
 import { canonicalFilterValue, SUB_ORGANIZATION_FILTERS as FILTERS, type SubOrganizationFilterType as FilterType } from '../activities/createSubOrganization.ts';
 import { listSubOrganizationsFor, type SubOrganizationFilter } from '../store/subOrganizations.ts';
@@ -82,7 +83,7 @@ export const getSubOrgIds: QueryHandler = {
 export const getVerifiedSubOrgIds: QueryHandler = {
   path: 'list_verified_suborgs',
   description:
-    "The organization's sub-organizations not deleted having a user (not removed) with this email address or phone number verified (by an OTP checked in the sub-organization or its parent, or a verification token given at its creation), newest first, in pages (`@turnkey/sdk-server`'s `getVerifiedSubOrgIds`).",
+    "The organization's sub-organizations not deleted having a user (not removed) with this email address or phone number proven for that user (a verification token given with it, at the sub-organization's creation or with update_user_email / update_user_phone_number, or a code that logged that user in; a code checked in the parent alone proves no user's copy), newest first, in pages (`@turnkey/sdk-server`'s `getVerifiedSubOrgIds`).",
   example: { organizationId: '9f5e7c2a-3b1d-4e6f-8a9b-0c1d2e3f4a5b', filterType: 'EMAIL', filterValue: 'alice@example.com' },
   request: verifiedRequest,
   answer,

@@ -48,8 +48,9 @@ export interface VoterCandidate {
 const CREDENTIALS_PER_CANDIDATE = 20;
 
 /**
- * The organization's users not removed who have an email address, but those of `except`, oldest first, at
- * most `limit`: those an approval email could reach, for the caller to weigh against its policies.
+ * The organization's users not removed who have an email address proven for them (its verified
+ * moment set), but those of `except`, oldest first, at most `limit`: those an approval email could
+ * reach, for the caller to weigh against its policies.
  */
 export async function readVoterCandidates(db: Queryable, organizationId: string, except: readonly string[], limit: number): Promise<VoterCandidate[]> {
   const rows = await run<{ id: string; email: string; user_name: string; tags: string[]; api_keys: VoterCandidate['apiKeys']; authenticators: VoterCandidate['authenticators'] }>(
@@ -64,7 +65,8 @@ export async function readVoterCandidates(db: Queryable, organizationId: string,
                                   WHERE user_id = u.id AND revoked_at IS NULL
                                   ORDER BY created_at DESC LIMIT ${CREDENTIALS_PER_CANDIDATE}) a), '[]') AS authenticators
           FROM users u
-         WHERE u.organization_id = ${organizationId}::uuid AND u.removed_at IS NULL AND u.email IS NOT NULL AND u.id <> ALL(${[...except]}::uuid[])
+         WHERE u.organization_id = ${organizationId}::uuid AND u.removed_at IS NULL AND u.email IS NOT NULL AND u.email_verified_at IS NOT NULL
+           AND u.id <> ALL(${[...except]}::uuid[])
          ORDER BY u.created_at, u.id
          LIMIT ${limit}`,
   );
@@ -78,28 +80,71 @@ export async function readVoterCandidates(db: Queryable, organizationId: string,
   }));
 }
 
+/** At most `count` approval emails to one address within `windowSeconds`. */
+export interface ApprovalEmailBound {
+  count: number;
+  windowSeconds: number;
+}
+
+/**
+ * A lock (ActivityPlan.locks, or taken in the vote's transaction before its statement) on the
+ * addresses of `voterIds`, in one order: statements that may email one address run one after the
+ * other, so each counts the emails of the others and the bound is exact, in every process. A
+ * transaction-level advisory lock, released at commit.
+ */
+export function lockApprovalAddresses(organizationId: string, voterIds: readonly string[]): Sql {
+  return sql`SELECT pg_advisory_xact_lock(k) FROM (
+               SELECT DISTINCT hashtextextended('approval:' || u.email, 0) AS k FROM users u
+                WHERE u.id = ANY(${[...voterIds]}::uuid[]) AND u.organization_id = ${organizationId}::uuid AND u.email IS NOT NULL
+                ORDER BY k) a`;
+}
+
 /**
  * The rows of the activity's statement (`activity` yields its row's `id` when the statement writes
  * it) that ask `voterIds` to vote: for each of them who is a user of the organization not removed,
- * has an email address, is not one of `exceptIds` (who voted already) and was not asked before for this activity, a request
- * recorded and one message queued on the approval channel. The message's id is derived from the
+ * has an email address proven for it (its verified moment set), is not one of `exceptIds` (who voted
+ * already) and was not asked before for this activity, a request recorded at `now` with the address,
+ * and one message queued on the approval channel, unless `bound` emails went to that address in the
+ * window before `now`: then the request is recorded without a message (outbox_id NULL), skipped. Both
+ * rows read the statement's one snapshot, so they agree. The message's id is derived from the
  * activity and the user, so even two statements that raced past the check queue it once.
  */
 export function requestApprovalsOfActivity(
   activity: Sql,
-  request: { organizationId: string; voterIds: readonly string[]; exceptIds: readonly string[]; content: ApprovalRequestContent },
+  request: {
+    organizationId: string;
+    voterIds: readonly string[];
+    exceptIds: readonly string[];
+    content: ApprovalRequestContent;
+    now: Date;
+    bound: ApprovalEmailBound;
+  },
 ): Sql[] {
-  const recipients = sql`SELECT md5(a.id::text || ':' || u.id::text)::uuid AS id, a.id AS activity_id, u.id AS user_id,
+  const { now, bound } = request;
+  const recipients = sql`SELECT md5(a.id::text || ':' || u.id::text)::uuid AS id, a.id AS activity_id, u.id AS user_id, u.email AS address,
+                                (SELECT count(*) FROM approval_requests s
+                                  WHERE s.address = u.email AND s.outbox_id IS NOT NULL
+                                    AND s.created_at > ${now}::timestamptz - make_interval(secs => ${bound.windowSeconds}::int)) < ${bound.count}::int AS sent,
                                 jsonb_build_object('to', u.email, 'userName', u.user_name, 'organizationName', o.name) AS fields
                            FROM ${activity} a
                            JOIN users u ON u.id = ANY(${[...request.voterIds]}::uuid[]) AND u.organization_id = ${request.organizationId}::uuid
                            JOIN organizations o ON o.id = u.organization_id
-                          WHERE u.removed_at IS NULL AND u.email IS NOT NULL AND u.email <> '' AND u.id <> ALL(${[...request.exceptIds]}::uuid[])
+                          WHERE u.removed_at IS NULL AND u.email IS NOT NULL AND u.email <> '' AND u.email_verified_at IS NOT NULL
+                            AND u.id <> ALL(${[...request.exceptIds]}::uuid[])
                             AND NOT EXISTS (SELECT 1 FROM approval_requests r WHERE r.activity_id = a.id AND r.user_id = u.id)`;
   return [
-    sql`INSERT INTO approval_requests (activity_id, user_id, outbox_id, created_at)
-        SELECT activity_id, user_id, id, now() FROM (${recipients}) r
+    sql`INSERT INTO approval_requests (activity_id, user_id, outbox_id, address, created_at)
+        SELECT activity_id, user_id, CASE WHEN sent THEN id END, address, ${now}::timestamptz FROM (${recipients}) r
         ON CONFLICT DO NOTHING`,
-    queueMessagesTo(recipients, { organizationId: request.organizationId, channel: APPROVAL_CHANNEL, payload: request.content }),
+    queueMessagesTo(sql`SELECT * FROM (${recipients}) r WHERE r.sent`, { organizationId: request.organizationId, channel: APPROVAL_CHANNEL, payload: request.content }),
   ];
+}
+
+/** The users whose approval email for the activity, requested at `at`, was skipped (past the bound). */
+export async function skippedApprovalRequests(db: Queryable, activityId: string, at: Date): Promise<string[]> {
+  const rows = await run<{ user_id: string }>(
+    db,
+    sql`SELECT user_id FROM approval_requests WHERE activity_id = ${activityId}::uuid AND created_at = ${at}::timestamptz AND outbox_id IS NULL ORDER BY user_id`,
+  );
+  return rows.map((row) => row.user_id);
 }

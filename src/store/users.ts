@@ -196,10 +196,12 @@ export async function findUserByContact(
 }
 
 /**
- * The users (not removed) with this contact in the live (not deleted) sub-organizations of `parentId`,
- * as {organizationId, userId}, the first `limit` by organization id.
+ * The users (not removed) with this contact **proven for them** (its verified moment set: a token
+ * given with it, or a code checked for that user) in the live (not deleted) sub-organizations of
+ * `parentId`, as {organizationId, userId}, the first `limit` by organization id. A copy of the contact
+ * that no one proved is not found.
  */
-export async function findSubOrganizationUsersByContact(
+export async function findSubOrganizationUsersByProvenContact(
   db: Queryable,
   parentId: string,
   contact: { email: string } | { phoneNumber: string },
@@ -208,7 +210,7 @@ export async function findSubOrganizationUsersByContact(
   const [column, value] = 'email' in contact ? ['email', contact.email] : ['phone_number', contact.phoneNumber];
   const rows = await db.query<{ organization_id: string; id: string }>(
     `SELECT u.organization_id, u.id FROM users u JOIN organizations o ON o.id = u.organization_id
-      WHERE u.${column} = $1 AND u.removed_at IS NULL AND o.parent_id = $2 AND o.deleted_at IS NULL
+      WHERE u.${column} = $1 AND u.${column}_verified_at IS NOT NULL AND u.removed_at IS NULL AND o.parent_id = $2 AND o.deleted_at IS NULL
       ORDER BY u.organization_id LIMIT $3`,
     [value, parentId, limit],
   );
@@ -240,16 +242,17 @@ export function usersActive(organizationId: string, userIds: readonly string[]):
 
 /**
  * A row of an activity's statement (`activity` yields the activity's row): the contact (an email in
- * lowercase, a phone number in E.164) counts as verified at `now` for the users (not removed) that
- * have it in the organization and, when the organization is a parent, in its sub-organizations.
+ * lowercase, a phone number in E.164) counts as proven at `now` for this one user, a code sent to it
+ * having been checked for this user (a login into it). Only while the user (not removed) still has
+ * that contact; no other user who has the same contact is touched.
  */
-export function markContactVerified(activity: Sql, organizationId: string, contact: { email: string } | { phoneNumber: string }, now: Date): Sql {
-  const inScope = sql`u.organization_id IN (SELECT o.id FROM organizations o WHERE o.id = ${organizationId}::uuid OR o.parent_id = ${organizationId}::uuid)`;
+export function markUserContactVerified(activity: Sql, organizationId: string, userId: string, contact: { email: string } | { phoneNumber: string }, now: Date): Sql {
+  const user = sql`u.id = ${userId}::uuid AND u.organization_id = ${organizationId}::uuid AND u.removed_at IS NULL`;
   return 'email' in contact
     ? sql`UPDATE users u SET email_verified_at = ${now}::timestamptz FROM ${activity}
-           WHERE u.email = ${contact.email} AND u.removed_at IS NULL AND ${inScope} RETURNING u.id`
+           WHERE ${user} AND u.email = ${contact.email} RETURNING u.id`
     : sql`UPDATE users u SET phone_number_verified_at = ${now}::timestamptz FROM ${activity}
-           WHERE u.phone_number = ${contact.phoneNumber} AND u.removed_at IS NULL AND ${inScope} RETURNING u.id`;
+           WHERE ${user} AND u.phone_number = ${contact.phoneNumber} RETURNING u.id`;
 }
 
 /** A guard condition: the organization's users not removed, with `adding` more, are at most `limit`. */
