@@ -1,7 +1,9 @@
 // A fuzzer for the policy language (src/policy/): compiles and evaluates generated expressions
-// (from the grammar, typed so most are valid), mutations of valid ones (bytes and tokens dropped,
-// repeated, swapped or replaced), deep nesting, huge lists and adversarial nesting of all/any over
-// long lists, and decides with each as a policy's condition or consensus. It fails (exit 1) if any
+// (from the grammar, typed so most are valid, with integers at the edges of the exact range: 2^53 ± 1,
+// 2^255, 2^256 - 1, -2^255, and one past them; bound bigints, a rounded JSON number, a decimal
+// string), mutations of valid ones (bytes and tokens dropped, repeated, swapped or replaced), deep
+// nesting, huge lists and adversarial nesting of all/any over long lists, and decides with each as a
+// policy's condition or consensus. It fails (exit 1) if any
 // exception escapes the module, an error has no position within the expression, or a result is not
 // a boolean; it prints the worst compile and evaluation times. Deterministic for a seed.
 // With --http N, N of them (sampled evenly) are then written as a policy through a real server
@@ -59,6 +61,12 @@ const INTENT = {
   mixed: [1, 'a', true, null, [1], { a: 1 }],
   // An Ethereum address in its EIP-55 spelling: read in lowercase, equal to itself in any case.
   address: '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48',
+  // Ints beyond 2^53 (bigints, as a decoder binds a uint256), a JSON number rounded past 2^53 (no
+  // int: comparing it fails), and a wei amount as a decimal string (a string, not an int).
+  wei: 10n ** 18n + 1n,
+  bigs: [2n ** 53n + 1n, 2n ** 255n, 2n ** 256n - 1n, -(2n ** 255n), 1n],
+  inexact: 2 ** 60,
+  amount: '1000000000000000001',
 };
 const PARAMS = paramsForPolicy(INTENT);
 const ACTIVITY = { type: 'ACTIVITY_TYPE_INIT_OTP_AUTH_V3', params: PARAMS };
@@ -80,6 +88,9 @@ interface Scope {
   readonly variables: readonly (readonly [string, Gen])[];
 }
 const VARIABLES = ['x', 'y', 'u', 'v', 'item', 'approvers', 'activity'];
+// Ints at the edges: 2^53 ± 1, 2^255, 2^256 - 1, -2^255 (and their neighbours out of range, which do not compile).
+const P53 = 2n ** 53n;
+const BIG_INTS = [P53 - 1n, P53, P53 + 1n, -(P53 + 1n), 2n ** 255n, 2n ** 256n - 1n, -(2n ** 255n), 2n ** 256n, -(2n ** 255n) - 1n, 10n ** 77n].map(String);
 const STRINGS = ['', 'a', 'alpha', 't1', 'ops', 'u0', 'u3', "it\\'s", 'ACTIVITY_TYPE_INIT_OTP_AUTH_V3', 'AUTH', 'CREATE', '\\\\', 'ÿ💥', '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48', '0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48'];
 
 function variable(scope: Scope, type: Gen): string | undefined {
@@ -115,11 +126,14 @@ function gen(scope: Scope, type: Gen, depth: number): string {
       return `${gen(scope, 'bool', depth + 1)} == ${pick(['true', 'false'])}`;
     }
     case 'int': {
-      if (leaf) return pick(['0', '1', '2', '-1', '6', '9007199254740991', condition ? 'activity.params.otp_length' : 'approvers.count()']);
+      if (leaf) {
+        if (random() < 0.3) return pick(BIG_INTS);
+        return pick(['0', '1', '2', '-1', '6', '9007199254740991', ...(condition ? ['activity.params.otp_length', 'activity.params.wei', 'activity.params.inexact'] : ['approvers.count()'])]);
+      }
       const choice = below(4);
       if (choice === 0) return `${gen(scope, pick(['ints', 'strings', condition ? 'ints' : 'users']), depth + 1)}.count()`;
       if (choice === 1) return `${gen(scope, 'ints', depth + 1)}[${gen(scope, 'int', depth + 1)}]`;
-      if (choice === 2 && condition) return `activity.params.${pick(['numbers', 'long'])}[${below(8)}]`;
+      if (choice === 2 && condition) return `activity.params.${pick(['numbers', 'long', 'bigs'])}[${below(8)}]`;
       return condition ? `activity.params.nested.inner['value']` : '3';
     }
     case 'string': {
@@ -128,11 +142,11 @@ function gen(scope: Scope, type: Gen, depth: number): string {
       if (choice === 0) return `${gen(scope, 'string', depth + 1)}[${below(4)}]`;
       if (choice === 1) return `${gen(scope, 'string', depth + 1)}[${below(3)}..${below(6)}]`;
       if (choice === 2) return condition ? `activity.${pick(['type', 'kind', 'resource', 'action'])}` : `${gen(scope, 'user', depth + 1)}.${pick(['id', 'email', 'name'])}`;
-      if (choice === 3) return condition ? `activity.params.${pick(['name', 'text', 'nested', 'address'])}` : `${gen(scope, 'credential', depth + 1)}.${pick(['type', 'user_id', 'id'])}`;
+      if (choice === 3) return condition ? `activity.params.${pick(['name', 'text', 'nested', 'address', 'amount'])}` : `${gen(scope, 'credential', depth + 1)}.${pick(['type', 'user_id', 'id'])}`;
       return `${gen(scope, 'strings', depth + 1)}[${below(3)}]`;
     }
     case 'ints': {
-      if (leaf) return condition ? pick(['activity.params.numbers', 'activity.params.long', '[]', '[1, 2, 3]']) : pick(['[]', '[1, 2, 3]']);
+      if (leaf) return condition ? pick(['activity.params.numbers', 'activity.params.long', 'activity.params.bigs', '[]', '[1, 2, 3]', `[${pick(BIG_INTS)}, 1]`]) : pick(['[]', '[1, 2, 3]', `[${pick(BIG_INTS)}, 1]`]);
       const choice = below(4);
       if (choice === 0) return `[${Array.from({ length: below(5) }, () => gen(scope, 'int', depth + 1)).join(', ')}]`;
       if (choice === 1) return `${gen(scope, 'ints', depth + 1)}[${below(3)}..${below(40_000)}]`;
@@ -159,7 +173,7 @@ function gen(scope: Scope, type: Gen, depth: number): string {
 
 // ---- mutations and adversarial shapes -----------------------------------------------------------
 
-const TOKENS = ['&&', '||', '==', '!=', '<', '>', '<=', '>=', 'in', '[', ']', '(', ')', '.', '..', ',', "'", '-', 'true', 'false', 'activity', 'approvers', 'credentials', 'params', 'all', 'any', 'filter', 'contains', 'count', 'x', '0', '99999999999999999999', '"', '\\', '\u0000', '💥', '\ud800', ' ', '\n'];
+const TOKENS = ['&&', '||', '==', '!=', '<', '>', '<=', '>=', 'in', '[', ']', '(', ')', '.', '..', ',', "'", '-', 'true', 'false', 'activity', 'approvers', 'credentials', 'params', 'all', 'any', 'filter', 'contains', 'count', 'x', '0', '99999999999999999999', ...BIG_INTS, '"', '\\', '\u0000', '💥', '\ud800', ' ', '\n'];
 
 function mutate(source: string): string {
   const times = 1 + below(4);

@@ -298,6 +298,57 @@ for (const tdb of testDatabases) {
       }
     });
 
+    test('integers are exact to 2^256 - 1 and -2^255: such literals are written and decide; one past them is a 400 at the literal', async () => {
+      const MAX = 2n ** 256n - 1n;
+      const MIN = -(2n ** 255n);
+      const P53 = 2n ** 53n;
+      const governed = await server.createOrganization('Big integers');
+      const { userId } = await server.admin('POST', `/organizations/${governed.organizationId}/users`, { userName: 'member' });
+      const member = server.client(await server.admin('POST', `/organizations/${governed.organizationId}/api-keys`, { userId }));
+      const governor = server.client(governed);
+      const submit = (label: string) =>
+        member.createSmartContractInterface({
+          type: 'ACTIVITY_TYPE_CREATE_SMART_CONTRACT_INTERFACE',
+          ...stamp(governed.organizationId),
+          parameters: { smartContractAddress: '0xdAC17F958D2ee523a2206206994597C13D831ec7', smartContractInterface: '[]', type: 'SMART_CONTRACT_INTERFACE_TYPE_ETHEREUM', label },
+        });
+      // As doubles, 2^53 + 1 == 2^53 and 2^256 - 1 == 2^256 - 2: these hold only when compared exactly.
+      const exact = `${P53 + 1n} > ${P53} && ${MAX} != ${MAX - 1n} && ${MIN} < ${MIN + 1n} && [1, 2].count() < ${MAX}`;
+      const allow = `activity.resource == 'SMART_CONTRACT_INTERFACE' && ${exact}`;
+      await createPolicy(governor, governed.organizationId, { policyName: 'Exact interfaces', effect: 'EFFECT_ALLOW', condition: allow, notes: '' });
+      const { activity } = (await createPolicy(governor, governed.organizationId, {
+        policyName: 'Not the doubles',
+        effect: 'EFFECT_DENY',
+        condition: `activity.params.label == 'rounded' && (${P53 + 1n} == ${P53} || ${MAX} in [${MAX - 1n}, 1])`,
+        notes: '',
+      })) as any;
+      const { activity: denying } = (await createPolicy(governor, governed.organizationId, {
+        policyName: 'Exactly',
+        effect: 'EFFECT_DENY',
+        condition: `activity.params.label == 'exact' && ${MAX} in [${MAX - 1n}, ${MAX}]`,
+        notes: '',
+      })) as any;
+      assert.ok(activity.result.createPolicyResult.policyId);
+      const allowed = (await submit('rounded')) as any;
+      assert.equal(allowed.activity.status, 'ACTIVITY_STATUS_COMPLETED', 'allowed by the exact ALLOW, not denied by the rounded DENY');
+      await refused(submit('exact'), 7, new RegExp(`denied by policy ${denying.result.createPolicyResult.policyId}`));
+      const policies = await loadPolicies(server.db, governed.organizationId);
+      assert.ok(policies.some((p) => p.condition === allow), 'read back and compiled from the store as written');
+
+      await refused(
+        createPolicy(governor, governed.organizationId, { policyName: 'too big', effect: 'EFFECT_DENY', condition: `activity.params.label == 'x' || 1 < ${MAX + 1n}`, notes: '' }),
+        3,
+        /parameters\.condition: .*at 37: integer 115792089237316195423570… is out of range \(-2\^255 to 2\^256 - 1\)/,
+        'parameters.condition',
+      );
+      await refused(
+        updatePolicy(governor, governed.organizationId, { policyId: activity.result.createPolicyResult.policyId, policyCondition: `${MIN - 1n} < 0` }),
+        3,
+        /parameters\.policyCondition: .*at 1: integer -57896044618658097711785… is out of range/,
+        'parameters.policyCondition',
+      );
+    });
+
     test(`an organization has at most ${MAX_POLICIES} policies: the next is a 400, in create_policy and create_policies`, async () => {
       const full = await server.createOrganization('Full');
       const client = server.client(full);

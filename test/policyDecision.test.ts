@@ -141,6 +141,33 @@ describe('the decision order', () => {
     assert.equal(other.outcome, 'OUTCOME_ALLOW', 'another address is not denied');
   });
 
+  test('a DENY over a uint256 bound decides to the unit: one over it denies, the bound and below do not; a decimal string fails closed', () => {
+    const MAX = 2n ** 256n - 1n;
+    const bound = 2n ** 255n + 2n ** 53n; // no double holds it, nor its neighbours
+    const withValue = (value: bigint | number | string) => ({ ...CREATE_INTERFACE, params: paramsForPolicy({ ...CREATE_INTERFACE.params, value }) });
+    const policies = [
+      policy('allow-interfaces', 'EFFECT_ALLOW', "activity.resource == 'SMART_CONTRACT_INTERFACE'"),
+      policy('deny-over-bound', 'EFFECT_DENY', `activity.params.value > ${bound}`),
+      policy('deny-listed', 'EFFECT_DENY', `activity.params.value in [${MAX}, -${2n ** 255n}, 9007199254740993]`),
+    ];
+    const outcome = (value: bigint | number | string) => decide(input({ submitter: PLAIN, policies, activity: withValue(value) }));
+    /** The outcome, and the policy named by an explicit one. */
+    const decided = (value: bigint | number | string) => {
+      const decision = outcome(value);
+      return decision.outcome === 'OUTCOME_DENY_EXPLICIT' ? `denied by ${decision.policyId}` : decision.outcome;
+    };
+    assert.equal(decided(bound + 1n), 'denied by deny-over-bound');
+    assert.equal(decided(bound), 'OUTCOME_ALLOW', 'the bound itself');
+    assert.equal(decided(bound - 1n), 'OUTCOME_ALLOW');
+    assert.equal(decided(1), 'OUTCOME_ALLOW', 'a small number against the huge bound');
+    assert.equal(decided(-(2n ** 255n)), 'denied by deny-listed');
+    assert.equal(decided(2n ** 53n + 1n), 'denied by deny-listed', '2^53 + 1, not 2^53');
+    assert.equal(decided(2n ** 53n), 'OUTCOME_ALLOW', '2^53 is not in the list');
+    assert.equal(decided(String(bound + 1n)), 'denied by deny-over-bound', 'a decimal string is no int: the DENY fails, and so denies');
+    const asText = outcome(String(bound + 1n));
+    assert.match(JSON.stringify(asText.evaluations), /expected int > int, found string > int/);
+  });
+
   test('absent condition and consensus both hold: such an ALLOW allows everything to everyone', () => {
     const decision = decide(input({ submitter: PLAIN, policies: [policy('allow-all', 'EFFECT_ALLOW')] }));
     assert.equal(decision.outcome, 'OUTCOME_ALLOW');

@@ -180,7 +180,7 @@ describe('parse errors name the 1-based position and what was expected', () => {
     ['true true', "at 6: expected '&&', '||' or the end of the expression, found 'true'"],
     ['in', "at 1: expected a value, found 'in'"],
     ['', 'at 1: expected a value, found the end of the expression'],
-    ['99999999999999999999 > 1', 'at 1: integer 99999999999999999999 is out of range (at most 2^53 - 1 in size)'],
+    ['1 < 115792089237316195423570985008687907853269984665640564039457584007913129639936', 'at 5: integer 115792089237316195423570… is out of range (-2^255 to 2^256 - 1)'],
     ['1 < 2)', "at 6: expected '&&', '||' or the end of the expression, found ')'"],
   ];
   for (const [source, message] of cases) {
@@ -384,5 +384,94 @@ describe('Ethereum addresses have no case', () => {
       assert.equal(params.value, a, 'read as written');
     }
     assert.equal(run(`credentials.any(c, c.public_key == '${KEY.public_key.toUpperCase()}')`, CONSENSUS), false, 'a public key in hex keeps its case');
+  });
+});
+
+describe('integers are exact from -2^255 to 2^256 - 1', () => {
+  const P53 = 2n ** 53n;
+  const MAX = 2n ** 256n - 1n;
+  const MIN = -(2n ** 255n);
+
+  test('2^53 and 2^53 + 1 are two ints, as literals and against each other', () => {
+    assert.equal(run(`${P53 + 1n} > ${P53}`), true, 'as doubles both would be 2^53');
+    assert.equal(run(`${P53 + 1n} == ${P53}`), false);
+    assert.equal(run(`${P53 + 1n} != ${P53}`), true);
+    assert.equal(run(`${P53} < ${P53 + 1n}`), true);
+    assert.equal(run(`${P53 - 1n} < ${P53}`), true, 'the greatest safe integer (a number) against 2^53 (a bigint)');
+    assert.equal(run(`${P53 - 1n} == 9007199254740991`), true);
+    assert.equal(run(`-${P53 + 1n} < -${P53}`), true);
+    assert.equal(run(`${P53 + 1n} in [${P53}, ${P53 + 2n}]`), false);
+    assert.equal(run(`${P53 + 1n} in [${P53}, ${P53 + 1n}]`), true);
+  });
+
+  test('2^256 - 1 and -2^255 are read exactly; one past them is refused at the literal', () => {
+    assert.equal(run(`${MAX} > ${MAX - 1n}`), true);
+    assert.equal(run(`${MAX} == ${MAX - 1n}`), false);
+    assert.equal(run(`${MAX} == ${MAX}`), true);
+    assert.equal(run(`${MIN} < ${MIN + 1n}`), true);
+    assert.equal(run(`${MIN} < 0 && 0 < ${MAX}`), true);
+    assert.equal(run(`[${MIN}, 0, ${MAX}][2] == ${MAX}`), true);
+    assert.equal(run(`0000000000000000000000000000000000000001 == 1`), true, 'leading zeros: the same int');
+    assert.equal(compileError(`activity.params.x < ${MAX + 1n}`), 'at 21: integer 115792089237316195423570… is out of range (-2^255 to 2^256 - 1)');
+    assert.equal(compileError(`activity.params.x > ${MIN - 1n}`), 'at 21: integer -57896044618658097711785… is out of range (-2^255 to 2^256 - 1)');
+    assert.equal(compileError(`1 < 1${'0'.repeat(100)}`), 'at 5: integer 100000000000000000000000… is out of range (-2^255 to 2^256 - 1)');
+  });
+
+  test('a bound bigint against small and huge literals, and a bound number against a huge literal; in, contains, all, any, filter', () => {
+    const wei = 10n ** 18n + 1n; // 1 ether and 1 wei
+    const bindings = activity({ value: wei, small: 5, max: MAX, negative: MIN, values: [1, P53 + 1n, MAX] });
+    assert.equal(run('activity.params.value > 1', bindings), true);
+    assert.equal(run('activity.params.value > 1000000000000000000', bindings), true, 'one wei more than 1 ether');
+    assert.equal(run('activity.params.value <= 1000000000000000000', bindings), false);
+    assert.equal(run('activity.params.value == 1000000000000000001', bindings), true);
+    assert.equal(run('activity.params.value != 1000000000000000000', bindings), true);
+    assert.equal(run(`activity.params.max == ${MAX}`, bindings), true);
+    assert.equal(run(`activity.params.max >= ${MAX - 1n} && activity.params.max < ${MAX}`, bindings), false);
+    assert.equal(run(`activity.params.negative == ${MIN}`, bindings), true);
+    assert.equal(run(`activity.params.small < ${MAX} && activity.params.small > ${MIN}`, bindings), true);
+    assert.equal(run(`${P53 + 1n} in activity.params.values && activity.params.values.contains(${MAX})`, bindings), true);
+    assert.equal(run(`${P53} in activity.params.values`, bindings), false);
+    assert.equal(run(`activity.params.values.filter(v, v > ${P53}).count() == 2`, bindings), true);
+    assert.equal(run(`activity.params.values.all(v, v >= 1 && v <= ${MAX})`, bindings), true);
+    assert.equal(run(`activity.params.values.any(v, v > ${MAX - 1n})`, bindings), true);
+  });
+
+  test('a bigint that is a small int equals the same int held as a number, and indexes and slices', () => {
+    const bindings = activity({ one: 1n, two: 2n, list: [10, 20, 30] });
+    assert.equal(run('activity.params.one == 1', bindings), true);
+    assert.equal(run('1 == activity.params.one', bindings), true);
+    assert.equal(run('activity.params.one in [3, 2, 1]', bindings), true);
+    assert.equal(run('[3, 2, 1].contains(activity.params.two)', bindings), true);
+    assert.equal(run('activity.params.list[activity.params.two] == 30', bindings), true);
+    assert.equal(run('activity.params.list[activity.params.one..activity.params.two].contains(20)', bindings), true);
+    assert.equal(run('activity.params.list[activity.params.one..activity.params.two].count() == 1', bindings), true);
+    assert.equal(run('activity.params.list.count() > activity.params.two', bindings), true);
+    assert.equal(evaluationError(`activity.params.list[${P53 + 1n}] == 1`, bindings), `at 22: index ${P53 + 1n} out of range for a list of length 3`);
+    assert.equal(evaluationError(`activity.params.list[0..${MAX}].count() == 3`, bindings), `at 21: slice [0..${MAX}] out of range for a list of length 3`);
+  });
+
+  test('fail closed: an int against a string, and a number that is no exact int, are evaluation errors', () => {
+    const bindings = activity({ amount: '1000000000000000000', big: 2 ** 53, fraction: 1.5, list: [1, 2 ** 60] });
+    assert.equal(evaluationError(`activity.params.amount == 1000000000000000000`, bindings), 'at 24: cannot compare string with int');
+    assert.equal(evaluationError(`activity.params.amount > ${MAX - 1n}`, bindings), 'at 24: expected int > int, found string > int');
+    assert.equal(evaluationError(`activity.params.big == ${P53}`, bindings), 'at 21: cannot compare number (not an exact int) with int');
+    assert.equal(evaluationError(`activity.params.big > ${P53 - 1n}`, bindings), 'at 21: expected int > int, found number (not an exact int) > int');
+    assert.equal(evaluationError('activity.params.fraction < 2', bindings), 'at 26: expected int < int, found number (not an exact int) < int');
+    assert.equal(evaluationError(`${2n ** 60n} in activity.params.list`, bindings), 'at 21: cannot compare int with number (not an exact int) (an item of the list)');
+    assert.equal(evaluationError('activity.params.amount in [1000000000000000000, 1]', bindings), 'at 24: cannot compare string with int (an item of the list)');
+    assert.equal(evaluationError(`[${MAX}].contains(activity.params.amount)`, bindings), 'at 82: cannot compare string with int (an item of the list)');
+    assert.equal(evaluationError(`${MAX} in [activity.params.amount]`, bindings), 'at 80: cannot compare int with string (an item of the list)');
+    assert.equal(evaluationError('activity.params.big in [1]', bindings), 'at 1: expected bool, int or string, found number (not an exact int)');
+    assert.equal(run('1 in activity.params.list', bindings), true, 'found before the inexact item');
+  });
+
+  test('activity.params keeps a decimal string a string, and a JSON number beyond 2^53 - 1 no int', () => {
+    const converted = paramsForPolicy({ amount: '115792089237316195423570985008687907853269984665640564039457584007913129639935', big: JSON.parse('9007199254740993') });
+    assert.equal(typeof converted.amount, 'string');
+    assert.equal(evaluationError(`activity.params.amount == ${MAX}`, activity(converted)), 'at 24: cannot compare string with int');
+    assert.equal(evaluationError(`activity.params.big == ${P53 + 1n}`, activity(converted)), 'at 21: cannot compare number (not an exact int) with int');
+    assert.equal(evaluationError(`activity.params.big != ${P53}`, activity(converted)), 'at 21: cannot compare number (not an exact int) with int', 'it was rounded to 2^53: never answered');
+    const bound = paramsForPolicy({ value: MAX, small: 5n, list: [P53 + 1n, 7n] });
+    assert.deepEqual([bound.value, bound.small, bound.list], [MAX, 5, [P53 + 1n, 7]], 'a bigint an int: a number when it is a safe integer');
   });
 });

@@ -9,6 +9,7 @@
 // Nothing else is folded: a Solana address (base58, where case matters) never has this form, since
 // base58 has no `0`; nor does any other text, which is compared exactly.
 import { ETHEREUM_ADDRESS_PATTERN } from '../wire/ethereumAddress.ts';
+import { sameInt } from './integers.ts';
 
 /** `0x` and 40 hexadecimal digits, in any case. */
 export function isEthereumAddress(value: unknown): value is string {
@@ -20,8 +21,12 @@ export function canonicalValue<T>(value: T): T {
   return isEthereumAddress(value) ? (value.toLowerCase() as T) : value;
 }
 
-/** Whether two values of the same kind are equal for `==`, `!=`, `in` and `.contains`. */
+/**
+ * Whether two values of the same kind are equal for `==`, `!=`, `in` and `.contains`: an int held
+ * as a number equals the same int held as a bigint (integers.ts).
+ */
 export function sameValue(left: unknown, right: unknown): boolean {
   if (left === right) return true;
+  if (typeof left === 'bigint' || typeof right === 'bigint') return sameInt(left, right);
   return isEthereumAddress(left) && isEthereumAddress(right) && left.toLowerCase() === right.toLowerCase();
 }

@@ -3,6 +3,7 @@
 import type { CompiledExpression } from './compile.ts';
 import { sameValue } from './ethereumAddress.ts';
 import { ExpressionFailure, capture, type Result } from './failure.ts';
+import { isInt, type PolicyInt } from './integers.ts';
 import type { Bindings } from './keywords.ts';
 import { startOf, type Node } from './parser.ts';
 
@@ -37,7 +38,7 @@ function lookup(scope: Scope | undefined, name: string): { value: unknown } | un
   for (let at = scope; at !== undefined; at = at.outer) if (at.name === name) return at;
   return undefined;
 }
-type Primitive = boolean | number | string | null;
+type Primitive = boolean | PolicyInt | string | null;
 
 function kindOf(value: unknown): string {
   if (value === null) return 'null';
@@ -46,6 +47,9 @@ function kindOf(value: unknown): string {
     case 'boolean':
       return 'bool';
     case 'number':
+      // Beyond 2^53 - 1 in size (rounded when it was read) or with a fraction: not an exact int (integers.ts).
+      return Number.isSafeInteger(value) ? 'int' : 'number (not an exact int)';
+    case 'bigint':
       return 'int';
     case 'string':
       return 'string';
@@ -57,7 +61,7 @@ function kindOf(value: unknown): string {
 }
 
 const isPrimitive = (value: unknown): value is Primitive =>
-  value === null || typeof value === 'boolean' || typeof value === 'number' || typeof value === 'string';
+  typeof value === 'string' || typeof value === 'boolean' || value === null || isInt(value);
 const isStruct = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 export class Evaluator {
@@ -126,13 +130,11 @@ export class Evaluator {
         if (!Array.isArray(target) && typeof target !== 'string') {
           throw new ExpressionFailure(startOf(node.target), `expected list or string to index, found ${kindOf(target)}`);
         }
-        if (typeof index !== 'number' || !Number.isInteger(index)) {
-          throw new ExpressionFailure(startOf(node.index), `expected int index, found ${kindOf(index)}`);
-        }
+        if (!isInt(index)) throw new ExpressionFailure(startOf(node.index), `expected int index, found ${kindOf(index)}`);
         if (index < 0 || index >= target.length) {
           throw new ExpressionFailure(startOf(node.index), `index ${index} out of range for a ${kindOf(target)} of length ${target.length}`);
         }
-        return target[index];
+        return target[Number(index)];
       }
       case 'slice': {
         const target = this.value(node.target, scope);
@@ -145,14 +147,16 @@ export class Evaluator {
           [start, node.start],
           [end, node.end],
         ] as const) {
-          if (typeof bound !== 'number' || !Number.isInteger(bound)) throw new ExpressionFailure(startOf(at), `expected int, found ${kindOf(bound)}`);
+          if (!isInt(bound)) throw new ExpressionFailure(startOf(at), `expected int, found ${kindOf(bound)}`);
         }
-        const [from, to] = [start as number, end as number];
+        const [from, to] = [start as PolicyInt, end as PolicyInt];
         if (from < 0 || from > to || to > target.length) {
           throw new ExpressionFailure(node.position, `slice [${from}..${to}] out of range for a ${kindOf(target)} of length ${target.length}`);
         }
-        if (Array.isArray(target)) this.tick(node, to - from);
-        return target.slice(from, to);
+        // Within 0 and the length, so numbers exactly, whatever they were.
+        const [first, last] = [Number(from), Number(to)];
+        if (Array.isArray(target)) this.tick(node, last - first);
+        return target.slice(first, last);
       }
       case 'call':
         return this.call(node, scope);
@@ -177,9 +181,10 @@ export class Evaluator {
       }
       return sameValue(left, right) === (node.operator === '==');
     }
-    if (typeof left !== 'number' || typeof right !== 'number') {
+    if (!isInt(left) || !isInt(right)) {
       throw new ExpressionFailure(node.position, `expected int ${node.operator} int, found ${kindOf(left)} ${node.operator} ${kindOf(right)}`);
     }
+    // JavaScript's own comparisons: exact for two numbers, two bigints, or one of each.
     switch (node.operator) {
       case '<':
         return left < right;
@@ -192,12 +197,22 @@ export class Evaluator {
     }
   }
 
-  /** `value in list`, `list.contains(value)`: equal to some item of the same kind (Ethereum addresses in any case). */
+  /**
+   * `value in list`, `list.contains(value)`: equal to some item of the same kind (Ethereum addresses in
+   * any case), as `list.any(v, v == value)` is: an item of another kind before the match is an error,
+   * as `==` between them is (an int and a string, or a number that is no exact int, never just false).
+   */
   private member(node: Node, value: unknown, list: unknown, valueNode: Node, listNode: Node): boolean {
     if (!Array.isArray(list)) throw new ExpressionFailure(startOf(listNode), `expected list, found ${kindOf(list)}`);
     if (!isPrimitive(value)) throw new ExpressionFailure(startOf(valueNode), `expected bool, int or string, found ${kindOf(value)}`);
     this.tick(node, list.length);
-    return list.some((item) => sameValue(item, value));
+    for (const item of list) {
+      if (sameValue(item, value)) return true;
+      if (typeof item !== typeof value || (typeof item === 'number' && !Number.isSafeInteger(item))) {
+        if (!isInt(item) || !isInt(value)) throw new ExpressionFailure(node.position, `cannot compare ${kindOf(value)} with ${kindOf(item)} (an item of the list)`);
+      }
+    }
+    return false;
   }
 
   private call(node: Extract<Node, { type: 'call' }>, scope: Scope | undefined): unknown {

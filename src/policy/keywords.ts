@@ -49,8 +49,8 @@ export interface PolicyCredential {
   readonly credential_id: string;
 }
 
-/** JSON-like values, as activity.params holds them. */
-export type PolicyValue = null | boolean | number | string | readonly PolicyValue[] | { readonly [field: string]: PolicyValue };
+/** JSON-like values, as activity.params holds them; an int beyond 2^53 - 1 in size as a bigint (integers.ts). */
+export type PolicyValue = null | boolean | number | bigint | string | readonly PolicyValue[] | { readonly [field: string]: PolicyValue };
 
 /** The `activity` keyword of a condition expression. */
 export interface PolicyActivity {

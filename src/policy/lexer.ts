@@ -1,6 +1,8 @@
-// Tokens of the policy language: identifiers, integers, single-quoted strings and operators, each
-// with its 1-based position, so that every later error can point at the character it is about.
+// Tokens of the policy language: identifiers, integers (exact, -2^255 to 2^256 - 1), single-quoted
+// strings and operators, each with its 1-based position, so that every later error can point at the
+// character it is about.
 import { ExpressionFailure } from './failure.ts';
+import { intLiteral, type PolicyInt } from './integers.ts';
 
 export type TokenKind = 'ident' | 'int' | 'string' | 'op' | 'end';
 
@@ -8,6 +10,8 @@ export interface Token {
   readonly kind: TokenKind;
   /** The identifier's name, the operator's spelling, the string's decoded text or the integer's digits. */
   readonly text: string;
+  /** The integer's value (integers.ts): a number, or a bigint beyond 2^53 - 1 in size. */
+  readonly value?: PolicyInt;
   readonly position: number;
 }
 
@@ -36,10 +40,11 @@ export function tokenize(source: string): Token[] {
       let end = i + 1;
       while (end < source.length && isDigit(source[end]!)) end++;
       const text = source.slice(i, end);
-      if (!Number.isSafeInteger(Number(text))) {
-        throw new ExpressionFailure(position, `integer ${text.length > 24 ? `${text.slice(0, 24)}…` : text} is out of range (at most 2^53 - 1 in size)`);
+      const value = intLiteral(text);
+      if (value === undefined) {
+        throw new ExpressionFailure(position, `integer ${text.length > 24 ? `${text.slice(0, 24)}…` : text} is out of range (-2^255 to 2^256 - 1)`);
       }
-      tokens.push({ kind: 'int', text, position });
+      tokens.push({ kind: 'int', text, value, position });
       i = end;
     } else if (c === "'") {
       let text = '';

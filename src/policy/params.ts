@@ -1,7 +1,12 @@
 // activity.params: an activity's intent as policies read it, its field names in snake_case at every
 // depth (`otpLength` → `otp_length`), in objects without a prototype so no field is inherited, and
-// every Ethereum address in lowercase (ethereumAddress.ts).
+// every Ethereum address in lowercase (ethereumAddress.ts). A JSON number stays a number: an int when
+// it is a safe integer; one beyond 2^53 - 1 in size was rounded when the body was read, and is no int
+// (integers.ts): comparing it is an evaluation error. None reaches here today (the one number of an
+// intent a policy reads, init_otp_auth's otpLength, is 6 to 9). A bigint is an int (a number when it
+// is a safe integer). A decimal string stays a string.
 import { canonicalValue } from './ethereumAddress.ts';
+import { normalizeInt } from './integers.ts';
 import type { PolicyValue } from './keywords.ts';
 
 /** `smartContractAddress` → `smart_contract_address`; a run of capitals is one word (`abiJSON` → `abi_json`). */
@@ -23,6 +28,7 @@ function convert(value: unknown): PolicyValue {
   }
   if (typeof value === 'string') return canonicalValue(value);
   if (typeof value === 'boolean' || typeof value === 'number') return value;
+  if (typeof value === 'bigint') return normalizeInt(value);
   return null;
 }
 

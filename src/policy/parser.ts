@@ -4,6 +4,7 @@
 // rules, errors must name the exact 1-based position and the token expected there, and the module
 // must stay free of dependencies (it decides who may do what, so every line of it is ours to read).
 import { ExpressionFailure } from './failure.ts';
+import type { PolicyInt } from './integers.ts';
 import { tokenize, type Token } from './lexer.ts';
 
 /** Longest expression accepted, in characters. */
@@ -16,7 +17,8 @@ export const LIST_FUNCTIONS = ['all', 'any', 'contains', 'count', 'filter'] as c
 export type ListFunction = (typeof LIST_FUNCTIONS)[number];
 
 export type Node =
-  | { readonly type: 'literal'; readonly value: boolean | number | string; readonly position: number }
+  /** An int literal's value is a number, or a bigint beyond 2^53 - 1 in size (integers.ts). */
+  | { readonly type: 'literal'; readonly value: boolean | PolicyInt | string; readonly position: number }
   | { readonly type: 'list'; readonly items: readonly Node[]; readonly position: number }
   | { readonly type: 'name'; readonly name: string; readonly position: number }
   /** `&&` or `||` over two or more operands, flat so that a long chain does not nest. */
@@ -191,7 +193,7 @@ class Parser {
     switch (token.kind) {
       case 'int':
         this.next();
-        return { type: 'literal', value: Number(token.text), position: token.position };
+        return { type: 'literal', value: token.value!, position: token.position };
       case 'string':
         this.next();
         return { type: 'literal', value: token.text, position: token.position };

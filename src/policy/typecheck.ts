@@ -30,7 +30,7 @@ class Checker {
   check(node: Node, scope: Scope): Type {
     switch (node.type) {
       case 'literal':
-        return typeof node.value === 'boolean' ? BOOL : typeof node.value === 'number' ? INT : STRING;
+        return typeof node.value === 'boolean' ? BOOL : typeof node.value === 'string' ? STRING : INT;
       case 'list': {
         let element: Type = NOTHING;
         for (const item of node.items) {
