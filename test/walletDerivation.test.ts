@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { HDKey } from '@scure/bip32';
-import { ed25519 } from '@noble/curves/ed25519';
+import { ed25519 } from '@noble/curves/ed25519.js';
 import { Keypair } from '@solana/web3.js';
 import { privateKeyToAccount } from 'viem/accounts';
 import { accountPublicKeyHex, addressOf, checkAddressFormat } from '../src/keys/addresses.ts';

@@ -4,7 +4,7 @@
 // (base58 of the key), ADDRESS_FORMAT_COMPRESSED (the key, 64 hex digits). The wire's other formats
 // (Bitcoin, Tron, Cosmos, Sui, Aptos, XRP, TON, Stellar, Dogecoin, Sei, Spark) are refused as not
 // supported. A known format on the wrong curve is refused naming `addressFormat`.
-import { secp256k1 } from '@noble/curves/secp256k1';
+import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { base58 } from '@scure/base';
 import * as Address from 'ox/Address';
 import * as PublicKey from 'ox/PublicKey';

@@ -2,9 +2,9 @@
 // by SLIP-0010, which defines only hardened steps for ed25519 (a step without ' or h is refused,
 // naming the path). The path is parsed here, with bounds, so both curves read it the same way.
 import { HARDENED_OFFSET, HDKey } from '@scure/bip32';
-import { ed25519 } from '@noble/curves/ed25519';
-import { hmac } from '@noble/hashes/hmac';
-import { sha512 } from '@noble/hashes/sha2';
+import { ed25519 } from '@noble/curves/ed25519.js';
+import { hmac } from '@noble/hashes/hmac.js';
+import { sha512 } from '@noble/hashes/sha2.js';
 import { ParameterRejected } from './parameterRejected.ts';
 
 /** The curves a wallet account is derived on. CURVE_P256 exists on the wire but has no account derivation here. */
