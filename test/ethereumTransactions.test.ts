@@ -99,7 +99,7 @@ test('what is not an unsigned transaction of a supported type is refused naming 
   assert.throws(() => parseEthereumTransaction(42), rejected(/must be the serialized transaction in hexadecimal/));
   assert.throws(() => parseEthereumTransaction('0x02zz'), rejected(/even number of hexadecimal digits/));
   assert.throws(() => parseEthereumTransaction('0x'), rejected(/even number of hexadecimal digits/));
-  assert.throws(() => parseEthereumTransaction(`0x02${'00'.repeat(MAX_TRANSACTION_BYTES)}`), rejected(/longer than 131072 bytes/));
+  assert.throws(() => parseEthereumTransaction(`02${'00'.repeat(MAX_TRANSACTION_BYTES)}`), rejected(/longer than 131072 bytes/));
   assert.throws(() => parseEthereumTransaction('0x03c0'), rejected(/type byte 0x03; supported are legacy/));
   assert.throws(() => parseEthereumTransaction('76c0'), rejected(/type byte 0x76/));
   assert.throws(() => parseEthereumTransaction('0x02c0'), rejected(/is not a valid transaction of type eip1559/));

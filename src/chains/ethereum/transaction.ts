@@ -68,7 +68,7 @@ const TYPES: Record<number, EthereumTransactionType> = { 0x01: 'eip2930', 0x02: 
 /** The unsigned transaction decoded; a ParameterRejected naming parameters.unsignedTransaction when it is not one. */
 export function parseEthereumTransaction(unsignedTransaction: unknown): ParsedEthereumTransaction {
   if (typeof unsignedTransaction !== 'string') throw new ParameterRejected(FIELD, 'must be the serialized transaction in hexadecimal');
-  if (unsignedTransaction.length > 2 + MAX_TRANSACTION_BYTES * 2) {
+  if ((unsignedTransaction.startsWith('0x') ? unsignedTransaction.length - 2 : unsignedTransaction.length) > MAX_TRANSACTION_BYTES * 2) {
     throw new ParameterRejected(FIELD, `is longer than ${MAX_TRANSACTION_BYTES} bytes, the most a node accepts`);
   }
   const match = HEX.exec(unsignedTransaction);
