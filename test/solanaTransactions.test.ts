@@ -16,6 +16,13 @@ import {
   VersionedTransaction,
 } from '@solana/web3.js';
 import { ed25519 } from '@noble/curves/ed25519.js';
+import {
+  appendTransactionMessageInstruction,
+  createTransactionMessage,
+  setTransactionMessageFeePayer,
+  setTransactionMessageLifetimeUsingBlockhash,
+} from '@solana/transaction-messages';
+import { compileTransaction, getTransactionEncoder } from '@solana/transactions';
 import { MAX_TRANSACTION_BYTES, parseSolanaTransaction, signSolanaTransaction } from '../src/chains/solana/transaction.ts';
 import { deriveAccountKey } from '../src/keys/derivation.ts';
 import { mnemonicToSeed } from '../src/keys/mnemonic.ts';
@@ -129,4 +136,17 @@ test('a key that is not a required signer is refused naming signWith; what is no
   // One signature slot fewer than the message requires.
   assert.throws(() => parseSolanaTransaction(`00${hex.slice(2 + 128)}`), rejected(field, /is not a Solana transaction in its wire format/));
   assert.equal(parseSolanaTransaction(`0x${hex}`).message.signers.length, 1);
+});
+
+test('a version 1 message (the newer format the decoders read) is refused naming unsignedTransaction', () => {
+  const message = appendTransactionMessageInstruction(
+    { programAddress: MEMO.toBase58() as never, data: new Uint8Array([1]) },
+    setTransactionMessageLifetimeUsingBlockhash(
+      { blockhash: BLOCKHASH as never, lastValidBlockHeight: 1n },
+      // Version 1 is not yet in the library's public types.
+      setTransactionMessageFeePayer(signer.publicKey.toBase58() as never, createTransactionMessage({ version: 1 as never }) as never),
+    ),
+  );
+  const hex = Buffer.from(getTransactionEncoder().encode(compileTransaction(message))).toString('hex');
+  assert.throws(() => signSolanaTransaction(hex, key.privateKey), rejected('parameters.unsignedTransaction', /has a version 1 message; legacy and v0 messages are supported/));
 });
