@@ -123,10 +123,14 @@ test('paths: both hardened marks, bounds on depth and index, and a clear refusal
 test('ed25519 refuses a step that is not hardened, naming the path; other curves are refused naming curve', () => {
   const seed = mnemonicToSeed(JUNK);
   assert.throws(
-    () => deriveAccountKey('CURVE_ED25519', seed, "m/44'/501'/0'/0", 'parameters.accounts[0].path'),
+    () => deriveAccountKey('CURVE_ED25519', seed, "m/44'/501'/0'/0", { path: 'parameters.accounts[0].path', curve: 'parameters.accounts[0].curve' }),
     rejected('parameters.accounts[0].path', /step 4 of "m\/44'\/501'\/0'\/0" is not hardened; CURVE_ED25519 keys are derived by SLIP-0010/),
   );
   assert.throws(() => deriveAccountKey('CURVE_P256', seed, "m/44'/60'/0'/0/0"), rejected('curve', /must be one of CURVE_SECP256K1, CURVE_ED25519; got "CURVE_P256"/));
+  assert.throws(
+    () => deriveAccountKey('CURVE_P256', seed, "m/44'/60'/0'/0/0", { path: 'parameters.accounts[1].path', curve: 'parameters.accounts[1].curve' }),
+    rejected('parameters.accounts[1].curve', /must be one of/),
+  );
 });
 
 test('addresses: every supported format of each curve, the public key the wire shows, and mismatches naming addressFormat', () => {

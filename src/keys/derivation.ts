@@ -57,9 +57,16 @@ export interface AccountKey {
   publicKey: Uint8Array;
 }
 
+/** How the request names the account's fields, for the refusals (e.g. `parameters.accounts[0].path`). */
+export interface AccountFields {
+  path: string;
+  curve: string;
+}
+
 /** The account key at `path` below `seed` (16 to 64 bytes; BIP-39 seeds are 64). */
-export function deriveAccountKey(curve: unknown, seed: Uint8Array, path: string, pathField = 'path'): AccountKey {
+export function deriveAccountKey(curve: unknown, seed: Uint8Array, path: string, fields: AccountFields = { path: 'path', curve: 'curve' }): AccountKey {
   if (seed.length < 16 || seed.length > 64) throw new RangeError('a seed has 16 to 64 bytes');
+  const pathField = fields.path;
   const steps = parseDerivationPath(path, pathField);
   if (curve === 'CURVE_SECP256K1') return deriveSecp256k1(seed, steps);
   if (curve === 'CURVE_ED25519') {
@@ -72,7 +79,7 @@ export function deriveAccountKey(curve: unknown, seed: Uint8Array, path: string,
     }
     return deriveEd25519(seed, steps);
   }
-  throw new ParameterRejected('curve', `must be one of ${DERIVATION_CURVES.join(', ')}; got ${JSON.stringify(curve)}`);
+  throw new ParameterRejected(fields.curve, `must be one of ${DERIVATION_CURVES.join(', ')}; got ${JSON.stringify(curve)}`);
 }
 
 function deriveSecp256k1(seed: Uint8Array, steps: PathStep[]): AccountKey {
