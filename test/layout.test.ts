@@ -4,8 +4,8 @@
 // in); queries, which answer with what activities declare; activities, the engine over auth's
 // Principal and the store; admin; auth; delivery; the store, the one folder that speaks SQL, which imports only wire/ (it knows tables, not the
 // domain). otp/,
-// contracts/, keys/ and policy/ are pure rules any layer may use, importing no folder but keys/
-// (otp/ reads P-256 keys) and wire/, the leaf every folder shares. No file imports, through a chain
+// contracts/, keys/, chains/ and policy/ are pure rules any layer may use, importing no folder but keys/
+// (otp/ reads P-256 keys, chains/ signs with wallet keys) and wire/, the leaf every folder shares. No file imports, through a chain
 // of imports, one that imports it.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -16,7 +16,7 @@ import { ROOT } from './support/processes.ts';
 const SRC = path.join(ROOT, 'src');
 
 /** The pure rules: any layer may import them. */
-const PURE = ['otp', 'contracts', 'keys', 'policy', 'wire'];
+const PURE = ['otp', 'contracts', 'keys', 'chains', 'policy', 'wire'];
 
 /** What each folder may import, besides itself and errors.ts and config.ts at the root. */
 const MAY_IMPORT: Record<string, string[]> = {
@@ -33,6 +33,8 @@ const MAY_IMPORT: Record<string, string[]> = {
   otp: ['keys', 'wire'],
   contracts: ['wire'],
   keys: ['wire'],
+  // A chain's transactions are signed with the keys' rules.
+  chains: ['keys', 'wire'],
   policy: ['wire'],
   // The settings' declarations: free of any domain's rules, which apply where a setting is used.
   config: [],
