@@ -69,7 +69,7 @@ function refusal(error: unknown): OidcTokenRefused | undefined {
   if (error instanceof errors.JWKSMultipleMatchingKeys) {
     return new OidcTokenRefused('key', 'it names no key ("kid") and several keys of the issuer fit');
   }
-  if (error instanceof errors.JOSENotSupported) return new OidcTokenRefused('key', error.message);
+  if (error instanceof errors.JOSENotSupported || error instanceof errors.JWKSInvalid) return new OidcTokenRefused('key', error.message);
   if (error instanceof errors.JWSInvalid || error instanceof errors.JWTInvalid) return new OidcTokenRefused('token', error.message);
   return undefined;
 }
