@@ -54,6 +54,9 @@ test('values are parsed', () => {
   assert.deepEqual(config.webauthnOrigins, ['https://a.example', 'https://b.example']);
   assert.deepEqual(config.otpRateLimits.smsPerUser, { count: 3, windowSeconds: 60 });
   assert.equal(config.outboxWorker, false);
+  // Issuers are kept as written: a token's iss is compared with them exactly, trailing slash included.
+  assert.deepEqual(loadConfig({ SIGNET_OIDC_ISSUERS: 'https://accounts.google.com, https://tenant.example/' }).oidcIssuers, ['https://accounts.google.com', 'https://tenant.example/']);
+  assert.deepEqual(loadConfig({}).oidcIssuers, []);
 });
 
 test('a bad value names its variable', () => {
@@ -81,6 +84,9 @@ test('a bad value names its variable', () => {
     [{ SIGNET_AUTH_FAILURE_LIMIT: '0/60' }, /SIGNET_AUTH_FAILURE_LIMIT must be COUNT\/SECONDS/],
     [{ SIGNET_MAX_CONNECTIONS_PER_ADDRESS: '-1' }, /SIGNET_MAX_CONNECTIONS_PER_ADDRESS must be a whole number from 0 to 100000, got "-1"/],
     [{ SIGNET_MAX_CONNECTIONS_PER_ADDRESS: '100001' }, /SIGNET_MAX_CONNECTIONS_PER_ADDRESS must be a whole number from 0 to 100000/],
+    [{ SIGNET_OIDC_ISSUERS: 'http://127.0.0.1:8443' }, /SIGNET_OIDC_ISSUERS "http:\/\/127.0.0.1:8443" must start with https:\/\//],
+    [{ SIGNET_OIDC_ISSUERS: 'https://id.example/?tenant=1' }, /SIGNET_OIDC_ISSUERS .* must not have a query/],
+    [{ SIGNET_OIDC_ISSUERS: 'accounts.google.com' }, /SIGNET_OIDC_ISSUERS "accounts.google.com" is not a URL/],
   ];
   for (const [env, message] of cases) {
     assert.throws(() => loadConfig(env), (error: unknown) => error instanceof ConfigError && message.test(error.message));

@@ -9,6 +9,7 @@ import {
   domainName,
   emailAddress,
   folder,
+  issuerUrls,
   linkBase,
   list,
   listenAddress,
@@ -239,6 +240,15 @@ export const SETTINGS = {
     schema: origins({ anyAllowed: false }),
     default: 'http://localhost:<port>',
     description: 'Comma-separated origins accepted in WebAuthn `clientDataJSON`.',
+    group: 'stamps',
+  }),
+  oidcIssuers: setting({
+    env: 'SIGNET_OIDC_ISSUERS',
+    schema: issuerUrls(),
+    default: '',
+    defaultText: 'none',
+    description:
+      "Comma-separated OpenID Connect issuers (`https://accounts.google.com`) whose id tokens Signet accepts, each written exactly as its tokens' `iss`; the only ones whose keys it fetches. See [OpenID Connect issuers](#openid-connect-issuers).",
     group: 'stamps',
   }),
   otpSecret: setting({

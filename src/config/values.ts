@@ -109,6 +109,21 @@ export function list(kindText: string, itemProblem: (item: string) => string | u
 }
 
 /**
+ * Comma-separated OpenID Connect issuers: https URLs without query, fragment, user or password, each
+ * kept as written (a token's `iss` must equal it exactly, trailing slash included).
+ */
+export function issuerUrls() {
+  return list('https:// URLs', (value) => {
+    if (!URL.canParse(value)) return 'is not a URL';
+    const parsed = new URL(value);
+    if (parsed.protocol !== 'https:') return 'must start with https://';
+    if (value.includes('?') || value.includes('#')) return 'must not have a query (?…) or a fragment (#…)';
+    if (parsed.username || parsed.password) return 'must not hold a user name or password';
+    return undefined;
+  });
+}
+
+/**
  * The rule for secrets an operator sets (SIGNET_OTP_SECRET, SIGNET_ADMIN_TOKEN): at least 32
  * characters, with at least 10 different ones. `openssl rand -hex 32` or `-base64 32` passes;
  * "x", a word or a repeated pattern does not.
