@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import layers from '../layers.json' with { type: 'json' };
-import { ROOT } from './support/processes.ts';
+import { ROOT } from './support/root.ts';
 
 const SRC = path.join(ROOT, 'src');
 

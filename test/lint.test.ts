@@ -8,9 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
-
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
+import { ROOT } from './support/root.ts';
 
 const tree = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-lint-'));
 after(() => fs.rmSync(tree, { recursive: true, force: true }));
