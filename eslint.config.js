@@ -14,9 +14,8 @@ const SRC = path.join(ROOT, 'src');
 const layers = JSON.parse(fs.readFileSync(path.join(ROOT, 'layers.json'), 'utf8'));
 
 /**
- * One zone per folder of layers.json: what of src/ its files may not import. Every other folder of
- * src/ but the ones it may import ("pure" standing for the pure rules), and every file at the root
- * of src/ but its root files.
+ * One zone per folder of layers.json: what of src/ its files may not import, every other folder and
+ * every file at the root of src/ but those it may ("pure" standing for the pure rules).
  */
 function layerZones() {
   const entries = fs.readdirSync(SRC, { withFileTypes: true });
@@ -24,15 +23,10 @@ function layerZones() {
   const rootFiles = entries.filter((entry) => entry.isFile() && /\.tsx?$/.test(entry.name)).map((entry) => entry.name);
   const zones = Object.entries(layers.mayImport).map(([folder, mayImport]) => {
     const allowed = mayImport.flatMap((name) => (name === 'pure' ? layers.pure : [name]));
-    const allowedRootFiles =
-      folder === 'cli' ? layers.rootFiles.cli : layers.pure.includes(folder) ? layers.rootFiles.pure : layers.rootFiles.other;
     return {
       target: `src/${folder}`,
-      from: [
-        ...folders.filter((other) => other !== folder && !allowed.includes(other)).map((other) => `src/${other}`),
-        ...rootFiles.filter((file) => !allowedRootFiles.includes(file)).map((file) => `src/${file}`),
-      ],
-      message: `src/${folder}/ may import only ${[...allowed.map((name) => `${name}/`), ...allowedRootFiles].join(', ') || 'its own files'} (layers.json, docs/architecture.md "The layers").`,
+      from: [...folders.filter((other) => other !== folder), ...rootFiles].filter((name) => !allowed.includes(name)).map((name) => `src/${name}`),
+      message: `src/${folder}/ may import only ${allowed.map((name) => (name.endsWith('.ts') ? name : `${name}/`)).join(', ') || 'its own files'} (layers.json, docs/architecture.md "The layers").`,
     };
   });
   return zones.filter((zone) => zone.from.length > 0);

@@ -16,14 +16,10 @@ import { ROOT } from './support/root.ts';
 
 const SRC = path.join(ROOT, 'src');
 
-/** What each folder may import besides itself, from the table layers.json ("pure" standing for the pure rules). */
-const PURE = layers.pure;
+/** What each folder may import besides itself: folders, and files at the root (layers.json, "pure" standing for the pure rules). */
 const MAY_IMPORT: Record<string, string[]> = Object.fromEntries(
-  Object.entries(layers.mayImport).map(([folder, allowed]) => [folder, allowed.flatMap((name) => (name === 'pure' ? PURE : [name]))]),
+  Object.entries(layers.mayImport).map(([folder, allowed]) => [folder, allowed.flatMap((name) => (name === 'pure' ? layers.pure : [name]))]),
 );
-/** The files at the root of src/ a folder may import. */
-const rootFilesOf = (folder: string): string[] =>
-  folder === 'cli' ? layers.rootFiles.cli : PURE.includes(folder) ? layers.rootFiles.pure : layers.rootFiles.other;
 
 function sources(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -39,11 +35,9 @@ test('no folder imports a folder it may not (none imports one above it)', () => 
     const folder = path.relative(SRC, file).split(path.sep)[0]!;
     const allowed = MAY_IMPORT[folder];
     if (!allowed) continue; // the composition at the root (cli.ts, server.ts) and the shared config.ts, errors.ts
-    const rootFiles = rootFilesOf(folder);
     for (const [, specifier] of fs.readFileSync(file, 'utf8').matchAll(/(?:from|import)\s*\(?\s*'(\.[^']+)'/g)) {
       const target = path.relative(SRC, path.resolve(path.dirname(file), specifier!)).split(path.sep);
-      const targetFolder = target.length > 1 ? target[0]! : undefined;
-      if (targetFolder === undefined ? rootFiles.includes(target[0]!) : targetFolder === folder || allowed.includes(targetFolder)) continue;
+      if ((target.length > 1 && target[0] === folder) || allowed.includes(target[0]!)) continue;
       wrong.push(`${name} imports ${specifier}`);
     }
   }
