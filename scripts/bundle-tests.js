@@ -5,13 +5,16 @@
 // its own import.meta.url (the file it was bundled from), so the paths a test or a source finds
 // beside itself (fixtures, migrations, the repository's root) are the same as under tsx.
 // Run by `npm test` (pretest); a single file still runs as it is: node --import tsx --test test/x.test.ts
+// With --unit, only the unit tests (scripts/unit-tests.js), into signet-unit-tests/: `npm run test:unit`.
 import * as esbuild from 'esbuild';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { unitTests } from './unit-tests.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-export const BUNDLES = path.join(root, 'node_modules', '.cache', 'signet-tests');
+const unit = process.argv.includes('--unit');
+export const BUNDLES = path.join(root, 'node_modules', '.cache', unit ? 'signet-unit-tests' : 'signet-tests');
 
 const ownImportMetaUrl = {
   name: 'own-import-meta-url',
@@ -27,10 +30,9 @@ const ownImportMetaUrl = {
   },
 };
 
-const tests = fs
-  .readdirSync(path.join(root, 'test'))
-  .filter((name) => name.endsWith('.test.ts'))
-  .map((name) => path.join(root, 'test', name));
+const tests = (unit ? unitTests() : fs.readdirSync(path.join(root, 'test')).filter((name) => name.endsWith('.test.ts'))).map((name) =>
+  path.join(root, 'test', name),
+);
 // From scratch, so a test deleted or renamed leaves no bundle behind.
 fs.rmSync(BUNDLES, { recursive: true, force: true });
 await esbuild.build({

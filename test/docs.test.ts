@@ -9,7 +9,7 @@ import { activityHandlers } from '../src/activities/registry.ts';
 import { findCommand } from '../src/cli/command.ts';
 import { COMMANDS } from '../src/cli/commands.ts';
 import { compileExpression, type ExpressionKind } from '../src/policy/index.ts';
-import { ROOT } from './support/processes.ts';
+import { ROOT } from './support/root.ts';
 
 const DOCS = path.join(ROOT, 'docs');
 const pages = fs.readdirSync(DOCS).filter((name) => name.endsWith('.md'));

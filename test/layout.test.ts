@@ -1,5 +1,5 @@
 // The architecture is visible in the imports (docs/architecture.md, "The layers", states this same
-// rule): the command line on top; http, which reaches the store only through queries, activities,
+// rule; layers.json declares it, read here and by the linter, eslint.config.js): the command line on top; http, which reaches the store only through queries, activities,
 // admin and auth (the server at the root composes the store and the delivery worker and hands them
 // in); queries, which answer with what activities declare; activities, the engine over auth's
 // Principal and the store; admin; auth; delivery; the store, the one folder that speaks SQL, which imports only wire/ (it knows tables, not the
@@ -11,40 +11,15 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { ROOT } from './support/processes.ts';
+import layers from '../layers.json' with { type: 'json' };
+import { ROOT } from './support/root.ts';
 
 const SRC = path.join(ROOT, 'src');
 
-/** The pure rules: any layer may import them. */
-const PURE = ['otp', 'contracts', 'keys', 'chains', 'policy', 'wire'];
-
-/** What each folder may import, besides itself and errors.ts and config.ts at the root. */
-const MAY_IMPORT: Record<string, string[]> = {
-  // The command line sits at the top: it may import anything below it (and server.ts at the root).
-  cli: ['http', 'queries', 'activities', 'admin', 'auth', 'delivery', 'store', ...PURE],
-  http: ['queries', 'activities', 'admin', 'auth', ...PURE],
-  queries: ['activities', 'auth', 'store', ...PURE],
-  activities: ['auth', 'store', ...PURE],
-  admin: ['store', ...PURE],
-  auth: ['store', ...PURE],
-  delivery: ['store', ...PURE],
-  // The store knows tables, not the domain: a message's payload is its caller's.
-  store: ['wire'],
-  otp: ['keys', 'wire'],
-  contracts: ['wire'],
-  keys: ['wire'],
-  // A chain's transactions are signed with the keys' rules.
-  chains: ['keys', 'wire'],
-  policy: ['wire'],
-  // The settings' declarations: free of any domain's rules, which apply where a setting is used.
-  config: [],
-  wire: [],
-};
-
-/** What a folder may import at the root: the shared errors.ts and config.ts (pure folders errors.ts only). */
-const ROOT_FILES: Record<string, string[]> = { cli: ['errors.ts', 'config.ts', 'server.ts'] };
-const SHARED_ROOT_FILES = ['errors.ts', 'config.ts'];
-const PURE_ROOT_FILES = ['errors.ts'];
+/** What each folder may import besides itself: folders, and files at the root (layers.json, "pure" standing for the pure rules). */
+const MAY_IMPORT: Record<string, string[]> = Object.fromEntries(
+  Object.entries(layers.mayImport).map(([folder, allowed]) => [folder, allowed.flatMap((name) => (name === 'pure' ? layers.pure : [name]))]),
+);
 
 function sources(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -60,11 +35,9 @@ test('no folder imports a folder it may not (none imports one above it)', () => 
     const folder = path.relative(SRC, file).split(path.sep)[0]!;
     const allowed = MAY_IMPORT[folder];
     if (!allowed) continue; // the composition at the root (cli.ts, server.ts) and the shared config.ts, errors.ts
-    const rootFiles = ROOT_FILES[folder] ?? (PURE.includes(folder) ? PURE_ROOT_FILES : SHARED_ROOT_FILES);
     for (const [, specifier] of fs.readFileSync(file, 'utf8').matchAll(/(?:from|import)\s*\(?\s*'(\.[^']+)'/g)) {
       const target = path.relative(SRC, path.resolve(path.dirname(file), specifier!)).split(path.sep);
-      const targetFolder = target.length > 1 ? target[0]! : undefined;
-      if (targetFolder === undefined ? rootFiles.includes(target[0]!) : targetFolder === folder || allowed.includes(targetFolder)) continue;
+      if ((target.length > 1 && target[0] === folder) || allowed.includes(target[0]!)) continue;
       wrong.push(`${name} imports ${specifier}`);
     }
   }

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { ALL_SETTINGS, configurationTable } from '../src/config.ts';
 import { RESERVED_VARIABLES } from '../src/otp/emailTemplates.ts';
-import { ROOT } from './support/processes.ts';
+import { ROOT } from './support/root.ts';
 
 const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
 const doc = (page: string) => fs.readFileSync(path.join(ROOT, 'docs', page), 'utf8');

@@ -175,7 +175,7 @@ for (const tdb of testDatabases) {
           stream.resume();
           stream.on('end', () => {
             received.push(session.envelope.rcptTo.map((r) => r.address).join(','));
-            released.then(() => callback());
+            void released.then(() => callback());
           });
         },
       });

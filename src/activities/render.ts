@@ -17,6 +17,7 @@ import type { Access } from './authorization.ts';
 const quote = JSON.stringify;
 
 /** The fields an object of this type may leave out. */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- {} extends Pick<Fields, Key> exactly when Key is optional
 type OptionalKeys<Fields> = { [Key in keyof Fields]-?: {} extends Pick<Fields, Key> ? Key : never }[keyof Fields];
 
 /** The JSON text of each field of an object; an optional field's may be undefined, to leave it out. */

@@ -1,8 +1,7 @@
 // Issued OTPs (table otps): the code only as a keyed hash, its expiry, wrong guesses and use, and for
 // init_otp the HPKE target key the client encrypts the code to (sealed; cleared when used). Written
 // as a row of init_otp(_auth)'s statement; claimed once by verify_otp's.
-import type { CredentialUse } from './credentials.ts';
-import { credentialState, credentialUsable, parseCredentialState, type CredentialState } from './credentials.ts';
+import { credentialState, credentialUsable, parseCredentialState, type CredentialState, type CredentialUse } from './credentials.ts';
 import type { Queryable } from './db.ts';
 import { seal, unseal } from '../wire/sealed.ts';
 import { run, sql, type Sql } from './sql.ts';

@@ -132,7 +132,7 @@ export async function startOidcProvider(options: OidcProviderOptions): Promise<L
       });
       return;
     }
-    provider!.callback()(request, response);
+    void provider!.callback()(request, response);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const issuer = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;

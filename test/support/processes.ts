@@ -2,9 +2,9 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { ROOT } from './root.ts';
 
-export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export { ROOT };
 export const SIGNET_BIN = path.join(ROOT, 'bin', 'signet.js');
 
 let compiled = false;
