@@ -157,6 +157,7 @@ function databaseProblem(error: unknown, config: Config): ConfigError | undefine
   if (code === '3D000') return fail(`the database "${database}" does not exist there; create it (createdb -h ${host} -p ${port} ${database}, or CREATE DATABASE in psql), or correct its name in SIGNET_DATABASE_URL`);
   if (code === '28P01') return fail(`the password of user ${role} was refused; correct the user or the password in SIGNET_DATABASE_URL`);
   if (code === '28000') return fail(`the server refused user ${role} (${message}); correct the user in SIGNET_DATABASE_URL, or allow it in the server's pg_hba.conf`);
+  if (code === '3F000') return fail(`no schema to create Signet's tables in (${message}): the schema of search_path (the URL's options) does not exist or user ${role} may not use it; create it, or grant it USAGE and CREATE`);
   if (code === '42501') {
     return fail(`user ${role} may not create Signet's tables in "${database}" (${message}); make it the database's owner (ALTER DATABASE ... OWNER TO ...) or grant it CREATE on the schema`);
   }
@@ -164,7 +165,7 @@ function databaseProblem(error: unknown, config: Config): ConfigError | undefine
 }
 
 /** A store that cannot be opened or migrated, as one line naming the setting and the fix; other errors as they are. */
-function storeProblem(error: unknown, config: Config): unknown {
+export function storeProblem(error: unknown, config: Config): unknown {
   if (error instanceof ConfigError) return error;
   return databaseProblem(error, config) ?? dataFolderProblem(error, config.dataDir) ?? error;
 }

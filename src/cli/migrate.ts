@@ -15,7 +15,7 @@ export async function migrateCommand(input: Input, config: Config): Promise<numb
   if (status && dryRun) throw new UsageError('--status and --dry-run: give one of them (--dry-run already prints what is pending)');
   const json = input.on('json');
   const out = (line: string) => process.stdout.write(`${line}\n`);
-  const [{ dataFolderProblem, openConfiguredDatabase }, migrations] = await Promise.all([import('../server.ts'), import('../store/migrate.ts')]);
+  const [{ dataFolderProblem, openConfiguredDatabase, storeProblem }, migrations] = await Promise.all([import('../server.ts'), import('../store/migrate.ts')]);
   const embeddedDir = path.join(config.dataDir, 'pglite');
   /** Whether the embedded store exists; a folder that cannot be read is a ConfigError, not "no store". */
   const embeddedExists = () => {
@@ -70,7 +70,10 @@ export async function migrateCommand(input: Input, config: Config): Promise<numb
       out(applied.length ? `dry run: ${applied.length} pending migrations applied and rolled back; nothing was changed` : 'dry run: none pending; nothing was changed');
       return 0;
     }
-    const applied = await migrations.migrate(db);
+    // A user that may not create the tables is named as a start would name it.
+    const applied = await migrations.migrate(db).catch((error: unknown) => {
+      throw storeProblem(error, config);
+    });
     if (json) out(JSON.stringify({ applied }));
     else out(applied.length ? `applied ${applied.join(', ')}` : 'schema is up to date');
     return 0;

@@ -205,7 +205,7 @@ export function renderSummary(facts: StartupFacts, logLevel: string): string {
   if (facts.organizationsWithoutKey) {
     lines.push(
       '',
-      `The store has ${facts.organizationsWithoutKey} organization${facts.organizationsWithoutKey === 1 ? '' : 's'}, but the data folder holds no API key of this server (a restored backup holds the store, not the credentials files).`,
+      `The store has ${facts.organizationsWithoutKey} organization${facts.organizationsWithoutKey === 1 ? '' : 's'}, but the data folder holds no API key of this server for them (the credentials files are neither in the store nor in a backup).`,
       'List them with `npx signet org list`, a user with `npx signet user list --org ID`, and give it a key with `npx signet apikey create --org ID --user ID`.',
     );
   }
