@@ -28,6 +28,12 @@ function logLines(stdout: string): Array<Record<string, any>> {
     .map((line) => JSON.parse(line));
 }
 
+/** This process's environment without what would choose the server, the key or the data folder: a new terminal's. */
+function cleanEnvironment(): NodeJS.ProcessEnv {
+  const { SIGNET_CREDENTIALS: _c, SIGNET_DEV_CREDENTIALS: _d, SIGNET_DATA_DIR: _e, SIGNET_URL: _u, SIGNET_ADMIN_TOKEN: _t, SIGNET_DATABASE_URL: _db, ...clean } = process.env;
+  return clean;
+}
+
 const tempPath = (prefix: string) => path.join(os.tmpdir(), `${prefix}-${process.pid}-${Math.random().toString(36).slice(2)}`);
 
 for (const tdb of testDatabases) {
@@ -249,9 +255,8 @@ describe('the printed commands work as printed', () => {
     const { examples } = readyLine(served!.stdout());
     const submit = examples.find((command: string) => command.endsWith('npx tsx examples/submit.ts'));
     assert.ok(submit.includes(`SIGNET_CREDENTIALS=${path.join(dataDir, 'dev-credentials.json')}`), submit);
-    const { SIGNET_CREDENTIALS: _c, SIGNET_DEV_CREDENTIALS: _d, SIGNET_DATA_DIR: _e, ...clean } = process.env;
     // The server ran in the package's folder, so the command is printed for that folder.
-    const result = await run('sh', ['-c', submit], {}, 120_000, ROOT, clean);
+    const result = await run('sh', ['-c', submit], {}, 120_000, ROOT, cleanEnvironment());
     assert.equal(result.code, 0, result.stdout + result.stderr);
     assert.match(result.stdout, /ACTIVITY_STATUS_COMPLETED/);
   });
@@ -272,6 +277,15 @@ describe('the printed commands work as printed', () => {
       const ready = readyLine(again.stdout());
       assert.equal(ready.firstKey, undefined, JSON.stringify(ready));
       assert.equal(ready.organizationsWithoutKey, 1);
+      assert.deepEqual(ready.keyCommands, [
+        `SIGNET_DATA_DIR=${restoredDir} npx signet org list`,
+        `SIGNET_DATA_DIR=${restoredDir} npx signet user list --org ID`,
+        `SIGNET_DATA_DIR=${restoredDir} npx signet apikey create --org ID --user ID`,
+      ]);
+      // As printed, the first lists the restored organization.
+      const listed = await run('sh', ['-c', String(ready.keyCommands[0])], {}, 120_000, ROOT, cleanEnvironment());
+      assert.equal(listed.code, 0, listed.stdout + listed.stderr);
+      assert.match(listed.stdout, /Development/);
       assert.deepEqual(ready.secretFile, { path: path.join(restoredDir, 'otp-secret'), generated: false });
     } finally {
       await again.stop();

@@ -36,6 +36,8 @@ export interface StartupFacts {
   firstKey?: string;
   /** With neither credentials file but organizations in the store (a restored backup holds no credentials files): how many. */
   organizationsWithoutKey?: number;
+  /** With organizationsWithoutKey: the commands that list them and their users, and give one a key. */
+  keyCommands?: string[];
   /** SIGNET_DATA_DIR/otp-secret, when SIGNET_OTP_SECRET is not set: where the deployment secret is kept, and whether this start generated it. */
   secretFile?: { path: string; generated: boolean };
   /** The generated admin token, when SIGNET_ADMIN_TOKEN is not set. */
@@ -84,6 +86,11 @@ export function exampleCommands(dataDir: string, cwd: string, credentials: Serve
 /** The command that makes a first organization and key for this server, writing the data folder's credentials.json. */
 export function firstKeyCommand(dataDir: string, cwd: string): string {
   return packageCommand(dataDir, cwd, 'npx signet org create --name NAME');
+}
+
+/** For a store with organizations but no key of them in the data folder: list them, list a user, give it a key. */
+export function keyCommands(dataDir: string, cwd: string): string[] {
+  return ['npx signet org list', 'npx signet user list --org ID', 'npx signet apikey create --org ID --user ID'].map((command) => packageCommand(dataDir, cwd, command));
 }
 
 /** The credentials files of the data folder that are this server's: they name its URL and an organization its store has. */
@@ -170,7 +177,7 @@ export function startupFacts(
     ...(hasCredentials
       ? { examples: exampleCommands(config.dataDir, cwd, credentials) }
       : credentials.organizations
-        ? { organizationsWithoutKey: credentials.organizations }
+        ? { organizationsWithoutKey: credentials.organizations, keyCommands: keyCommands(config.dataDir, cwd) }
         : { firstKey: firstKeyCommand(config.dataDir, cwd) }),
   };
 }
@@ -206,7 +213,8 @@ export function renderSummary(facts: StartupFacts, logLevel: string): string {
     lines.push(
       '',
       `The store has ${facts.organizationsWithoutKey} organization${facts.organizationsWithoutKey === 1 ? '' : 's'}, but the data folder holds no API key of this server for them (the credentials files are neither in the store nor in a backup).`,
-      'List them with `npx signet org list`, a user with `npx signet user list --org ID`, and give it a key with `npx signet apikey create --org ID --user ID`.',
+      'List them and a user of one, and give it a key, in another terminal:',
+      ...(facts.keyCommands ?? []).map((command) => `  ${command}`),
     );
   }
   if (facts.firstKey) {
