@@ -175,3 +175,47 @@ export function configurationTable(): string {
     )
     .join('\n\n');
 }
+
+/** The prefix of the tests' own variables (the PostgreSQL URL of the tests, their log switch), never settings. */
+const TEST_PREFIX = 'SIGNET_TEST_';
+
+/** A SIGNET_* variable that nothing reads (a typo, or a setting of another version), and the known name nearest to it. */
+export interface UnknownVariable {
+  name: string;
+  /** A known name a few edits away ("did you mean"). */
+  suggestion?: string;
+}
+
+/** The number of single-character insertions, deletions and substitutions between a and b. */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    previous = current;
+  }
+  return previous[b.length]!;
+}
+
+/**
+ * Every SIGNET_* variable of the environment that is neither a setting, nor one of `readElsewhere`
+ * (what the CLI and the examples read besides the settings: serverLocation.ts), nor a test's; in
+ * name order.
+ */
+export function unknownVariables(readElsewhere: readonly string[], env: Env = process.env): UnknownVariable[] {
+  const known = [...ALL_SETTINGS.map((setting) => setting.env), ...readElsewhere];
+  return Object.keys(env)
+    .filter((name) => name.startsWith('SIGNET_') && !known.includes(name) && !name.startsWith(TEST_PREFIX))
+    .sort()
+    .map((name) => {
+      const [nearest] = known.map((candidate) => ({ candidate, distance: editDistance(name, candidate) })).sort((a, b) => a.distance - b.distance);
+      // A few edits, fewer for a short name (a three-letter one is no near miss of SIGNET_HOST).
+      const near = Math.max(1, Math.floor((name.length - 'SIGNET_'.length) / 4));
+      return nearest && nearest.distance <= near ? { name, suggestion: nearest.candidate } : { name };
+    });
+}
+
+/** What `signet serve` and `signet config` say of an unknown variable. */
+export function unknownVariableMessage({ name, suggestion }: UnknownVariable): string {
+  return `${name} is not a Signet setting and is ignored${suggestion ? `; did you mean ${suggestion}?` : ' (docs/configuration.md lists them)'}`;
+}

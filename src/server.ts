@@ -1,6 +1,8 @@
 // Composes a running Signet: store (migrated), engine, metrics, outbox worker, housekeeping and HTTP
 // app, and takes them down in order (stop accepting, finish in-flight requests, flush the worker,
 // stop the housekeeping, close the store).
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { ActivityEngine } from './activities/engine.ts';
@@ -8,20 +10,22 @@ import type { ActivityHandler } from './activities/handler.ts';
 import { activityHandlers } from './activities/registry.ts';
 import { ServiceKeys } from './activities/serviceKeys.ts';
 import { bootstrapDevelopment, type DevCredentials } from './admin/devBootstrap.ts';
-import { loadAdminToken, loadDeploymentSecret } from './admin/localSecrets.ts';
+import { adminToken, adminTokenPath, deploymentSecret } from './admin/localSecrets.ts';
 import { CredentialCache } from './auth/credentialCache.ts';
-import type { Config } from './config.ts';
+import { ConfigError, displayedValue, type Config } from './config.ts';
 import { createEmailTransport } from './delivery/email/transport.ts';
 import { Housekeeping } from './delivery/housekeeping.ts';
 import { OutboxWorker } from './delivery/outboxWorker.ts';
 import { createSmsProvider } from './delivery/sms/createSmsProvider.ts';
+import { DatabaseUnavailable } from './errors.ts';
 import { buildApp } from './http/app.ts';
 import { connectionBounds, limitConnections, openFileLimit, type ConnectionBounds } from './http/connectionLimits.ts';
 import { Metrics } from './http/metrics.ts';
 import { openDatabase, type Database } from './store/db.ts';
 import { ping } from './store/health.ts';
-import { migrate } from './store/migrate.ts';
+import { migrate, MigrationFailed } from './store/migrate.ts';
 import { ATTEMPT_OUTCOMES, CHANNELS, outboxDepth } from './store/outbox.ts';
+import { SealedUnderAnotherSecret } from './store/signingKeys.ts';
 import { systemClock, type Clock } from './wire/clock.ts';
 
 export interface RunningServer {
@@ -35,6 +39,8 @@ export interface RunningServer {
   connections: ConnectionBounds;
   /** Written on the first start of an empty embedded store. */
   devCredentials?: DevCredentials;
+  /** SIGNET_DATA_DIR/otp-secret, when SIGNET_OTP_SECRET is not set: where the deployment secret is kept, and whether this start generated it. */
+  secretFile?: { path: string; generated: boolean };
   close(): Promise<void>;
 }
 
@@ -48,11 +54,166 @@ export interface StartOptions {
   clock?: Clock;
 }
 
-/** Opens PostgreSQL, or the embedded store for this process only; `holder` names it to a refused second one. */
-export function openConfiguredDatabase(config: Config, holder: string): Promise<Database> {
-  return config.databaseUrl
-    ? openDatabase({ url: config.databaseUrl, maxConnections: config.database.poolSize, timeoutMs: config.database.timeoutMs })
-    : openDatabase({ dataDir: path.join(config.dataDir, 'pglite'), holder });
+/**
+ * Opens PostgreSQL, or the embedded store for this process only; `holder` names it to a refused
+ * second one. A store that cannot be opened is a ConfigError naming the setting and the fix
+ * (storeProblem).
+ */
+export async function openConfiguredDatabase(config: Config, holder: string): Promise<Database> {
+  try {
+    return await (config.databaseUrl
+      ? openDatabase({ url: config.databaseUrl, maxConnections: config.database.poolSize, timeoutMs: config.database.timeoutMs })
+      : openDatabase({ dataDir: path.join(config.dataDir, 'pglite'), holder }));
+  } catch (error) {
+    throw storeProblem(error, config);
+  }
+}
+
+/** The OS user this process runs as, for the messages about permissions. */
+function osUser(): { name: string; text: string } {
+  try {
+    const { username, uid } = os.userInfo();
+    return { name: username, text: uid >= 0 ? `${username} (uid ${uid})` : username };
+  } catch {
+    const uid = process.getuid?.();
+    return { name: String(uid), text: `uid ${uid}` };
+  }
+}
+
+/** The nearest of `file` and its parents that exists and is not a folder. */
+function fileInTheWay(file: string): string | undefined {
+  for (let at = file; ; at = path.dirname(at)) {
+    try {
+      if (!fs.statSync(at).isDirectory()) return at;
+    } catch {
+      // missing: look at its parent
+    }
+    if (path.dirname(at) === at) return undefined;
+  }
+}
+
+/** Why the data folder cannot be used, naming SIGNET_DATA_DIR, the OS user and the fix; undefined for an error of another kind or elsewhere. */
+export function dataFolderProblem(error: unknown, dataDir: string): ConfigError | undefined {
+  const { code, path: at } = error as NodeJS.ErrnoException;
+  if (typeof at !== 'string') return undefined;
+  const file = path.resolve(at);
+  const within = (inner: string, outer: string) => inner === outer || inner.startsWith(outer + path.sep);
+  if (!within(file, dataDir) && !within(dataDir, file)) return undefined;
+  const setting = `SIGNET_DATA_DIR=${dataDir}`;
+  const user = osUser();
+  switch (code) {
+    case 'EACCES':
+    case 'EPERM':
+      return new ConfigError(
+        `cannot use the data folder ${setting}: the OS user ${user.text} this process runs as may not read or write ${file}; ` +
+          (fs.existsSync(dataDir) ? `give that user the folder (chown -R ${user.name} ${dataDir})` : `make the folder for that user (mkdir -p ${dataDir} && chown ${user.name} ${dataDir})`) +
+          ', or set SIGNET_DATA_DIR to a folder it may write',
+        { cause: error },
+      );
+    case 'EEXIST':
+    case 'ENOTDIR': {
+      const inTheWay = fileInTheWay(file) ?? file;
+      return new ConfigError(
+        `cannot use the data folder ${setting}: ${inTheWay} is a file, not a folder; set SIGNET_DATA_DIR to a folder (it is made when missing), or move the file away`,
+        { cause: error },
+      );
+    }
+    case 'EROFS':
+      return new ConfigError(`cannot use the data folder ${setting}: ${file} is on a read-only file system; set SIGNET_DATA_DIR to a writable folder`, { cause: error });
+    case 'ENOSPC':
+      return new ConfigError(`cannot use the data folder ${setting}: no space left on the device of ${file}; free some, or set SIGNET_DATA_DIR to a folder on another disk`, { cause: error });
+    default:
+      return undefined;
+  }
+}
+
+/** The code of a driver or server error, looking through the DatabaseUnavailable and MigrationFailed that wrap it. */
+function rootCode(error: unknown): { code?: string; message: string; timedOut: boolean } {
+  let at = error as { code?: unknown; message?: string; cause?: unknown; errors?: unknown[] } | undefined;
+  const timedOut = error instanceof DatabaseUnavailable && error.timedOut;
+  while ((at instanceof DatabaseUnavailable || at instanceof MigrationFailed) && at.cause) at = at.cause as typeof at;
+  const code = typeof at?.code === 'string' ? at.code : undefined;
+  return { code, message: at?.message || (at?.errors?.[0] as Error | undefined)?.message || String(at), timedOut };
+}
+
+/** Why PostgreSQL at SIGNET_DATABASE_URL cannot be used, naming the URL (password masked) and the fix; undefined for another error. */
+function databaseProblem(error: unknown, config: Config): ConfigError | undefined {
+  const url = config.databaseUrl;
+  if (!url) return undefined;
+  const { code, message, timedOut } = rootCode(error);
+  const parsed = new URL(url);
+  const host = parsed.searchParams.get('host') ?? (parsed.hostname || 'localhost');
+  const port = parsed.port || '5432';
+  const database = decodeURIComponent(parsed.pathname.slice(1)) || '(the user\'s name)';
+  const user = osUser();
+  const role = decodeURIComponent(parsed.username) || `${user.name} (none in the URL: the OS user's name)`;
+  const at = `PostgreSQL at SIGNET_DATABASE_URL=${displayedValue('SIGNET_DATABASE_URL', url)}`;
+  const fail = (why: string) => new ConfigError(`cannot use ${at}: ${why}`, { cause: error });
+  if (code === 'ECONNREFUSED') return fail(`nothing accepts connections at ${host} port ${port}; start PostgreSQL there, or correct the host and port in SIGNET_DATABASE_URL`);
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return fail(`the host name ${host} does not resolve; correct the host in SIGNET_DATABASE_URL`);
+  if (timedOut || code === 'ETIMEDOUT' || code === 'EHOSTUNREACH' || code === 'ENETUNREACH') {
+    return fail(`no answer from ${host} port ${port} within ${config.database.timeoutMs} ms (SIGNET_DATABASE_TIMEOUT_MS); check that this machine reaches it (network, firewall) and that PostgreSQL listens there`);
+  }
+  if (code === '3D000') return fail(`the database "${database}" does not exist there; create it (createdb -h ${host} -p ${port} ${database}, or CREATE DATABASE in psql), or correct its name in SIGNET_DATABASE_URL`);
+  if (code === '28P01') return fail(`the password of user ${role} was refused; correct the user or the password in SIGNET_DATABASE_URL`);
+  if (code === '28000') return fail(`the server refused user ${role} (${message}); correct the user in SIGNET_DATABASE_URL, or allow it in the server's pg_hba.conf`);
+  if (code === '3F000') return fail(`no schema to create Signet's tables in (${message}): the schema of search_path (the URL's options) does not exist or user ${role} may not use it; create it, or grant it USAGE and CREATE`);
+  if (code === '42501') {
+    return fail(`user ${role} may not create Signet's tables in "${database}" (${message}); make it the database's owner (ALTER DATABASE ... OWNER TO ...) or grant it CREATE on the schema`);
+  }
+  return undefined;
+}
+
+/** A store that cannot be opened or migrated, as one line naming the setting and the fix; other errors as they are. */
+export function storeProblem(error: unknown, config: Config): unknown {
+  if (error instanceof ConfigError) return error;
+  return databaseProblem(error, config) ?? dataFolderProblem(error, config.dataDir) ?? error;
+}
+
+/**
+ * What a failed start removes of what it made: the files it generated (the deployment secret, the
+ * admin token), then the data folder when it was not there before and is empty now. The new
+ * embedded store is removed as it closes (db.close({ discardNew })).
+ */
+function madeByStart(config: Config): { generated: string[]; remove(): void } {
+  const folder = fs.existsSync(config.dataDir);
+  const generated: string[] = [];
+  return {
+    generated,
+    remove() {
+      for (const file of generated) fs.rmSync(file, { force: true });
+      if (folder) return;
+      try {
+        fs.rmdirSync(config.dataDir); // only when empty: nothing of another's is removed
+      } catch {
+        // holds something else, or is gone
+      }
+    },
+  };
+}
+
+/**
+ * The deployment secret opens the store's sealed signing keys (made on the first start where
+ * missing, so a later start with another secret is refused here rather than by a 500 on every key
+ * use); a ConfigError naming SIGNET_OTP_SECRET and the fix when it does not.
+ */
+async function checkDeploymentSecret(keys: ServiceKeys, config: Config, secretFile: RunningServer['secretFile']): Promise<void> {
+  try {
+    await keys.published();
+  } catch (error) {
+    if (!(error instanceof SealedUnderAnotherSecret)) throw error;
+    const used = secretFile
+      ? `SIGNET_OTP_SECRET is not set, so the secret is the one in ${secretFile.path}${secretFile.generated ? ', generated by this start (removed again)' : ''}`
+      : 'the secret is SIGNET_OTP_SECRET';
+    const store = config.databaseUrl ? 'the PostgreSQL database of SIGNET_DATABASE_URL' : `the embedded store in ${path.join(config.dataDir, 'pglite')}`;
+    throw new ConfigError(
+      `the deployment secret does not open the sealed keys of ${store} (signing key ${error.kid}): the store was made with another secret, and ${used}. ` +
+        'Start with the SIGNET_OTP_SECRET the store was made with (every process sharing the store needs the same)' +
+        (config.databaseUrl ? '' : `, or put back the otp-secret file of that data folder (signet backup keeps it with the store)`) +
+        '; a new secret cannot open what the old one sealed',
+      { cause: error },
+    );
+  }
 }
 
 /** Why the server cannot listen, in one line naming the address and the setting that chooses it. */
@@ -72,11 +233,24 @@ function listeningUrl(host: string, port: number): string {
 
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   const ownsDb = options.db === undefined;
-  const db = options.db ?? (await openConfiguredDatabase(config, `signet serve on ${listeningUrl(config.host, config.port)}`));
+  const made = madeByStart(config);
+  let db: Database;
+  try {
+    db = options.db ?? (await openConfiguredDatabase(config, `signet serve on ${listeningUrl(config.host, config.port)}`));
+  } catch (error) {
+    made.remove();
+    throw error;
+  }
   try {
     if (ownsDb) await migrate(db);
-    const secret = loadDeploymentSecret(config);
-    const adminToken = loadAdminToken(config);
+    const deployment = deploymentSecret(config);
+    const secret = deployment.key;
+    const secretFile = deployment.file ? { path: deployment.file, generated: deployment.generated } : undefined;
+    if (deployment.file && deployment.generated) made.generated.push(deployment.file);
+    const keys = new ServiceKeys(db, secret);
+    if (ownsDb) await checkDeploymentSecret(keys, config, secretFile);
+    const token = adminToken(config);
+    if (token.generated) made.generated.push(adminTokenPath(config));
 
     let worker: OutboxWorker | undefined;
     const handlers = options.handlers ?? activityHandlers;
@@ -85,7 +259,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       db,
       config,
       secret,
-      keys: new ServiceKeys(db, secret),
+      keys,
       handlers,
       now: clock,
       onQueued: () => worker?.wake(),
@@ -95,7 +269,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     const metrics = new Metrics(outbox, handlers.map((handler) => handler.activityType), (error) =>
       app.log.warn({ err: error }, 'metrics: cannot read the outbox depth; reported as NaN'),
     );
-    const app = buildApp({ config, db, ping: () => ping(db), engine, credentials: new CredentialCache(), handlers, adminToken, metrics, clock, logger: options.logger ?? false, onQueued: () => worker?.wake() });
+    const app = buildApp({ config, db, ping: () => ping(db), engine, credentials: new CredentialCache(), handlers, adminToken: token.token, metrics, clock, logger: options.logger ?? false, onQueued: () => worker?.wake() });
     worker = new OutboxWorker({
       db,
       secret,
@@ -139,9 +313,12 @@ export async function startServer(config: Config, options: StartOptions = {}): P
         await housekeeping.stop();
         if (ownsDb) await db.close();
       })());
-    return { app, db, worker: started, url, adminToken, connections, ...(devCredentials ? { devCredentials } : {}), close };
+    return { app, db, worker: started, url, adminToken: token.token, connections, ...(devCredentials ? { devCredentials } : {}), ...(secretFile ? { secretFile } : {}), close };
   } catch (error) {
-    if (ownsDb) await db.close();
-    throw error;
+    if (ownsDb) {
+      await db.close({ discardNew: true });
+      made.remove();
+    }
+    throw ownsDb ? storeProblem(error, config) : error;
   }
 }

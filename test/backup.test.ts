@@ -189,7 +189,7 @@ function embeddedProcedure(first: () => Server, restoreDir: string): Procedure {
     async backup(file) {
       const done = await signet(['backup', file], first().env);
       assert.equal(done.code, 0, done.stderr);
-      assert.match(done.stdout, /^wrote .+ \(\d+\.\d MiB, mode 0600\): the embedded store as of \S+, from the server at http:\/\/127\.0\.0\.1:\d+, and the deployment secret \(from .+otp-secret\)\./);
+      assert.match(done.stdout, /^wrote .+ \(\d+\.\d MiB, mode 0600\): the embedded store as of \S+, from the server at http:\/\/127\.0\.0\.1:\d+ \(SIGNET_URL\), and the deployment secret \(from .+otp-secret\)\./);
     },
     async restore(file) {
       const env = { SIGNET_DATA_DIR: restoreDir, SIGNET_DATABASE_URL: '', SIGNET_OTP_SECRET: '' };

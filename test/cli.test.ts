@@ -344,7 +344,7 @@ describe('start-up output', () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-start-json-'));
     const port = await freePort();
     const baseUrl = `http://127.0.0.1:${port}`;
-    const served = await serve({ SIGNET_DATA_DIR: dataDir, SIGNET_PORT: String(port), SIGNET_LOG_LEVEL: 'info', SIGNET_ADMIN_TOKEN: ADMIN_TOKEN }, baseUrl);
+    const served = await serve({ SIGNET_DATA_DIR: dataDir, SIGNET_PORT: String(port), SIGNET_LOG_LEVEL: 'info', SIGNET_ADMIN_TOKEN: ADMIN_TOKEN, SIGNET_OTP_SECRET: '' }, baseUrl);
     try {
       await until('the "Signet is ready" line', () => served.stdout().includes('Signet is ready'), { timeoutMs: 10_000, everyMs: 50 });
       assert.equal(await served.stop(), 0);
@@ -363,6 +363,7 @@ describe('start-up output', () => {
         dataDir,
         devCredentials: path.join(dataDir, 'dev-credentials.json'),
         devCredentialsWritten: true,
+        secretFile: { path: path.join(dataDir, 'otp-secret'), generated: true },
         mailbox: path.join(dataDir, 'mail'),
         smsLog: path.join(dataDir, 'sms.log'),
         examples: present.map((file) => `SIGNET_DATA_DIR=${dataDir} npx tsx examples/${file}`),

@@ -4,10 +4,12 @@ import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config.ts';
+import { deploymentSecretPath } from './backup.ts';
 
-function readOrCreate(file: string, create: () => string): string {
+/** The file's value, and whether this call wrote it (it did not exist). */
+function readOrCreate(file: string, create: () => string): { value: string; created: boolean } {
   try {
-    return fs.readFileSync(file, 'utf8').trim();
+    return { value: fs.readFileSync(file, 'utf8').trim(), created: false };
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
@@ -16,9 +18,9 @@ function readOrCreate(file: string, create: () => string): string {
   try {
     // 'wx': two processes starting together must not overwrite each other's secret.
     fs.writeFileSync(file, value + '\n', { mode: 0o600, flag: 'wx' });
-    return value;
+    return { value, created: true };
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return fs.readFileSync(file, 'utf8').trim();
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return { value: fs.readFileSync(file, 'utf8').trim(), created: false };
     throw error;
   }
 }
@@ -29,7 +31,14 @@ export function adminTokenPath(config: Config): string {
 
 /** The admin API's bearer token: SIGNET_ADMIN_TOKEN, else the generated file. */
 export function loadAdminToken(config: Config): string {
-  return config.adminToken ?? readOrCreate(adminTokenPath(config), () => randomBytes(32).toString('base64url'));
+  return adminToken(config).token;
+}
+
+/** The admin token, and whether this call generated its file. */
+export function adminToken(config: Config): { token: string; generated: boolean } {
+  if (config.adminToken !== undefined) return { token: config.adminToken, generated: false };
+  const { value, created } = readOrCreate(adminTokenPath(config), () => randomBytes(32).toString('base64url'));
+  return { token: value, generated: created };
 }
 
 /**
@@ -37,6 +46,23 @@ export function loadAdminToken(config: Config): string {
  * deployment must share it: set SIGNET_OTP_SECRET when several processes share one PostgreSQL.
  */
 export function loadDeploymentSecret(config: Config): Buffer {
-  const raw = config.otpSecret ?? readOrCreate(path.join(config.dataDir, 'otp-secret'), () => randomBytes(32).toString('hex'));
-  return createHash('sha256').update(raw, 'utf8').digest();
+  return deploymentSecret(config).key;
 }
+
+/** The deployment secret's key, and, when SIGNET_OTP_SECRET is not set, the file it is kept in and whether this call generated it. */
+export interface DeploymentSecret {
+  key: Buffer;
+  /** SIGNET_DATA_DIR/otp-secret, when SIGNET_OTP_SECRET is not set. */
+  file?: string;
+  /** True when the file did not exist and was generated now. */
+  generated: boolean;
+}
+
+export function deploymentSecret(config: Config): DeploymentSecret {
+  const digest = (raw: string) => createHash('sha256').update(raw, 'utf8').digest();
+  if (config.otpSecret !== undefined) return { key: digest(config.otpSecret), generated: false };
+  const file = deploymentSecretPath(config);
+  const { value, created } = readOrCreate(file, () => randomBytes(32).toString('hex'));
+  return { key: digest(value), file, generated: created };
+}
+

@@ -70,15 +70,17 @@ async function snapshot(config: Config, secret: string): Promise<{ data: Buffer;
     }
   }
   const route = ADMIN_ROUTES.backup;
-  const { headers, body } = await adminClient(config).download(route.path.slice(ADMIN_PREFIX.length));
+  // The server asked is the one the admin commands find (SIGNET_URL, else the one running from the data folder).
+  const client = adminClient(config);
+  const { headers, body } = await client.download(route.path.slice(ADMIN_PREFIX.length));
   const fields = route.answer.parse(Object.fromEntries(Object.keys(route.answer.shape).map((field) => [field, headers.get(downloadHeader(field))])));
   if (fields.secretCheck !== secretCheck(secret)) {
     throw new Error(
-      `the deployment secret this command read is not the one of the server at ${config.url}: run signet backup with the server's ` +
+      `the deployment secret this command read is not the one of the server at ${client.server.url}: run signet backup with the server's ` +
         'SIGNET_OTP_SECRET, or with SIGNET_DATA_DIR set to its data folder (where it keeps otp-secret)',
     );
   }
-  return { data: body, createdAt: fields.createdAt, from: `the server at ${config.url}` };
+  return { data: body, createdAt: fields.createdAt, from: `the server at ${client.server.url} (${client.server.from})` };
 }
 
 /** Writes `content` to `file` with mode 0600, whole or not at all: a temporary file beside it, then moved into place. */

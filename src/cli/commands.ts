@@ -5,7 +5,7 @@
 // embedded store is held by the server; the policy, quorum and activity commands call its public API
 // as a user of an organization, stamped with that user's API key (userClient.ts), so the
 // organization's authorization decides them like any client's request.
-import { ConfigError, configurationReport, loadConfig, type Config } from '../config.ts';
+import { ConfigError, configurationReport, loadConfig, unknownVariableMessage, unknownVariables, type Config } from '../config.ts';
 import { ADMIN_ROUTES, type AdminRoute, type AdminRow } from '../http/adminApi.ts';
 import { adminClient } from './adminClient.ts';
 import { adminRequest } from './adminRequest.ts';
@@ -13,6 +13,7 @@ import { helpPage, UsageError, type Command, type Context, type Flag, type Input
 import { orgCreateCommand } from './orgCreate.ts';
 import { print } from './output.ts';
 import { flagsNamingFields, namingFlags, ServerError } from './serverError.ts';
+import { OTHER_VARIABLES } from './serverLocation.ts';
 import { userClient } from './userClient.ts';
 
 const json: Flag = { type: 'boolean', description: 'print the answer as JSON' };
@@ -204,10 +205,11 @@ export const COMMANDS: readonly Command[] = ([
   },
   {
     name: 'config',
-    summary: "print the effective configuration: each setting's value and whether it came from the environment or is the default; secrets masked",
+    summary: "print the effective configuration: each setting's value and whether it came from the environment or is the default; secrets masked; SIGNET_* variables that are no setting named",
     flags: { json },
     run(input) {
       const report = configurationReport();
+      for (const variable of unknownVariables(OTHER_VARIABLES)) process.stderr.write(`signet: warning: ${unknownVariableMessage(variable)}\n`);
       return printList(report, input, ['SETTING', 'VALUE', 'SOURCE'], (s) => [s.name, s.value, s.source], 'no settings');
     },
   },

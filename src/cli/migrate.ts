@@ -3,6 +3,7 @@
 // rolls it back. Each opens the store itself: on the embedded store, only while no server holds it.
 // Neither --status nor --dry-run creates an embedded store that does not exist yet; they say that the
 // first start will, from the image the build migrated (src/store/db.ts), so that none will be pending.
+// A data folder that cannot be read is an error naming SIGNET_DATA_DIR (exit 2), not "no store".
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config.ts';
@@ -14,9 +15,19 @@ export async function migrateCommand(input: Input, config: Config): Promise<numb
   if (status && dryRun) throw new UsageError('--status and --dry-run: give one of them (--dry-run already prints what is pending)');
   const json = input.on('json');
   const out = (line: string) => process.stdout.write(`${line}\n`);
-  const [{ openConfiguredDatabase }, migrations] = await Promise.all([import('../server.ts'), import('../store/migrate.ts')]);
+  const [{ dataFolderProblem, openConfiguredDatabase, storeProblem }, migrations] = await Promise.all([import('../server.ts'), import('../store/migrate.ts')]);
   const embeddedDir = path.join(config.dataDir, 'pglite');
-  if (!config.databaseUrl && (status || dryRun) && !fs.existsSync(path.join(embeddedDir, 'PG_VERSION'))) {
+  /** Whether the embedded store exists; a folder that cannot be read is a ConfigError, not "no store". */
+  const embeddedExists = () => {
+    try {
+      fs.statSync(path.join(embeddedDir, 'PG_VERSION'));
+      return true;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+      throw dataFolderProblem(error, config.dataDir) ?? error;
+    }
+  };
+  if (!config.databaseUrl && (status || dryRun) && !embeddedExists()) {
     if (json) out(JSON.stringify(status ? { applied: [], pending: [] } : { wouldApply: [], changed: false }));
     else {
       out(
@@ -59,7 +70,10 @@ export async function migrateCommand(input: Input, config: Config): Promise<numb
       out(applied.length ? `dry run: ${applied.length} pending migrations applied and rolled back; nothing was changed` : 'dry run: none pending; nothing was changed');
       return 0;
     }
-    const applied = await migrations.migrate(db);
+    // A user that may not create the tables is named as a start would name it.
+    const applied = await migrations.migrate(db).catch((error: unknown) => {
+      throw storeProblem(error, config);
+    });
     if (json) out(JSON.stringify({ applied }));
     else out(applied.length ? `applied ${applied.join(', ')}` : 'schema is up to date');
     return 0;

@@ -4,10 +4,11 @@
 // SIGNET_LOG_LEVEL says otherwise); under a supervisor or a pipe, JSON log lines only, on standard
 // output, the summary among them as one `Signet is ready` line. While it runs, SIGNET_DATA_DIR/server.json
 // names its URL, so the CLI and the examples started with the same data folder find it.
-import { settingSource, type Config } from '../config.ts';
+import pino from 'pino';
+import { settingSource, unknownVariableMessage, unknownVariables, type Config } from '../config.ts';
 import { startServer } from '../server.ts';
 import { logOutput } from './logOutput.ts';
-import { removeServerFile, writeServerFile } from './serverLocation.ts';
+import { OTHER_VARIABLES, removeServerFile, writeServerFile } from './serverLocation.ts';
 import { renderSummary, serverCredentials, startupFacts } from './startup.ts';
 
 export async function serve(config: Config): Promise<number> {
@@ -16,6 +17,13 @@ export async function serve(config: Config): Promise<number> {
   // Log lines are written asynchronously and in batches (a busy server neither waits on its output
   // nor pays a write per line), and flushed when the process stops.
   const stream = logOutput(terminal ? 2 : 1);
+  // Before the start, so a start that fails on what a mistyped variable left to its default says it too.
+  const unknown = unknownVariables(OTHER_VARIABLES);
+  if (unknown.length > 0) {
+    const early = pino({ level }, stream);
+    for (const variable of unknown) early.warn({ variable: variable.name, ...(variable.suggestion ? { suggestion: variable.suggestion } : {}) }, unknownVariableMessage(variable));
+    stream.flushSync();
+  }
   const server = await startServer(config, { logger: { level, stream } });
   try {
     writeServerFile(config.dataDir, server.url);

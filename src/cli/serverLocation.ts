@@ -12,6 +12,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ALL_SETTINGS } from '../config.ts';
 
+/**
+ * The SIGNET_* variables read besides the settings (src/config/settings.ts): the credentials file
+ * of the CLI and the examples, here, and the tests' SIGNET_SCREENSHOTS (test/support/console.ts);
+ * `signet serve` and `signet config` name any other as unknown.
+ */
+export const OTHER_VARIABLES = ['SIGNET_CREDENTIALS', 'SIGNET_DEV_CREDENTIALS', 'SIGNET_SCREENSHOTS'] as const;
+
 export const SERVER_FILE = 'server.json';
 export const CREDENTIALS_FILE = 'credentials.json';
 export const DEV_CREDENTIALS_FILE = 'dev-credentials.json';

@@ -6,13 +6,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { devCredentialsHelp, devCredentialsPath } from '../admin/devBootstrap.ts';
+import { countOrganizations } from '../admin/organizations.ts';
 import { adminTokenPath } from '../admin/localSecrets.ts';
 import { displayedValue, type Config } from '../config.ts';
 import type { ConnectionBounds } from '../http/connectionLimits.ts';
 import type { Database } from '../store/db.ts';
 import { findOrganizationPlace } from '../store/organizations.ts';
 import { PACKAGE_ROOT, VERSION } from './packageInfo.ts';
-import { CREDENTIALS_FILE, readCredentialsFile, sameServer } from './serverLocation.ts';
+import { CREDENTIALS_FILE, credentialsLocation, readCredentialsFile, sameServer } from './serverLocation.ts';
 const EXAMPLES = ['submit.ts', 'verify.ts', 'otp-login.ts'];
 
 export interface StartupFacts {
@@ -31,8 +32,14 @@ export interface StartupFacts {
   devCredentialsWritten?: true;
   /** credentials.json (`signet org create` wrote it), when it names this server and an organization its store has. */
   credentials?: string;
-  /** With neither credentials file: the command that makes a first organization and key, and writes credentials.json. */
+  /** With neither credentials file and no organization in the store: the command that makes a first organization and key, and writes credentials.json. */
   firstKey?: string;
+  /** With neither credentials file but organizations in the store (a restored backup holds no credentials files): how many. */
+  organizationsWithoutKey?: number;
+  /** With organizationsWithoutKey: the commands that list them and their users, and give one a key. */
+  keyCommands?: string[];
+  /** SIGNET_DATA_DIR/otp-secret, when SIGNET_OTP_SECRET is not set: where the deployment secret is kept, and whether this start generated it. */
+  secretFile?: { path: string; generated: boolean };
   /** The generated admin token, when SIGNET_ADMIN_TOKEN is not set. */
   adminTokenFile?: string;
   /** The development mailbox, when SIGNET_SMTP_URL is not set. */
@@ -50,25 +57,40 @@ function shellWord(text: string): string {
 
 /**
  * A command run from the package's folder that reads SIGNET_DATA_DIR (default .signet there): the
- * folder is named when the current one is another, and the data folder when it is not the default.
+ * folder is named when the current one is another, the data folder when it is not the default, and
+ * the credentials file when it is given (`credentials`).
  */
-function packageCommand(dataDir: string, cwd: string, command: string): string {
+function packageCommand(dataDir: string, cwd: string, command: string, credentials?: string): string {
   const prefix = [
     ...(path.resolve(cwd) === PACKAGE_ROOT ? [] : [`cd ${shellWord(PACKAGE_ROOT)} &&`]),
     ...(dataDir === path.join(PACKAGE_ROOT, '.signet') ? [] : [`SIGNET_DATA_DIR=${shellWord(dataDir)}`]),
+    ...(credentials === undefined ? [] : [`SIGNET_CREDENTIALS=${shellWord(credentials)}`]),
   ];
   return [...prefix, command].join(' ');
 }
 
-/** The examples find the server and the key through SIGNET_DATA_DIR, so the commands are exact. */
-export function exampleCommands(dataDir: string, cwd: string): string[] {
+/**
+ * The examples find the server and the key through SIGNET_DATA_DIR, as serverLocation.ts chooses
+ * (credentials.json before dev-credentials.json): when that choice is not one of this server's
+ * files (a credentials.json of a PostgreSQL server tried in the same folder), the commands name
+ * this server's file with SIGNET_CREDENTIALS, so they are exact.
+ */
+export function exampleCommands(dataDir: string, cwd: string, credentials: ServerCredentials = {}): string[] {
+  const own = [credentials.written, credentials.development].filter((file): file is string => file !== undefined);
+  const chosen = credentialsLocation(dataDir, undefined, {}).file;
+  const named = own.length === 0 || own.includes(chosen) ? undefined : own[0];
   const present = EXAMPLES.filter((file) => fs.existsSync(path.join(PACKAGE_ROOT, 'examples', file)));
-  return present.map((file) => packageCommand(dataDir, cwd, `npx tsx examples/${file}`));
+  return present.map((file) => packageCommand(dataDir, cwd, `npx tsx examples/${file}`, named));
 }
 
 /** The command that makes a first organization and key for this server, writing the data folder's credentials.json. */
 export function firstKeyCommand(dataDir: string, cwd: string): string {
   return packageCommand(dataDir, cwd, 'npx signet org create --name NAME');
+}
+
+/** For a store with organizations but no key of them in the data folder: list them, list a user, give it a key. */
+export function keyCommands(dataDir: string, cwd: string): string[] {
+  return ['npx signet org list', 'npx signet user list --org ID', 'npx signet apikey create --org ID --user ID'].map((command) => packageCommand(dataDir, cwd, command));
 }
 
 /** The credentials files of the data folder that are this server's: they name its URL and an organization its store has. */
@@ -77,6 +99,8 @@ export interface ServerCredentials {
   development?: string;
   /** credentials.json, written by `signet org create`. */
   written?: string;
+  /** How many organizations the store holds (with no file of this server, a restored store still has them). */
+  organizations?: number;
 }
 
 /** A credentials file's fields; undefined when it is missing or not a credentials file at all. */
@@ -115,6 +139,7 @@ export async function serverCredentials(db: Database, config: Config, url: strin
   if (fields && typeof fields.baseUrl === 'string' && sameServer(fields.baseUrl, url) && (await livingOrganization(db, fields.organizationId))) {
     found.written = written;
   }
+  if (found.development === undefined && found.written === undefined) found.organizations = await countOrganizations(db);
   return found;
 }
 
@@ -129,7 +154,7 @@ export function connectionsFact({ openFiles, reserve, maxConnections, perAddress
 
 export function startupFacts(
   config: Config,
-  server: { url: string; devCredentials?: unknown; connections: ConnectionBounds },
+  server: { url: string; devCredentials?: unknown; connections: ConnectionBounds; secretFile?: { path: string; generated: boolean } },
   credentials: ServerCredentials,
   cwd = process.cwd(),
 ): StartupFacts {
@@ -148,8 +173,19 @@ export function startupFacts(
     ...(config.adminToken === undefined ? { adminTokenFile: adminTokenPath(config) } : {}),
     ...(config.smtpUrl === undefined ? { mailbox: path.join(config.dataDir, 'mail') } : {}),
     ...(config.sms.provider === 'development' ? { smsLog: path.join(config.dataDir, 'sms.log') } : {}),
-    ...(hasCredentials ? { examples: exampleCommands(config.dataDir, cwd) } : { firstKey: firstKeyCommand(config.dataDir, cwd) }),
+    ...(server.secretFile ? { secretFile: server.secretFile } : {}),
+    ...(hasCredentials
+      ? { examples: exampleCommands(config.dataDir, cwd, credentials) }
+      : credentials.organizations
+        ? { organizationsWithoutKey: credentials.organizations, keyCommands: keyCommands(config.dataDir, cwd) }
+        : { firstKey: firstKeyCommand(config.dataDir, cwd) }),
   };
+}
+
+/** Where the deployment secret is kept, and, on the start that generated it, that it was. */
+function secretText(file: { path: string; generated: boolean }, storage: string): string {
+  const shared = storage.startsWith('PostgreSQL') ? '; every process sharing the database needs the same: set SIGNET_OTP_SECRET' : '';
+  return `${file.path} (${file.generated ? 'generated by this start, as ' : ''}SIGNET_OTP_SECRET is not set; back it up with the store${shared})`;
 }
 
 /** The summary a person reads at a terminal, whose log lines go to standard error at `logLevel`. */
@@ -161,6 +197,7 @@ export function renderSummary(facts: StartupFacts, logLevel: string): string {
     ['Data folder', facts.dataDir],
     ['Connections', facts.connections],
     ['Admin token', facts.adminTokenFile && `${facts.adminTokenFile} (the signet CLI reads it)`],
+    ['Deployment secret', facts.secretFile && secretText(facts.secretFile, facts.storage)],
     ['Dev mailbox', facts.mailbox && `${facts.mailbox}${path.sep} (OTP email, one .eml file each)`],
     ['SMS log', facts.smsLog],
     ['Dev credentials', facts.devCredentialsWritten ? undefined : facts.devCredentials],
@@ -172,6 +209,14 @@ export function renderSummary(facts: StartupFacts, logLevel: string): string {
   ];
   if (facts.devCredentialsWritten && facts.devCredentials) lines.push('', devCredentialsHelp(facts.devCredentials));
   if (facts.examples?.length) lines.push('', 'Try the examples, in another terminal:', ...facts.examples.map((command) => `  ${command}`));
+  if (facts.organizationsWithoutKey) {
+    lines.push(
+      '',
+      `The store has ${facts.organizationsWithoutKey} organization${facts.organizationsWithoutKey === 1 ? '' : 's'}, but the data folder holds no API key of this server for them (the credentials files are neither in the store nor in a backup).`,
+      'List them and a user of one, and give it a key, in another terminal:',
+      ...(facts.keyCommands ?? []).map((command) => `  ${command}`),
+    );
+  }
   if (facts.firstKey) {
     lines.push(
       '',

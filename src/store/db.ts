@@ -21,8 +21,12 @@ export interface Database extends Queryable {
   readonly kind: 'postgres' | 'pglite';
   /** Runs fn in one transaction: committed when fn resolves, rolled back when it throws. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>, options?: TransactionOptions): Promise<T>;
-  /** Ends the store; a connection not given back within the database timeout is dropped. */
-  close(): Promise<void>;
+  /**
+   * Ends the store; a connection not given back within the database timeout is dropped. With
+   * `discardNew`, an embedded folder this process made when it opened it is removed (a start that
+   * failed leaves no half-made store behind), before its lock is released.
+   */
+  close(options?: { discardNew?: boolean }): Promise<void>;
 }
 
 export interface TransactionOptions {
@@ -262,6 +266,8 @@ class PgliteDatabase implements Database {
   constructor(
     private readonly db: PGlite,
     private readonly lock?: EmbeddedStoreLock,
+    /** The folder this open made (it held no store before), which close({ discardNew }) removes. */
+    private readonly made?: string,
   ) {}
 
   async query<T>(sql: string, params: unknown[] = []): Promise<T[]> {
@@ -295,9 +301,10 @@ class PgliteDatabase implements Database {
     });
   }
 
-  async close(): Promise<void> {
+  async close(options: { discardNew?: boolean } = {}): Promise<void> {
     try {
       await this.db.close();
+      if (options.discardNew && this.made) fs.rmSync(this.made, { recursive: true, force: true });
     } finally {
       this.lock?.release();
     }
@@ -403,15 +410,20 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   }
   // Before PGlite reads the folder: a second process on it would lose its own or the first's writes.
   const lock = lockEmbeddedStore(options.dataDir, options.holder ?? process.argv.slice(1).join(' '));
+  // Made here when it holds no store yet: removed again if opening it fails (under the lock, so
+  // never another process's new store).
+  let made: string | undefined;
   try {
     const empty = !fs.existsSync(path.join(options.dataDir, 'PG_VERSION'));
     if (options.image && !empty) throw new Error(`${options.dataDir} already holds a store: an image is loaded only into an empty folder`);
     const image = options.image ?? (empty && fs.existsSync(INITIAL_DATA_DIR) ? new Blob([fs.readFileSync(INITIAL_DATA_DIR)]) : undefined);
+    if (empty && !fs.existsSync(options.dataDir)) made = options.dataDir;
     fs.mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
     const pglite = new PGlite(options.dataDir, { ...embeddedMemory(PGlite), ...(image ? { loadDataDir: image } : {}) });
     await pglite.waitReady;
-    return new PgliteDatabase(pglite, lock);
+    return new PgliteDatabase(pglite, lock, made);
   } catch (error) {
+    if (made) fs.rmSync(made, { recursive: true, force: true });
     lock.release();
     throw error;
   }

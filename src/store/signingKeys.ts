@@ -29,15 +29,23 @@ function sealKey(secret: Buffer, kid: string, plaintext: Buffer): string {
   return seal(secret, SEAL_LABEL, kid, plaintext);
 }
 
+/** A signing key of the store that the deployment secret in use does not open: the store was made with another secret. */
+export class SealedUnderAnotherSecret extends Error {
+  override name = 'SealedUnderAnotherSecret';
+  constructor(readonly kid: string) {
+    super(
+      `signing key ${kid} cannot be decrypted with this deployment's secret: every Signet process sharing ` +
+        'the database must use the same SIGNET_OTP_SECRET',
+    );
+  }
+}
+
 function openKey(secret: Buffer, kid: string, sealed: string): Buffer {
   try {
     return unseal(secret, SEAL_LABEL, kid, sealed);
   } catch {
-    // Logged by the HTTP layer as a 500; the client sees only "internal error".
-    throw new Error(
-      `signing key ${kid} cannot be decrypted with this deployment's secret: every Signet process sharing ` +
-        'the database must use the same SIGNET_OTP_SECRET',
-    );
+    // A start checks this first (server.ts); past it, logged by the HTTP layer as a 500.
+    throw new SealedUnderAnotherSecret(kid);
   }
 }
 
