@@ -168,14 +168,11 @@ describe('database outage (postgres)', { skip: postgres ? false : 'SIGNET_TEST_D
     server = await startTestServer({ name: 'postgres-proxy', open: async () => db }, { SIGNET_DATABASE_TIMEOUT_MS: '1000' });
     org = await server.createOrganization();
   });
-  after(
-    async () => {
-      await proxy.close();
-      await server.close();
-      await direct.close();
-    },
-    { timeout: 20_000 },
-  );
+  after(async () => {
+    await proxy.close();
+    await server.close();
+    await direct.close();
+  });
 
   test('503 while the database is gone, 200 again once it is back', async () => {
     assert.equal((await submit(server.baseUrl, org, 'before')).status, 200);
