@@ -21,6 +21,7 @@ import { parseArgs } from 'node:util';
 import { ApiKeyStamper } from '@turnkey/api-key-stamper';
 import { createSchema, dropSchema, urlWithSchema } from '../test/support/databases.ts';
 import { freePort, serve } from '../test/support/processes.ts';
+import { labelOf, operationsOf, type Auth, type OpenApi, type Operation, type Parameter } from './fuzzRoutes.ts';
 import { seededRandom } from './seededRandom.ts';
 
 const { values: args } = parseArgs({
@@ -192,115 +193,6 @@ function mutateStamp(valid: string): Record<string, string> {
     default:
       return { 'x-stamp': valid.slice(0, below(valid.length)) };
   }
-}
-
-// ---- The routes: every operation of the running server's /openapi.json ----
-
-type JsonSchema = { [key: string]: unknown };
-
-type Auth = 'stamp' | 'bearer' | 'none';
-
-interface Parameter {
-  name: string;
-  in: 'path' | 'query';
-  schema: JsonSchema;
-}
-
-interface Operation {
-  method: string;
-  /** The OpenAPI path, `{name}` for a path parameter. */
-  template: string;
-  auth: Auth;
-  parameters: Parameter[];
-  /** Valid bodies: the operation's examples, or one made from its schema; none without a request body. */
-  examples: unknown[];
-}
-
-interface OpenApi {
-  paths: Record<string, Record<string, { security?: Array<Record<string, string[]>>; parameters?: unknown[]; requestBody?: unknown }>>;
-  components?: { securitySchemes?: Record<string, { type: string; scheme?: string; in?: string; name?: string }> } & Record<string, unknown>;
-}
-
-const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
-
-/** Follows a local `$ref` (`#/components/...`) to what it names. */
-function resolve<T>(document: OpenApi, value: T): T {
-  let current: unknown = value;
-  for (let hops = 0; hops < 10 && current && typeof current === 'object' && '$ref' in current; hops++) {
-    const ref = (current as { $ref: string }).$ref;
-    current = ref
-      .replace(/^#\//, '')
-      .split('/')
-      .reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key.replace(/~1/g, '/').replace(/~0/g, '~')], document);
-  }
-  return current as T;
-}
-
-/** A plausible valid value for a schema, for an operation that has a body but no example. */
-function sampleOf(document: OpenApi, given: unknown, depth = 0): unknown {
-  const schema = resolve(document, given) as JsonSchema | undefined;
-  if (!schema || depth > 8) return null;
-  if ('const' in schema) return schema.const;
-  if ('example' in schema) return schema.example;
-  if (Array.isArray(schema.examples) && schema.examples.length) return schema.examples[0];
-  if (Array.isArray(schema.enum)) return schema.enum[0];
-  for (const key of ['oneOf', 'anyOf', 'allOf']) if (Array.isArray(schema[key])) return sampleOf(document, (schema[key] as unknown[])[0], depth + 1);
-  const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
-  switch (type) {
-    case 'object': {
-      const properties = (schema.properties ?? {}) as Record<string, unknown>;
-      const required = new Set((schema.required ?? Object.keys(properties)) as string[]);
-      return Object.fromEntries(Object.entries(properties).filter(([name]) => required.has(name)).map(([name, property]) => [name, sampleOf(document, property, depth + 1)]));
-    }
-    case 'array':
-      return [sampleOf(document, schema.items, depth + 1)];
-    case 'integer':
-    case 'number':
-      return typeof schema.minimum === 'number' ? schema.minimum : 1;
-    case 'boolean':
-      return true;
-    case 'string':
-      return schema.format === 'uuid' ? '00000000-0000-4000-8000-000000000000' : 'x'.repeat(Math.max(1, Number(schema.minLength ?? 1)));
-    default:
-      return null;
-  }
-}
-
-/** What authenticates an operation, from its security requirements and the document's security schemes. */
-function authOf(document: OpenApi, security: Array<Record<string, string[]>> | undefined): Auth {
-  const schemes = document.components?.securitySchemes ?? {};
-  for (const requirement of security ?? []) {
-    for (const name of Object.keys(requirement)) {
-      const scheme = schemes[name];
-      if (scheme?.type === 'http' && scheme.scheme?.toLowerCase() === 'bearer') return 'bearer';
-      if (scheme?.type === 'apiKey' && scheme.name?.toLowerCase() === 'x-stamp') return 'stamp';
-    }
-  }
-  return 'none';
-}
-
-function operationsOf(document: OpenApi): Operation[] {
-  const operations: Operation[] = [];
-  for (const [template, item] of Object.entries(document.paths)) {
-    for (const method of METHODS) {
-      const operation = item[method];
-      if (!operation) continue;
-      const parameters = [...((item as { parameters?: unknown[] }).parameters ?? []), ...(operation.parameters ?? [])]
-        .map((parameter) => resolve(document, parameter) as Parameter)
-        .filter((parameter) => parameter.in === 'path' || parameter.in === 'query');
-      const body = resolve(document, operation.requestBody) as { content?: Record<string, { schema?: unknown; example?: unknown; examples?: Record<string, unknown> }> } | undefined;
-      const media = body?.content?.['application/json'];
-      let examples: unknown[] = [];
-      if (media) {
-        if ('example' in media) examples.push(media.example);
-        for (const example of Object.values(media.examples ?? {})) examples.push((resolve(document, example) as { value?: unknown }).value);
-        examples = examples.filter((example) => example !== undefined);
-        if (examples.length === 0) examples.push(sampleOf(document, media.schema));
-      }
-      operations.push({ method: method.toUpperCase(), template, auth: authOf(document, operation.security), parameters, examples });
-    }
-  }
-  return operations;
 }
 
 // ---- Values the server gave: ids to put in paths, queries and bodies so requests reach rows ----
@@ -727,7 +619,7 @@ async function main() {
   const OFF_SPEC = '(other methods and unknown paths)';
   const RAW = '(raw socket, malformed HTTP)';
   const tallies = new Map<string, RouteTally>(
-    [...operations.map((o) => `${o.method} ${o.template}`), OFF_SPEC, RAW].map((label) => [label, { count: 0, outcomes: new Map() }]),
+    [...operations.map(labelOf), OFF_SPEC, RAW].map((label) => [label, { count: 0, outcomes: new Map() }]),
   );
   const failures = new Map<string, Failure>();
   const statuses = new Map<number, number>();
@@ -746,7 +638,7 @@ async function main() {
     const kind = index < operations.length * 3 ? 100 : below(100);
     let method = operation.method;
     let route = pathOf(operation, pristine) + (!pristine && (operation.parameters.some((p) => p.in === 'query') || below(20) === 0) ? queryOf(operation) : '');
-    let label = `${operation.method} ${operation.template}`;
+    let label = labelOf(operation);
     let body: Buffer | undefined;
     let bodyKind = '';
     let outcome: Outcome;
@@ -829,7 +721,7 @@ async function main() {
 
   const fivexx = [...statuses].filter(([status]) => status >= 500).reduce((n, [, count]) => n + count, 0);
   const connectionErrors = [...errors.values()].reduce((n, count) => n + count, 0);
-  const exercised = operations.filter((o) => tallies.get(`${o.method} ${o.template}`)!.count > 0).length;
+  const exercised = operations.filter((o) => tallies.get(labelOf(o))!.count > 0).length;
   const histogram = (outcomes: Map<string, number>) =>
     [...outcomes].sort(([a], [b]) => a.localeCompare(b)).map(([result, count]) => `${result}: ${count}`).join(', ');
   const width = Math.max(...[...tallies.keys()].map((label) => label.length));

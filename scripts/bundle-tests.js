@@ -30,6 +30,18 @@ const ownImportMetaUrl = {
   },
 };
 
+// `node:test` in a test file is test/support/boundedTests.ts: node:test with a bound per test and hook
+// (Node 20's --test-timeout bounds a whole file, which a loaded machine stretches past it).
+const BOUNDED_TESTS = path.join(root, 'test', 'support', 'boundedTests.ts');
+const boundedTests = {
+  name: 'bounded-tests',
+  setup(build) {
+    build.onResolve({ filter: /^node:test$/ }, ({ importer }) =>
+      importer === BOUNDED_TESTS ? { path: 'node:test', external: true } : { path: BOUNDED_TESTS },
+    );
+  },
+};
+
 const tests = (unit ? unitTests() : fs.readdirSync(path.join(root, 'test')).filter((name) => name.endsWith('.test.ts'))).map((name) =>
   path.join(root, 'test', name),
 );
@@ -45,6 +57,6 @@ await esbuild.build({
   format: 'esm',
   target: 'node20',
   sourcemap: 'linked',
-  plugins: [ownImportMetaUrl],
+  plugins: [boundedTests, ownImportMetaUrl],
   logLevel: 'warning',
 });

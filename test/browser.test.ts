@@ -19,7 +19,7 @@ function inPage<K extends keyof BrowserApp>(page: Page, name: K, ...args: Parame
   );
 }
 
-describe('a browser app calls Signet from its own origin (headless Chromium, virtual passkey)', { skip: chromiumMissing, timeout: 60_000 }, () => {
+describe('a browser app calls Signet from its own origin (headless Chromium, virtual passkey)', { skip: chromiumMissing }, () => {
   let signet: TestServer;
   let app: Awaited<ReturnType<typeof servePage>>;
   let browser: Browser;
@@ -52,7 +52,7 @@ describe('a browser app calls Signet from its own origin (headless Chromium, vir
     org = await signet.createOrganization('Browser app');
     setup = { signetUrl: signet.baseUrl, organizationId: org.organizationId, rpId: 'localhost' };
 
-    page = await pageWithPasskey(browser, pageErrors, 15_000); // a fresh profile of its own
+    page = await pageWithPasskey(browser, pageErrors, 60_000); // a fresh profile of its own
     await page.goto(`${appOrigin}/`);
     await page.waitForFunction(() => 'signetApp' in globalThis);
   });

@@ -78,7 +78,7 @@ test('the page weighs at most 250 KB of gzip-compressed JavaScript, in one scrip
   assert.ok(gzipped <= 250 * 1024, `${gzipped} bytes gzip-compressed`);
 });
 
-for (const tdb of testDatabases) describe(`the console in Chromium: sign in, add a passkey, approve with it (virtual passkey; ${tdb.name})`, { skip: chromiumMissing, timeout: 120_000 }, () => {
+for (const tdb of testDatabases) describe(`the console in Chromium: sign in, add a passkey, approve with it (virtual passkey; ${tdb.name})`, { skip: chromiumMissing }, () => {
   let signet: ConsoleServer;
   let browser: Browser;
   let page: Page;
@@ -103,7 +103,7 @@ for (const tdb of testDatabases) describe(`the console in Chromium: sign in, add
     )) as any;
     assert.equal(quorum.activity.status, 'ACTIVITY_STATUS_COMPLETED');
 
-    page = await pageWithPasskey(browser, pageErrors, 20_000);
+    page = await pageWithPasskey(browser, pageErrors, 60_000);
     // Chromium reports what the Content-Security-Policy blocked on the console.
     page.on('console', (message) => {
       if (/Content Security Policy/i.test(message.text())) pageErrors.push(message.text());

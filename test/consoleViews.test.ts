@@ -73,7 +73,7 @@ const IDL = {
 };
 
 for (const tdb of testDatabases) {
-  describe(`the console's views (${tdb.name}, headless Chromium)`, { skip: chromiumMissing, timeout: 120_000 }, () => {
+  describe(`the console's views (${tdb.name}, headless Chromium)`, { skip: chromiumMissing }, () => {
     let signet: ConsoleServer;
     let browser: Browser;
     let page: Page;
@@ -107,7 +107,7 @@ for (const tdb of testDatabases) {
       ]);
       for (const outcome of started) if (outcome.status === 'rejected') throw outcome.reason;
       org = await signet.createOrganization('Console views');
-      page = await pageWithPasskey(browser, pageErrors, 20_000); // a fresh profile; its passkey is not used
+      page = await pageWithPasskey(browser, pageErrors, 60_000); // a fresh profile; its passkey is not used
       await openConsole(page, signet.origin);
       await signInWithApiKey(page, org);
     });

@@ -47,7 +47,7 @@ function calls(sent: SentRequest[], signetUrl: string): string[] {
 }
 
 for (const tdb of testDatabases) {
-  describe(`@turnkey/core, in a browser, logs in to Signet (${tdb.name}, headless Chromium)`, { skip: chromiumMissing, timeout: 120_000 }, () => {
+  describe(`@turnkey/core, in a browser, logs in to Signet (${tdb.name}, headless Chromium)`, { skip: chromiumMissing }, () => {
     let signet: TestServer;
     let app: Awaited<ReturnType<typeof servePage>>;
     let browser: Browser;
@@ -95,7 +95,7 @@ for (const tdb of testDatabases) {
       sessionSigner = signerKeys.sessionSignerPublicKey;
       setup = { signetUrl: signet.baseUrl, organizationId: org.organizationId, rpId: 'localhost' };
 
-      page = await pageWithPasskey(browser, pageErrors, 20_000); // a fresh profile: empty localStorage and IndexedDB
+      page = await pageWithPasskey(browser, pageErrors, 60_000); // a fresh profile: empty localStorage and IndexedDB
       await page.goto(`${appOrigin}/`);
       await page.waitForFunction(() => 'coreApp' in globalThis);
       await inPage(page, 'init', setup);

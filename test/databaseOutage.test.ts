@@ -1,5 +1,7 @@
-// PostgreSQL gone, with a reset or silently: 503 within bounded time, readiness says so, service returns
-// by itself, shutdown is bounded. PostgreSQL only: reached through a loopback TCP proxy the test cuts or silences.
+// PostgreSQL gone, with a reset or silently: 503 once the database bound passes (not when the network
+// returns), readiness says so, service returns by itself, shutdown is bounded. The test servers get
+// short bounds (1 s) and the test waits generously for what they do; how long they took is reported,
+// never asserted (tests pass on a loaded machine). PostgreSQL only: reached through a loopback TCP proxy the test cuts or silences.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -12,6 +14,7 @@ import pg from 'pg';
 import { DatabaseUnavailable } from '../src/errors.ts';
 import { openDatabase, type Database } from '../src/store/db.ts';
 import { testDatabases } from './support/databases.ts';
+import { until } from './support/until.ts';
 import { freePort, serve, type Served } from './support/processes.ts';
 import { startTestServer, type Credentials, type TestServer } from './support/server.ts';
 
@@ -21,6 +24,8 @@ class Proxy {
   private readonly sockets = new Set<net.Socket>();
   private readonly links = new Set<{ client: net.Socket; upstream: net.Socket }>();
   private silent = false;
+  /** The client connections that sent something since the silence began (and were never answered). */
+  readonly unanswered = new Set<net.Socket>();
   port = 0;
   constructor(private readonly target: { host: string; port: number }) {}
 
@@ -29,7 +34,7 @@ class Proxy {
     this.server = net.createServer({ allowHalfOpen: true }, (client) => {
       this.track(client);
       if (this.silent) {
-        client.pause(); // accepted, never answered
+        this.swallow(client); // accepted, never answered
         return;
       }
       const upstream = net.connect({ port: this.target.port, host: this.target.host, allowHalfOpen: true });
@@ -42,6 +47,12 @@ class Proxy {
     });
     await new Promise<void>((resolve) => this.server!.listen(port, '127.0.0.1', resolve));
     this.port = (this.server.address() as net.AddressInfo).port;
+  }
+
+  /** Reads what the client sends and drops it: nothing is forwarded or answered. */
+  private swallow(client: net.Socket): void {
+    client.on('data', () => this.unanswered.add(client));
+    client.resume();
   }
 
   private track(socket: net.Socket): void {
@@ -63,11 +74,12 @@ class Proxy {
    */
   silence(): void {
     this.silent = true;
+    this.unanswered.clear();
     for (const { client, upstream } of this.links) {
       client.unpipe(upstream);
       upstream.unpipe(client);
-      client.pause();
       upstream.pause();
+      this.swallow(client);
     }
     this.links.clear();
   }
@@ -90,9 +102,14 @@ class Proxy {
 
 const postgres = testDatabases.find((d) => d.name === 'postgres');
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/**
+ * How long a request may go unanswered before the test calls it hung: far beyond the servers' 1 s
+ * database bound, so a loaded machine does not make an answer look like a hang.
+ */
+const PATIENCE_MS = 60_000;
 
 /** A submission signed with the organization's API key; `hung` when no answer came within the test's patience, `dropped` when the connection closed unanswered. */
-async function submit(baseUrl: string, org: Credentials, label: string, patienceMs = 15_000) {
+async function submit(baseUrl: string, org: Credentials, label: string, patienceMs = PATIENCE_MS) {
   const body = JSON.stringify({
     type: 'ACTIVITY_TYPE_CREATE_SMART_CONTRACT_INTERFACE',
     timestampMs: String(Date.now()),
@@ -120,7 +137,7 @@ async function submit(baseUrl: string, org: Credentials, label: string, patience
   }
 }
 
-async function readyz(baseUrl: string, patienceMs = 15_000) {
+async function readyz(baseUrl: string, patienceMs = PATIENCE_MS) {
   const started = Date.now();
   try {
     const response = await fetch(`${baseUrl}/readyz`, { signal: AbortSignal.timeout(patienceMs) });
@@ -151,14 +168,11 @@ describe('database outage (postgres)', { skip: postgres ? false : 'SIGNET_TEST_D
     server = await startTestServer({ name: 'postgres-proxy', open: async () => db }, { SIGNET_DATABASE_TIMEOUT_MS: '1000' });
     org = await server.createOrganization();
   });
-  after(
-    async () => {
-      await proxy.close();
-      await server.close();
-      await direct.close();
-    },
-    { timeout: 20_000 },
-  );
+  after(async () => {
+    await proxy.close();
+    await server.close();
+    await direct.close();
+  });
 
   test('503 while the database is gone, 200 again once it is back', async () => {
     assert.equal((await submit(server.baseUrl, org, 'before')).status, 200);
@@ -177,35 +191,42 @@ describe('database outage (postgres)', { skip: postgres ? false : 'SIGNET_TEST_D
     assert.equal((await submit(server.baseUrl, org, 'after')).status, 200);
   });
 
-  test('a silent cut under steady load: every request answers 503 within seconds, and service is back within seconds of its end', async (t) => {
+  test('a silent cut under steady load: requests answer 503 while the database is still silent, and service comes back by itself after it', async (t) => {
     // Several pooled connections, all about to go silent.
     const warm = await Promise.all(Array.from({ length: 6 }, (_, i) => submit(server.baseUrl, org, `warm ${i}`)));
     assert.deepEqual(warm.map((r) => r.status), Array(6).fill(200));
 
     proxy.silence();
-    const silencedAt = Date.now();
-    // A light steady load (5 submissions a second) all through the cut and the recovery.
+    // A light steady load (a submission every 200 ms) all through the cut and the recovery.
     const load: Array<Promise<Awaited<ReturnType<typeof submit>> & { at: number; end: number }>> = [];
+    const settled = new Set<number>();
     let loading = true;
     const generator = (async () => {
       for (let i = 0; loading; i++) {
         const at = Date.now();
-        load.push(submit(server.baseUrl, org, `load ${i}`).then((r) => ({ ...r, at, end: Date.now() })));
+        load.push(submit(server.baseUrl, org, `load ${i}`).then((r) => (settled.add(i), { ...r, at, end: Date.now() })));
         await sleep(200);
       }
     })();
 
+    // The cut lasts until the server has answered requests that could only wait on the silent
+    // database: three submissions of the load and three /readyz, one after the other.
     const readyDuring: Array<Awaited<ReturnType<typeof readyz>>> = [];
-    while (Date.now() - silencedAt < 5000) readyDuring.push(await readyz(server.baseUrl));
+    await until(
+      () => `answers during the silent cut (${settled.size} submissions, ${readyDuring.length} /readyz)`,
+      async () => {
+        if (readyDuring.length < 3) readyDuring.push(await readyz(server.baseUrl));
+        return readyDuring.length >= 3 && settled.size >= 3;
+      },
+      { timeoutMs: 4 * PATIENCE_MS },
+    );
     proxy.resume();
     const resumedAt = Date.now();
     const startedDuringCut = load.slice();
 
-    let ready: Awaited<ReturnType<typeof readyz>>;
-    while ((ready = await readyz(server.baseUrl)).status !== 200 && Date.now() - resumedAt < 15_000) await sleep(100);
+    const ready = await until('/readyz 200 after the network returned', async () => (await readyz(server.baseUrl)).status === 200, { timeoutMs: PATIENCE_MS, everyMs: 100 });
     const readyAfterMs = Date.now() - resumedAt;
-    let ok: Awaited<ReturnType<typeof submit>>;
-    while ((ok = await submit(server.baseUrl, org, 'recovered')).status !== 200 && Date.now() - resumedAt < 15_000) await sleep(100);
+    await until('a submission 200 after the network returned', async () => (await submit(server.baseUrl, org, 'recovered')).status === 200, { timeoutMs: PATIENCE_MS, everyMs: 100 });
     const submitAfterMs = Date.now() - resumedAt;
     loading = false;
     await generator;
@@ -214,27 +235,20 @@ describe('database outage (postgres)', { skip: postgres ? false : 'SIGNET_TEST_D
     const steady = await Promise.all(Array.from({ length: 5 }, (_, i) => submit(server.baseUrl, org, `steady ${i}`)));
 
     t.diagnostic(
-      `silent cut of 5 s: ${duringCut.length} submissions started during it answered ` +
+      `silent cut: ${duringCut.length} submissions started during it answered ` +
         `${duringCut.map((r) => `${r.status}/${r.ms}ms`).join(' ')}; /readyz during it: ${readyDuring.map((r) => `${r.status}/${r.ms}ms`).join(' ')}; ` +
         `after the cut /readyz 200 in ${readyAfterMs} ms, a submission 200 in ${submitAfterMs} ms; ` +
         `load after the cut: ${all.filter((r) => r.at >= resumedAt).map((r) => r.status).join(' ')}`,
     );
 
-    for (const r of duringCut) {
-      assert.notEqual(r.status, 'hung', `a submission during the silent cut got no answer in ${r.ms} ms`);
-      assert.ok(r.ms < 4000, `a submission during the silent cut took ${r.ms} ms to answer (${r.status})`);
-      // Answered while the database was silent: it cannot have succeeded.
-      if (r.end < resumedAt) assert.equal(r.status, 503, JSON.stringify(r.json));
-    }
-    assert.match(duringCut[0]!.json.message, /did not answer in time; nothing was stored, retry later/);
-    for (const r of readyDuring) {
-      assert.equal(r.status, 503);
-      assert.ok(r.ms < 4000, `/readyz during the silent cut took ${r.ms} ms`);
-    }
-    assert.equal(ready!.status, 200, `/readyz still ${ready!.status} ${readyAfterMs} ms after the network returned`);
-    assert.ok(readyAfterMs < 5000, `/readyz took ${readyAfterMs} ms to be 200 again`);
-    assert.equal(ok!.status, 200, `submissions still ${ok!.status} ${submitAfterMs} ms after the network returned`);
-    assert.ok(submitAfterMs < 5000, `a submission took ${submitAfterMs} ms to succeed again`);
+    const answeredDuringCut = duringCut.filter((r) => r.end < resumedAt);
+    assert.ok(answeredDuringCut.length >= 3, `${answeredDuringCut.length} submissions answered during the cut`);
+    for (const r of duringCut) assert.notEqual(r.status, 'hung', `a submission during the silent cut got no answer in ${r.ms} ms`);
+    // Answered while the database was silent: it cannot have succeeded.
+    for (const r of answeredDuringCut) assert.equal(r.status, 503, JSON.stringify(r.json));
+    assert.match(answeredDuringCut[0]!.json.message, /did not answer in time; nothing was stored, retry later/);
+    for (const r of readyDuring) assert.equal(r.status, 503);
+    assert.equal(ready, true);
     assert.ok(all.every((r) => r.status !== 'hung'), 'no request of the load hung');
     assert.deepEqual(steady.map((r) => r.status), Array(5).fill(200), 'service is steady again');
   });
@@ -257,13 +271,12 @@ describe('database bounds (postgres)', { skip: postgres ? false : 'SIGNET_TEST_D
   test('a statement past the timeout on a healthy server is DatabaseUnavailable, and its connection is replaced', async () => {
     db = await openDatabase({ url: postgres!.url!, schema: direct.schema!, timeoutMs: 300, maxConnections: 1 });
     const [before] = await db.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
-    const started = Date.now();
+    // Statements of 30 s: not cut at the 300 ms bound, they would end and resolve.
     await assert.rejects(
-      db.transaction((tx) => tx.query('SELECT pg_sleep(3)')),
+      db.transaction((tx) => tx.query('SELECT pg_sleep(30)')),
       (error: unknown) => error instanceof DatabaseUnavailable && /did not answer in time|statement timeout/i.test((error as Error).message),
     );
-    assert.ok(Date.now() - started < 2000, `the statement ran ${Date.now() - started} ms`);
-    await assert.rejects(db.query('SELECT pg_sleep(3)'), DatabaseUnavailable);
+    await assert.rejects(db.query('SELECT pg_sleep(30)'), DatabaseUnavailable);
     const [after] = await db.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
     assert.notEqual(after!.pid, before!.pid, 'the connection that timed out was discarded');
   });
@@ -299,12 +312,11 @@ describe('database bounds (postgres)', { skip: postgres ? false : 'SIGNET_TEST_D
     });
     stuck.catch(() => {});
     await inTransaction;
-    const started = Date.now();
     const closing = db.close();
     db = undefined; // closed here, not after the test
-    const outcome = await Promise.race([closing.then(() => 'closed'), sleep(5000).then(() => 'still closing')]);
+    // Without the bound, close would wait for ever for the stuck connection.
+    const outcome = await Promise.race([closing.then(() => 'closed'), sleep(PATIENCE_MS).then(() => 'still closing')]);
     assert.equal(outcome, 'closed');
-    assert.ok(Date.now() - started < 2000, `close took ${Date.now() - started} ms`);
   });
 });
 
@@ -364,7 +376,8 @@ describe('SIGTERM during a silent database cut (postgres)', { skip: postgres ? f
 
     proxy.silence();
     const inFlight = Array.from({ length: 4 }, (_, i) => submit(baseUrl, org, `in flight ${i}`));
-    await sleep(300); // the requests are waiting on the silent database
+    // The requests wait on the silent database: they sent on a connection what it never answers.
+    await until('a request to wait on the silent database', () => proxy.unanswered.size > 0, { timeoutMs: PATIENCE_MS });
     return { inFlight };
   }
 
@@ -372,31 +385,31 @@ describe('SIGTERM during a silent database cut (postgres)', { skip: postgres ? f
     return child.exitCode !== null ? Promise.resolve(child.exitCode) : new Promise((resolve) => child.once('exit', resolve));
   }
 
-  test('graceful: the requests in flight get 503 within the database bound, the pool closes, exit 0', async (t) => {
-    const { inFlight } = await serveAndSilence({ SIGNET_DATABASE_TIMEOUT_MS: '1000', SIGNET_SHUTDOWN_TIMEOUT_MS: '10000' });
+  test('graceful: the requests in flight get 503 at the database bound, the pool closes, exit 0', async (t) => {
+    // The shutdown bound far beyond the database's: exit 0 says the shutdown finished without it.
+    const { inFlight } = await serveAndSilence({ SIGNET_DATABASE_TIMEOUT_MS: '1000', SIGNET_SHUTDOWN_TIMEOUT_MS: String(PATIENCE_MS) });
     const signalled = Date.now();
     served!.child.kill('SIGTERM');
-    const code = await Promise.race([exit(served!.child), sleep(15_000).then(() => 'still running')]);
+    const code = await Promise.race([exit(served!.child), sleep(2 * PATIENCE_MS).then(() => 'still running')]);
     const shutdownMs = Date.now() - signalled;
     const answers = await Promise.all(inFlight);
     t.diagnostic(`graceful shutdown during a silent cut: exit ${code} after ${shutdownMs} ms; in flight: ${answers.map((r) => `${r.status} in ${r.ms} ms`).join(', ')}`);
     assert.equal(code, 0, served!.output());
-    assert.ok(shutdownMs < 6000, `shutdown took ${shutdownMs} ms`);
     for (const r of answers) assert.equal(r.status, 503);
     assert.match(served!.output(), /"msg":"Signet stopped"/);
   });
 
   test('past SIGNET_SHUTDOWN_TIMEOUT_MS the process logs it and exits 1', async (t) => {
-    // Requests wait up to the default 5 s bound; shutdown may take 1.5 s.
-    const { inFlight } = await serveAndSilence({ SIGNET_DATABASE_TIMEOUT_MS: '5000', SIGNET_SHUTDOWN_TIMEOUT_MS: '1500' });
+    // Requests wait on the database far longer than shutdown may take (1.5 s), so the shutdown bound
+    // is what ends them.
+    const { inFlight } = await serveAndSilence({ SIGNET_DATABASE_TIMEOUT_MS: String(PATIENCE_MS), SIGNET_SHUTDOWN_TIMEOUT_MS: '1500' });
     const signalled = Date.now();
     served!.child.kill('SIGTERM');
-    const code = await Promise.race([exit(served!.child), sleep(15_000).then(() => 'still running')]);
+    const code = await Promise.race([exit(served!.child), sleep(PATIENCE_MS).then(() => 'still running')]);
     const shutdownMs = Date.now() - signalled;
     const answers = await Promise.all(inFlight);
     t.diagnostic(`bounded shutdown during a silent cut: exit ${code} after ${shutdownMs} ms; in flight: ${answers.map((r) => r.status).join(', ')}`);
     assert.equal(code, 1, served!.output());
-    assert.ok(shutdownMs < 1500 + 1000, `shutdown took ${shutdownMs} ms with SIGNET_SHUTDOWN_TIMEOUT_MS=1500`);
     assert.match(served!.output(), /shutdown did not finish within 1500 ms/);
     for (const r of answers) assert.notEqual(r.status, 'hung', 'the connections in flight were closed, not left hanging');
   });

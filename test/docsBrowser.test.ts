@@ -9,7 +9,7 @@ import { chromiumMissing, launchChromium } from './support/chromium.ts';
 import { testDatabases } from './support/databases.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
 
-describe('the API reference in a browser (headless Chromium)', { skip: chromiumMissing, timeout: 90_000 }, () => {
+describe('the API reference in a browser (headless Chromium)', { skip: chromiumMissing }, () => {
   let server: TestServer;
   let browser: Browser;
   let page: Page;

@@ -12,7 +12,7 @@ interface RawAnswer {
   status: number;
   headers: Record<string, string>;
   body: string;
-  /** Milliseconds from connecting until the server closed the connection. */
+  /** Milliseconds from connecting until the server closed the connection (only ever compared from below). */
   closedAfterMs: number;
 }
 
@@ -23,8 +23,15 @@ function parseRaw(text: string): Omit<RawAnswer, 'closedAfterMs'> {
   return { status: Number(statusLine.split(' ')[1]), headers, body };
 }
 
+/**
+ * The client's own patience: far beyond the timeouts the test server is given (1 s, 300 ms), far below
+ * what the server would do without them (Fastify keeps an idle connection 72 s, Node a request 300 s).
+ * Reaching it means the server did not close the connection; how fast it closed it is not asserted.
+ */
+const PATIENCE_MS = 45_000;
+
 /** Opens a raw connection, lets `drive` write to it, and resolves when the server closes it. */
-function rawExchange(port: number, drive: (socket: net.Socket) => void, giveUpMs = 10_000, localAddress?: string): Promise<RawAnswer> {
+function rawExchange(port: number, drive: (socket: net.Socket) => void, localAddress?: string): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
     const started = Date.now();
     const socket = net.connect({ port, host: '127.0.0.1', ...(localAddress ? { localAddress } : {}) }, () => drive(socket));
@@ -34,8 +41,8 @@ function rawExchange(port: number, drive: (socket: net.Socket) => void, giveUpMs
     socket.on('error', () => {});
     const timer = setTimeout(() => {
       socket.destroy();
-      reject(new Error(`the server kept the connection open for ${giveUpMs} ms; received: ${text.slice(0, 200)}`));
-    }, giveUpMs);
+      reject(new Error(`the server kept the connection open for ${PATIENCE_MS} ms; received: ${text.slice(0, 200)}`));
+    }, PATIENCE_MS);
     socket.on('close', () => {
       clearTimeout(timer);
       resolve({ ...parseRaw(text), closedAfterMs: Date.now() - started });
@@ -79,7 +86,6 @@ for (const tdb of testDatabases.slice(0, 1)) {
             const drip = setInterval(() => socket.writable && socket.write('{'), 200);
             socket.on('close', () => clearInterval(drip));
           },
-          10_000,
           `127.0.0.${2 + (i % 4)}`,
         ),
       );
@@ -89,22 +95,23 @@ for (const tdb of testDatabases.slice(0, 1)) {
       const answers = await Promise.all(slow);
       for (const answer of answers) {
         assertErrorShape(answer, 408, 4, /not received in time \(SIGNET_REQUEST_TIMEOUT_MS\)/);
-        // Cut by the 1 s request timeout, well before the client's own 10 s; 200 connections on a
-        // loaded machine may take a few seconds to be swept, so the bound is loose.
-        assert.ok(answer.closedAfterMs >= 900 && answer.closedAfterMs < 6000, `closed after ${answer.closedAfterMs} ms`);
+        // Cut by the server (the client would drip forever), not before the 1 s request timeout; how
+        // soon after it depends on the machine's load and is not asserted.
+        assert.ok(answer.closedAfterMs >= 900, `closed after ${answer.closedAfterMs} ms, before the request timeout`);
       }
     });
 
     test('a client that sends part of its headers and stops is cut off too', async () => {
       const answer = await rawExchange(port, (socket) => socket.write('POST /public/v1/submit/init_otp_auth HTTP/1.1\r\nHost: x\r\n'));
       assertErrorShape(answer, 408, 4, /not received in time/);
-      assert.ok(answer.closedAfterMs < 3000, `closed after ${answer.closedAfterMs} ms`);
+      assert.ok(answer.closedAfterMs >= 900, `closed after ${answer.closedAfterMs} ms, before the request timeout`);
     });
 
     test('an idle kept-alive connection is closed after SIGNET_KEEP_ALIVE_TIMEOUT_MS', async () => {
       const answer = await rawExchange(port, (socket) => socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n'));
       assert.equal(answer.status, 200);
-      assert.ok(answer.closedAfterMs >= 250 && answer.closedAfterMs < 2000, `closed after ${answer.closedAfterMs} ms`);
+      // Closed by the server, not before the 300 ms keep-alive timeout (Fastify's own would hold it 72 s).
+      assert.ok(answer.closedAfterMs >= 250, `closed after ${answer.closedAfterMs} ms, before the keep-alive timeout`);
     });
 
     test('a 17 KB header gets 431 in the error shape with Connection: close, and the next request works', async () => {

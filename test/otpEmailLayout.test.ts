@@ -36,7 +36,7 @@ interface Layout {
   boxes: Record<string, { left: number; right: number; top: number; bottom: number } | null>;
 }
 
-describe('the built-in OTP email in a browser, on a phone and on a desktop', { skip: chromiumMissing, timeout: 60_000 }, () => {
+describe('the built-in OTP email in a browser, on a phone and on a desktop', { skip: chromiumMissing }, () => {
   const tdb = testDatabases[0]!;
   let smtp: SmtpSink;
   let images: http.Server;

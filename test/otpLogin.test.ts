@@ -132,6 +132,7 @@ for (const tdb of testDatabases) {
     });
 
     test('@turnkey/sdk-server: initOtp, the emailed code, verifyOtp, otpLogin, then the session key stamps requests', async () => {
+      const startedAt = server.clock.now().getTime();
       const { email, userId } = await newUserEmail();
       const { verificationToken, clientKey } = await verified(email);
 
@@ -155,7 +156,7 @@ for (const tdb of testDatabases) {
       assert.equal(sessionClaims.organization_id, org.organizationId);
       assert.equal(sessionClaims.public_key, clientKey.publicKey);
       assert.equal(sessionClaims.session_type, 'SESSION_TYPE_READ_WRITE');
-      assert.ok(Math.abs(sessionClaims.exp - (Date.now() / 1000 + 900)) < 60, `exp ${sessionClaims.exp}`);
+      assert.ok(sessionClaims.exp >= Math.floor(startedAt / 1000) + 900 && sessionClaims.exp <= Math.ceil(server.clock.now().getTime() / 1000) + 900, `exp ${sessionClaims.exp}`);
 
       // The client now stamps with the session key, as an API key of the user.
       const asUser = sdkServer({ apiPublicKey: clientKey.publicKey, apiPrivateKey: clientKey.privateKey, organizationId: org.organizationId });
@@ -202,6 +203,7 @@ for (const tdb of testDatabases) {
     });
 
     test('@turnkey/http: the same flow with TurnkeyClient, App Proofs verified by verifyAppProofSignature', async () => {
+      const startedAt = server.clock.now().getTime();
       const { email, userId } = await newUserEmail();
       const client = server.client(org);
       const envelope = (type: string, parameters: object, generateAppProofs = false) => ({
@@ -230,7 +232,7 @@ for (const tdb of testDatabases) {
       assert.deepEqual(verify.activity.intent.verifyOtpIntentV2, { otpId, encryptedOtpBundle, expirationSeconds: '600' });
       const { verificationToken } = verify.activity.result.verifyOtpResult;
       const claims = await verifyOtpVerificationToken(verificationToken, keys.verificationTokenSignerPublicKey);
-      assert.ok(Math.abs(Number(claims.exp) - (Date.now() + 600_000)) < 60_000);
+      assert.ok(Number(claims.exp) >= startedAt - 1000 + 600_000 && Number(claims.exp) <= server.clock.now().getTime() + 1000 + 600_000, `exp ${claims.exp}`);
 
       const login = (await client.otpLogin(
         envelope('ACTIVITY_TYPE_OTP_LOGIN_V2', {

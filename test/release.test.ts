@@ -35,7 +35,7 @@ const SOURCES = ['package.json', 'package-lock.json', 'README.md', 'LICENSE', 'C
  */
 const CLEAN_ENV = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(npm_|SIGNET_)/i.test(name) && name !== 'NODE_OPTIONS')) as Record<string, string>;
 
-function exec(command: string, args: string[], cwd: string, env: Record<string, string> = {}, timeoutMs = 120_000): Promise<Finished> {
+function exec(command: string, args: string[], cwd: string, env: Record<string, string> = {}, timeoutMs = 300_000): Promise<Finished> {
   return run(command, args, env, timeoutMs, cwd, CLEAN_ENV);
 }
 
@@ -86,7 +86,7 @@ describe('a release, packed and installed without development dependencies', () 
     assert.doesNotMatch(install.stderr, /EBADENGINE/, install.stderr);
     installed = path.join(prefix, 'lib', 'node_modules', PACKAGE.name);
     signetBin = path.join(prefix, 'bin', 'signet');
-  }, { timeout: 240_000 });
+  });
   after(() => fs.rmSync(work, { recursive: true, force: true }));
 
   test('the release folder holds the tarball and SHA256SUMS, which `sha256sum -c` verifies', async () => {

@@ -19,8 +19,11 @@ import { until } from './support/until.ts';
 
 const ADMIN_TOKEN = 'shutdown-test-admin-token-0123456789-xyz';
 
-/** How long to wait for what a starting or stopping `signet serve` does (it is a process of its own). */
-const SLOW = { timeoutMs: 15_000 };
+/**
+ * How long to wait for what a starting or stopping `signet serve` does (it is a process of its own):
+ * generous for a loaded machine, and well below the 72 s a kept-alive connection would hold it.
+ */
+const SLOW = { timeoutMs: 45_000 };
 
 function exitOf(served: Served): Promise<number | null> {
   const { child } = served;
@@ -119,7 +122,6 @@ for (const tdb of testDatabases) {
       } as RequestInit);
       await until('the request to reach the server', () => served!.output().includes('"reqId":"in-flight-1"'), SLOW);
 
-      const signalled = Date.now();
       served.child.kill('SIGTERM');
       await until('the shutdown to start', () => served!.output().includes('shutting down'), SLOW);
       // The listener closes while the request is still in flight (the rest of its body not yet sent).
@@ -135,9 +137,8 @@ for (const tdb of testDatabases) {
       assert.equal(response.status, 200, JSON.stringify(json));
       assert.equal(json.activity.status, 'ACTIVITY_STATUS_COMPLETED');
       const otpId = json.activity.result.initOtpAuthResultV2.otpId;
-      assert.equal(await exitOf(served), 0, served.output());
       // The client keeps its connection alive; the server must not wait out keepAliveTimeout (72 s).
-      assert.ok(Date.now() - signalled < 10_000, `exit took ${Date.now() - signalled} ms after SIGTERM`);
+      assert.equal(await until('the exit after SIGTERM, not after the 72 s keep-alive', () => served!.child.exitCode !== null && served!.child, SLOW).then((child) => child.exitCode), 0, served.output());
       assert.match(served.output(), /"msg":"Signet stopped"/);
 
       // Committed, so durable: sent before the exit, or still queued for the next process.

@@ -16,7 +16,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { openDatabase } from '../src/store/db.ts';
 import { migrationNames } from '../src/store/migrate.ts';
-import { runSql, serverStore, testDatabases, type ServerStore } from './support/databases.ts';
+import { emptyEmbeddedImage, runSql, serverStore, testDatabases, type ServerStore } from './support/databases.ts';
 import { postStamped } from './support/http.ts';
 import { freePort, ROOT, serve, signet, type Served } from './support/processes.ts';
 
@@ -54,7 +54,8 @@ async function loadFixture(url: string | undefined): Promise<LoadedStore> {
       },
     };
   }
-  const db = await openDatabase({ dataDir: path.join(dataDir, 'pglite') });
+  // From the image of an empty store: the dump needs no migration, and no initdb runs.
+  const db = await openDatabase({ dataDir: path.join(dataDir, 'pglite'), image: await emptyEmbeddedImage() });
   try {
     await db.exec(dumpSql());
   } finally {

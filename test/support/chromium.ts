@@ -27,7 +27,7 @@ export const chromiumMissing: false | string =
     : `Chromium is not installed at ${CHROMIUM}: install Debian's package (apt-get install -y chromium) to run the browser tests`;
 
 export function launchChromium(): Promise<Browser> {
-  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS, timeout: 20_000 });
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS, timeout: 60_000 });
 }
 
 /**

@@ -72,13 +72,25 @@ export function emptyEmbeddedStore(): Promise<Database> {
   return storeFromImage('empty', async () => {});
 }
 
-async function storeFromImage(kind: string, prepare: (db: Database) => Promise<unknown>): Promise<Database> {
+/**
+ * The image of a store no migration ran on, to load into a new data folder (openDatabase's `image`):
+ * a folder for a `signet` process, without PGlite's initdb of seconds.
+ */
+export function emptyEmbeddedImage(): Promise<Blob> {
+  return imageOf('empty', async () => {});
+}
+
+function imageOf(kind: string, prepare: (db: Database) => Promise<unknown>): Promise<Blob> {
   let image = images.get(kind);
   if (!image) {
     image = makeImage(path.join(os.tmpdir(), `signet-test-store-${kind}-${imageKey(kind === 'migrated')}.tar`), prepare);
     images.set(kind, image);
   }
-  return openDatabase({ image: await image });
+  return image;
+}
+
+async function storeFromImage(kind: string, prepare: (db: Database) => Promise<unknown>): Promise<Database> {
+  return openDatabase({ image: await imageOf(kind, prepare) });
 }
 
 async function makeImage(file: string, prepare: (db: Database) => Promise<unknown>): Promise<Blob> {

@@ -34,7 +34,7 @@ export function run(
   command: string,
   args: string[],
   env: Record<string, string>,
-  timeoutMs = 60_000,
+  timeoutMs = 120_000,
   cwd = ROOT,
   baseEnv: NodeJS.ProcessEnv = process.env,
 ): Promise<Finished> {
@@ -101,7 +101,7 @@ const READY_LINE_LEVELS = ['info', 'debug', 'trace'];
  * /healthz could miss it). With `openFileLimit`, under that limit (`ulimit -n` in a shell that then
  * becomes the server).
  */
-export async function serve(env: Record<string, string>, baseUrl: string, timeoutMs = 60_000, openFileLimit?: number, serveArgs: string[] = []): Promise<Served> {
+export async function serve(env: Record<string, string>, baseUrl: string, timeoutMs = 120_000, openFileLimit?: number, serveArgs: string[] = []): Promise<Served> {
   ensureCompiled();
   const [command, args] =
     openFileLimit === undefined

@@ -81,9 +81,9 @@ export async function startSmtpSink(): Promise<SmtpSink> {
     releaseHeld() {
       for (const accept of held.splice(0)) accept();
     },
-    waitFor: (count, timeoutMs = 5000) =>
+    waitFor: (count, timeoutMs?: number) =>
       until(() => `${count} emails (received ${messages.length})`, () => messages.length >= count && messages, { timeoutMs }),
-    waitForMailTo: (address, timeoutMs = 5000) =>
+    waitForMailTo: (address, timeoutMs?: number) =>
       until(`an email to ${address}`, () => messages.find((m) => JSON.stringify(m.to).includes(address)), { timeoutMs }),
     nextCodeTo: (address) =>
       until(`an email with a code to ${address}`, () => {

@@ -131,7 +131,7 @@ export async function startTwilioServer(): Promise<TwilioServer> {
     requests,
     accepted,
     script: (...answers) => void scripted.push(...answers),
-    async waitForAccepted(count, timeoutMs = 10_000) {
+    async waitForAccepted(count, timeoutMs = 30_000) {
       const deadline = Date.now() + timeoutMs;
       while (accepted.length < count) {
         const left = deadline - Date.now();
