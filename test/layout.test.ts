@@ -5,7 +5,8 @@
 // Principal and the store; admin; auth; delivery; the store, the one folder that speaks SQL, which imports only wire/ (it knows tables, not the
 // domain). otp/,
 // contracts/, keys/, chains/ and policy/ are pure rules any layer may use, importing no folder but keys/
-// (otp/ reads P-256 keys, chains/ signs with wallet keys) and wire/, the leaf every folder shares. No file imports, through a chain
+// (otp/ reads P-256 keys, chains/ signs with wallet keys) and wire/, the leaf every folder shares;
+// readable/, pure too, joins chains/, contracts/ and policy/ (a transaction as policies read it). No file imports, through a chain
 // of imports, one that imports it.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -16,7 +17,7 @@ import { ROOT } from './support/processes.ts';
 const SRC = path.join(ROOT, 'src');
 
 /** The pure rules: any layer may import them. */
-const PURE = ['otp', 'contracts', 'keys', 'chains', 'policy', 'wire'];
+const PURE = ['otp', 'contracts', 'keys', 'chains', 'policy', 'readable', 'wire'];
 
 /** What each folder may import, besides itself and errors.ts and config.ts at the root. */
 const MAY_IMPORT: Record<string, string[]> = {
@@ -36,6 +37,8 @@ const MAY_IMPORT: Record<string, string[]> = {
   // A chain's transactions are signed with the keys' rules.
   chains: ['keys', 'wire'],
   policy: ['wire'],
+  // A transaction as policies and people read it: parsed by chains/, decoded by contracts/, bound as policy/ values.
+  readable: ['chains', 'contracts', 'keys', 'policy', 'wire'],
   // The settings' declarations: free of any domain's rules, which apply where a setting is used.
   config: [],
   wire: [],

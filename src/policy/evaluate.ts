@@ -7,6 +7,15 @@ import { isInt, type PolicyInt } from './integers.ts';
 import type { Bindings } from './keywords.ts';
 import { startOf, type Node } from './parser.ts';
 
+/** The keywords bound only when an activity signs, and what it signs then. */
+const SIGNING_KEYWORDS: ReadonlyMap<string, string> = new Map([
+  ['eth', 'an Ethereum transaction or EIP-712 typed data'],
+  ['solana', 'a Solana transaction'],
+  ['wallet', 'with a wallet'],
+  ['wallet_account', 'with a wallet account'],
+  ['private_key', 'with a private key'],
+]);
+
 /** Nodes evaluated (and list items visited by in, contains, slices) before an evaluation fails. */
 export const DEFAULT_MAX_STEPS = 100_000;
 
@@ -73,7 +82,8 @@ export class Evaluator {
     private readonly maxSteps: number = DEFAULT_MAX_STEPS,
     private readonly budget?: StepBudget,
   ) {
-    this.keywords = new Map(Object.entries(bindings));
+    // A keyword bound to nothing (eth when the activity signs nothing) stays unbound.
+    this.keywords = new Map(Object.entries(bindings).filter(([, value]) => value !== undefined));
   }
 
   private tick(node: Node, count = 1): void {
@@ -105,6 +115,9 @@ export class Evaluator {
         const bound = lookup(scope, node.name);
         if (bound !== undefined) return bound.value;
         if (this.keywords.has(node.name)) return this.keywords.get(node.name);
+        if (SIGNING_KEYWORDS.has(node.name) && this.keywords.has('activity')) {
+          throw new ExpressionFailure(node.position, `'${node.name}' has no value here: it is bound when an activity signs ${SIGNING_KEYWORDS.get(node.name)}`);
+        }
         throw new ExpressionFailure(node.position, `unknown keyword '${node.name}'`);
       }
       case 'logical': {
