@@ -10,7 +10,8 @@ import { Keypair, PublicKey, SystemProgram, Transaction, TransactionInstruction 
 import { encodeFunctionData, getAddress, getTypesForEIP712Domain, parseAbi, serializeTransaction, serializeTypedData, type Hex } from 'viem';
 import { parseEthereumTransaction } from '../src/chains/ethereum/transaction.ts';
 import { parseSolanaTransaction } from '../src/chains/solana/transaction.ts';
-import { compileExpression, evaluate, type Bindings, type SigningBindings } from '../src/policy/index.ts';
+import { decodeEthereumCall, MAX_DECODED_VALUES } from '../src/contracts/decodeEthereumCall.ts';
+import { compileExpression, decide, evaluate, type Approver, type Bindings, type Policy, type SigningBindings } from '../src/policy/index.ts';
 import {
   ethereumTransactionView,
   interfaceIndex,
@@ -451,6 +452,63 @@ describe('solana.tx', () => {
     const huge = Buffer.concat([discriminator, Buffer.alloc(40), Buffer.from([0xff, 0xff, 0xff, 0x7f])]);
     const bomb = solanaTx([new TransactionInstruction({ programId: program, keys: deposit.keys, data: huge })], [stored]);
     assert.match(bomb.view.instructions[0]!.callProblem!, /larger than the data/);
+  });
+});
+
+describe('decisions and bounds', () => {
+  const alice: Approver = {
+    user: { id: 'u-alice', tags: [], email: 'alice@example.com', name: 'Alice' },
+    credentials: [{ id: 'k-1', user_id: 'u-alice', type: 'CREDENTIAL_TYPE_API_KEY_P256', public_key: '02ab', credential_id: '' }],
+  };
+  const policy = (policyId: string, effect: Policy['effect'], source: string): Policy => {
+    const compiled = compileExpression(source, 'condition');
+    assert.ok(compiled.ok);
+    return { policyId, policyName: policyId, effect, condition: compiled.value };
+  };
+  const decideOn = (policies: Policy[], signing?: SigningBindings) =>
+    decide({
+      rootQuorum: { threshold: 1, userIds: ['u-root'] },
+      policies,
+      activity: { type: 'ACTIVITY_TYPE_SIGN_TRANSACTION_V2', params: {} },
+      ...(signing ? { signing } : {}),
+      approvers: [alice],
+      submitter: alice,
+    });
+
+  test('decide reads the signing keywords it is given; a DENY over a field the transaction lacks denies', () => {
+    const allow = policy('allow-small', 'EFFECT_ALLOW', "eth.tx.function_name == 'transfer' && eth.tx.contract_call_args['amount'] <= 1000");
+    assert.equal(decideOn([allow], ethTx(ethereumCall('transfer', 1000n)).signing).outcome, 'OUTCOME_ALLOW');
+    assert.equal(decideOn([allow], ethTx(ethereumCall('transfer', 1001n)).signing).outcome, 'OUTCOME_DENY_IMPLICIT');
+    // No ABI for `to`: the ALLOW cannot read function_name and allows nothing; the DENY that cannot read it denies.
+    assert.equal(decideOn([allow], ethTx(ethereumCall('transfer', 1n), []).signing).outcome, 'OUTCOME_DENY_IMPLICIT');
+    const deny = policy('deny-approve', 'EFFECT_DENY', "eth.tx.function_name == 'approve'");
+    const everything = policy('allow-all', 'EFFECT_ALLOW', 'true');
+    assert.equal(decideOn([deny, everything], ethTx(ethereumCall('transfer', 1n)).signing).outcome, 'OUTCOME_ALLOW');
+    assert.equal(decideOn([deny, everything], ethTx(ethereumCall('transfer', 1n), []).signing).outcome, 'OUTCOME_DENY_EXPLICIT');
+    // An activity that signs nothing: eth is unbound, the DENY fails and denies.
+    assert.equal(decideOn([deny, everything]).outcome, 'OUTCOME_DENY_EXPLICIT');
+  });
+
+  test('call data whose arrays point at one another decodes to a problem, not to millions of values', () => {
+    // uint256[][]: 2,000 entries all pointing at one array of 1,000 items: 2,000,000 values from 100 KB.
+    const word = (n: number | bigint) => BigInt(n).toString(16).padStart(64, '0');
+    const outer = 2000;
+    const inner = 1000;
+    const data = `0x${'4b6b2fd6'}${word(32)}${word(outer)}${word(outer * 32).repeat(outer)}${word(inner)}${word(1).repeat(inner)}`;
+    const abi = parseAbi(['function run(uint256[][] grid)']);
+    const selector = encodeFunctionData({ abi, functionName: 'run', args: [[]] }).slice(0, 10);
+    const decoded = decodeEthereumCall(abi, selector + data.slice(10));
+    assert.equal(decoded.ok, false);
+    if (!decoded.ok) assert.match(decoded.problem, new RegExp(`does not decode as run's arguments|more than ${MAX_DECODED_VALUES} values`));
+  });
+
+  test('a condition over a long decoded list stays within the step budget', () => {
+    const abi = parseAbi(['function batch(uint256[] amounts)']);
+    const amounts = Array.from({ length: 3000 }, (_, i) => BigInt(i));
+    const serialized = serializeTransaction({ type: 'eip1559', chainId: 1, to: RECIPIENT, data: encodeFunctionData({ abi, functionName: 'batch', args: [amounts] }), maxFeePerGas: 1n, gas: 1n });
+    const { signing } = ethTx(serialized, [ethereumInterface(RECIPIENT, abi, 'Batcher')]);
+    assert.equal(holds("eth.tx.contract_call_args['amounts'].all(a, a < 3000)", signing), true);
+    fails("eth.tx.contract_call_args['amounts'].all(a, eth.tx.contract_call_args['amounts'].all(b, a >= 0))", signing, /budget/);
   });
 });
 
