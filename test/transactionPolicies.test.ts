@@ -11,6 +11,7 @@ import { encodeFunctionData, getAddress, getTypesForEIP712Domain, parseAbi, seri
 import { parseEthereumTransaction } from '../src/chains/ethereum/transaction.ts';
 import { parseSolanaTransaction } from '../src/chains/solana/transaction.ts';
 import { decodeEthereumCall, MAX_DECODED_VALUES } from '../src/contracts/decodeEthereumCall.ts';
+import { decodeSolanaInstruction, derivedDiscriminator } from '../src/contracts/decodeSolanaInstruction.ts';
 import { compileExpression, decide, evaluate, type Approver, type Bindings, type Policy, type SigningBindings } from '../src/policy/index.ts';
 import {
   ethereumTransactionView,
@@ -509,6 +510,29 @@ describe('decisions and bounds', () => {
     const { signing } = ethTx(serialized, [ethereumInterface(RECIPIENT, abi, 'Batcher')]);
     assert.equal(holds("eth.tx.contract_call_args['amounts'].all(a, a < 3000)", signing), true);
     fails("eth.tx.contract_call_args['amounts'].all(a, eth.tx.contract_call_args['amounts'].all(b, a >= 0))", signing, /budget/);
+  });
+});
+
+describe('older interface shapes', () => {
+  test('an ABI function written without inputs and outputs (older tooling) is recognised', () => {
+    const { signing } = ethTx(
+      serializeTransaction({ type: 'eip1559', chainId: 1, to: TOKEN, data: '0xd0e30db0', maxFeePerGas: 1n, gas: 1n, value: 5n }),
+      [ethereumInterface(TOKEN, [{ type: 'function', name: 'deposit', payable: true, stateMutability: 'payable' }], 'WETH')],
+    );
+    assert.equal(holds("eth.tx.function_name == 'deposit' && eth.tx.function_signature == '0xd0e30db0'", signing), true);
+  });
+
+  test('a legacy IDL argument of a type declared under accounts decodes', () => {
+    const idl = {
+      version: '0.1.0',
+      name: 'p',
+      instructions: [{ name: 'setState', accounts: [], args: [{ name: 'state', type: { defined: 'State' } }] }],
+      accounts: [{ name: 'State', type: { kind: 'struct', fields: [{ name: 'count', type: 'u32' }] } }],
+    };
+    const decoded = decodeSolanaInstruction(idl, Buffer.concat([derivedDiscriminator('setState'), Buffer.from([7, 0, 0, 0])]), []);
+    assert.ok(decoded.ok, decoded.ok ? '' : decoded.problem);
+    assert.deepEqual(decoded.value.args, { state: { count: 7n } });
+    assert.equal(Buffer.from(derivedDiscriminator('setState')).toString('hex'), createHash('sha256').update('global:set_state').digest().subarray(0, 8).toString('hex'));
   });
 });
 

@@ -40,7 +40,9 @@ function selectorsOf(abi: readonly unknown[]): Selectors {
   for (const entry of abi) {
     if (typeof entry !== 'object' || entry === null || (entry as { type?: unknown }).type !== 'function') continue;
     try {
-      const fn = entry as AbiFunction.AbiFunction;
+      // Older tooling omits empty parameter lists: they are empty, not unknown.
+      const given = entry as Partial<AbiFunction.AbiFunction>;
+      const fn = { ...given, inputs: given.inputs ?? [], outputs: given.outputs ?? [] } as AbiFunction.AbiFunction;
       const selector = AbiFunction.getSelector(fn).toLowerCase();
       // Two entries with one selector (overloads cannot collide in a valid ABI): the first one wins.
       if (!map.has(selector)) map.set(selector, fn);

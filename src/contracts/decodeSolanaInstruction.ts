@@ -68,7 +68,7 @@ export function derivedDiscriminator(name: string): Uint8Array {
 function prepare(idl: object): PreparedIdl {
   let ready = prepared.get(idl);
   if (ready) return ready;
-  const record = idl as { instructions?: unknown; types?: unknown };
+  const record = idl as { instructions?: unknown; types?: unknown; accounts?: unknown };
   const instructions = (Array.isArray(record.instructions) ? record.instructions : []).flatMap((item: unknown) => {
     const instruction = item as IdlInstruction;
     if (typeof instruction?.name !== 'string' || !Array.isArray(instruction.args)) return [];
@@ -77,10 +77,12 @@ function prepare(idl: object): PreparedIdl {
       : derivedDiscriminator(instruction.name);
     return [{ discriminator, instruction }];
   });
+  // Defined types are declared under `types`; before Anchor 0.30 an account's struct, under `accounts`
+  // with its `type`, may be an argument's type too.
   const types = new Map<string, unknown>();
-  for (const item of Array.isArray(record.types) ? record.types : []) {
+  for (const item of [...(Array.isArray(record.types) ? record.types : []), ...(Array.isArray(record.accounts) ? record.accounts : [])]) {
     const named = item as { name?: unknown; type?: unknown };
-    if (typeof named?.name === 'string' && !types.has(named.name)) types.set(named.name, named.type);
+    if (typeof named?.name === 'string' && named.type !== undefined && !types.has(named.name)) types.set(named.name, named.type);
   }
   ready = { instructions, types };
   prepared.set(idl, ready);
