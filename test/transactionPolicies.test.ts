@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, test } from 'node:test';
-import { Keypair, PublicKey, SystemProgram, Transaction, TransactionInstruction } from '@solana/web3.js';
+import { AddressLookupTableAccount, Keypair, PublicKey, SystemProgram, Transaction, TransactionInstruction, TransactionMessage, VersionedTransaction } from '@solana/web3.js';
 import { encodeFunctionData, getAddress, getTypesForEIP712Domain, parseAbi, serializeTransaction, serializeTypedData, type Hex } from 'viem';
 import { parseEthereumTransaction } from '../src/chains/ethereum/transaction.ts';
 import { parseSolanaTransaction } from '../src/chains/solana/transaction.ts';
@@ -275,6 +275,35 @@ describe('solana.tx', () => {
     const summary = summarizeSolanaTransaction(small.view);
     assert.deepEqual(summary.transfers, [{ from: payer.publicKey.toBase58(), to, sol: '1', lamports: '1000000000' }]);
     assert.equal(summary.text, `Solana transaction: transfer 1 SOL to ${to}`);
+  });
+
+  test('a v0 transaction: an account loaded from a lookup table has no address to read, so a transfer to it fails closed', () => {
+    const recipient = Keypair.fromSeed(new Uint8Array(32).fill(6)).publicKey;
+    const table = new AddressLookupTableAccount({
+      key: new PublicKey('AddressLookupTab1e1111111111111111111111111'),
+      state: { deactivationSlot: 2n ** 64n - 1n, lastExtendedSlot: 0, lastExtendedSlotStartIndex: 0, authority: undefined, addresses: [recipient] },
+    });
+    const message = new TransactionMessage({
+      payerKey: payer.publicKey,
+      recentBlockhash: BLOCKHASH,
+      instructions: [SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: recipient, lamports: 42 })],
+    }).compileToV0Message([table]);
+    const hex = Buffer.from(new VersionedTransaction(message).serialize()).toString('hex');
+    const view = solanaTransactionView(parseSolanaTransaction(hex).message, EMPTY_INTERFACES);
+    const signing: SigningBindings = { solana: { tx: view.tx } };
+    assert.equal(
+      holds(
+        `solana.tx.transfers.count() == 1 && solana.tx.transfers[0].amount == 42 && solana.tx.transfers[0].from == '${payer.publicKey.toBase58()}' && ` +
+          "solana.tx.address_table_lookups[0].address_table_key == 'AddressLookupTab1e1111111111111111111111111' && solana.tx.address_table_lookups[0].writable_indexes.contains(0) && solana.tx.address_table_lookups[0].readonly_indexes.count() == 0",
+        signing,
+      ),
+      true,
+    );
+    assert.equal(holds("solana.tx.instructions[0].address_table_lookups[0].writable_indexes.contains(0) && solana.tx.instructions[0].accounts[1].writable", signing), true);
+    // An allow-list of recipients cannot be satisfied by an address the message does not hold: it fails.
+    fails(`solana.tx.transfers.all(t, t.to == '${recipient.toBase58()}')`, signing, /no field 'to'/);
+    fails('solana.tx.instructions[0].accounts[1].account_key == \'x\'', signing, /no field 'account_key'/);
+    assert.equal(summarizeSolanaTransaction(view).text, 'Solana transaction: transfer 0.000000042 SOL to an account from a lookup table');
   });
 
   test('SPL Transfer and TransferChecked: from, to, amount, owner, signers, token_mint', () => {
