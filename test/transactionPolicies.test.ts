@@ -570,7 +570,7 @@ describe('the signing keywords in the type checker', () => {
     for (const source of ["wallet.label == 'x' && wallet.id == 'w' && wallet.exported == false", "wallet_account.address == 'a'", "private_key.tags.contains('t') && private_key.imported"]) {
       const compiled = compileExpression(source, 'condition');
       assert.ok(compiled.ok, source);
-      fails(source, {}, /has no value here: it is bound when an activity signs with/);
+      fails(source, {}, /has no value here: it is bound only when an activity signs/);
     }
     const unknown = compileExpression('eth.tx.nonexistent == 1', 'condition');
     assert.equal(unknown.ok, false);

@@ -4,17 +4,8 @@ import type { CompiledExpression } from './compile.ts';
 import { sameValue } from './ethereumAddress.ts';
 import { ExpressionFailure, capture, type Result } from './failure.ts';
 import { isInt, type PolicyInt } from './integers.ts';
-import type { Bindings } from './keywords.ts';
+import { KEYWORDS, type Bindings } from './keywords.ts';
 import { startOf, type Node } from './parser.ts';
-
-/** The keywords bound only when an activity signs, and what it signs then. */
-const SIGNING_KEYWORDS: ReadonlyMap<string, string> = new Map([
-  ['eth', 'an Ethereum transaction or EIP-712 typed data'],
-  ['solana', 'a Solana transaction'],
-  ['wallet', 'with a wallet'],
-  ['wallet_account', 'with a wallet account'],
-  ['private_key', 'with a private key'],
-]);
 
 /** Nodes evaluated (and list items visited by in, contains, slices) before an evaluation fails. */
 export const DEFAULT_MAX_STEPS = 100_000;
@@ -115,8 +106,9 @@ export class Evaluator {
         const bound = lookup(scope, node.name);
         if (bound !== undefined) return bound.value;
         if (this.keywords.has(node.name)) return this.keywords.get(node.name);
-        if (SIGNING_KEYWORDS.has(node.name) && this.keywords.has('activity')) {
-          throw new ExpressionFailure(node.position, `'${node.name}' has no value here: it is bound when an activity signs ${SIGNING_KEYWORDS.get(node.name)}`);
+        // A condition keyword other than activity (eth, solana, wallet, …) is bound only when the activity signs.
+        if (KEYWORDS.condition.has(node.name) && this.keywords.has('activity')) {
+          throw new ExpressionFailure(node.position, `'${node.name}' has no value here: it is bound only when an activity signs a transaction or payload`);
         }
         throw new ExpressionFailure(node.position, `unknown keyword '${node.name}'`);
       }
