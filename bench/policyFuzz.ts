@@ -3,7 +3,10 @@
 // 2^255, 2^256 - 1, -2^255, and one past them; bound bigints, a rounded JSON number, a decimal
 // string), mutations of valid ones (bytes and tokens dropped, repeated, swapped or replaced), deep
 // nesting, huge lists and adversarial nesting of all/any over long lists, and decides with each as a
-// policy's condition or consensus. It fails (exit 1) if any
+// policy's condition or consensus. Conditions also read the signing keywords (eth.tx, eth.eip_712,
+// solana.tx, wallet, …) over decoded values: an ERC-20 transfer built by viem and decoded against its
+// ABI, EIP-712 typed data, a Solana transaction built by @solana/web3.js with an IDL-decoded
+// instruction; half the time they are unbound, as for an activity that signs nothing. It fails (exit 1) if any
 // exception escapes the module, an error has no position within the expression, or a result is not
 // a boolean; it prints the worst compile and evaluation times. Deterministic for a seed.
 // With --http N, N of them (sampled evenly) are then written as a policy through a real server
@@ -31,6 +34,12 @@ import {
   type ExpressionKind,
   type Result,
 } from '../src/policy/index.ts';
+import { Keypair, SystemProgram, Transaction, TransactionInstruction } from '@solana/web3.js';
+import { encodeFunctionData, serializeTransaction } from 'viem';
+import { parseEthereumTransaction } from '../src/chains/ethereum/transaction.ts';
+import { parseSolanaTransaction } from '../src/chains/solana/transaction.ts';
+import { ethereumTransactionView, interfaceIndex, solanaTransactionView, typedDataView } from '../src/readable/index.ts';
+import { derivedDiscriminator } from '../src/contracts/decodeSolanaInstruction.ts';
 import { seededRandom } from './seededRandom.ts';
 
 const { values: args } = parseArgs({
@@ -73,6 +82,65 @@ const ACTIVITY = { type: 'ACTIVITY_TYPE_INIT_OTP_AUTH_V3', params: PARAMS };
 const CONDITION: Bindings = {
   activity: { type: ACTIVITY.type, kind: 'INIT_OTP_AUTH', resource: 'AUTH', action: 'CREATE', params: PARAMS },
 };
+// The signing keywords over decoded values: what eth.tx, eth.eip_712 and solana.tx are bound to.
+const TOKEN = '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48';
+const ERC20 = [
+  { type: 'function', name: 'transfer', stateMutability: 'nonpayable', inputs: [{ name: 'to', type: 'address' }, { name: 'amount', type: 'uint256' }], outputs: [] },
+] as const;
+const PROGRAM = Keypair.fromSeed(new Uint8Array(32).fill(9)).publicKey;
+const PAYER = Keypair.fromSeed(new Uint8Array(32).fill(1));
+const IDL = {
+  version: '0.1.0',
+  name: 'vault',
+  instructions: [{ name: 'deposit', accounts: [{ name: 'vault', isMut: true, isSigner: true }], args: [{ name: 'amount', type: 'u128' }, { name: 'memo', type: 'string' }, { name: 'tags', type: { vec: 'u8' } }] }],
+};
+const INTERFACES = interfaceIndex([
+  { smartContractAddress: TOKEN, smartContractInterface: JSON.stringify(ERC20), type: 'SMART_CONTRACT_INTERFACE_TYPE_ETHEREUM', label: 'USDC' },
+  { smartContractAddress: PROGRAM.toBase58(), smartContractInterface: JSON.stringify(IDL), type: 'SMART_CONTRACT_INTERFACE_TYPE_SOLANA', label: 'Vault' },
+]);
+const ETH_TX = ethereumTransactionView(
+  parseEthereumTransaction(
+    serializeTransaction({
+      type: 'eip1559',
+      chainId: 1,
+      to: TOKEN,
+      gas: 60_000n,
+      maxFeePerGas: 2n ** 60n,
+      data: encodeFunctionData({ abi: ERC20, functionName: 'transfer', args: ['0x08d2b0a37F869FF76BACB5Bab3278E26ab7067B7', 2n ** 255n + 7n] }),
+    }),
+  ).transaction,
+  INTERFACES,
+  '0x52908400098527886E0F7030069857D2E4169EE7',
+).tx;
+const TYPED = typedDataView({
+  types: { EIP712Domain: [{ name: 'name', type: 'string' }, { name: 'chainId', type: 'uint256' }], Permit: [{ name: 'spender', type: 'address' }, { name: 'value', type: 'uint256' }] },
+  primaryType: 'Permit',
+  domain: { name: 'USD Coin', chainId: 1 },
+  message: { spender: TOKEN, value: (2n ** 256n - 1n).toString() },
+});
+const amountBytes = Buffer.alloc(16);
+amountBytes.writeBigUInt64LE(2n ** 64n - 1n, 0);
+amountBytes.writeBigUInt64LE(5n, 8);
+const SOLANA_TX = solanaTransactionView(
+  parseSolanaTransaction(
+    new Transaction({ feePayer: PAYER.publicKey, recentBlockhash: 'EkSnNWid2cvwEVnVx9aBqawnmiCNiDgp3gUdkDPTKN1N' })
+      .add(SystemProgram.transfer({ fromPubkey: PAYER.publicKey, toPubkey: PROGRAM, lamports: 2 ** 52 }))
+      .add(
+        new TransactionInstruction({
+          programId: PROGRAM,
+          keys: [{ pubkey: PAYER.publicKey, isSigner: true, isWritable: true }],
+          data: Buffer.concat([derivedDiscriminator('deposit'), amountBytes, Buffer.from([2, 0, 0, 0]), Buffer.from('hi'), Buffer.from([1, 0, 0, 0, 9])]),
+        }),
+      )
+      .serialize({ requireAllSignatures: false, verifySignatures: false })
+      .toString('hex'),
+  ).message,
+  INTERFACES,
+).tx;
+if (!TYPED.ok) throw new Error(TYPED.problem);
+const SIGNING = { eth: { tx: ETH_TX, eip_712: TYPED.value.eip712 }, solana: { tx: SOLANA_TX } };
+const SIGNING_CONDITION: Bindings = { ...CONDITION, ...SIGNING };
+
 const approver = (id: string, tags: string[]): Approver => ({
   user: { id, tags, email: `${id}@example.com`, name: id },
   credentials: [{ id: `k-${id}`, user_id: id, type: 'CREDENTIAL_TYPE_API_KEY_P256', public_key: '02ab', credential_id: '' }],
@@ -92,6 +160,33 @@ const VARIABLES = ['x', 'y', 'u', 'v', 'item', 'approvers', 'activity'];
 const P53 = 2n ** 53n;
 const BIG_INTS = [P53 - 1n, P53, P53 + 1n, -(P53 + 1n), 2n ** 255n, 2n ** 256n - 1n, -(2n ** 255n), 2n ** 256n, -(2n ** 255n) - 1n, 10n ** 77n].map(String);
 const STRINGS = ['', 'a', 'alpha', 't1', 'ops', 'u0', 'u3', "it\\'s", 'ACTIVITY_TYPE_INIT_OTP_AUTH_V3', 'AUTH', 'CREATE', '\\\\', 'ÿ💥', '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48', '0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48'];
+
+const SIGNING_INTS = [
+  'eth.tx.value',
+  'eth.tx.chain_id',
+  'eth.tx.max_fee_per_gas',
+  "eth.tx.contract_call_args['amount']",
+  'eth.tx.gas_price',
+  "eth.eip_712.message['value']",
+  'eth.eip_712.domain.chain_id',
+  'solana.tx.transfers[0].amount',
+  "solana.tx.instructions[1].parsed_instruction_data.program_call_args['amount']",
+  "solana.tx.instructions[1].parsed_instruction_data.program_call_args['tags'][0]",
+];
+const SIGNING_STRINGS = [
+  'eth.tx.to',
+  'eth.tx.from',
+  'eth.tx.function_signature',
+  'eth.tx.data',
+  "eth.tx.contract_call_args['to']",
+  'eth.eip_712.primary_type',
+  'eth.eip_712.domain.verifying_contract',
+  'solana.tx.recent_blockhash',
+  "solana.tx.instructions[1].parsed_instruction_data.named_accounts['vault']",
+  "solana.tx.instructions[0].parsed_instruction_data.program_call_args['memo']",
+  'solana.tx.instructions[1].instruction_data_hex',
+  "wallet.label",
+];
 
 function variable(scope: Scope, type: Gen): string | undefined {
   const matching = scope.variables.filter(([, t]) => t === type);
@@ -122,13 +217,26 @@ function gen(scope: Scope, type: Gen, depth: number): string {
       if (choice === 6) return listFunction(scope, depth, 'ints', 'int', pick(['all', 'any']));
       if (choice === 7) return listFunction(scope, depth, condition ? 'strings' : 'users', condition ? 'string' : 'user', pick(['all', 'any']));
       if (choice === 8 && !condition) return listFunction(scope, depth, 'credentials', 'credential', pick(['all', 'any']));
-      if (choice === 9 && condition) return `activity.params.${pick(['flag', 'nothing', 'name', 'missing'])}${random() < 0.5 ? '' : " == 'alpha'"}`;
+      if (choice === 9 && condition) {
+        if (random() < 0.5) return `activity.params.${pick(['flag', 'nothing', 'name', 'missing'])}${random() < 0.5 ? '' : " == 'alpha'"}`;
+        const name = pick(VARIABLES);
+        const inner: Scope = { kind: scope.kind, variables: [...scope.variables, [name, 'any']] };
+        return pick([
+          () => `solana.tx.transfers.all(${name}, ${name}.amount ${pick(['<=', '>', '=='])} ${gen(scope, 'int', depth + 1)})`,
+          () => `solana.tx.instructions.any(${name}, ${name}.parsed_instruction_data.instruction_name == ${gen(scope, 'string', depth + 1)} && ${gen(inner, 'bool', depth + 1)})`,
+          () => `solana.tx.spl_transfers.${pick(['all', 'any'])}(${name}, ${name}.${pick(['to', 'owner', 'token_mint'])} == ${gen(scope, 'string', depth + 1)})`,
+          () => `solana.tx.instructions[${below(3)}].accounts.any(${name}, ${name}.${pick(['signer', 'writable'])})`,
+          () => `eth.tx.function_name == ${gen(scope, 'string', depth + 1)}`,
+          () => `eth.tx.contract_call_args[${pick(["'to'", "'amount'", "'missing'", gen(scope, 'string', depth + 1)])}] == ${gen(scope, pick(['int', 'string'] as const), depth + 1)}`,
+          () => `${pick(['wallet.exported', 'private_key.imported', "wallet_account.address == 'a'", "private_key.tags.contains('t1')"])}`,
+        ])();
+      }
       return `${gen(scope, 'bool', depth + 1)} == ${pick(['true', 'false'])}`;
     }
     case 'int': {
       if (leaf) {
         if (random() < 0.3) return pick(BIG_INTS);
-        return pick(['0', '1', '2', '-1', '6', '9007199254740991', ...(condition ? ['activity.params.otp_length', 'activity.params.wei', 'activity.params.inexact'] : ['approvers.count()'])]);
+        return pick(['0', '1', '2', '-1', '6', '9007199254740991', ...(condition ? ['activity.params.otp_length', 'activity.params.wei', 'activity.params.inexact', ...SIGNING_INTS] : ['approvers.count()'])]);
       }
       const choice = below(4);
       if (choice === 0) return `${gen(scope, pick(['ints', 'strings', condition ? 'ints' : 'users']), depth + 1)}.count()`;
@@ -142,7 +250,10 @@ function gen(scope: Scope, type: Gen, depth: number): string {
       if (choice === 0) return `${gen(scope, 'string', depth + 1)}[${below(4)}]`;
       if (choice === 1) return `${gen(scope, 'string', depth + 1)}[${below(3)}..${below(6)}]`;
       if (choice === 2) return condition ? `activity.${pick(['type', 'kind', 'resource', 'action'])}` : `${gen(scope, 'user', depth + 1)}.${pick(['id', 'email', 'name'])}`;
-      if (choice === 3) return condition ? `activity.params.${pick(['name', 'text', 'nested', 'address', 'amount'])}` : `${gen(scope, 'credential', depth + 1)}.${pick(['type', 'user_id', 'id'])}`;
+      if (choice === 3) {
+        if (condition && random() < 0.5) return pick(SIGNING_STRINGS);
+        return condition ? `activity.params.${pick(['name', 'text', 'nested', 'address', 'amount'])}` : `${gen(scope, 'credential', depth + 1)}.${pick(['type', 'user_id', 'id'])}`;
+      }
       return `${gen(scope, 'strings', depth + 1)}[${below(3)}]`;
     }
     case 'ints': {
@@ -154,7 +265,7 @@ function gen(scope: Scope, type: Gen, depth: number): string {
       return condition ? 'activity.params.long' : '[1, 2]';
     }
     case 'strings': {
-      if (leaf) return condition ? pick(['activity.params.words', 'activity.params.long_words', "['a', 'b']"]) : `${gen(scope, 'user', depth + 1)}.tags`;
+      if (leaf) return condition ? pick(['activity.params.words', 'activity.params.long_words', "['a', 'b']", 'solana.tx.program_keys', 'solana.tx.account_keys', 'solana.tx.spl_transfers[0].signers']) : `${gen(scope, 'user', depth + 1)}.tags`;
       if (random() < 0.5) return `[${Array.from({ length: below(5) }, () => gen(scope, 'string', depth + 1)).join(', ')}]`;
       return listFunction(scope, depth, 'strings', 'string', 'filter');
     }
@@ -173,7 +284,7 @@ function gen(scope: Scope, type: Gen, depth: number): string {
 
 // ---- mutations and adversarial shapes -----------------------------------------------------------
 
-const TOKENS = ['&&', '||', '==', '!=', '<', '>', '<=', '>=', 'in', '[', ']', '(', ')', '.', '..', ',', "'", '-', 'true', 'false', 'activity', 'approvers', 'credentials', 'params', 'all', 'any', 'filter', 'contains', 'count', 'x', '0', '99999999999999999999', ...BIG_INTS, '"', '\\', '\u0000', '💥', '\ud800', ' ', '\n'];
+const TOKENS = ['&&', '||', '==', '!=', '<', '>', '<=', '>=', 'in', '[', ']', '(', ')', '.', '..', ',', "'", '-', 'true', 'false', 'activity', 'approvers', 'credentials', 'params', 'all', 'any', 'filter', 'contains', 'count', 'eth', 'solana', 'tx', 'eip_712', 'contract_call_args', 'wallet', 'x', '0', '99999999999999999999', ...BIG_INTS, '"', '\\', '\u0000', '💥', '\ud800', ' ', '\n'];
 
 function mutate(source: string): string {
   const times = 1 + below(4);
@@ -253,6 +364,9 @@ function nestedOverLists(list: string, kind: ExpressionKind): string {
 
 const valid: string[] = [];
 const stats = { expressions: 0, compiled: 0, compileErrors: 0, evaluated: 0, evaluationErrors: 0, decisions: 0, escaped: 0, malformed: 0 };
+/** Compiled conditions that read a signing keyword, evaluated with them bound: to a value, to an error. */
+const signingStats = { values: 0, errors: 0 };
+const SIGNING_KEYWORD = /\b(eth|solana|wallet|wallet_account|private_key)\b/;
 const compileTimes: number[] = [];
 const evaluateTimes: number[] = [];
 let worstCompile = { ms: 0, source: '' };
@@ -310,11 +424,14 @@ for (let i = 0; i < EXPRESSIONS; i++) {
   const expression = result.value;
   try {
     const evaluationStarted = performance.now();
-    const value = evaluate(expression, expression.kind === 'condition' ? CONDITION : CONSENSUS);
+    // Half the conditions are evaluated as for an activity that signs (the signing keywords bound).
+    const signs = random() < 0.5;
+    const value = evaluate(expression, expression.kind === 'condition' ? (signs ? SIGNING_CONDITION : CONDITION) : CONSENSUS);
     const evaluateMs = performance.now() - evaluationStarted;
     evaluateTimes.push(evaluateMs);
     if (evaluateMs > worstEvaluate.ms) worstEvaluate = { ms: evaluateMs, source };
     stats.evaluated++;
+    if (signs && expression.kind === 'condition' && SIGNING_KEYWORD.test(source)) signingStats[value.ok ? 'values' : 'errors']++;
     if (!value.ok) {
       stats.evaluationErrors++;
       checkError(value.error, source, 'evaluation');
@@ -328,7 +445,13 @@ for (let i = 0; i < EXPRESSIONS; i++) {
         effect: random() < 0.5 ? ('EFFECT_ALLOW' as const) : ('EFFECT_DENY' as const),
         ...(expression.kind === 'condition' ? { condition: expression } : { consensus: expression }),
       };
-      const context = { rootQuorum: { threshold: 2, userIds: ['u0', 'u1'] }, policies: [policy], activity: ACTIVITY, approvers: APPROVERS.slice(0, 1 + below(APPROVERS.length)) };
+      const context = {
+        rootQuorum: { threshold: 2, userIds: ['u0', 'u1'] },
+        policies: [policy],
+        activity: ACTIVITY,
+        ...(signs ? { signing: SIGNING } : {}),
+        approvers: APPROVERS.slice(0, 1 + below(APPROVERS.length)),
+      };
       const decision = decide({ ...context, submitter: APPROVERS[0]! });
       if (!decision.outcome.startsWith('OUTCOME_')) stats.malformed++;
       mayVote(pick(APPROVERS), context);
@@ -339,6 +462,7 @@ for (let i = 0; i < EXPRESSIONS; i++) {
   }
 }
 
+console.log(`signing keywords bound: ${signingStats.values} conditions evaluated to a value, ${signingStats.errors} to an error`);
 console.log(
   `expressions: ${stats.expressions}, compiled: ${stats.compiled}, compile errors: ${stats.compileErrors}, ` +
     `evaluated: ${stats.evaluated}, evaluation errors: ${stats.evaluationErrors}, decisions: ${stats.decisions}`,

@@ -5,7 +5,8 @@
 // Principal and the store; admin; auth; delivery; the store, the one folder that speaks SQL, which imports only wire/ (it knows tables, not the
 // domain). otp/,
 // contracts/, keys/, chains/ and policy/ are pure rules any layer may use, importing no folder but keys/
-// (otp/ reads P-256 keys, chains/ signs with wallet keys) and wire/, the leaf every folder shares. No file imports, through a chain
+// (otp/ reads P-256 keys, chains/ signs with wallet keys) and wire/, the leaf every folder shares;
+// readable/, pure too, joins chains/, contracts/ and policy/ (a transaction as policies read it). No file imports, through a chain
 // of imports, one that imports it.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';

@@ -16,4 +16,7 @@ test('2,000 fuzzed policy expressions: no exception escapes, every error has a p
   assert.ok(compiled > 500 && compileErrors > 500, 'both valid and invalid expressions were reached');
   assert.ok(evaluationErrors > 50 && evaluationErrors < compiled, 'evaluation both succeeded and failed');
   assert.ok(decisions > 50);
+  // Conditions over the signing keywords (eth.tx, eth.eip_712, solana.tx over decoded values) were evaluated, to values and to errors.
+  const signing = /signing keywords bound: (\d+) conditions evaluated to a value, (\d+) to an error/.exec(finished.stdout);
+  assert.ok(signing && Number(signing[1]) > 5 && Number(signing[2]) > 5, finished.stdout);
 });

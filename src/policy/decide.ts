@@ -3,7 +3,7 @@
 import { activityKind, activityResource } from './activityResources.ts';
 import type { CompiledExpression } from './compile.ts';
 import { evaluate, stepBudget, type StepBudget } from './evaluate.ts';
-import type { Bindings, PolicyActivity, PolicyValue } from './keywords.ts';
+import type { Bindings, PolicyActivity, PolicyValue, SigningBindings } from './keywords.ts';
 import { countsVoter, type Candidate } from './voters.ts';
 
 export type Approver = Candidate;
@@ -30,6 +30,8 @@ export interface DecisionContext {
   readonly policies: readonly Policy[];
   /** `params` is paramsForPolicy(intent). */
   readonly activity: { readonly type: string; readonly params: { readonly [field: string]: PolicyValue } };
+  /** What an activity that signs lets its conditions read (eth, solana, wallet, …); absent for the others. */
+  readonly signing?: SigningBindings;
   /** Everyone whose approval counts so far, the submitter included, each with the credentials they stamped with. */
   readonly approvers: readonly Approver[];
 }
@@ -70,10 +72,10 @@ export type Decision =
     }
   | { readonly outcome: 'OUTCOME_DENY_IMPLICIT' | 'OUTCOME_REQUIRES_CONSENSUS'; readonly evaluations: readonly PolicyEvaluation[] };
 
-function conditionBindings(activity: DecisionContext['activity']): Bindings {
+function conditionBindings(activity: DecisionContext['activity'], signing: SigningBindings = {}): Bindings {
   const resource = activityResource(activity.type);
   const value: PolicyActivity = { type: activity.type, kind: activityKind(activity.type), ...resource, params: activity.params };
-  return { activity: value };
+  return { ...signing, activity: value };
 }
 
 function consensusBindings(approvers: readonly Approver[]): Bindings {
@@ -119,7 +121,7 @@ export function decide(input: DecisionInput): Decision {
   if (validThreshold(rootQuorum.threshold) && roots >= rootQuorum.threshold) {
     return { outcome: 'OUTCOME_ALLOW', by: 'ROOT_QUORUM', evaluations: [] };
   }
-  const conditionScope = conditionBindings(activity);
+  const conditionScope = conditionBindings(activity, input.signing);
   const consensusScope = consensusBindings(approvers);
   const evaluations: PolicyEvaluation[] = [];
   // Every expression of the decision takes its steps from one budget: a hundred policies cannot
@@ -169,7 +171,7 @@ export function decide(input: DecisionInput): Decision {
  */
 export function mayVote(user: Approver, context: DecisionContext): boolean {
   if (context.rootQuorum.userIds.includes(user.user.id)) return true;
-  const conditionScope = conditionBindings(context.activity);
+  const conditionScope = conditionBindings(context.activity, context.signing);
   const consensusScope = consensusBindings(context.approvers);
   const budget = stepBudget();
   return context.policies.some((policy) => {

@@ -4,7 +4,7 @@ import type { CompiledExpression } from './compile.ts';
 import { sameValue } from './ethereumAddress.ts';
 import { ExpressionFailure, capture, type Result } from './failure.ts';
 import { isInt, type PolicyInt } from './integers.ts';
-import type { Bindings } from './keywords.ts';
+import { KEYWORDS, type Bindings } from './keywords.ts';
 import { startOf, type Node } from './parser.ts';
 
 /** Nodes evaluated (and list items visited by in, contains, slices) before an evaluation fails. */
@@ -73,7 +73,8 @@ export class Evaluator {
     private readonly maxSteps: number = DEFAULT_MAX_STEPS,
     private readonly budget?: StepBudget,
   ) {
-    this.keywords = new Map(Object.entries(bindings));
+    // A keyword bound to nothing (eth when the activity signs nothing) stays unbound.
+    this.keywords = new Map(Object.entries(bindings).filter(([, value]) => value !== undefined));
   }
 
   private tick(node: Node, count = 1): void {
@@ -105,6 +106,10 @@ export class Evaluator {
         const bound = lookup(scope, node.name);
         if (bound !== undefined) return bound.value;
         if (this.keywords.has(node.name)) return this.keywords.get(node.name);
+        // A condition keyword other than activity (eth, solana, wallet, …) is bound only when the activity signs.
+        if (KEYWORDS.condition.has(node.name) && this.keywords.has('activity')) {
+          throw new ExpressionFailure(node.position, `'${node.name}' has no value here: it is bound only when an activity signs a transaction or payload`);
+        }
         throw new ExpressionFailure(node.position, `unknown keyword '${node.name}'`);
       }
       case 'logical': {

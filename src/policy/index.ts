@@ -25,7 +25,11 @@ export {
   type PolicyActivity,
   type PolicyCredential,
   type PolicyUser,
+  type PolicyStruct,
   type PolicyValue,
+  type SigningBindings,
 } from './keywords.ts';
+export { isEthereumAddress } from './ethereumAddress.ts';
+export { normalizeInt, type PolicyInt } from './integers.ts';
 export { paramsForPolicy, snakeCase } from './params.ts';
 export { MAX_EXPRESSION_LENGTH, MAX_NESTING } from './parser.ts';

@@ -66,17 +66,95 @@ const USER = struct('User', { id: STRING, tags: listOf(STRING), email: STRING, n
 const CREDENTIAL = struct('Credential', { id: STRING, user_id: STRING, type: STRING, public_key: STRING, credential_id: STRING });
 const ACTIVITY = struct('Activity', { type: STRING, kind: STRING, resource: STRING, action: STRING, params: DYNAMIC });
 
+// The keywords read when an activity signs (the ecosystem's names and shapes). A field a transaction
+// lacks (function_name with no ABI for `to`, max_fee_per_gas on a legacy transaction) is absent from
+// the bound value: reading it is an evaluation error. A map of decoded arguments (contract_call_args,
+// program_call_args, named_accounts, an EIP-712 message) is dynamic: its shape is the interface's.
+const ETHEREUM_TRANSACTION = struct('EthereumTransaction', {
+  from: STRING,
+  to: STRING,
+  data: STRING,
+  value: INT,
+  gas: INT,
+  gas_price: INT,
+  chain_id: INT,
+  nonce: INT,
+  max_fee_per_gas: INT,
+  max_priority_fee_per_gas: INT,
+  max_fee_per_blob_gas: INT,
+  type: STRING,
+  function_name: STRING,
+  function_signature: STRING,
+  contract_call_args: DYNAMIC,
+});
+const EIP712_DOMAIN = struct('Eip712Domain', { name: STRING, version: STRING, chain_id: INT, verifying_contract: STRING });
+const EIP712_TYPED_DATA = struct('Eip712TypedData', { primary_type: STRING, domain: EIP712_DOMAIN, message: DYNAMIC });
+const ETH = struct('Eth', { tx: ETHEREUM_TRANSACTION, eip_712: EIP712_TYPED_DATA });
+const SOLANA_ACCOUNT = struct('Account', { account_key: STRING, signer: BOOL, writable: BOOL });
+const ADDRESS_TABLE_LOOKUP = struct('AddressTableLookup', { address_table_key: STRING, writable_indexes: listOf(INT), readonly_indexes: listOf(INT) });
+const SOLANA_PARSED_INSTRUCTION_DATA = struct('SolanaParsedInstructionData', {
+  instruction_name: STRING,
+  discriminator: STRING,
+  named_accounts: DYNAMIC,
+  program_call_args: DYNAMIC,
+});
+const SOLANA_INSTRUCTION = struct('Instruction', {
+  program_key: STRING,
+  accounts: listOf(SOLANA_ACCOUNT),
+  instruction_data_hex: STRING,
+  address_table_lookups: listOf(ADDRESS_TABLE_LOOKUP),
+  parsed_instruction_data: SOLANA_PARSED_INSTRUCTION_DATA,
+});
+const SOLANA_TRANSFER = struct('Transfer', { from: STRING, to: STRING, amount: INT });
+const SPL_TRANSFER = struct('SPLTransfer', { from: STRING, to: STRING, amount: INT, owner: STRING, signers: listOf(STRING), token_mint: STRING });
+const SOLANA_TRANSACTION = struct('SolanaTransaction', {
+  account_keys: listOf(STRING),
+  program_keys: listOf(STRING),
+  instructions: listOf(SOLANA_INSTRUCTION),
+  transfers: listOf(SOLANA_TRANSFER),
+  recent_blockhash: STRING,
+  spl_transfers: listOf(SPL_TRANSFER),
+  address_table_lookups: listOf(ADDRESS_TABLE_LOOKUP),
+});
+const SOLANA = struct('Solana', { tx: SOLANA_TRANSACTION });
+const WALLET = struct('Wallet', { id: STRING, imported: BOOL, exported: BOOL, label: STRING });
+const WALLET_ACCOUNT = struct('WalletAccount', { address: STRING });
+const PRIVATE_KEY = struct('PrivateKey', { id: STRING, tags: listOf(STRING), imported: BOOL, exported: BOOL, label: STRING });
+
 export const KEYWORDS: Readonly<Record<ExpressionKind, ReadonlyMap<string, Type>>> = {
-  condition: new Map([['activity', ACTIVITY]]),
+  condition: new Map([
+    ['activity', ACTIVITY],
+    ['eth', ETH],
+    ['solana', SOLANA],
+    ['wallet', WALLET],
+    ['wallet_account', WALLET_ACCOUNT],
+    ['private_key', PRIVATE_KEY],
+  ]),
   consensus: new Map([
     ['approvers', listOf(USER)],
     ['credentials', listOf(CREDENTIAL)],
   ]),
 };
 
+/** A struct of policy values (a decoded transaction, a wallet): fields absent where the value has none. */
+export type PolicyStruct = { readonly [field: string]: PolicyValue };
+
+/**
+ * The keywords a condition reads when an activity signs, each bound only then (by the signing
+ * activities): `eth` ({tx} or {eip_712}), `solana` ({tx}), the wallet, account or key signed with.
+ * An unbound one read by a condition is an evaluation error.
+ */
+export interface SigningBindings {
+  readonly eth?: PolicyStruct;
+  readonly solana?: PolicyStruct;
+  readonly wallet?: PolicyStruct;
+  readonly wallet_account?: PolicyStruct;
+  readonly private_key?: PolicyStruct;
+}
+
 /** What the keywords of an expression are bound to when it is evaluated. */
 export type Bindings =
-  | { readonly activity: PolicyActivity }
+  | ({ readonly activity: PolicyActivity } & SigningBindings)
   | { readonly approvers: readonly PolicyUser[]; readonly credentials: readonly PolicyCredential[] };
 
 export function typeName(type: Type): string {
