@@ -615,7 +615,12 @@ async function main() {
   const key = privateKeyOf(org);
   const stamper = new ApiKeyStamper({ apiPublicKey: org.apiPublicKey, apiPrivateKey: org.apiPrivateKey });
 
-  const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+  // As a well-behaved client keeps them: Node's agent closes an idle kept-alive connection a second
+  // before the server's `Keep-Alive: timeout=N` says the server will, but only when the agent has a
+  // timeout of its own. Without one, a connection idle past the server's timeout (the fuzzer pauses
+  // while the embedded store writes a backup) is reused as the server closes it: a reset that is the
+  // client's race, not the server's fault.
+  const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY, timeout: 40_000 });
   const OFF_SPEC = '(other methods and unknown paths)';
   const RAW = '(raw socket, malformed HTTP)';
   const tallies = new Map<string, RouteTally>(
