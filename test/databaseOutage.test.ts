@@ -362,7 +362,8 @@ describe('SIGTERM during a silent database cut (postgres)', { skip: postgres ? f
     const port = await freePort();
     const baseUrl = `http://127.0.0.1:${port}`;
     served = await serve(
-      { SIGNET_DATA_DIR: dataDir, SIGNET_PORT: String(port), SIGNET_ADMIN_TOKEN: ADMIN_TOKEN, SIGNET_DATABASE_URL: url.toString(), ...env },
+      // At debug the server logs each request as it arrives: the test waits for the ones it sends.
+      { SIGNET_DATA_DIR: dataDir, SIGNET_PORT: String(port), SIGNET_ADMIN_TOKEN: ADMIN_TOKEN, SIGNET_DATABASE_URL: url.toString(), SIGNET_LOG_LEVEL: 'debug', ...env },
       baseUrl,
     );
     const response = await fetch(`${baseUrl}/admin/v1/organizations`, {
@@ -375,9 +376,12 @@ describe('SIGTERM during a silent database cut (postgres)', { skip: postgres ? f
     assert.equal((await submit(baseUrl, org, 'before')).status, 200);
 
     proxy.silence();
+    const arrived = () => served!.output().split('\n').filter((line) => line.includes('"msg":"incoming request"') && line.includes('/public/v1/submit/')).length;
+    const before = arrived();
     const inFlight = Array.from({ length: 4 }, (_, i) => submit(baseUrl, org, `in flight ${i}`));
-    // The requests wait on the silent database: they sent on a connection what it never answers.
-    await until('a request to wait on the silent database', () => proxy.unanswered.size > 0, { timeoutMs: PATIENCE_MS });
+    // In flight: the server has read all four (a request still unread at the signal is not in flight),
+    // and they wait on the silent database, which was sent what it never answers.
+    await until('the four requests to arrive and wait on the silent database', () => arrived() >= before + 4 && proxy.unanswered.size > 0, { timeoutMs: PATIENCE_MS });
     return { inFlight };
   }
 

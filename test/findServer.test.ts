@@ -154,7 +154,10 @@ for (const tdb of testDatabases) {
         assert.equal(JSON.parse(fs.readFileSync(dev, 'utf8')).baseUrl, moved);
       } else {
         assert.equal(ready.devCredentials, undefined);
-        assert.match(String(ready.firstKey), /npx signet org create --name NAME$/);
+        // The store has the organizations made above, but no key of this server is written: how to make one for them.
+        assert.equal(ready.firstKey, undefined);
+        assert.ok(Number(ready.organizationsWithoutKey) >= 1, JSON.stringify(ready));
+        assert.match(String((ready.keyCommands as string[] | undefined)?.at(-1)), /npx signet apikey create --org ID --user ID$/);
       }
       const refused = await signet(['policy', 'list'], env);
       assert.equal(refused.code, 1);
