@@ -15,9 +15,12 @@ import { createEmailTransport } from './delivery/email/transport.ts';
 import { Housekeeping } from './delivery/housekeeping.ts';
 import { OutboxWorker } from './delivery/outboxWorker.ts';
 import { createSmsProvider } from './delivery/sms/createSmsProvider.ts';
+import { openPkcs11Kek } from './hsm/pkcs11Kek.ts';
 import { buildApp } from './http/app.ts';
 import { connectionBounds, limitConnections, openFileLimit, type ConnectionBounds } from './http/connectionLimits.ts';
 import { Metrics } from './http/metrics.ts';
+import { deploymentSecretKek } from './keys/custody/deploymentSecretKek.ts';
+import type { KeyEncryptionKey } from './keys/custody/keyEncryptionKey.ts';
 import { openDatabase, type Database } from './store/db.ts';
 import { ping } from './store/health.ts';
 import { migrate } from './store/migrate.ts';
@@ -31,6 +34,8 @@ export interface RunningServer {
   /** http://host:port the server listens on. */
   url: string;
   adminToken: string;
+  /** The key-encryption key of wallet key material: in the HSM of SIGNET_PKCS11_*, else derived from the deployment secret. */
+  kek: KeyEncryptionKey;
   /** How many connections it holds open at most, read from the open-file limit at start. */
   connections: ConnectionBounds;
   /** Written on the first start of an empty embedded store. */
@@ -73,10 +78,14 @@ function listeningUrl(host: string, port: number): string {
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   const ownsDb = options.db === undefined;
   const db = options.db ?? (await openConfiguredDatabase(config, `signet serve on ${listeningUrl(config.host, config.port)}`));
+  let hsmKek: Awaited<ReturnType<typeof openPkcs11Kek>> | undefined;
   try {
     if (ownsDb) await migrate(db);
     const secret = loadDeploymentSecret(config);
     const adminToken = loadAdminToken(config);
+    // Opened and checked by a wrap and unwrap before the server listens: a problem stops the start.
+    hsmKek = config.pkcs11 ? await openPkcs11Kek(config.pkcs11) : undefined;
+    const kek: KeyEncryptionKey = hsmKek ?? deploymentSecretKek(secret);
 
     let worker: OutboxWorker | undefined;
     const handlers = options.handlers ?? activityHandlers;
@@ -137,10 +146,12 @@ export async function startServer(config: Config, options: StartOptions = {}): P
         await app.close(); // stops accepting, lets in-flight requests finish
         await started.stop(); // finishes the sends under way, gives back the messages not begun
         await housekeeping.stop();
+        await hsmKek?.close();
         if (ownsDb) await db.close();
       })());
-    return { app, db, worker: started, url, adminToken, connections, ...(devCredentials ? { devCredentials } : {}), close };
+    return { app, db, worker: started, url, adminToken, kek, connections, ...(devCredentials ? { devCredentials } : {}), close };
   } catch (error) {
+    await hsmKek?.close();
     if (ownsDb) await db.close();
     throw error;
   }
