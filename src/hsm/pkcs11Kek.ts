@@ -15,9 +15,56 @@ import { randomBytes } from 'node:crypto';
 import { ConfigError, type Pkcs11Settings } from '../config.ts';
 import { KeyMaterialUnreadable, type KeyEncryptionKey, type WrappedDataKey } from '../keys/custody/keyEncryptionKey.ts';
 
-type Binding = typeof import('pkcs11js');
-type Pkcs11 = InstanceType<Binding['PKCS11']>;
 type Handle = Buffer;
+
+/**
+ * The part of pkcs11js this file uses, declared here so that Signet compiles where the optional
+ * binding is not installed (its own declarations say the same).
+ */
+export interface Pkcs11 {
+  load(path: string): void;
+  C_Initialize(): void;
+  C_Finalize(): void;
+  C_GetSlotList(tokenPresent?: boolean): Handle[];
+  C_GetTokenInfo(slot: Handle): { label: string };
+  C_OpenSession(slot: Handle, flags: number): Handle;
+  C_CloseSession(session: Handle): void;
+  C_CloseAllSessions(slot: Handle): void;
+  C_Login(session: Handle, userType: number, pin?: string): void;
+  C_Logout(session: Handle): void;
+  C_FindObjectsInit(session: Handle, template: Array<{ type: number; value?: number | string | boolean | Buffer }>): void;
+  C_FindObjects(session: Handle, maxObjectCount: number): Handle[];
+  C_FindObjectsFinal(session: Handle): void;
+  C_GetAttributeValue(session: Handle, object: Handle, template: Array<{ type: number }>): Array<{ type: number; value?: unknown }>;
+  C_EncryptInit(session: Handle, mechanism: Mechanism, key: Handle): void;
+  C_EncryptAsync(session: Handle, inData: Buffer, outData: Buffer): Promise<Buffer>;
+  C_DecryptInit(session: Handle, mechanism: Mechanism, key: Handle): void;
+  C_DecryptAsync(session: Handle, inData: Buffer, outData: Buffer): Promise<Buffer>;
+}
+interface Mechanism {
+  mechanism: number;
+  parameter: { type: number; iv: Buffer; aad: Buffer; ivBits: number; tagBits: number };
+}
+export interface Binding {
+  PKCS11: new () => Pkcs11;
+  CKF_SERIAL_SESSION: number;
+  CKU_USER: number;
+  CKA_CLASS: number;
+  CKA_LABEL: number;
+  CKA_KEY_TYPE: number;
+  CKA_VALUE_LEN: number;
+  CKA_EXTRACTABLE: number;
+  CKA_SENSITIVE: number;
+  CKA_ENCRYPT: number;
+  CKA_DECRYPT: number;
+  CKO_SECRET_KEY: number;
+  CKK_AES: number;
+  CKM_AES_GCM: number;
+  CK_PARAMS_AES_GCM: number;
+}
+
+/** The optional binding's name, held in a variable so that the compiler does not look for it. */
+const BINDING: string = 'pkcs11js';
 /** A logged-in session and the key's handle in it. */
 interface Connection {
   session: Handle;
@@ -57,7 +104,7 @@ const SESSION_LOST = /CKR_(SESSION_HANDLE_INVALID|SESSION_CLOSED|USER_NOT_LOGGED
 /** The binding, or a start-up error saying it is missing. */
 async function loadBinding(): Promise<Binding> {
   try {
-    const loaded = (await import('pkcs11js')) as Binding & { default?: Binding };
+    const loaded = (await import(BINDING)) as Binding & { default?: Binding };
     return loaded.default ?? loaded;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
