@@ -197,6 +197,8 @@ test('signet serve opens the HSM key and checks it by a round trip; a wrong PIN 
   const served = await serve({ ...base, ...env() }, `http://127.0.0.1:${port}`);
   const health = await fetch(`http://127.0.0.1:${port}/healthz`);
   assert.equal(health.status, 200);
+  // The ready line names the HSM key by its id (never the PIN).
+  assert.match(served.stdout(), /"hsmKey":"pkcs11:signet-kek:kek:[0-9a-f]{12}"/);
   assert.equal(await served.stop(), 0);
   assert.ok(!served.output().includes(PIN), 'the PIN is in no log line');
 

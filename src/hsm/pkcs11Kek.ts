@@ -200,11 +200,12 @@ export async function openPkcs11Kek(settings: Pkcs11Settings, binding?: Binding)
   // The operations themselves run off the event loop (a network HSM answers in milliseconds).
   const encrypt = async (at: Connection, iv: Buffer, aad: Buffer, data: Buffer): Promise<Buffer> => {
     pkcs11.C_EncryptInit(at.session, gcm(iv, aad), at.key);
-    return Buffer.from(await pkcs11.C_EncryptAsync(at.session, data, Buffer.alloc(data.length + TAG)));
+    return pkcs11.C_EncryptAsync(at.session, data, Buffer.alloc(data.length + TAG));
   };
   const decrypt = async (at: Connection, iv: Buffer, aad: Buffer, data: Buffer): Promise<Buffer> => {
     pkcs11.C_DecryptInit(at.session, gcm(iv, aad), at.key);
-    return Buffer.from(await pkcs11.C_DecryptAsync(at.session, data, Buffer.alloc(data.length)));
+    // The answer is a view of the output buffer, not a copy: the caller zeroes the one data key.
+    return pkcs11.C_DecryptAsync(at.session, data, Buffer.alloc(data.length));
   };
   const checkValue = async (at: Connection) => (await encrypt(at, CHECK_IV, CHECK_AAD, Buffer.alloc(16))).toString('hex').slice(0, CHECK_HEX);
 
@@ -287,9 +288,11 @@ export async function openPkcs11Kek(settings: Pkcs11Settings, binding?: Binding)
   // The start-up check: a data key goes through the token and back.
   const probe = randomBytes(DATA_KEY);
   try {
-    const back = await kek.unwrap(await kek.wrap(probe));
-    if (!Buffer.from(back).equals(probe)) throw new Error('the data key came back different');
-    Buffer.from(back).fill(0);
+    const opened = await kek.unwrap(await kek.wrap(probe));
+    const back = Buffer.from(opened.buffer, opened.byteOffset, opened.byteLength); // a view, zeroed below
+    const same = back.equals(probe);
+    back.fill(0);
+    if (!same) throw new Error('the data key came back different');
   } catch (error) {
     await kek.close();
     throw new ConfigError(`SIGNET_PKCS11_KEY_LABEL: wrapping a data key with the key "${settings.keyLabel}" of the token "${settings.tokenLabel}" and back failed: ${error instanceof Error ? error.message : String(error)}`);
