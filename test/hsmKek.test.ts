@@ -181,6 +181,13 @@ test('the four settings come together: a partial set names what is missing; sign
     () => loadConfig({ SIGNET_PKCS11_MODULE: MODULE!, SIGNET_PKCS11_PIN: PIN }),
     (error) => error instanceof ConfigError && /^SIGNET_PKCS11_TOKEN_LABEL, SIGNET_PKCS11_KEY_LABEL are required with SIGNET_PKCS11_MODULE, SIGNET_PKCS11_PIN/.test(error.message),
   );
+  // The key-encryption key's id, pkcs11:<token>:<key>:<check value>, has at most 64 characters.
+  assert.throws(
+    () => loadConfig(env({ tokenLabel: 't'.repeat(32), keyLabel: 'k'.repeat(12) })),
+    (error) => error instanceof ConfigError && /at most 43 characters together/.test(error.message),
+  );
+  assert.equal(loadConfig(env({ tokenLabel: 't'.repeat(32), keyLabel: 'k'.repeat(11) })).pkcs11?.keyLabel, 'k'.repeat(11));
+  assert.throws(() => loadConfig(env({ keyLabel: 'a key' })), (error) => error instanceof ConfigError && /SIGNET_PKCS11_KEY_LABEL must be the key's label/.test(error.message));
   const partial = await signet(['serve'], { SIGNET_PORT: '0', SIGNET_DATA_DIR: path.join(dir, 'partial'), SIGNET_PKCS11_KEY_LABEL: 'kek' });
   assert.equal(partial.code, 2, partial.stderr);
   assert.match(partial.stderr, /SIGNET_PKCS11_MODULE, SIGNET_PKCS11_TOKEN_LABEL, SIGNET_PKCS11_PIN are required with SIGNET_PKCS11_KEY_LABEL/);

@@ -7,13 +7,14 @@
 // used by two operations at once). When the token drops the session (a restart of the token or of
 // its daemon), the next call opens a new one, logs in again and checks that the key found is the
 // same key (its check value), then retries once. The binding, pkcs11js, is an optional dependency
-// loaded only here, when SIGNET_PKCS11_MODULE is set.
+// loaded only here, when SIGNET_PKCS11_MODULE is set. A process holds one such KEK: it initializes
+// the library and finalizes it on close (or to recover from a token restart).
 //
 // Start-up problems are ConfigErrors naming the setting at fault (`signet serve` exits with 2); the
 // PIN is never part of a message. Failures of wrap and unwrap are KeyMaterialUnreadable.
 import { randomBytes } from 'node:crypto';
 import { ConfigError, type Pkcs11Settings } from '../config.ts';
-import { KeyMaterialUnreadable, type KeyEncryptionKey, type WrappedDataKey } from '../keys/custody/keyEncryptionKey.ts';
+import { KEK_ID, KeyMaterialUnreadable, type KeyEncryptionKey, type WrappedDataKey } from '../keys/custody/keyEncryptionKey.ts';
 
 type Handle = Buffer;
 
@@ -218,6 +219,10 @@ export async function openPkcs11Kek(settings: Pkcs11Settings, binding?: Binding)
     finalize();
     if (error instanceof ConfigError) throw error;
     throw new ConfigError(`SIGNET_PKCS11_KEY_LABEL: the key "${settings.keyLabel}" of the token "${settings.tokenLabel}" cannot be used: ${reason(error)}`);
+  }
+  if (!KEK_ID.test(id)) {
+    finalize();
+    throw new ConfigError('SIGNET_PKCS11_TOKEN_LABEL and SIGNET_PKCS11_KEY_LABEL are letters, digits, "_" and "-", at most 43 characters together (the key-encryption key\'s id names both)');
   }
   const fingerprint = id.slice(id.lastIndexOf(':') + 1);
 
