@@ -95,13 +95,36 @@ function smsSettings(values: SmsValues) {
   };
 }
 
+type Pkcs11Values = Values<typeof SETTINGS.pkcs11>;
+
+/** The longest token and key labels together: `pkcs11:<token>:<key>:<12 hex>` is a key-encryption key id of at most 64 characters. */
+export const MAX_PKCS11_LABELS = 64 - 'pkcs11:'.length - 2 - 12;
+
+/** The HSM's four settings, all given or none (then undefined: no HSM). */
+function pkcs11Settings(values: Pkcs11Values) {
+  const entries = Object.entries(values) as Array<[keyof Pkcs11Values, string | undefined]>;
+  const missing = entries.filter(([, value]) => value === undefined).map(([key]) => SETTINGS.pkcs11[key].env);
+  if (missing.length === entries.length) return undefined;
+  if (missing.length > 0) {
+    const given = entries.filter(([, value]) => value !== undefined).map(([key]) => SETTINGS.pkcs11[key].env);
+    throw new ConfigError(`${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} required with ${given.join(', ')}: an HSM needs all four SIGNET_PKCS11_* settings`);
+  }
+  const { module, tokenLabel, pin, keyLabel } = values as Required<{ [K in keyof Pkcs11Values]: string }>;
+  if (tokenLabel.length + keyLabel.length > MAX_PKCS11_LABELS) {
+    throw new ConfigError(`SIGNET_PKCS11_TOKEN_LABEL and SIGNET_PKCS11_KEY_LABEL have at most ${MAX_PKCS11_LABELS} characters together (the key-encryption key's id names both)`);
+  }
+  return { module, tokenLabel, pin, keyLabel };
+}
+
 export function loadConfig(env: Env = process.env) {
   const values = readSettings(env);
-  return { ...values, sms: smsSettings(values.sms) };
+  return { ...values, sms: smsSettings(values.sms), pkcs11: pkcs11Settings(values.pkcs11) };
 }
 
 /** The configuration of a process: SETTINGS' values in their shape, the SMS settings checked together. */
 export type Config = ReturnType<typeof loadConfig>;
+/** The HSM that holds the key-encryption key (SIGNET_PKCS11_*), when one is configured. */
+export type Pkcs11Settings = NonNullable<Config['pkcs11']>;
 /** Where OTP SMS go: a provider with its settings, or the development SMS log. */
 export type SmsSettings = Config['sms'];
 /** At most `count` events per `windowSeconds` (the SIGNET_RATE_LIMIT_* settings, SIGNET_AUTH_FAILURE_LIMIT). */

@@ -18,9 +18,12 @@ import { Housekeeping } from './delivery/housekeeping.ts';
 import { OutboxWorker } from './delivery/outboxWorker.ts';
 import { createSmsProvider } from './delivery/sms/createSmsProvider.ts';
 import { DatabaseUnavailable } from './errors.ts';
+import { openPkcs11Kek } from './hsm/pkcs11Kek.ts';
 import { buildApp } from './http/app.ts';
 import { connectionBounds, limitConnections, openFileLimit, type ConnectionBounds } from './http/connectionLimits.ts';
 import { Metrics } from './http/metrics.ts';
+import { deploymentSecretKek } from './keys/custody/deploymentSecretKek.ts';
+import type { KeyEncryptionKey } from './keys/custody/keyEncryptionKey.ts';
 import { openDatabase, type Database } from './store/db.ts';
 import { ping } from './store/health.ts';
 import { migrate, MigrationFailed } from './store/migrate.ts';
@@ -35,6 +38,8 @@ export interface RunningServer {
   /** http://host:port the server listens on. */
   url: string;
   adminToken: string;
+  /** The key-encryption key of wallet key material: in the HSM of SIGNET_PKCS11_*, else derived from the deployment secret. */
+  kek: KeyEncryptionKey;
   /** How many connections it holds open at most, read from the open-file limit at start. */
   connections: ConnectionBounds;
   /** Written on the first start of an empty embedded store. */
@@ -241,6 +246,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     made.remove();
     throw error;
   }
+  let hsmKek: Awaited<ReturnType<typeof openPkcs11Kek>> | undefined;
   try {
     if (ownsDb) await migrate(db);
     const deployment = deploymentSecret(config);
@@ -251,6 +257,9 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     if (ownsDb) await checkDeploymentSecret(keys, config, secretFile);
     const token = adminToken(config);
     if (token.generated) made.generated.push(adminTokenPath(config));
+    // Opened and checked by a wrap and unwrap before the server listens: a problem stops the start.
+    hsmKek = config.pkcs11 ? await openPkcs11Kek(config.pkcs11) : undefined;
+    const kek: KeyEncryptionKey = hsmKek ?? deploymentSecretKek(secret);
 
     let worker: OutboxWorker | undefined;
     const handlers = options.handlers ?? activityHandlers;
@@ -311,10 +320,12 @@ export async function startServer(config: Config, options: StartOptions = {}): P
         await app.close(); // stops accepting, lets in-flight requests finish
         await started.stop(); // finishes the sends under way, gives back the messages not begun
         await housekeeping.stop();
+        await hsmKek?.close();
         if (ownsDb) await db.close();
       })());
-    return { app, db, worker: started, url, adminToken: token.token, connections, ...(devCredentials ? { devCredentials } : {}), ...(secretFile ? { secretFile } : {}), close };
+    return { app, db, worker: started, url, adminToken: token.token, kek, connections, ...(devCredentials ? { devCredentials } : {}), ...(secretFile ? { secretFile } : {}), close };
   } catch (error) {
+    await hsmKek?.close();
     if (ownsDb) {
       await db.close({ discardNew: true });
       made.remove();

@@ -46,6 +46,8 @@ export interface StartupFacts {
   mailbox?: string;
   /** The development SMS log, when SIGNET_SMS_PROVIDER is not set. */
   smsLog?: string;
+  /** The id of the key-encryption key in the HSM, when SIGNET_PKCS11_* are set. */
+  hsmKey?: string;
   /** Commands that run the examples against this server with the credentials of the data folder. */
   examples?: string[];
 }
@@ -154,7 +156,7 @@ export function connectionsFact({ openFiles, reserve, maxConnections, perAddress
 
 export function startupFacts(
   config: Config,
-  server: { url: string; devCredentials?: unknown; connections: ConnectionBounds; secretFile?: { path: string; generated: boolean } },
+  server: { url: string; devCredentials?: unknown; connections: ConnectionBounds; secretFile?: { path: string; generated: boolean }; kek?: { id: string } },
   credentials: ServerCredentials,
   cwd = process.cwd(),
 ): StartupFacts {
@@ -173,6 +175,7 @@ export function startupFacts(
     ...(config.adminToken === undefined ? { adminTokenFile: adminTokenPath(config) } : {}),
     ...(config.smtpUrl === undefined ? { mailbox: path.join(config.dataDir, 'mail') } : {}),
     ...(config.sms.provider === 'development' ? { smsLog: path.join(config.dataDir, 'sms.log') } : {}),
+    ...(config.pkcs11 && server.kek ? { hsmKey: server.kek.id } : {}),
     ...(server.secretFile ? { secretFile: server.secretFile } : {}),
     ...(hasCredentials
       ? { examples: exampleCommands(config.dataDir, cwd, credentials) }
@@ -200,6 +203,7 @@ export function renderSummary(facts: StartupFacts, logLevel: string): string {
     ['Deployment secret', facts.secretFile && secretText(facts.secretFile, facts.storage)],
     ['Dev mailbox', facts.mailbox && `${facts.mailbox}${path.sep} (OTP email, one .eml file each)`],
     ['SMS log', facts.smsLog],
+    ['HSM key', facts.hsmKey && `${facts.hsmKey} (wraps the wallet keys' data keys)`],
     ['Dev credentials', facts.devCredentialsWritten ? undefined : facts.devCredentials],
     ['Credentials', facts.credentials],
   ];

@@ -36,6 +36,7 @@ export const GROUPS = {
   email: 'Email',
   sms: 'SMS',
   delivery: 'Delivery worker',
+  hsm: 'Key custody in an HSM (PKCS#11)',
 } as const;
 
 interface Declaration<S extends ValueSchema, E extends string> {
@@ -368,6 +369,39 @@ export const SETTINGS = {
       default: 'https://api.twilio.com',
       description: "Where Twilio's REST API is reached (a proxy, or a loopback server in tests).",
       group: 'sms',
+    }),
+  },
+  /** Read together into Config's `pkcs11` (src/config.ts): all four or none. */
+  pkcs11: {
+    module: setting({
+      env: 'SIGNET_PKCS11_MODULE',
+      schema: matching('file path', /^[^\0]{1,4096}$/, 'must be the path of a PKCS#11 library, e.g. /usr/lib/softhsm/libsofthsm2.so'),
+      description:
+        'The PKCS#11 library of the HSM, e.g. `/usr/lib/softhsm/libsofthsm2.so`. Set with the three next ones: wallet keys\' data keys are then wrapped in the HSM, under the key `SIGNET_PKCS11_KEY_LABEL`, instead of under the deployment secret. Needs the optional package `pkcs11js`. Unset: no HSM. See [A key-encryption key in an HSM](operations.md#a-key-encryption-key-in-an-hsm).',
+      group: 'hsm',
+    }),
+    tokenLabel: setting({
+      env: 'SIGNET_PKCS11_TOKEN_LABEL',
+      schema: matching('label', /^[A-Za-z0-9_-]{1,32}$/, 'must be the token\'s label: 1 to 32 letters, digits, "_" or "-"'),
+      defaultText: '–',
+      description: 'With `SIGNET_PKCS11_MODULE`: the label of the token that holds the key.',
+      group: 'hsm',
+    }),
+    pin: setting({
+      env: 'SIGNET_PKCS11_PIN',
+      schema: matching('secret', /^[\x20-\x7e]{1,255}$/, 'must be the user PIN of the token, 1 to 255 printable characters'),
+      defaultText: '–',
+      description: 'With `SIGNET_PKCS11_MODULE`: the user PIN of the token. Never logged nor shown.',
+      secret: 'value',
+      group: 'hsm',
+    }),
+    keyLabel: setting({
+      env: 'SIGNET_PKCS11_KEY_LABEL',
+      schema: matching('label', /^[A-Za-z0-9_-]{1,32}$/, 'must be the key\'s label: 1 to 32 letters, digits, "_" or "-"'),
+      defaultText: '–',
+      description:
+        'With `SIGNET_PKCS11_MODULE`: the label of the AES-256 key in the token (exactly one key has it; sensitive, not extractable), made with the token\'s own tools. Signet never creates it. With the token label at most 43 characters together (the key-encryption key\'s id names both).',
+      group: 'hsm',
     }),
   },
   webhookAllowInsecure: setting({
