@@ -93,7 +93,7 @@ describe('a local EVM node mines what signEthereumTransaction signs', () => {
   test('a transaction for another chain is refused by the node (EIP-155 replay protection holds)', async () => {
     const unsigned = serializeTransaction({ type: 'eip1559', chainId: 1, nonce: await nonce(), gas: 21_000n, to: recipient, value: 1n, ...fees() });
     const { signedTransaction } = signEthereumTransaction(unsigned, sender.privateKey);
-    await assert.rejects(client.request({ method: 'eth_sendRawTransaction', params: [`0x${signedTransaction}`] }), /chain/i);
+    await assert.rejects(client.request({ method: 'eth_sendRawTransaction', params: [`0x${signedTransaction}`] }), /invalid chainId/);
   });
 
   test('an EIP-7702 transaction (Prague) sets the delegation its authorization, signed by signRawPayload, names, and moves the value', async () => {
