@@ -215,3 +215,18 @@ for (const tdb of testDatabases.slice(0, 1)) {
     });
   });
 }
+
+for (const tdb of testDatabases.slice(0, 1)) {
+  test('the longest request timeout the setting allows (600000 ms) starts a server that serves, the headers bound with it', async () => {
+    // Node checks headersTimeout <= requestTimeout as it makes the server, against its own default of
+    // 300 s unless the server is given both: above 300000 ms the start used to fail.
+    const server = await startTestServer(tdb, { SIGNET_REQUEST_TIMEOUT_MS: '600000' });
+    try {
+      assert.equal((await fetch(`${server.baseUrl}/healthz`)).status, 200);
+      assert.equal(server.server.app.server.requestTimeout, 600_000);
+      assert.equal(server.server.app.server.headersTimeout, 600_000);
+    } finally {
+      await server.close();
+    }
+  });
+}

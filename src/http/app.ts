@@ -85,6 +85,9 @@ export function buildApp(deps: AppDependencies): FastifyInstance {
     requestTimeout: config.requestTimeoutMs,
     keepAliveTimeout: config.keepAliveTimeoutMs,
     http: {
+      // Given here too: Node checks headersTimeout <= requestTimeout when it makes the server, before
+      // Fastify sets requestTimeout, against Node's default of 300 s.
+      requestTimeout: config.requestTimeoutMs,
       headersTimeout: config.requestTimeoutMs,
       // Node enforces the two timeouts above at this interval (30 s by default): check often enough
       // that a slow client is cut off close to its deadline.
