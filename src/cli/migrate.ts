@@ -15,7 +15,11 @@ export async function migrateCommand(input: Input, config: Config): Promise<numb
   if (status && dryRun) throw new UsageError('--status and --dry-run: give one of them (--dry-run already prints what is pending)');
   const json = input.on('json');
   const out = (line: string) => process.stdout.write(`${line}\n`);
-  const [{ dataFolderProblem, openConfiguredDatabase, storeProblem }, migrations] = await Promise.all([import('../server.ts'), import('../store/migrate.ts')]);
+  const [{ openConfiguredDatabase }, { dataFolderProblem, storeProblem }, migrations] = await Promise.all([
+    import('../server.ts'),
+    import('../store/startProblems.ts'),
+    import('../store/migrate.ts'),
+  ]);
   const embeddedDir = path.join(config.dataDir, 'pglite');
   /** Whether the embedded store exists; a folder that cannot be read is a ConfigError, not "no store". */
   const embeddedExists = () => {
