@@ -3,16 +3,11 @@
 // Two shapes are accepted and made one before verifying: the W3C JSON and the ecosystem's v1Attestation.
 import { verifyRegistrationResponse, type RegistrationResponseJSON } from '@simplewebauthn/server';
 import { z } from 'zod';
+import { ParameterRejected } from './parameterRejected.ts';
 
 /** The registration is refused: `field` (the request's, or a path below it) and what is wrong with it. */
-export class RegistrationRejected extends Error {
+export class RegistrationRejected extends ParameterRejected {
   override name = 'RegistrationRejected';
-  constructor(
-    readonly field: string,
-    readonly description: string,
-  ) {
-    super(`${field}: ${description}`);
-  }
 }
 
 const rejected = (field: string, description: string) => new RegistrationRejected(field, description);
