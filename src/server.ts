@@ -4,10 +4,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
-import { ActivityEngine } from './activities/engine.ts';
+import { ActivityEngine } from './activities/lifecycle/engine.ts';
 import type { ActivityHandler } from './activities/handler.ts';
 import { activityHandlers } from './activities/registry.ts';
-import { ServiceKeys } from './activities/serviceKeys.ts';
+import { ServiceKeys } from './activities/lifecycle/serviceKeys.ts';
 import { bootstrapDevelopment, type DevCredentials } from './admin/devBootstrap.ts';
 import { adminToken, adminTokenPath, deploymentSecret } from './admin/localSecrets.ts';
 import { CredentialCache } from './auth/credentialCache.ts';

@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import type { ParsedMail } from 'mailparser';
-import { APPROVAL_EMAIL_BOUND, summaryOf } from '../src/activities/approvalRequests.ts';
+import { APPROVAL_EMAIL_BOUND, summaryOf } from '../src/activities/lifecycle/approvalRequests.ts';
 import { loadConfig } from '../src/config.ts';
 import { startServer } from '../src/server.ts';
 import { ApiKeyStamper } from '@turnkey/api-key-stamper';

@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import {
   createSmartContractInterface as handler,
   MAX_INTERFACE_BYTES,
-} from '../src/activities/createSmartContractInterface.ts';
+} from '../src/activities/handlers/contracts/createSmartContractInterface.ts';
 import { loadConfig } from '../src/config.ts';
 import type { Database } from '../src/store/db.ts';
 import { runActivity } from './support/activities.ts';

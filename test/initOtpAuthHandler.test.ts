@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { initOtpAuth, initOtpAuthParameters } from '../src/activities/initOtpAuth.ts';
+import { initOtpAuth, initOtpAuthParameters } from '../src/activities/handlers/auth/initOtpAuth.ts';
 import { fieldViolations } from '../src/wire/violations.ts';
 import { loadConfig } from '../src/config.ts';
 import type { StoredPayload } from '../src/otp/messages.ts';

@@ -3,7 +3,7 @@
 // every item. A 400 KiB interface is answered without loss.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { MAX_INTERFACE_BYTES } from '../src/activities/createSmartContractInterface.ts';
+import { MAX_INTERFACE_BYTES } from '../src/activities/handlers/contracts/createSmartContractInterface.ts';
 import { PAGE_BYTE_BUDGET } from '../src/queries/pagination.ts';
 import { testDatabases } from './support/databases.ts';
 import { postStamped } from './support/http.ts';

@@ -18,7 +18,7 @@ import {
 } from '@turnkey/crypto';
 import { TurnkeyClient } from '@turnkey/http';
 import { Turnkey } from '@turnkey/sdk-server';
-import { appProofProblems } from '../src/activities/appProofs.ts';
+import { appProofProblems } from '../src/activities/lifecycle/appProofs.ts';
 import { startServer } from '../src/server.ts';
 import { testDatabases } from './support/databases.ts';
 import { signet } from './support/processes.ts';

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { TurnkeyClient } from '@turnkey/http';
-import { MAX_POLICIES } from '../src/activities/policyPlans.ts';
+import { MAX_POLICIES } from '../src/activities/handlers/policies/policyPlans.ts';
 import { MAX_EXPRESSION_LENGTH } from '../src/policy/index.ts';
 import { readAuthority } from '../src/store/authority.ts';
 

@@ -3,10 +3,10 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { test } from 'node:test';
-import { accessOf, type Authority } from '../src/activities/authorization.ts';
-import { apiKeySchema, authenticatorSchema } from '../src/activities/activitySchema.ts';
-import { activityResponseJson, apiKeyObject, authenticatorObject } from '../src/activities/render.ts';
-import { ACTIVITY_STATUSES, ACTIVITY_STATUS } from '../src/activities/status.ts';
+import { accessOf, type Authority } from '../src/activities/lifecycle/authorization.ts';
+import { apiKeySchema, authenticatorSchema } from '../src/activities/wire/activitySchema.ts';
+import { activityResponseJson, apiKeyObject, authenticatorObject } from '../src/activities/wire/render.ts';
+import { ACTIVITY_STATUSES, ACTIVITY_STATUS } from '../src/activities/wire/status.ts';
 import { compileExpression, type Approver } from '../src/policy/index.ts';
 import type { ActivityRecord, VoteRecord } from '../src/store/activities.ts';
 import type { LiveApiKey } from '../src/store/apiKeys.ts';

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { ApiKeyStamper } from '@turnkey/api-key-stamper';
 import { TurnkeyClient } from '@turnkey/http';
-import { updateRootQuorum } from '../src/activities/updateRootQuorum.ts';
+import { updateRootQuorum } from '../src/activities/handlers/policies/updateRootQuorum.ts';
 import { startServer } from '../src/server.ts';
 import { testDatabases } from './support/databases.ts';
 import { postStamped } from './support/http.ts';

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { TurnkeyClient } from '@turnkey/http';
 import { generateApiKeyPair } from '../src/admin/organizations.ts';
-import { MAX_USER_TAGS } from '../src/activities/createUserTag.ts';
+import { MAX_USER_TAGS } from '../src/activities/handlers/users/createUserTag.ts';
 import { run } from '../src/store/sql.ts';
 import { lockAuthority } from '../src/store/authorityVersion.ts';
 import { testDatabases } from './support/databases.ts';

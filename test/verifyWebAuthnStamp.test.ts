@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { before, describe, test } from 'node:test';
 import { parseStamp, type WebAuthnStamp } from '../src/auth/parseStamp.ts';
-import { verifiedRegistration } from '../src/activities/passkeyRegistration.ts';
+import { verifiedRegistration } from '../src/activities/handlers/credentials/passkeyRegistration.ts';
 import { verifyWebAuthnStamp, type RegisteredAuthenticator } from '../src/auth/verifyWebAuthnStamp.ts';
 import { SignetError, type StampFailureReason } from '../src/errors.ts';
 import { hasEveryShape, nonCanonicalEncodings } from './support/derEncodings.ts';

@@ -20,7 +20,7 @@ import { after, before, describe, test } from 'node:test';
 import { ApiKeyStamper } from '@turnkey/api-key-stamper';
 import { TurnkeyClient } from '@turnkey/http';
 import { Webhook } from 'standardwebhooks';
-import { MAX_WEBHOOK_ENDPOINTS } from '../src/activities/webhookEndpointPlans.ts';
+import { MAX_WEBHOOK_ENDPOINTS } from '../src/activities/handlers/webhooks/webhookEndpointPlans.ts';
 import { loadDeploymentSecret } from '../src/admin/localSecrets.ts';
 import { createEmailTransport } from '../src/delivery/email/transport.ts';
 import { OutboxWorker } from '../src/delivery/outboxWorker.ts';

@@ -10,7 +10,7 @@ import type { SignetError } from '../errors.ts';
 import type { Gate } from '../store/gate.ts';
 import type { Queryable } from '../store/db.ts';
 import type { Sql } from '../store/sql.ts';
-import type { ServiceKeys } from './serviceKeys.ts';
+import type { ServiceKeys } from './lifecycle/serviceKeys.ts';
 
 export interface ExecutionContext {
   /** Id of the activity being created. */

@@ -1,7 +1,7 @@
 // `signet proof verify FILE`: checks a saved activity's App Proofs offline; needs no server and no
 // configuration, only the saved activity (a submission's or get_activity's answer).
 import fs from 'node:fs';
-import { appProofProblems } from '../activities/appProofs.ts';
+import { appProofProblems } from '../activities/lifecycle/appProofs.ts';
 
 /** 0 when every proof holds (and is by a trusted key, when `trusted` names any); 1 otherwise, saying why. */
 export function verifyProofFile(file: string, trusted: string[]): number {

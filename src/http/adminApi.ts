@@ -4,7 +4,7 @@
 // adminRoutes.ts serves the routes, openapi.ts documents them and cli/commands.ts makes the admin
 // commands of them. Nothing here imports Fastify, so the command line loads it.
 import { z } from 'zod';
-import { rootQuorumParameters, rootQuorumSchema } from '../activities/updateRootQuorum.ts';
+import { rootQuorumParameters, rootQuorumSchema } from '../activities/handlers/policies/updateRootQuorum.ts';
 import {
   adminUser,
   createdApiKey,

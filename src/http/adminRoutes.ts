@@ -27,7 +27,7 @@ import { storeSnapshot } from '../admin/backup.ts';
 import { pageRequest, pageRows } from '../queries/pagination.ts';
 import { parseJsonDocument } from '../wire/jsonDocument.ts';
 import { schemaError } from '../wire/violations.ts';
-import { verifiedRegistration } from '../activities/passkeyRegistration.ts';
+import { verifiedRegistration } from '../activities/handlers/credentials/passkeyRegistration.ts';
 import { notFound, permissionDenied, SignetError } from '../errors.ts';
 import { ADMIN_PAGE_DEFAULT, ADMIN_PREFIX, ADMIN_ROUTES, downloadHeader, type AdminRoute, type AdminRoutes } from './adminApi.ts';
 import type { AppDependencies } from './dependencies.ts';

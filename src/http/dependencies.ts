@@ -2,7 +2,7 @@
 // files that take it import no part of the app that registers them). The server composes the store
 // and the delivery worker; the app reaches them only through what it is given here.
 import type { FastifyServerOptions } from 'fastify';
-import type { ActivityEngine } from '../activities/engine.ts';
+import type { ActivityEngine } from '../activities/lifecycle/engine.ts';
 import type { ActivityHandler } from '../activities/handler.ts';
 import type { CredentialCache } from '../auth/credentialCache.ts';
 import type { Config } from '../config.ts';

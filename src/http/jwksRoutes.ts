@@ -2,7 +2,7 @@
 // verify_otp's tokens, so any JWT library can check one, and signet-keys.json, the hex keys the
 // ecosystem's verifiers take as their override argument.
 import type { FastifyInstance } from 'fastify';
-import type { ServiceKeys } from '../activities/serviceKeys.ts';
+import type { ServiceKeys } from '../activities/lifecycle/serviceKeys.ts';
 import { publicJwks, VERIFICATION_TOKEN_KEY, type PublicJwk } from '../otp/verificationToken.ts';
 
 // Keys change only when the first one is created, so a short in-process cache spares the store;

@@ -4,8 +4,8 @@
 // an introduction (openapiSchemas.ts). The admin routes are those adminApi.ts declares. /docs renders
 // it (openapiRoutes.ts).
 import { z } from 'zod';
-import { activityAnswer } from '../activities/activitySchema.ts';
-import { envelopeSchema } from '../activities/envelope.ts';
+import { activityAnswer } from '../activities/wire/activitySchema.ts';
+import { envelopeSchema } from '../activities/wire/envelope.ts';
 import type { ActivityHandler } from '../activities/handler.ts';
 import { grpcCodeOf, REASONS, reasonsOfStatus } from '../errors.ts';
 import type { QueryHandler } from '../queries/query.ts';

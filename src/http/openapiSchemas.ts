@@ -3,7 +3,7 @@
 // document's introduction (how a stamp is built, how to point the ecosystem's clients at Signet).
 import { z } from 'zod';
 import { REASONS, type Reason, TURNKEY_ERROR_DETAIL_TYPE } from '../errors.ts';
-import { SERVICE_KEYS } from '../activities/serviceKeys.ts';
+import { SERVICE_KEYS } from '../activities/lifecycle/serviceKeys.ts';
 
 /** The detail every error answer carries: its reason, one of the table in src/errors.ts. */
 const turnkeyErrorDetail = z

@@ -1,7 +1,7 @@
 // POST /public/v1/query/<query>: one route per registered query. The body is parsed and the stamp
 // verified over its raw bytes exactly as for activities; the query reads on behalf of the principal.
 import type { FastifyInstance } from 'fastify';
-import type { ActivityEngine } from '../activities/engine.ts';
+import type { ActivityEngine } from '../activities/lifecycle/engine.ts';
 import type { Clock } from '../wire/clock.ts';
 import { parseBody } from '../wire/jsonDocument.ts';
 import { schemaError } from '../wire/violations.ts';

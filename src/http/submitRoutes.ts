@@ -3,7 +3,7 @@
 // verified over those bytes, then the engine creates the activity; each submission is timed,
 // counted by outcome and logged with its activity.
 import type { FastifyInstance } from 'fastify';
-import type { ActivityEngine } from '../activities/engine.ts';
+import type { ActivityEngine } from '../activities/lifecycle/engine.ts';
 import type { ActivityHandler } from '../activities/handler.ts';
 import { parseBody } from '../wire/jsonDocument.ts';
 import { parseStamp } from '../auth/parseStamp.ts';

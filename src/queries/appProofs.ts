@@ -1,7 +1,7 @@
 // get_app_proofs (an activity's App Proofs) and get_app_proof_keys (the keys that sign them).
 import { z } from 'zod';
-import { APP_PROOF_KEY, APP_PROOF_SCHEME, appProofKeyList } from '../activities/appProofs.ts';
-import { appProofSchema } from '../activities/activitySchema.ts';
+import { APP_PROOF_KEY, APP_PROOF_SCHEME, appProofKeyList } from '../activities/lifecycle/appProofs.ts';
+import { appProofSchema } from '../activities/wire/activitySchema.ts';
 import { notFound } from '../errors.ts';
 import { findActivityFor } from '../store/activities.ts';
 import { listSigningKeysFor } from '../store/signingKeys.ts';

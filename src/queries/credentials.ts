@@ -5,8 +5,8 @@
 // session keys expire by the thousand), so it is left out; get_api_key still answers it, its
 // createdAt and expirationSeconds saying when it expired.
 import { z } from 'zod';
-import { apiKeySchema, authenticatorSchema } from '../activities/activitySchema.ts';
-import { apiKeyObject, authenticatorObject } from '../activities/render.ts';
+import { apiKeySchema, authenticatorSchema } from '../activities/wire/activitySchema.ts';
+import { apiKeyObject, authenticatorObject } from '../activities/wire/render.ts';
 import { notFound } from '../errors.ts';
 import { findLiveApiKeyFor, listUsableApiKeysFor } from '../store/apiKeys.ts';
 import { findLiveAuthenticatorFor, listLiveAuthenticatorsFor } from '../store/authenticators.ts';

@@ -1,7 +1,7 @@
 // get_activity: one activity of the organization, rendered as its submission answered.
 import { z } from 'zod';
-import { activitySchema } from '../activities/activitySchema.ts';
-import { activityResponseJson } from '../activities/render.ts';
+import { activitySchema } from '../activities/wire/activitySchema.ts';
+import { activityResponseJson } from '../activities/wire/render.ts';
 import { notFound } from '../errors.ts';
 import { findActivityFor } from '../store/activities.ts';
 import { granted, type QueryHandler } from './query.ts';

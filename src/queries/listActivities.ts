@@ -1,9 +1,9 @@
 // list_activities: the organization's activities, newest first, filtered by status and type, in
 // pages (queries/pagination.ts) with activity-id cursors.
 import { z } from 'zod';
-import { activitySchema } from '../activities/activitySchema.ts';
-import { activityJson } from '../activities/render.ts';
-import { ACTIVITY_STATUS, ACTIVITY_STATUSES } from '../activities/status.ts';
+import { activitySchema } from '../activities/wire/activitySchema.ts';
+import { activityJson } from '../activities/wire/render.ts';
+import { ACTIVITY_STATUS, ACTIVITY_STATUSES } from '../activities/wire/status.ts';
 import { listActivitiesFor } from '../store/activities.ts';
 import { pageRequest, pageRows, paginationOptions } from './pagination.ts';
 import { granted, type QueryHandler } from './query.ts';

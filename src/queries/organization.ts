@@ -2,12 +2,12 @@
 // organization with its root quorum, its first users and its policies), as @turnkey/http's
 // getOrganizationConfigs and getOrganization ask them.
 import { z } from 'zod';
-import { userSchema } from '../activities/activitySchema.ts';
-import { userFieldsOf, userJson } from '../activities/render.ts';
+import { userSchema } from '../activities/wire/activitySchema.ts';
+import { userFieldsOf, userJson } from '../activities/wire/render.ts';
 import { notFound } from '../errors.ts';
 import { findOrganizationFor } from '../store/organizations.ts';
 import { findRootQuorumFor } from '../store/rootQuorums.ts';
-import { rootQuorumSchema } from '../activities/updateRootQuorum.ts';
+import { rootQuorumSchema } from '../activities/handlers/policies/updateRootQuorum.ts';
 import { policySchema, renderPolicy } from './policies.ts';
 import { granted, type QueryHandler } from './query.ts';
 

@@ -2,7 +2,7 @@
 // policies, each with its expressions as written ("" when absent), oldest first. The policy object's
 // one renderer, which get_organization uses too.
 import { z } from 'zod';
-import { EFFECTS, MAX_POLICIES } from '../activities/policyPlans.ts';
+import { EFFECTS, MAX_POLICIES } from '../activities/handlers/policies/policyPlans.ts';
 import { notFound } from '../errors.ts';
 import { findPolicyFor, listPoliciesFor, type StoredPolicy } from '../store/policies.ts';
 import { granted, type QueryHandler } from './query.ts';

@@ -1,7 +1,7 @@
 // get_smart_contract_interface and list_smart_contract_interfaces: stored ABIs and IDLs of the
 // organization, as submitted; the list in pages (queries/pagination.ts).
 import { z } from 'zod';
-import { SMART_CONTRACT_INTERFACE_TYPES } from '../activities/createSmartContractInterface.ts';
+import { SMART_CONTRACT_INTERFACE_TYPES } from '../activities/handlers/contracts/createSmartContractInterface.ts';
 import { notFound } from '../errors.ts';
 import {
   findSmartContractInterfaceFor,

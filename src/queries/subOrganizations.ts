@@ -5,7 +5,7 @@
 // filter value is read as the store keeps it (an email in lowercase, a phone number in E.164, a
 // public key compressed), so every spelling of one finds the same.
 import { z } from 'zod';
-import { canonicalFilterValue, SUB_ORGANIZATION_FILTERS as FILTERS, type SubOrganizationFilterType as FilterType } from '../activities/createSubOrganization.ts';
+import { canonicalFilterValue, SUB_ORGANIZATION_FILTERS as FILTERS, type SubOrganizationFilterType as FilterType } from '../activities/handlers/organizations/createSubOrganization.ts';
 import { listSubOrganizationsFor, type SubOrganizationFilter } from '../store/subOrganizations.ts';
 import { pageRequest, pageRows, paginationOptions } from './pagination.ts';
 import { granted, type QueryHandler, type QueryContext } from './query.ts';

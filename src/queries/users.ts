@@ -2,8 +2,8 @@
 // request, and the organization's users (not removed) with their tags and the credentials they may
 // still use, in the ecosystem's v1User shape (render.ts's userJson).
 import { z } from 'zod';
-import { userSchema } from '../activities/activitySchema.ts';
-import { userFieldsOf, userJson } from '../activities/render.ts';
+import { userSchema } from '../activities/wire/activitySchema.ts';
+import { userFieldsOf, userJson } from '../activities/wire/render.ts';
 import { notFound } from '../errors.ts';
 import { findUserFor, findWhoamiFor, listUsersFor, type UserWithCredentials } from '../store/users.ts';
 import { granted, type QueryHandler } from './query.ts';

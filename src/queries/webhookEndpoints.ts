@@ -1,7 +1,7 @@
 // list_webhook_endpoints (@turnkey/http's listWebhookEndpoints): the organization's webhook
 // endpoints, oldest first, without their secrets (shown once, at creation).
 import { z } from 'zod';
-import { MAX_WEBHOOK_ENDPOINTS, renderWebhookEndpoint, webhookEndpointSchema } from '../activities/webhookEndpointPlans.ts';
+import { MAX_WEBHOOK_ENDPOINTS, renderWebhookEndpoint, webhookEndpointSchema } from '../activities/handlers/webhooks/webhookEndpointPlans.ts';
 import { listWebhookEndpointsFor } from '../store/webhookEndpoints.ts';
 import { granted, type QueryHandler } from './query.ts';
 

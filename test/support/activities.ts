@@ -2,11 +2,11 @@
 // rows and its vote are written by the engine's one statement, stamped by an API key of the
 // organization (made here once per organization).
 import { randomUUID } from 'node:crypto';
-import { ActivityEngine } from '../../src/activities/engine.ts';
+import { ActivityEngine } from '../../src/activities/lifecycle/engine.ts';
 import type { ActivityHandler } from '../../src/activities/handler.ts';
 import type { Principal } from '../../src/auth/principal.ts';
 import { parseBody } from '../../src/wire/jsonDocument.ts';
-import { ServiceKeys } from '../../src/activities/serviceKeys.ts';
+import { ServiceKeys } from '../../src/activities/lifecycle/serviceKeys.ts';
 import { generateApiKeyPair } from '../../src/admin/organizations.ts';
 import type { Config } from '../../src/config.ts';
 import type { Database } from '../../src/store/db.ts';

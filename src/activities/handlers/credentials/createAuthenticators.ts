@@ -1,0 +1,104 @@
+// The create_authenticators activity (ACTIVITY_TYPE_CREATE_AUTHENTICATORS_V2): passkeys for a user of
+// the organization, each attestation verified (as create_users verifies them) before anything is
+// written; registered with the activity in its statement after the checks that the user is the
+// organization's, no credential is registered already, and the user stays within its passkeys.
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { invalidField, notFound } from '../../../errors.ts';
+import { verifiedRegistration } from './passkeyRegistration.ts';
+import { NEW_ACTIVITY } from '../../../store/activities.ts';
+import { lockUserApiKeys } from '../../../store/apiKeys.ts';
+import { credentialIdsFree, insertAuthenticatorsOfActivity, userAuthenticatorsWithin, type NewAuthenticator } from '../../../store/authenticators.ts';
+import { userActive } from '../../../store/users.ts';
+import { refusedFields, RACED } from './apiKeyParameters.ts';
+import { authenticator, MAX_CREDENTIALS } from '../users/createUsers.ts';
+import type { ActivityHandler } from '../../handler.ts';
+import { userIdParameter } from '../users/userChanges.ts';
+
+/** Passkeys a user may have that are not revoked (create_users registers as many at most). */
+export const MAX_AUTHENTICATORS_PER_USER = MAX_CREDENTIALS;
+
+const parameters = z.strictObject({
+  userId: userIdParameter.describe('The user of the organization (not removed) the passkeys are for'),
+  authenticators: z
+    .array(authenticator, { error: 'must be an array of authenticators' })
+    .min(1, 'must list at least one authenticator')
+    .max(MAX_AUTHENTICATORS_PER_USER, `may hold at most ${MAX_AUTHENTICATORS_PER_USER} authenticators`)
+    .describe(`The passkeys to register, 1 to ${MAX_AUTHENTICATORS_PER_USER}, each credential once; the user may have at most ${MAX_AUTHENTICATORS_PER_USER} passkeys not revoked, these included`),
+});
+
+const resultSchema = z.strictObject({ authenticatorIds: z.array(z.uuid()).describe('Identifiers of the new passkeys, in the order given') });
+
+export const createAuthenticators: ActivityHandler<typeof parameters, z.infer<typeof resultSchema>> = {
+  path: 'create_authenticators',
+  activityType: 'ACTIVITY_TYPE_CREATE_AUTHENTICATORS_V2',
+  description: `Registers passkeys for a user of the organization (\`@turnkey/http\`'s \`createAuthenticators\`, each attestation as \`createUserPasskey\` returns it, verified against SIGNET_WEBAUTHN_RP_ID and SIGNET_WEBAUTHN_ORIGINS); they stamp requests as soon as the activity completes. A credential already registered, an attestation that does not verify, or a passkey past the user's ${MAX_AUTHENTICATORS_PER_USER} is a 400 naming the field; an unknown or removed user a 404.`,
+  intentKey: 'createAuthenticatorsIntentV2',
+  resultKey: 'createAuthenticatorsResult',
+  parameters,
+  resultSchema,
+  example: {
+    userId: '4a1e9d2c-6b3f-4e8a-9c7d-1f2e3a4b5c6d',
+    authenticators: [
+      {
+        authenticatorName: 'phone',
+        challenge: 'q5yKUJXzEMdWmXlhSwoCPg',
+        attestation: {
+          credentialId: 'AQIDBAUGBwgJCgsMDQ4PEA',
+          clientDataJson: 'eyJ0eXBlIjoid2ViYXV0aG4uY3JlYXRlIn0',
+          attestationObject: 'o2NmbXRkbm9uZQ',
+          transports: ['AUTHENTICATOR_TRANSPORT_INTERNAL'],
+        },
+      },
+    ],
+  },
+
+  async execute(context, intent) {
+    const { organizationId, now, config } = context;
+    const { userId } = intent;
+    const authenticators: NewAuthenticator[] = [];
+    const fields = new Map<string, string>();
+    for (const [i, passkey] of intent.authenticators.entries()) {
+      const field = `parameters.authenticators[${i}].attestation`;
+      const verified = await verifiedRegistration(passkey.attestation, {
+        expectedChallenge: passkey.challenge,
+        origins: config.webauthnOrigins,
+        rpId: config.webauthnRpId,
+        field,
+      });
+      const first = fields.get(verified.credentialId);
+      if (first !== undefined) throw invalidField(field, `registers the same credential as ${first}; each passkey may appear once`);
+      fields.set(verified.credentialId, field);
+      authenticators.push({ id: randomUUID(), userId, name: passkey.authenticatorName, ...verified });
+    }
+    return {
+      result: { authenticatorIds: authenticators.map((a) => a.id) },
+      guards: [
+        { condition: userActive(organizationId, userId), error: notFound('USER_NOT_FOUND', `parameters.userId: no user ${userId} in organization ${organizationId} (or it was removed)`) },
+        {
+          condition: userAuthenticatorsWithin(userId, authenticators.length, MAX_AUTHENTICATORS_PER_USER),
+          error: invalidField(
+            'parameters.authenticators',
+            `the user would have more than ${MAX_AUTHENTICATORS_PER_USER} passkeys (${authenticators.length} in this request); delete some first (delete_authenticators)`,
+          ),
+        },
+      ],
+      gates: [
+        {
+          gate: credentialIdsFree([...fields.keys()]),
+          error: (detail) => {
+            const taken = (Array.isArray(detail) ? detail : []) as string[];
+            return refusedFields(
+              taken.flatMap((id) => (fields.has(id) ? [{ field: fields.get(id)!, description: 'this credential is already registered' }] : [])),
+              'parameters.authenticators',
+              `a passkey ${RACED}`,
+            );
+          },
+        },
+      ],
+      rows: [insertAuthenticatorsOfActivity(NEW_ACTIVITY, organizationId, authenticators, now)],
+      // Concurrent registrations for the user count each other's passkeys: one waits for the other to commit.
+      locks: [lockUserApiKeys(organizationId, userId)],
+    };
+  },
+};
