@@ -7,7 +7,8 @@
 // activity row into the votes table again, rendered as before, one per user and activity; 022 gives
 // every organization a root quorum: its first user alone (not removed when it has one), threshold 1,
 // or no member when it has no user; 031 keeps a contact's verified moment only where a token proved it
-// for that user; 032 keeps one registration of a public key per tree of organizations, the oldest.
+// for that user; 032 keeps one registration of a public key per tree of organizations, the oldest;
+// 033 gives an activity's rows their foreign keys, and a store holding rows that name nothing is refused.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, describe, test } from 'node:test';
@@ -209,12 +210,21 @@ for (const tdb of testDatabases) {
       // A removed user may have had the same mailbox in another spelling: it is kept, in lowercase too.
       const removed = await store.user(org, 'ALICE@example.com', true);
       const elsewhere = await store.user(other, 'alice@EXAMPLE.com');
-      const otp = (otpType: string, contact: string) =>
-        store.db.query(
+      // Each OTP with the init_otp_auth activity that issued it, as Signet writes them (033's keys say so).
+      let issued = 0;
+      const otp = async (otpType: string, contact: string) => {
+        const activityId = randomUUID();
+        await store.db.query(
+          `INSERT INTO activities (id, organization_id, type, status, fingerprint, timestamp_ms, raw_body, stamp_header, intent, result, created_at, updated_at)
+           VALUES ($1, $2, 'ACTIVITY_TYPE_INIT_OTP_AUTH_V3', 'ACTIVITY_STATUS_COMPLETED', $3, '1', '{}', 'stamp', '{}', '{}', now(), now())`,
+          [activityId, org, `sha256:otp-${++issued}`],
+        );
+        await store.db.query(
           `INSERT INTO otps (id, organization_id, activity_id, otp_type, contact, code_hash, otp_length, alphanumeric, expires_at)
            VALUES ($1, $2, $3, $4, $5, 'hash', 9, true, now() + interval '5 minutes') RETURNING id`,
-          [randomUUID(), org, randomUUID(), otpType, contact],
+          [randomUUID(), org, activityId, otpType, contact],
         );
+      };
       await otp('OTP_TYPE_EMAIL', 'Bob@Example.com');
       await otp('OTP_TYPE_SMS', '+14155552671');
       const at = (minutes: number) => new Date(Date.UTC(2026, 10, 25, 12, minutes));
@@ -627,6 +637,85 @@ for (const tdb of testDatabases) {
       assert.deepEqual(await moments(copy), [null, null]);
       assert.deepEqual(await moments(proved), [at(7), null]);
       assert.deepEqual(await moments(provedThenChanged), [null, null]);
+    });
+  });
+}
+
+for (const tdb of testDatabases) {
+  describe(`foreign keys of an activity's rows (033, ${tdb.name})`, () => {
+    const cleanup: Array<() => Promise<void>> = [];
+    after(async () => {
+      for (const step of cleanup) await step();
+    });
+
+    /** A store migrated through 032, without the keys, holding one organization, user and activity with its vote. */
+    async function storeBeforeKeys() {
+      const db = await storeThrough(tdb, cleanup, '032_one_key_one_principal.sql');
+      const organizationId = randomUUID();
+      const userId = randomUUID();
+      await db.query('INSERT INTO organizations (id, name) VALUES ($1, $2)', [organizationId, 'keys']);
+      await db.query('INSERT INTO users (id, organization_id, user_name) VALUES ($1, $2, $3)', [userId, organizationId, 'voter']);
+      let fingerprints = 0;
+      const activity = async (organization = organizationId) => {
+        const id = randomUUID();
+        await db.query(
+          `INSERT INTO activities (id, organization_id, type, status, fingerprint, timestamp_ms, raw_body, stamp_header, intent, result, created_at, updated_at)
+           VALUES ($1, $2, 'ACTIVITY_TYPE_CREATE_SMART_CONTRACT_INTERFACE', 'ACTIVITY_STATUS_COMPLETED', $3, '1', '{}', 'stamp', '{}', '{}', now(), now())`,
+          [id, organization, `sha256:${++fingerprints}`],
+        );
+        return id;
+      };
+      const vote = (activityId: string, user = userId) =>
+        db.query(
+          `INSERT INTO votes (id, activity_id, organization_id, user_id, selection, public_key, signature, scheme, created_at)
+           VALUES ($1, $2, $3, $4, 'VOTE_SELECTION_APPROVED', '02ab', '3006', 'SIGNATURE_SCHEME_TK_API_P256', now())`,
+          [randomUUID(), activityId, organizationId, user],
+        );
+      await vote(await activity());
+      const keyCount = async () =>
+        (await db.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_constraint WHERE contype = 'f' AND connamespace = current_schema()::regnamespace"))[0]!.n;
+      return { db, organizationId, activity, vote, keyCount };
+    }
+
+    test('a store as Signet wrote it gains every key, validated; the rows it held stay', async () => {
+      const store = await storeBeforeKeys();
+      const before = await store.keyCount();
+      assert.deepEqual(await migrate(store.db), ['033_foreign_keys_back.sql']);
+      assert.equal(await store.keyCount(), before + 12);
+      const [unvalidated] = await store.db.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_constraint WHERE contype = 'f' AND NOT convalidated AND connamespace = current_schema()::regnamespace");
+      assert.equal(unvalidated!.n, 0);
+      const [votes] = await store.db.query<{ n: number }>('SELECT count(*)::int AS n FROM votes');
+      assert.equal(votes!.n, 1);
+    });
+
+    test('rows that name nothing (no version of Signet writes one: a hand edit, a partial restore) stop the upgrade, each kind counted and named, and the store is left as it was', async () => {
+      const store = await storeBeforeKeys();
+      const goneUser = randomUUID();
+      const goneOrganization = randomUUID();
+      const activityId = await store.activity();
+      await store.vote(activityId, goneUser);
+      await store.vote(randomUUID());
+      await store.activity(goneOrganization);
+      const before = await store.keyCount();
+      await assert.rejects(migrate(store.db), (error: Error) => {
+        assert.ok(error instanceof MigrationFailed);
+        assert.equal(error.migration, '033_foreign_keys_back.sql');
+        assert.match(error.message, /votes: 1 rows whose user_id is in no row of users \(user_id [0-9a-f-]{36}, for one\)/);
+        assert.match(error.message, /votes: 1 rows whose activity_id is in no row of activities/);
+        assert.match(error.message, /activities: 1 rows whose organization_id is in no row of organizations/);
+        for (const id of [goneUser, goneOrganization]) assert.ok(error.message.includes(id), `${id} named in ${error.message}`);
+        assert.match(error.message, /restore what they name or delete them, then upgrade/);
+        return true;
+      });
+      assert.equal(await store.keyCount(), before);
+      assert.deepEqual((await migrationStatus(store.db)).pending, ['033_foreign_keys_back.sql']);
+      const [votes] = await store.db.query<{ n: number }>('SELECT count(*)::int AS n FROM votes');
+      assert.equal(votes!.n, 3);
+
+      // Once they are gone, the upgrade goes through.
+      await store.db.query('DELETE FROM votes WHERE user_id = $1 OR activity_id NOT IN (SELECT id FROM activities)', [goneUser]);
+      await store.db.query('DELETE FROM activities WHERE organization_id = $1', [goneOrganization]);
+      assert.deepEqual(await migrate(store.db), ['033_foreign_keys_back.sql']);
     });
   });
 }
