@@ -574,12 +574,19 @@ for (const tdb of testDatabases) {
       );
       const organizationId = randomUUID();
       await db.query('INSERT INTO organizations (id, name) VALUES ($1, $2)', [organizationId, 'maintenance']);
+      // The uses name the activity that used the tokens (a foreign key says so).
+      const activityId = randomUUID();
+      await db.query(
+        `INSERT INTO activities (id, organization_id, type, status, fingerprint, timestamp_ms, raw_body, stamp_header, intent, result, created_at, updated_at)
+         VALUES ($1, $2, 'ACTIVITY_TYPE_OTP_LOGIN', 'ACTIVITY_STATUS_COMPLETED', 'sha256:maintenance', '1', '{}', 'stamp', '{}', '{}', now(), now())`,
+        [activityId, organizationId],
+      );
       await db.query(
         `INSERT INTO verification_token_uses (token_id, usage, organization_id, activity_id, expires_at, used_at)
          VALUES ('expired-token', 'login', $1, $2, now() - interval '2 hours', now() - interval '3 hours'),
                 ('expired-token', 'signup', $1, $2, now() - interval '2 hours', now() - interval '3 hours'),
                 ('live-token', 'login', $1, $2, now() + interval '1 hour', now())`,
-        [organizationId, randomUUID()],
+        [organizationId, activityId],
       );
       const lines: string[] = [];
       const logging: DeliveryLogger = { info: (_o, message) => lines.push(message ?? ''), warn: (o) => lines.push(JSON.stringify(o)), error() {} };
