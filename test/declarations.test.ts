@@ -1,0 +1,87 @@
+// Each activity handler declares what it is once (its path and types, its policy resource and action,
+// the reasons it may answer, its line in docs/api.md), and so does each admin route: the policy kind
+// table and the tables of docs/ are written from them by `npm run -s generate` and must be what it
+// would write; the reasons a handler's own file names are among those it declares.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, test } from 'node:test';
+import { ACTIVITY_REASONS, handlersByPath, kindResources, reasonsOfActivity } from '../src/activities/declarations.ts';
+import type { ActivityHandler } from '../src/activities/handler.ts';
+import { activityHandlers } from '../src/activities/registry.ts';
+import { REASONS, type Reason } from '../src/errors.ts';
+import { ADMIN_ROUTE_LIST } from '../src/http/adminApi.ts';
+import { adminRouteTable } from '../src/http/adminRouteTable.ts';
+import { ACTIVITY_RESOURCES, activityResource } from '../src/policy/index.ts';
+import { GENERATED, withBlock } from '../scripts/generate.ts';
+import { ROOT } from './support/root.ts';
+
+const read = (file: string) => fs.readFileSync(path.join(ROOT, file), 'utf8');
+
+describe('what derives from the declarations', () => {
+  for (const block of GENERATED) {
+    test(`${block.file} holds the text written from the declarations`, () => {
+      const content = read(block.file);
+      assert.ok(content.includes(block.text), `${block.file} differs from the declarations: run \`npm run -s generate\`, or replace its block with:\n\n${block.text}\n`);
+    });
+  }
+
+  test('generating replaces the block and leaves the rest of the file as it was', () => {
+    const block = { file: 'x.md', anchor: '| A |', text: '| A |\n|---|\n| new |' };
+    assert.equal(withBlock('intro\n\n| A |\n|---|\n| old |\n| older |\n\nafter\n', block), 'intro\n\n| A |\n|---|\n| new |\n\nafter\n');
+    assert.throws(() => withBlock('no table\n', block), /x\.md: no line starts with \| A \|/);
+  });
+
+  test("the policy module's kind table is each handler's resource and action", () => {
+    for (const handler of activityHandlers) {
+      for (const type of [handler.activityType, ...(handler.otherActivityTypes ?? [])]) {
+        assert.deepEqual(activityResource(type), { resource: handler.resource, action: handler.action }, type);
+      }
+    }
+    assert.deepEqual(Object.keys(ACTIVITY_RESOURCES).sort(), [...kindResources(activityHandlers).keys()].sort(), 'no kind without a handler');
+  });
+
+  test('handlers of one kind that declare different resources or actions are refused', () => {
+    const [first] = activityHandlers;
+    const other: ActivityHandler = { ...first!, activityType: first!.activityType.replace(/_V[0-9]+$/, '_V9'), action: 'DELETE' };
+    assert.throws(() => kindResources([first!, other]), /declares AUTH CREATE/);
+  });
+
+  test("docs/admin-api.md's table lists every admin route", () => {
+    const page = read('docs/admin-api.md');
+    for (const route of ADMIN_ROUTE_LIST) assert.ok(page.includes(`| \`${route.method.toUpperCase()} ${route.path}`), `${route.method} ${route.path}`);
+    assert.equal(adminRouteTable().split('\n').length, ADMIN_ROUTE_LIST.length + 2);
+  });
+});
+
+describe("each handler's reasons", () => {
+  test("are its own: none twice, none that every activity gives", () => {
+    for (const handler of activityHandlers) {
+      assert.equal(new Set(handler.reasons).size, handler.reasons.length, handler.activityType);
+      for (const reason of handler.reasons) assert.ok(!ACTIVITY_REASONS.includes(reason), `${handler.activityType}: ${reason} is one every activity gives`);
+    }
+    for (const [path, group] of handlersByPath(activityHandlers)) {
+      assert.deepEqual(new Set(group.map((handler) => JSON.stringify([...handler.reasons].sort()))).size, 1, `the handlers of ${path} declare the same reasons`);
+    }
+  });
+
+  test("hold every reason the handler's own file names", async () => {
+    const registry = read('src/activities/registry.ts');
+    const names = Object.keys(REASONS) as Reason[];
+    const checked = new Set<ActivityHandler>();
+    for (const [, imported, file] of registry.matchAll(/import \{ ([^}]+) \} from '\.\/(handlers\/[^']+|lifecycle\/votes\.ts)';/g)) {
+      const module = (await import(path.join(ROOT, 'src/activities', file!))) as Record<string, ActivityHandler>;
+      const source = read(path.join('src/activities', file!));
+      const named = names.filter((reason) => source.includes(`'${reason}'`));
+      for (const name of imported!.split(',').map((word) => word.trim())) {
+        const handler = module[name]!;
+        const declared = reasonsOfActivity([handler]);
+        for (const reason of named) assert.ok(declared.includes(reason), `${file}: ${handler.activityType} may answer ${reason}: declare it in its reasons`);
+        checked.add(handler);
+      }
+    }
+    assert.deepEqual([...checked].sort(byType), [...activityHandlers].sort(byType), 'every handler checked');
+  });
+});
+
+const byType = (a: ActivityHandler, b: ActivityHandler) => a.activityType.localeCompare(b.activityType);
