@@ -1,11 +1,11 @@
 // Writes the text derived from the declarations into the files that show it: the policy module's
-// kind table and the tables of docs/ (api.md, authorization.md, admin-api.md). Run it after changing a
+// kind table and the tables of docs/ (api.md, policies.md, authorization.md, admin-api.md). Run it after changing a
 // handler's or an admin route's declaration: `npm run -s generate`. test/declarations.test.ts fails
 // while a file differs from what this would write.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { activityTable, kindTable, policyKindTableSource } from '../src/activities/declarations.ts';
+import { activityTable, kindTable, policyKindTableSource, resourceActivityTable } from '../src/activities/declarations.ts';
 import { activityHandlers } from '../src/activities/registry.ts';
 import { adminRouteTable } from '../src/http/adminRouteTable.ts';
 
@@ -22,6 +22,7 @@ export interface Generated {
 export const GENERATED: readonly Generated[] = [
   { file: 'src/policy/activityResources.ts', anchor: 'export const ACTIVITY_RESOURCES', text: policyKindTableSource(activityHandlers) },
   { file: 'docs/api.md', anchor: '| Endpoint | Activity type |', text: activityTable(activityHandlers) },
+  { file: 'docs/policies.md', anchor: '| Activity | Type | Parameters | Result |', text: resourceActivityTable(activityHandlers, 'POLICY') },
   { file: 'docs/authorization.md', anchor: '| Activities (kind) |', text: kindTable(activityHandlers) },
   { file: 'docs/admin-api.md', anchor: '| Method and path |', text: adminRouteTable() },
 ];

@@ -3,7 +3,8 @@
 // activity may answer, and the tables of docs/api.md and docs/authorization.md. `npm run -s generate`
 // writes the generated text into its files; test/declarations.test.ts fails when a file differs.
 import { REASONS, type Reason } from '../errors.ts';
-import { activityKind, type ActivityResource } from '../policy/index.ts';
+import { activityKind, type ActivityResource, type Resource } from '../policy/index.ts';
+import { schemaFields } from '../wire/schemaFields.ts';
 import type { ActivityHandler } from './handler.ts';
 
 /**
@@ -108,4 +109,20 @@ export function kindTable(handlers: readonly ActivityHandler[]): string {
   }
   const rows = [...pairs].map(([pair, kinds]) => `| ${kinds.join(', ')} | ${pair} |`);
   return ['| Activities (kind) | `resource` | `action` |', '|---|---|---|', ...rows].join('\n');
+}
+
+/** `create_policy` → `createPolicy`: the method of `@turnkey/http` that submits a path. */
+const clientMethod = (path: string) => path.replace(/_([a-z])/g, (_match, letter: string) => letter.toUpperCase());
+
+/**
+ * The activities on one resource with their parameters and result, field by field from their
+ * schemas (docs/policies.md's table of the policy activities).
+ */
+export function resourceActivityTable(handlers: readonly ActivityHandler[], resource: Resource): string {
+  const rows = [...handlersByPath(handlers.filter((handler) => handler.resource === resource))].map(([path, group]) => {
+    const first = group[0]!;
+    const result = [first.resultKey, schemaFields(first.resultSchema)].filter(Boolean).join(' ');
+    return `| ${code(path)} (${code(clientMethod(path))}) | ${typesOf(group)} | ${code(schemaFields(first.parameters) ?? 'parameters')} | ${code(result)} |`;
+  });
+  return ['| Activity | Type | Parameters | Result |', '|---|---|---|---|', ...rows].join('\n');
 }

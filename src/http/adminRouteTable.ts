@@ -1,16 +1,10 @@
 // docs/admin-api.md's table of routes, written from the route declarations of adminApi.ts, so that
 // a route added there is on the page (test/declarations.test.ts holds the page to it).
 import { z } from 'zod';
+import { schemaFields as fieldsOf } from '../wire/schemaFields.ts';
 import { ADMIN_ROUTE_LIST, type AdminRoute } from './adminApi.ts';
 
 const cell = (text: string) => text.replaceAll('|', '\\|').replaceAll('\n', ' ');
-
-/** The fields of an object schema as `{a, b?}` (optional ones marked); undefined for any other schema. */
-function fieldsOf(schema: z.ZodType | undefined): string | undefined {
-  if (!(schema instanceof z.ZodObject)) return undefined;
-  const fields = Object.entries(schema.shape as Record<string, z.ZodType>).map(([name, field]) => (field.safeParse(undefined).success ? `${name}?` : name));
-  return `{${fields.join(', ')}}`;
-}
 
 /** `GET /admin/v1/organizations?limit=&after=&before=`: the method, the path and the query's fields. */
 function routeLine(route: AdminRoute): string {
