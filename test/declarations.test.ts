@@ -11,6 +11,8 @@ import type { ActivityHandler } from '../src/activities/handler.ts';
 import { activityHandlers } from '../src/activities/registry.ts';
 import { REASONS, type Reason } from '../src/errors.ts';
 import { ADMIN_ROUTE_LIST } from '../src/http/adminApi.ts';
+import { buildOpenApi } from '../src/http/openapi.ts';
+import { queryHandlers } from '../src/queries/registry.ts';
 import { adminRouteTable } from '../src/http/adminRouteTable.ts';
 import { ACTIVITY_RESOURCES, activityResource } from '../src/policy/index.ts';
 import { GENERATED, withBlock } from '../scripts/generate.ts';
@@ -81,6 +83,35 @@ describe("each handler's reasons", () => {
       }
     }
     assert.deepEqual([...checked].sort(byType), [...activityHandlers].sort(byType), 'every handler checked');
+  });
+});
+
+describe("each activity's error answers in the OpenAPI document", () => {
+  const document = buildOpenApi(activityHandlers, queryHandlers, 'test') as any;
+  /** The reasons an answer lists, as `REASON` in code spans (a shared response: its status's). */
+  const listed = (answer: any): string[] => {
+    const description: string = answer.$ref ? document.components.responses[answer.$ref.split('/').pop()].description : answer.description;
+    return [...description.matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((match) => match[1]!).filter((name) => name in REASONS);
+  };
+
+  test('are the reasons its handlers may give, each under its status', () => {
+    for (const [path, group] of handlersByPath(activityHandlers)) {
+      const responses = document.paths[`/public/v1/submit/${path}`].post.responses;
+      const documented = Object.entries<any>(responses).filter(([status]) => Number(status) >= 400).flatMap(([status, answer]) => {
+        for (const reason of listed(answer)) assert.equal(String(REASONS[reason as Reason].status), status, `${path}: ${reason} under ${status}`);
+        return listed(answer);
+      });
+      assert.deepEqual(documented.sort(), reasonsOfActivity(group).sort(), path);
+    }
+  });
+
+  test('a 404 only where a handler declares one, beyond the deleted sub-organization every activity may meet', () => {
+    const responses = (path: string) => document.paths[`/public/v1/submit/${path}`].post.responses;
+    assert.deepEqual(listed(responses('create_policy')['404']), ['ORGANIZATION_DELETED']);
+    assert.deepEqual(listed(responses('delete_policy')['404']), ['ORGANIZATION_DELETED', 'POLICY_NOT_FOUND']);
+    assert.deepEqual(listed(responses('verify_otp')['400']), ['MALFORMED_REQUEST', 'INVALID_REQUEST', 'CONCURRENT_CHANGE', 'INVALID_OTP_CODE', 'OTP_EXPIRED', 'OTP_ALREADY_USED', 'OTP_ATTEMPTS_EXHAUSTED']);
+    assert.deepEqual(listed(responses('init_otp')['429']), ['TOO_MANY_AUTH_FAILURES', 'OTP_RATE_LIMITED']);
+    assert.deepEqual(listed(responses('create_policy')['429']), ['TOO_MANY_AUTH_FAILURES']);
   });
 });
 
