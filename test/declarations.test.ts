@@ -6,7 +6,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
+import { z } from 'zod';
 import { ACTIVITY_REASONS, handlersByPath, kindResources, reasonsOfActivity } from '../src/activities/declarations.ts';
+import { parameterType } from '../src/activities/parameterTypes.ts';
 import type { ActivityHandler } from '../src/activities/handler.ts';
 import { activityHandlers } from '../src/activities/registry.ts';
 import { REASONS, type Reason } from '../src/errors.ts';
@@ -15,6 +17,7 @@ import { buildOpenApi } from '../src/http/openapi.ts';
 import { queryHandlers } from '../src/queries/registry.ts';
 import { adminRouteTable } from '../src/http/adminRouteTable.ts';
 import { ACTIVITY_RESOURCES, activityResource } from '../src/policy/index.ts';
+import type { UserClient } from '../src/cli/userClient.ts';
 import { GENERATED, withBlock } from '../scripts/generate.ts';
 import { ROOT } from './support/root.ts';
 
@@ -24,7 +27,7 @@ describe('what derives from the declarations', () => {
   for (const block of GENERATED) {
     test(`${block.file} holds the text written from the declarations`, () => {
       const content = read(block.file);
-      assert.ok(content.includes(block.text), `${block.file} differs from the declarations: run \`npm run -s generate\`, or replace its block with:\n\n${block.text}\n`);
+      assert.ok(block.anchor === undefined ? content === block.text : content.includes(block.text), `${block.file} differs from the declarations: run \`npm run -s generate\`, or replace its block with:\n\n${block.text}\n`);
     });
   }
 
@@ -112,6 +115,61 @@ describe("each activity's error answers in the OpenAPI document", () => {
     assert.deepEqual(listed(responses('verify_otp')['400']), ['MALFORMED_REQUEST', 'INVALID_REQUEST', 'CONCURRENT_CHANGE', 'INVALID_OTP_CODE', 'OTP_EXPIRED', 'OTP_ALREADY_USED', 'OTP_ATTEMPTS_EXHAUSTED']);
     assert.deepEqual(listed(responses('init_otp')['429']), ['TOO_MANY_AUTH_FAILURES', 'OTP_RATE_LIMITED']);
     assert.deepEqual(listed(responses('create_policy')['429']), ['TOO_MANY_AUTH_FAILURES']);
+  });
+});
+
+describe('submissions typed from the handlers', () => {
+  // Never run: `npm run typecheck` holds these lines, each a submission the handlers would refuse.
+  function refusedByTheCompiler(client: UserClient) {
+    // @ts-expect-error a path that is no activity's
+    void client.submit('create_polcy', 'ACTIVITY_TYPE_CREATE_POLICY_V3', { policyName: 'p', effect: 'EFFECT_ALLOW', notes: '' });
+    // @ts-expect-error a type its path does not take
+    void client.submit('create_policy', 'ACTIVITY_TYPE_DELETE_POLICY', { policyId: 'p' });
+    // @ts-expect-error a field the schema does not have
+    void client.submit('delete_policy', 'ACTIVITY_TYPE_DELETE_POLICY', { policyId: 'p', force: true });
+    // @ts-expect-error a required field left out
+    void client.submit('create_policy', 'ACTIVITY_TYPE_CREATE_POLICY_V3', { policyName: 'p', notes: '' });
+    // @ts-expect-error a value of the wrong kind
+    void client.submit('update_root_quorum', 'ACTIVITY_TYPE_UPDATE_ROOT_QUORUM', { threshold: '1', userIds: [] });
+    // Each path takes its older types with their own parameters.
+    void client.submit('verify_otp', 'ACTIVITY_TYPE_VERIFY_OTP', { otpId: 'o', otpCode: '123456' });
+    void client.submit('verify_otp', 'ACTIVITY_TYPE_VERIFY_OTP_V2', { otpId: 'o', encryptedOtpBundle: 'b' });
+  }
+
+  test('the parameter types are written from the schemas as clients send them', () => {
+    assert.equal(typeof refusedByTheCompiler, 'function');
+    const schema = z.strictObject({
+      name: z.string(),
+      effect: z.enum(['EFFECT_ALLOW', 'EFFECT_DENY']),
+      count: z.number().int().optional(),
+      length: z.number().default(6),
+      ids: z.array(z.uuid()),
+      labels: z.record(z.string(), z.string()),
+      either: z.union([z.literal("it's"), z.boolean()]),
+      nested: z.strictObject({ 'odd-name': z.null() }),
+    });
+    const handler = { ...activityHandlers[0]!, parameters: schema } as ActivityHandler;
+    assert.equal(
+      parameterType(handler, 0),
+      [
+        '{',
+        '  name: string;',
+        "  effect: 'EFFECT_ALLOW' | 'EFFECT_DENY';",
+        '  count?: number;',
+        '  length?: number;',
+        '  ids: Array<string>;',
+        '  labels: {',
+        '    [key: string]: string;',
+        '  };',
+        "  either: 'it\\'s' | boolean;",
+        '  nested: {',
+        "    'odd-name': null;",
+        '  };',
+        '}',
+      ].join('\n'),
+    );
+    const source = read('src/activities/activityParameters.ts');
+    for (const handler of activityHandlers) assert.ok(source.includes(parameterType(handler)), `${handler.activityType}: its parameters' type`);
   });
 });
 
