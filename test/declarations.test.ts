@@ -70,22 +70,23 @@ describe("each handler's reasons", () => {
     }
   });
 
-  test("hold every reason the handler's own file names", async () => {
-    const registry = read('src/activities/registry.ts');
+  test("hold every reason the handler's own file names", () => {
     const names = Object.keys(REASONS) as Reason[];
-    const checked = new Set<ActivityHandler>();
-    for (const [, imported, file] of registry.matchAll(/import \{ ([^}]+) \} from '\.\/(handlers\/[^']+|lifecycle\/votes\.ts)';/g)) {
-      const module = (await import(path.join(ROOT, 'src/activities', file!))) as Record<string, ActivityHandler>;
-      const source = read(path.join('src/activities', file!));
-      const named = names.filter((reason) => source.includes(`'${reason}'`));
-      for (const name of imported!.split(',').map((word) => word.trim())) {
-        const handler = module[name]!;
-        const declared = reasonsOfActivity([handler]);
-        for (const reason of named) assert.ok(declared.includes(reason), `${file}: ${handler.activityType} may answer ${reason}: declare it in its reasons`);
-        checked.add(handler);
+    const files = [
+      ...fs.readdirSync(path.join(ROOT, 'src/activities/handlers'), { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.ts')).map((file) => `src/activities/handlers/${file}`),
+      'src/activities/lifecycle/votes.ts',
+    ];
+    const sources = files.map((file) => ({ file, source: read(file) }));
+    for (const handler of activityHandlers) {
+      // The handler's file is the one that declares its type.
+      const own = sources.filter(({ source }) => source.includes(`activityType: '${handler.activityType}'`));
+      assert.equal(own.length, 1, `${handler.activityType} is declared in one file`);
+      const { file, source } = own[0]!;
+      const declared = reasonsOfActivity([handler]);
+      for (const reason of names.filter((name) => source.includes(`'${name}'`))) {
+        assert.ok(declared.includes(reason), `${file}: ${handler.activityType} may answer ${reason}: declare it in its reasons`);
       }
     }
-    assert.deepEqual([...checked].sort(byType), [...activityHandlers].sort(byType), 'every handler checked');
   });
 });
 
@@ -172,5 +173,3 @@ describe('submissions typed from the handlers', () => {
     for (const handler of activityHandlers) assert.ok(source.includes(parameterType(handler)), `${handler.activityType}: its parameters' type`);
   });
 });
-
-const byType = (a: ActivityHandler, b: ActivityHandler) => a.activityType.localeCompare(b.activityType);
