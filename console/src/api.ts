@@ -1,6 +1,9 @@
 // The console's client of Signet's public API: every request is a POST of JSON to this origin,
 // stamped in the page by the signed-in user's credential (stamp/). The console has no other way in.
+import type { ActivityParametersOfType, ActivityPath, ActivityTypesOfPath } from '../../src/activities/activityParameters.ts';
 import type { Stamper } from './stamp/stamper.ts';
+
+export type { ActivityParametersOfType } from '../../src/activities/activityParameters.ts';
 
 export interface Activity {
   id: string;
@@ -41,8 +44,17 @@ export interface Api {
   readonly userId: string;
   /** POST /public/v1/query/<name>; `organizationId` is added to the body when absent. */
   query<T = any>(name: string, body?: Record<string, unknown>): Promise<T>;
-  /** POST /public/v1/submit/<name> with {type, timestampMs, organizationId, parameters}; resolves with the response's `activity`. */
-  submit(name: string, type: string, parameters: Record<string, unknown>, organizationId?: string): Promise<Activity>;
+  /**
+   * POST /public/v1/submit/<name> with {type, timestampMs, organizationId, parameters}; resolves with the response's `activity`.
+   * Typed from the handlers (src/activities/activityParameters.ts): a type the path does not take, or parameters its
+   * schema would refuse for their names or types, do not compile.
+   */
+  submit<Path extends ActivityPath, Type extends ActivityTypesOfPath[Path]>(
+    name: Path,
+    type: Type,
+    parameters: ActivityParametersOfType[Type],
+    organizationId?: string,
+  ): Promise<Activity>;
 }
 
 /** The requests of exclusive stampers (passkeys), in the order they were made. */

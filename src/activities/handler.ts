@@ -6,7 +6,8 @@
 import type { z } from 'zod';
 import type { Principal } from '../auth/principal.ts';
 import type { Config } from '../config.ts';
-import type { SignetError } from '../errors.ts';
+import type { Reason, SignetError } from '../errors.ts';
+import type { Action, Resource } from '../policy/index.ts';
 import type { Gate } from '../store/gate.ts';
 import type { Queryable } from '../store/db.ts';
 import type { Sql } from '../store/sql.ts';
@@ -69,6 +70,20 @@ export interface ActivityHandler<Schema extends z.ZodType = z.ZodType, Result ex
   activityType: string;
   /** Other `type` values taken for the same activity (older spellings clients still send). */
   otherActivityTypes?: readonly string[];
+  /**
+   * What the activity does as policies see it (`activity.resource`, `activity.action`). The policy
+   * module's kind table is written from these (src/policy/activityResources.ts); handlers of one kind agree.
+   */
+  resource: Resource;
+  action: Action;
+  /**
+   * The reasons of src/errors.ts this activity may answer besides those every activity may (stamp,
+   * schema, authorization: ACTIVITY_REASONS in activities/declarations.ts): its 404s, its own 400s
+   * and 429s. The OpenAPI document and docs/api.md list them, each with its status from REASONS.
+   */
+  reasons: readonly Reason[];
+  /** One line (markdown) for the activity table of docs/api.md; the first handler of a path gives its row. */
+  summary: string;
   /**
    * Among the handlers of one path, whether this one takes these parameters (its shape: verify_otp's
    * V2 carries `encryptedOtpBundle`, V1 `otpCode`). Without it the handler takes any.

@@ -167,8 +167,12 @@ const MAX_LISTED_ACTIVITIES = 1000;
 function vote(selection: 'approve' | 'reject'): Command['run'] {
   return async (input, context) => {
     const fingerprint = fingerprintOf(input);
-    const path = `${selection}_activity`;
-    return printActivity(await user(input, context).submit(path, `ACTIVITY_TYPE_${selection.toUpperCase()}_ACTIVITY`, { fingerprint }), input);
+    const client = user(input, context);
+    const activity =
+      selection === 'approve'
+        ? await client.submit('approve_activity', 'ACTIVITY_TYPE_APPROVE_ACTIVITY', { fingerprint })
+        : await client.submit('reject_activity', 'ACTIVITY_TYPE_REJECT_ACTIVITY', { fingerprint });
+    return printActivity(activity, input);
   };
 }
 
@@ -273,7 +277,7 @@ export const COMMANDS: readonly Command[] = ([
       if (effect !== 'ALLOW' && effect !== 'DENY') throw new UsageError(`--effect takes ALLOW or DENY, got "${input.need('effect')}"`);
       const parameters = {
         policyName: input.need('name'),
-        effect: `EFFECT_${effect}`,
+        effect: `EFFECT_${effect}` as const,
         ...(input.get('condition') !== undefined ? { condition: input.get('condition') } : {}),
         ...(input.get('consensus') !== undefined ? { consensus: input.get('consensus') } : {}),
         notes: input.get('notes') ?? '',
@@ -289,7 +293,7 @@ export const COMMANDS: readonly Command[] = ([
     args: [{ name: 'ID', description: 'the policy, as `signet policy list` shows it', field: 'parameters.policyId' }],
     stamped: true,
     run: async (input, context) =>
-      printActivity(await user(input, context).submit('delete_policy', 'ACTIVITY_TYPE_DELETE_POLICY', { policyId: input.args[0] }), input),
+      printActivity(await user(input, context).submit('delete_policy', 'ACTIVITY_TYPE_DELETE_POLICY', { policyId: input.args[0]! }), input),
   },
   {
     name: 'quorum',

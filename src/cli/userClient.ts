@@ -5,6 +5,7 @@
 // it does for every client. The key and the server are found as serverLocation.ts says: the key from
 // --credentials FILE, SIGNET_CREDENTIALS or the data folder; the server from SIGNET_URL, the data
 // folder's running server or the file's baseUrl, and a file naming another server is refused.
+import type { ActivityParametersOfType, ActivityPath, ActivityTypesOfPath } from '../activities/activityParameters.ts';
 import type { Config } from '../config.ts';
 import { UsageError } from './command.ts';
 import { serverError } from './serverError.ts';
@@ -25,8 +26,12 @@ export interface UserCredentials {
 
 export interface UserClient {
   readonly organizationId: string;
-  /** POST /public/v1/submit/<path> with {type, timestampMs, organizationId, parameters}: the answer's activity. */
-  submit(path: string, type: string, parameters: object): Promise<Record<string, any>>;
+  /**
+   * POST /public/v1/submit/<path> with {type, timestampMs, organizationId, parameters}: the answer's activity. Typed from
+   * the handlers (activities/activityParameters.ts): a type the path does not take, or parameters of the wrong names or
+   * types, do not compile.
+   */
+  submit<Path extends ActivityPath, Type extends ActivityTypesOfPath[Path]>(path: Path, type: Type, parameters: ActivityParametersOfType[Type]): Promise<Record<string, any>>;
   /** POST /public/v1/query/<path> with {organizationId, ...body}: the answer. */
   query<T = Record<string, any>>(path: string, body?: object): Promise<T>;
 }

@@ -7,7 +7,8 @@ import { z } from 'zod';
 import { activityAnswer } from '../activities/wire/activitySchema.ts';
 import { envelopeSchema } from '../activities/wire/envelope.ts';
 import type { ActivityHandler } from '../activities/handler.ts';
-import { grpcCodeOf, REASONS, reasonsOfStatus } from '../errors.ts';
+import { reasonsOfActivity } from '../activities/declarations.ts';
+import { grpcCodeOf, REASONS, reasonsOfStatus, type Reason } from '../errors.ts';
 import type { QueryHandler } from '../queries/query.ts';
 import { ADMIN_ROUTE_LIST, adminStatuses, downloadHeader, type AdminRoute } from './adminApi.ts';
 import { errorSchema, INTRODUCTION, serviceAnswers, TAGS } from './openapiSchemas.ts';
@@ -73,9 +74,12 @@ type ErrorStatus = (typeof ERROR_STATUSES)[number];
 
 /** The reasons an answer of `status` can carry, from the table in src/errors.ts: one line each. */
 function reasonList(status: ErrorStatus): string {
-  return reasonsOfStatus(Number(status))
-    .map((reason) => `- \`${reason}\` (gRPC code ${grpcCodeOf(reason)}): ${REASONS[reason].meaning}`)
-    .join('\n');
+  return reasonLines(reasonsOfStatus(Number(status)));
+}
+
+/** These reasons, one line each with its gRPC code and meaning. */
+function reasonLines(reasons: readonly Reason[]): string {
+  return reasons.map((reason) => `- \`${reason}\` (gRPC code ${grpcCodeOf(reason)}): ${REASONS[reason].meaning}`).join('\n');
 }
 
 const ERRORS = Object.fromEntries(
@@ -98,28 +102,38 @@ function errorResponses(statuses: readonly ErrorStatus[], specific: Partial<Reco
   );
 }
 
-// What a 404 of each public path means (paths without one answer none for a valid request).
+// What a 404 of each query path means (paths without one answer none for a valid request). An
+// activity's error answers come from the reasons its handlers declare (activityErrorResponses).
 const NOT_FOUND: Record<string, string> = {
-  verify_otp: "No OTP with this otpId in the organization (another organization's OTP too)",
-  otp_login: 'No user of the organization has the verified contact, or it was removed',
-  delete_smart_contract_interface: 'No such interface in the organization',
   get_activity: 'No such activity in the organization',
-  approve_activity: 'No activity with this fingerprint in the organization',
-  reject_activity: 'No activity with this fingerprint in the organization',
   get_policy_evaluations: 'No such activity in the organization',
   get_smart_contract_interface: 'No such interface in the organization',
   get_app_proofs: 'No such activity in the organization',
   list_app_proofs: 'No such activity in the organization',
 };
 
-const OTP_RATE_LIMITED =
-  'Too many failed authentications from this client address, or an OTP rate limit (per userIdentifier, per phone number, per email address: SIGNET_RATE_LIMIT_*), and no OTP was created';
-const RATE_LIMITED: Record<string, string> = { init_otp_auth: OTP_RATE_LIMITED, init_otp: OTP_RATE_LIMITED };
-
 const NOT_AUTHORIZED =
   "A valid credential of another organization; or the organization's root quorum and policies do not allow the activity and no more approvals could: " +
   'the message says implicit deny, or names the DENY policy (id and name), and turnkeyErrorCode is REQUEST_NOT_AUTHORIZED; ' +
   'nothing was stored (code 7). For approve_activity/reject_activity: the user may not vote on the activity';
+
+/**
+ * The error answers of an activity: a status for each of the reasons its handlers may give (their
+ * own and every activity's, activities/declarations.ts), listing those reasons. A status whose
+ * reasons are all of that status's refers to the shared response.
+ */
+function activityErrorResponses(handlers: readonly ActivityHandler[]) {
+  const reasons = reasonsOfActivity(handlers);
+  const statuses = [...new Set(reasons.map((reason) => String(REASONS[reason].status) as ErrorStatus))].sort();
+  return Object.fromEntries(
+    statuses.map((status) => {
+      const own = reasons.filter((reason) => String(REASONS[reason].status) === status);
+      const lead = status === '403' ? `${NOT_AUTHORIZED}. ` : '';
+      if (!lead && own.length === reasonsOfStatus(Number(status)).length) return [status, { $ref: `#/components/responses/Error${status}` }];
+      return [status, { description: `${lead}turnkeyErrorCode (in details) says why:\n\n${reasonLines(own)}`, content: json({ $ref: `${COMPONENT_REF}Error` }) }];
+    }),
+  );
+}
 
 const STAMPED = [{ ApiKeyStamp: [] }, { WebAuthnStamp: [] }];
 const EXAMPLE_ORGANIZATION = '9f5e7c2a-3b1d-4e6f-8a9b-0c1d2e3f4a5b';
@@ -179,11 +193,7 @@ function activityOperation(schemas: Schemas, path: string, handlers: readonly Ac
           'nothing executed, and runs at the approve_activity that allows it',
         content: json(one ? bodies[0]!.answer : { oneOf: bodies.map((body) => body.answer) }),
       },
-      ...errorResponses([...PUBLIC_ERRORS, ...(NOT_FOUND[path] ? (['404'] as const) : [])], {
-        ...(NOT_FOUND[path] ? { '404': NOT_FOUND[path] } : {}),
-        ...(RATE_LIMITED[path] ? { '429': RATE_LIMITED[path] } : {}),
-        '403': NOT_AUTHORIZED,
-      }),
+      ...activityErrorResponses(handlers),
     },
   };
 }

@@ -1,49 +1,56 @@
 // What each kind of activity does, as policies see it: `activity.resource` and `activity.action`, and
-// the kind itself (`activity.kind`). One plain table keyed by kind, so that each entry can later move
-// into its activity handler file.
+// the kind itself (`activity.kind`). Each activity handler declares its resource and action; this
+// module is pure and may not import the handlers, so the table below is written from them by
+// `npm run -s generate` and test/declarations.test.ts fails when it differs from what they declare.
+
+/** The resources an activity may act on (`activity.resource`). */
+export const RESOURCES = ['AUTH', 'OTP', 'SMART_CONTRACT_INTERFACE', 'USER', 'CREDENTIAL', 'POLICY', 'WEBHOOK_ENDPOINT', 'ORGANIZATION', 'ACTIVITY'] as const;
+export type Resource = (typeof RESOURCES)[number];
+
+/** What an activity does to its resource (`activity.action`). */
+export const ACTIONS = ['CREATE', 'UPDATE', 'DELETE', 'VERIFY', 'APPROVE', 'REJECT'] as const;
+export type Action = (typeof ACTIONS)[number];
 
 export interface ActivityResource {
-  readonly resource: string;
-  readonly action: string;
+  readonly resource: Resource;
+  readonly action: Action;
 }
 
-const entry = (resource: string, action: string): ActivityResource => ({ resource, action });
-
+// Written from the activity handlers by `npm run -s generate`: do not edit by hand.
 export const ACTIVITY_RESOURCES: Readonly<Record<string, ActivityResource>> = Object.freeze({
-  INIT_OTP_AUTH: entry('AUTH', 'CREATE'),
-  OTP_AUTH: entry('AUTH', 'CREATE'),
-  OTP_LOGIN: entry('AUTH', 'CREATE'),
-  STAMP_LOGIN: entry('AUTH', 'CREATE'),
-  INIT_OTP: entry('OTP', 'CREATE'),
-  VERIFY_OTP: entry('OTP', 'VERIFY'),
-  CREATE_SMART_CONTRACT_INTERFACE: entry('SMART_CONTRACT_INTERFACE', 'CREATE'),
-  DELETE_SMART_CONTRACT_INTERFACE: entry('SMART_CONTRACT_INTERFACE', 'DELETE'),
-  CREATE_USERS: entry('USER', 'CREATE'),
-  CREATE_API_ONLY_USERS: entry('USER', 'CREATE'),
-  UPDATE_USER: entry('USER', 'UPDATE'),
-  UPDATE_USER_NAME: entry('USER', 'UPDATE'),
-  UPDATE_USER_EMAIL: entry('USER', 'UPDATE'),
-  UPDATE_USER_PHONE_NUMBER: entry('USER', 'UPDATE'),
-  DELETE_USERS: entry('USER', 'DELETE'),
-  CREATE_USER_TAG: entry('USER', 'CREATE'),
-  UPDATE_USER_TAG: entry('USER', 'UPDATE'),
-  DELETE_USER_TAGS: entry('USER', 'DELETE'),
-  CREATE_API_KEYS: entry('CREDENTIAL', 'CREATE'),
-  DELETE_API_KEYS: entry('CREDENTIAL', 'DELETE'),
-  CREATE_AUTHENTICATORS: entry('CREDENTIAL', 'CREATE'),
-  DELETE_AUTHENTICATORS: entry('CREDENTIAL', 'DELETE'),
-  CREATE_POLICY: entry('POLICY', 'CREATE'),
-  CREATE_POLICIES: entry('POLICY', 'CREATE'),
-  UPDATE_POLICY: entry('POLICY', 'UPDATE'),
-  DELETE_POLICY: entry('POLICY', 'DELETE'),
-  CREATE_WEBHOOK_ENDPOINT: entry('WEBHOOK_ENDPOINT', 'CREATE'),
-  UPDATE_WEBHOOK_ENDPOINT: entry('WEBHOOK_ENDPOINT', 'UPDATE'),
-  DELETE_WEBHOOK_ENDPOINT: entry('WEBHOOK_ENDPOINT', 'DELETE'),
-  UPDATE_ROOT_QUORUM: entry('ORGANIZATION', 'UPDATE'),
-  CREATE_SUB_ORGANIZATION: entry('ORGANIZATION', 'CREATE'),
-  DELETE_SUB_ORGANIZATION: entry('ORGANIZATION', 'DELETE'),
-  APPROVE_ACTIVITY: entry('ACTIVITY', 'APPROVE'),
-  REJECT_ACTIVITY: entry('ACTIVITY', 'REJECT'),
+  INIT_OTP_AUTH: { resource: 'AUTH', action: 'CREATE' },
+  INIT_OTP: { resource: 'OTP', action: 'CREATE' },
+  VERIFY_OTP: { resource: 'OTP', action: 'VERIFY' },
+  OTP_LOGIN: { resource: 'AUTH', action: 'CREATE' },
+  STAMP_LOGIN: { resource: 'AUTH', action: 'CREATE' },
+  OTP_AUTH: { resource: 'AUTH', action: 'CREATE' },
+  CREATE_SMART_CONTRACT_INTERFACE: { resource: 'SMART_CONTRACT_INTERFACE', action: 'CREATE' },
+  DELETE_SMART_CONTRACT_INTERFACE: { resource: 'SMART_CONTRACT_INTERFACE', action: 'DELETE' },
+  CREATE_USERS: { resource: 'USER', action: 'CREATE' },
+  UPDATE_USER: { resource: 'USER', action: 'UPDATE' },
+  UPDATE_USER_EMAIL: { resource: 'USER', action: 'UPDATE' },
+  UPDATE_USER_PHONE_NUMBER: { resource: 'USER', action: 'UPDATE' },
+  UPDATE_USER_NAME: { resource: 'USER', action: 'UPDATE' },
+  DELETE_USERS: { resource: 'USER', action: 'DELETE' },
+  CREATE_AUTHENTICATORS: { resource: 'CREDENTIAL', action: 'CREATE' },
+  DELETE_AUTHENTICATORS: { resource: 'CREDENTIAL', action: 'DELETE' },
+  CREATE_USER_TAG: { resource: 'USER', action: 'CREATE' },
+  CREATE_API_KEYS: { resource: 'CREDENTIAL', action: 'CREATE' },
+  DELETE_API_KEYS: { resource: 'CREDENTIAL', action: 'DELETE' },
+  DELETE_USER_TAGS: { resource: 'USER', action: 'DELETE' },
+  CREATE_POLICY: { resource: 'POLICY', action: 'CREATE' },
+  CREATE_POLICIES: { resource: 'POLICY', action: 'CREATE' },
+  UPDATE_POLICY: { resource: 'POLICY', action: 'UPDATE' },
+  DELETE_POLICY: { resource: 'POLICY', action: 'DELETE' },
+  DELETE_POLICIES: { resource: 'POLICY', action: 'DELETE' },
+  APPROVE_ACTIVITY: { resource: 'ACTIVITY', action: 'APPROVE' },
+  REJECT_ACTIVITY: { resource: 'ACTIVITY', action: 'REJECT' },
+  UPDATE_ROOT_QUORUM: { resource: 'ORGANIZATION', action: 'UPDATE' },
+  CREATE_SUB_ORGANIZATION: { resource: 'ORGANIZATION', action: 'CREATE' },
+  DELETE_SUB_ORGANIZATION: { resource: 'ORGANIZATION', action: 'DELETE' },
+  CREATE_WEBHOOK_ENDPOINT: { resource: 'WEBHOOK_ENDPOINT', action: 'CREATE' },
+  UPDATE_WEBHOOK_ENDPOINT: { resource: 'WEBHOOK_ENDPOINT', action: 'UPDATE' },
+  DELETE_WEBHOOK_ENDPOINT: { resource: 'WEBHOOK_ENDPOINT', action: 'DELETE' },
 });
 
 /** `ACTIVITY_TYPE_INIT_OTP_AUTH_V3` → `INIT_OTP_AUTH`: the type without its prefix and version suffix. */

@@ -1,6 +1,6 @@
 // The policy module's public surface: compile expressions when a policy is written, decide when an
 // activity is submitted or voted on. Pure: no I/O, no imports from other folders.
-export { ACTIVITY_RESOURCES, activityKind, activityResource, type ActivityResource } from './activityResources.ts';
+export { ACTIONS, ACTIVITY_RESOURCES, activityKind, activityResource, RESOURCES, type Action, type ActivityResource, type Resource } from './activityResources.ts';
 export { compileExpression, type CompiledExpression } from './compile.ts';
 export {
   decide,

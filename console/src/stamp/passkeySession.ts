@@ -5,7 +5,7 @@
 // is asked once for a new one. When Signet does not allow it (an organization's policies decide
 // whether a passkey may start a session; stamp_login never waits for approvals), each request is
 // stamped with the passkey and the reason is kept, for the page to say once.
-import { ApiError, send } from '../api.ts';
+import { ApiError, send, type ActivityParametersOfType } from '../api.ts';
 import { apiKeyStamper, type ApiKeyCredential } from './apiKey.ts';
 import { passkeyStamper } from './passkey.ts';
 import { toHex, type Stamper } from './stamper.ts';
@@ -50,7 +50,7 @@ export async function passkeyLogin(organizationId: string): Promise<PasskeyCrede
     type: 'ACTIVITY_TYPE_STAMP_LOGIN',
     timestampMs: String(Date.now()),
     organizationId,
-    parameters: { publicKey, expirationSeconds: String(SESSION_SECONDS), invalidateExisting: false },
+    parameters: { publicKey, expirationSeconds: String(SESSION_SECONDS), invalidateExisting: false } satisfies ActivityParametersOfType['ACTIVITY_TYPE_STAMP_LOGIN'],
   };
   try {
     // Sent directly: a renewal happens inside the stamping of a queued passkey request.

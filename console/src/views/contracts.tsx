@@ -4,7 +4,7 @@
 // notes; an interface's page (get_smart_contract_interface) shows an ABI's functions and events or
 // an IDL's instructions as tables, and deletes it (delete_smart_contract_interface) after a confirmation.
 import { useState } from 'preact/hooks';
-import type { Api } from '../api.ts';
+import type { ActivityParametersOfType, Api } from '../api.ts';
 import { navigate } from '../navigation.ts';
 import { violationsAt } from '../ui/refusal.ts';
 import { Loading, plural, Time, Table } from '../ui/components.tsx';
@@ -14,6 +14,8 @@ import { MAX_INTERFACE_BYTES } from '../../../src/contracts/limits.ts';
 
 const ETHEREUM = 'SMART_CONTRACT_INTERFACE_TYPE_ETHEREUM';
 const SOLANA = 'SMART_CONTRACT_INTERFACE_TYPE_SOLANA';
+/** The kinds of interface create_smart_contract_interface takes (the select offers these two). */
+type InterfaceType = ActivityParametersOfType['ACTIVITY_TYPE_CREATE_SMART_CONTRACT_INTERFACE']['type'];
 const CONTRACTS = '/console/contracts';
 const PAGE = 20;
 
@@ -112,7 +114,7 @@ interface Picked {
 function UploadForm(props: { api: Api; onUploaded(): void }) {
   const [picked, setPicked] = useState<Picked | undefined>(undefined);
   const [fileProblem, setFileProblem] = useState<string | undefined>(undefined);
-  const [type, setType] = useState(ETHEREUM);
+  const [type, setType] = useState<InterfaceType>(ETHEREUM);
   const [address, setAddress] = useState('');
   const [label, setLabel] = useState('');
   const [notes, setNotes] = useState('');
@@ -200,7 +202,7 @@ function UploadForm(props: { api: Api; onUploaded(): void }) {
       </div>
       <div class="field">
         <label for="contract-type">Kind</label>
-        <select id="contract-type" value={type} onChange={(e) => setType((e.currentTarget as HTMLSelectElement).value)}>
+        <select id="contract-type" value={type} onChange={(e) => setType((e.currentTarget as HTMLSelectElement).value as InterfaceType)}>
           <option value={ETHEREUM}>Ethereum ABI</option>
           <option value={SOLANA}>Solana IDL</option>
         </select>

@@ -3,7 +3,7 @@
 // confirmation. A condition or consensus the server refuses is shown at the expression: its message
 // under the textarea, a caret under the column, the reported character selected.
 import { useState } from 'preact/hooks';
-import type { Api } from '../api.ts';
+import type { ActivityParametersOfType, Api } from '../api.ts';
 import { navigate } from '../navigation.ts';
 import { ExpressionField } from '../ui/expressionField.tsx';
 import { violationsAt } from '../ui/refusal.ts';
@@ -129,10 +129,15 @@ function PolicyForm(props: { api: Api; policy?: Policy; onSaved(): void }) {
       }
       return;
     }
-    const changes: Record<string, unknown> = { policyId: policy.policyId };
-    for (const key of Object.keys(UPDATE_FIELDS) as Array<keyof Fields>) {
-      if (fields[key] !== policy[key]) changes[UPDATE_FIELDS[key]] = fields[key];
-    }
+    const changed = (key: keyof Fields) => fields[key] !== policy[key];
+    const changes: ActivityParametersOfType['ACTIVITY_TYPE_UPDATE_POLICY_V2'] = {
+      policyId: policy.policyId,
+      ...(changed('policyName') ? { policyName: fields.policyName } : {}),
+      ...(changed('effect') ? { policyEffect: fields.effect } : {}),
+      ...(changed('condition') ? { policyCondition: fields.condition } : {}),
+      ...(changed('consensus') ? { policyConsensus: fields.consensus } : {}),
+      ...(changed('notes') ? { policyNotes: fields.notes } : {}),
+    };
     if (Object.keys(changes).length === 1) {
       submission.note('Nothing to save: no field differs from the policy as stored.');
       return;

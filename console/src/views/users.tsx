@@ -157,7 +157,7 @@ function NewUserForm(props: { api: Api; tags: UserTag[]; onCreated(): void }) {
       ...(fields.userEmail ? { userEmail: fields.userEmail } : {}),
       ...(fields.userPhoneNumber ? { userPhoneNumber: fields.userPhoneNumber } : {}),
       apiKeys: fields.publicKey
-        ? [{ apiKeyName: fields.apiKeyName || 'API key', publicKey: fields.publicKey.trim(), curveType: 'API_KEY_CURVE_P256' }]
+        ? [{ apiKeyName: fields.apiKeyName || 'API key', publicKey: fields.publicKey.trim(), curveType: 'API_KEY_CURVE_P256' as const }]
         : [],
       authenticators: [],
       oauthProviders: [],

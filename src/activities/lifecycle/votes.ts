@@ -21,7 +21,7 @@ const example = { fingerprint: 'sha256:3b8f1f5e6a0c4d2e9f7a1b3c5d7e9f0a2b4c6d8e0
 
 function voteHandler(
   selection: 'VOTE_SELECTION_APPROVED' | 'VOTE_SELECTION_REJECTED',
-  names: { path: string; activityType: string; intentKey: string; resultKey: string; description: string },
+  names: Pick<ActivityHandler, 'path' | 'activityType' | 'resource' | 'action' | 'reasons' | 'summary' | 'intentKey' | 'resultKey' | 'description'>,
 ): ActivityHandler<typeof parameters> {
   return {
     ...names,
@@ -38,6 +38,11 @@ function voteHandler(
 export const approveActivity = voteHandler('VOTE_SELECTION_APPROVED', {
   path: 'approve_activity',
   activityType: 'ACTIVITY_TYPE_APPROVE_ACTIVITY',
+  resource: 'ACTIVITY',
+  action: 'APPROVE',
+  reasons: ['ACTIVITY_NOT_FOUND', 'USER_NOT_FOUND'],
+  summary:
+    '`{fingerprint}` of an activity waiting for approvals (`ACTIVITY_STATUS_CONSENSUS_NEEDED`); answers that activity decided again: executed now (`COMPLETED`, or `FAILED` with `failure`), or still waiting ([Who may do what](authorization.md))',
   intentKey: 'approveActivityIntent',
   resultKey: 'approveActivityResult',
   description:
@@ -50,6 +55,10 @@ export const approveActivity = voteHandler('VOTE_SELECTION_APPROVED', {
 export const rejectActivity = voteHandler('VOTE_SELECTION_REJECTED', {
   path: 'reject_activity',
   activityType: 'ACTIVITY_TYPE_REJECT_ACTIVITY',
+  resource: 'ACTIVITY',
+  action: 'REJECT',
+  reasons: ['ACTIVITY_NOT_FOUND', 'USER_NOT_FOUND'],
+  summary: '`{fingerprint}`: one rejection is final (`ACTIVITY_STATUS_REJECTED`); its submitter may withdraw its own',
   intentKey: 'rejectActivityIntent',
   resultKey: 'rejectActivityResult',
   description:

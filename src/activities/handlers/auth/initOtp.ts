@@ -22,6 +22,11 @@ type InitOtpResult = z.infer<typeof resultSchema>;
 export const initOtp: ActivityHandler<typeof initOtpAuthParameters, InitOtpResult> = {
   path: 'init_otp',
   activityType: 'ACTIVITY_TYPE_INIT_OTP_V3',
+  resource: 'OTP',
+  action: 'CREATE',
+  reasons: ['OTP_RATE_LIMITED'],
+  summary:
+    "`init_otp_auth`'s parameters and rules; result `initOtpResultV2 {otpId, otpEncryptionTargetBundle}`, the key the client encrypts the code to ([OTP login](otp.md#otp-login-from-a-code-to-a-session))",
   parentMaySubmit: true,
   description:
     "The first step of the ecosystem's OTP login: `init_otp_auth`'s parameters, rules and message, and an `otpEncryptionTargetBundle` naming a fresh P-256 key for this OTP, to which the client encrypts the code for `verify_otp` V2.",

@@ -314,6 +314,10 @@ export type InitOtpAuthResult = z.infer<typeof initOtpAuthResultSchema>;
 export const initOtpAuth: ActivityHandler<typeof initOtpAuthParameters, InitOtpAuthResult> = {
   path: 'init_otp_auth',
   activityType: 'ACTIVITY_TYPE_INIT_OTP_AUTH_V3',
+  resource: 'AUTH',
+  action: 'CREATE',
+  reasons: ['OTP_RATE_LIMITED'],
+  summary: 'Sends a one-time passcode by email or SMS; result `initOtpAuthResultV2.otpId`',
   parentMaySubmit: true,
   description:
     'Sends a one-time passcode to an email address or a phone number, by email or SMS; the answer carries the identifier of the issued OTP (`initOtpAuthResultV2.otpId`), which `verify_otp` takes with the code. Delivery is asynchronous and retried; per-contact and per-`userIdentifier` rate limits answer 429 with `Retry-After`.',

@@ -68,6 +68,11 @@ const CODE_FIELD = 'parameters.otpCode';
 export const otpAuth: ActivityHandler<typeof parameters, OtpAuthResult> = {
   path: 'otp_auth',
   activityType: 'ACTIVITY_TYPE_OTP_AUTH',
+  resource: 'AUTH',
+  action: 'CREATE',
+  reasons: ['OTP_NOT_FOUND', 'INVALID_OTP_CODE', 'OTP_EXPIRED', 'OTP_ALREADY_USED', 'OTP_ATTEMPTS_EXHAUSTED', 'USER_NOT_FOUND'],
+  summary:
+    '`{otpId, otpCode, targetPublicKey, apiKeyName?, expirationSeconds? = "900", invalidateExisting? = false}`: the code, checked as `verify_otp` checks it, gives the user with the contact the code went to a new API key expiring after `expirationSeconds` (at most `"2592000"`); result `otpAuthResult {userId, apiKeyId, credentialBundle}`, the key\'s private half encrypted to `targetPublicKey`, in this answer only ([otp_auth](otp.md#otp_auth-the-code-for-an-api-key))',
   parentMaySubmit: true,
   description:
     "Logs in with the code of an OTP (`init_otp_auth`'s or `init_otp`'s), sent in clear: checked as `verify_otp` checks it (at most 5 wrong codes; single use; the code is not kept), it gives the user of the organization with the email address or phone number the code went to a new API key expiring after `expirationSeconds`, whose private half comes back encrypted to `targetPublicKey` (`credentialBundle`, in this answer only). A contact no user has is a 404.",

@@ -80,6 +80,10 @@ const EXAMPLE = {
 export const otpLoginV2: ActivityHandler<typeof otpLoginV2Parameters, OtpLoginResult> = {
   path: 'otp_login',
   activityType: 'ACTIVITY_TYPE_OTP_LOGIN_V2',
+  resource: 'AUTH',
+  action: 'CREATE',
+  reasons: ['USER_NOT_FOUND', 'PUBLIC_KEY_TAKEN'],
+  summary: "Turns a verification token into a session: result `otpLoginResult.session`, and the client's key stamps as the user until it ends",
   parentMaySubmit: true,
   description:
     "Turns a verification token into a session: the user of the organization with the verified email or phone number gets `publicKey` as a session key, which stamps requests (X-Stamp) until the session ends; the answer's `session` is a JWT in the ecosystem's format. V2 requires `clientSignature`.",
@@ -95,6 +99,10 @@ export const otpLoginV2: ActivityHandler<typeof otpLoginV2Parameters, OtpLoginRe
 export const otpLogin: ActivityHandler<typeof otpLoginParameters, OtpLoginResult> = {
   path: 'otp_login',
   activityType: 'ACTIVITY_TYPE_OTP_LOGIN',
+  resource: 'AUTH',
+  action: 'CREATE',
+  reasons: ['USER_NOT_FOUND', 'PUBLIC_KEY_TAKEN'],
+  summary: "Turns a verification token into a session: result `otpLoginResult.session`, and the client's key stamps as the user until it ends",
   parentMaySubmit: true,
   description: 'V1: as V2, but `clientSignature` may be left out for a token bound to no key (`verify_otp` V1 without `publicKey`).',
   intentKey: 'otpLoginIntent',

@@ -17,6 +17,11 @@ export const stampLoginParameters = z.strictObject(sessionParameterFields, { err
 export const stampLogin: ActivityHandler<typeof stampLoginParameters, SessionResult> = {
   path: 'stamp_login',
   activityType: 'ACTIVITY_TYPE_STAMP_LOGIN',
+  resource: 'AUTH',
+  action: 'CREATE',
+  reasons: ['PUBLIC_KEY_TAKEN', 'USER_NOT_FOUND', 'VERIFICATION_TOKEN_USED', 'VERIFICATION_TOKEN_EXPIRED'],
+  summary:
+    '`{publicKey, expirationSeconds? = "900", invalidateExisting?}`: a session for the stamping user (an API key, the current session key to refresh, a passkey, or `X-Stamp-Attested`); result `stampLoginResult.session` ([Sessions](users.md#sessions))',
   // A passkey login sent to the app's organization logs the user into its own sub-organization.
   fromSubOrganization: true,
   description:

@@ -92,6 +92,10 @@ type VerifyOtpResult = z.infer<typeof resultSchema>;
 export const verifyOtpV2: ActivityHandler<typeof verifyOtpV2Parameters, VerifyOtpResult> = {
   path: 'verify_otp',
   activityType: 'ACTIVITY_TYPE_VERIFY_OTP_V2',
+  resource: 'OTP',
+  action: 'VERIFY',
+  reasons: ['OTP_NOT_FOUND', 'INVALID_OTP_CODE', 'OTP_EXPIRED', 'OTP_ALREADY_USED', 'OTP_ATTEMPTS_EXHAUSTED'],
+  summary: 'Checks a code, `encryptedOtpBundle` (V2) or `otpCode` (V1); result `verifyOtpResult.verificationToken`',
   parentMaySubmit: true,
   description:
     "V2 (`encryptedOtpBundle`): decrypts the code and the client's key, encrypted to `init_otp`'s target key, checks the code (at most 5 wrong codes; single use) and answers a verification token bound to the client's key. `ACTIVITY_TYPE_VERIFY_OTP` with these parameters (what `@turnkey/core` sends) is V2 too.",
@@ -142,6 +146,10 @@ export const verifyOtpV2: ActivityHandler<typeof verifyOtpV2Parameters, VerifyOt
 export const verifyOtp: ActivityHandler<typeof verifyOtpParameters, VerifyOtpResult> = {
   path: 'verify_otp',
   activityType: 'ACTIVITY_TYPE_VERIFY_OTP',
+  resource: 'OTP',
+  action: 'VERIFY',
+  reasons: ['OTP_NOT_FOUND', 'INVALID_OTP_CODE', 'OTP_EXPIRED', 'OTP_ALREADY_USED', 'OTP_ATTEMPTS_EXHAUSTED'],
+  summary: 'Checks a code, `encryptedOtpBundle` (V2) or `otpCode` (V1); result `verifyOtpResult.verificationToken`',
   parentMaySubmit: true,
   description:
     'V1 (`otpCode`): checks the code in clear (at most 5 wrong codes; single use; the code is not kept) and answers a verification token, bound to `publicKey` when one is given. Without `publicKey` the token is a bearer secret: only this answer holds it, the stored activity has `""`. With `otp_auth` (which takes the code in clear too), the way to verify an OTP of `init_otp_auth`.',

@@ -176,6 +176,10 @@ type CreateSmartContractInterfaceResult = z.infer<typeof resultSchema>;
 export const createSmartContractInterface: ActivityHandler<typeof parameters, CreateSmartContractInterfaceResult> = {
   path: 'create_smart_contract_interface',
   activityType: 'ACTIVITY_TYPE_CREATE_SMART_CONTRACT_INTERFACE',
+  resource: 'SMART_CONTRACT_INTERFACE',
+  action: 'CREATE',
+  reasons: [],
+  summary: 'Stores an Ethereum ABI or a Solana (Anchor) IDL; result `createSmartContractInterfaceResult.smartContractInterfaceId`',
   description:
     'Stores an ABI (Ethereum) or IDL (Solana) for a contract address or program ID, checked against the rules of its type; the answer carries the identifier of the stored interface (`createSmartContractInterfaceResult.smartContractInterfaceId`).',
   intentKey: 'createSmartContractInterfaceIntent',

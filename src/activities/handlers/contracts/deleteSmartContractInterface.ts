@@ -17,6 +17,10 @@ const resultSchema = z.strictObject({ smartContractInterfaceId: z.uuid().describ
 export const deleteSmartContractInterface: ActivityHandler<typeof parameters, z.infer<typeof resultSchema>> = {
   path: 'delete_smart_contract_interface',
   activityType: 'ACTIVITY_TYPE_DELETE_SMART_CONTRACT_INTERFACE',
+  resource: 'SMART_CONTRACT_INTERFACE',
+  action: 'DELETE',
+  reasons: ['SMART_CONTRACT_INTERFACE_NOT_FOUND'],
+  summary: "Removes a stored interface (`{smartContractInterfaceId}`); another organization's is a 404",
   description: "Removes a stored interface of the organization; another organization's is a 404. The activities that created and deleted it remain.",
   intentKey: 'deleteSmartContractInterfaceIntent',
   resultKey: 'deleteSmartContractInterfaceResult',

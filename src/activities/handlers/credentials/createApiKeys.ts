@@ -44,6 +44,11 @@ const resultSchema = z.strictObject({ apiKeyIds: z.array(z.uuid()).describe('Ide
 export const createApiKeys: ActivityHandler<typeof parameters, z.infer<typeof resultSchema>> = {
   path: 'create_api_keys',
   activityType: 'ACTIVITY_TYPE_CREATE_API_KEYS_V2',
+  resource: 'CREDENTIAL',
+  action: 'CREATE',
+  reasons: ['USER_NOT_FOUND', 'PUBLIC_KEY_TAKEN'],
+  summary:
+    '`{userId, apiKeys: [{apiKeyName, publicKey, curveType, expirationSeconds?}]}`, 1 to 10 keys: P-256 API keys for a user of the organization (`API_KEY_CURVE_P256` only; a public key already registered in the organization, its parent or one of their sub-organizations is a 400 `PUBLIC_KEY_TAKEN`: [one public key, one principal](users.md#one-public-key-one-principal)); a user has at most 10 live keys that do not expire and 10 that do; result `createApiKeysResult {apiKeyIds}`',
   description: `Registers API keys (P-256) for a user of the organization, as \`@turnkey/http\`'s \`createApiKeys\` sends them; they stamp requests as soon as the activity completes. A public key already registered in the organization, its parent or one of their sub-organizations is a 400 \`PUBLIC_KEY_TAKEN\` naming the field; a key past the user's ${MAX_API_KEYS_PER_USER} live keys that do not expire or ${MAX_API_KEYS_PER_USER} that do is a 400 naming it too; a user that is not the organization's (or was removed) is a 404.`,
   intentKey: 'createApiKeysIntentV2',
   resultKey: 'createApiKeysResult',

@@ -32,6 +32,11 @@ const resultSchema = z.strictObject({ authenticatorIds: z.array(z.uuid()).descri
 export const createAuthenticators: ActivityHandler<typeof parameters, z.infer<typeof resultSchema>> = {
   path: 'create_authenticators',
   activityType: 'ACTIVITY_TYPE_CREATE_AUTHENTICATORS_V2',
+  resource: 'CREDENTIAL',
+  action: 'CREATE',
+  reasons: ['USER_NOT_FOUND'],
+  summary:
+    '`{userId, authenticators: [{authenticatorName, challenge, attestation}]}`, 1 to 10: passkeys for a user, each attestation verified; at most 10 a user; result `createAuthenticatorsResult {authenticatorIds}`',
   description: `Registers passkeys for a user of the organization (\`@turnkey/http\`'s \`createAuthenticators\`, each attestation as \`createUserPasskey\` returns it, verified against SIGNET_WEBAUTHN_RP_ID and SIGNET_WEBAUTHN_ORIGINS); they stamp requests as soon as the activity completes. A credential already registered, an attestation that does not verify, or a passkey past the user's ${MAX_AUTHENTICATORS_PER_USER} is a 400 naming the field; an unknown or removed user a 404.`,
   intentKey: 'createAuthenticatorsIntentV2',
   resultKey: 'createAuthenticatorsResult',

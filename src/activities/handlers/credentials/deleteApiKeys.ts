@@ -26,6 +26,11 @@ const resultSchema = z.strictObject({ apiKeyIds: z.array(z.uuid()).describe('The
 export const deleteApiKeys: ActivityHandler<typeof parameters, z.infer<typeof resultSchema>> = {
   path: 'delete_api_keys',
   activityType: 'ACTIVITY_TYPE_DELETE_API_KEYS',
+  resource: 'CREDENTIAL',
+  action: 'DELETE',
+  reasons: ['API_KEY_NOT_FOUND'],
+  summary:
+    "`{userId, apiKeyIds}`, 1 to 100: revokes keys of the user at once, in every process (kept, revoked: votes name them; the key stamping the request may be one); a key not the user's or revoked already is a 404 and nothing is revoked; result `deleteApiKeysResult {apiKeyIds}`",
   description:
     "Revokes API keys of a user of the organization at once (they are kept, revoked, since votes name them); the key stamping the request may be one of them. A key that is not the user's, or is revoked already, is a 404 naming it, and nothing is revoked.",
   intentKey: 'deleteApiKeysIntent',

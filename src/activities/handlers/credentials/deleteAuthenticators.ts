@@ -26,6 +26,10 @@ const resultSchema = z.strictObject({ authenticatorIds: z.array(z.uuid()).descri
 export const deleteAuthenticators: ActivityHandler<typeof parameters, z.infer<typeof resultSchema>> = {
   path: 'delete_authenticators',
   activityType: 'ACTIVITY_TYPE_DELETE_AUTHENTICATORS',
+  resource: 'CREDENTIAL',
+  action: 'DELETE',
+  reasons: ['AUTHENTICATOR_NOT_FOUND'],
+  summary: '`{userId, authenticatorIds}`, 1 to 100: revokes passkeys of the user at once; result `deleteAuthenticatorsResult {authenticatorIds}`',
   description:
     "Revokes passkeys of a user of the organization at once (they are kept, revoked, since votes name them). A passkey that is not the user's, or is revoked already, is a 404 naming it, and nothing is revoked.",
   intentKey: 'deleteAuthenticatorsIntent',

@@ -144,6 +144,11 @@ const DESCRIPTION =
 export const createSubOrganization: ActivityHandler<typeof createSubOrganizationParameters, Result> = {
   path: 'create_sub_organization',
   activityType: 'ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V8',
+  resource: 'ORGANIZATION',
+  action: 'CREATE',
+  reasons: ['PUBLIC_KEY_TAKEN'],
+  summary:
+    '`{subOrganizationName, rootUsers, rootQuorumThreshold, verificationToken?}`: a sub-organization of this one with its root users, their keys and passkeys and its root quorum; `wallet` is a 400 (Signet keeps no keys for users); result `createSubOrganizationResultV8 {subOrganizationId, rootUserIds}` ([Sub-organizations](users.md#sub-organizations))',
   description: DESCRIPTION,
   // A verification token is a secret Signet does not keep: such a creation cannot wait for approvals.
   redact: redactVerificationToken,

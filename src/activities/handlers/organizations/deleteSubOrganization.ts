@@ -21,6 +21,11 @@ const resultSchema = z.strictObject({ subOrganizationUuid: z.uuid().describe('Id
 export const deleteSubOrganization: ActivityHandler<typeof parameters, z.infer<typeof resultSchema>> = {
   path: 'delete_sub_organization',
   activityType: 'ACTIVITY_TYPE_DELETE_SUB_ORGANIZATION',
+  resource: 'ORGANIZATION',
+  action: 'DELETE',
+  reasons: [],
+  summary:
+    '`{deleteWithoutExport?}`, submitted in the sub-organization: deletes it and revokes all its API keys and passkeys at once; result `deleteSubOrganizationResult {subOrganizationUuid}`',
   description:
     "Deletes the sub-organization the request is submitted in (`@turnkey/sdk-server`'s `deleteSubOrganization`, stamped by a credential of the sub-organization): every API key and passkey of it is revoked in the same statement, so its credentials are refused at once; its users and activities are kept. An organization that is not a sub-organization is a 400.",
   intentKey: 'deleteSubOrganizationIntent',

@@ -27,6 +27,10 @@ const resultSchema = z.strictObject({
 export const createPolicies: ActivityHandler<typeof parameters, z.infer<typeof resultSchema>> = {
   path: 'create_policies',
   activityType: 'ACTIVITY_TYPE_CREATE_POLICIES',
+  resource: 'POLICY',
+  action: 'CREATE',
+  reasons: [],
+  summary: '`{policies: [...]}`, 1 to 100, all or none; result `createPoliciesResult {policyIds}`',
   description:
     'Creates several policies at once, each as `create_policy` does; all or none. A refusal names the policy by its index (`parameters.policies[2].condition`).',
   intentKey: 'createPoliciesIntent',

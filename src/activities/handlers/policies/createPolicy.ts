@@ -12,6 +12,11 @@ const resultSchema = z.strictObject({
 export const createPolicy: ActivityHandler<typeof policyIntent, z.infer<typeof resultSchema>> = {
   path: 'create_policy',
   activityType: 'ACTIVITY_TYPE_CREATE_POLICY_V3',
+  resource: 'POLICY',
+  action: 'CREATE',
+  reasons: [],
+  summary:
+    '`{policyName, effect, condition?, consensus?, notes}`: a policy, its expressions checked when written; result `createPolicyResult {policyId}` ([Policies](policies.md))',
   description:
     `Creates a policy: an ALLOW or DENY for the activities its \`condition\` holds for, once their approvers meet its \`consensus\` ("" or absent: every activity, any approvers). ` +
     `Each expression is parsed and type-checked: a mistake is a 400 naming the field and its position (\`at 17: expected ')'\`). ` +

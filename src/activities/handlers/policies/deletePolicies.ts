@@ -17,6 +17,10 @@ const deletePoliciesResult = z.strictObject({ policyIds: z.array(z.uuid()).descr
 export const deletePolicies: ActivityHandler<typeof deletePoliciesParameters, z.infer<typeof deletePoliciesResult>> = {
   path: 'delete_policies',
   activityType: 'ACTIVITY_TYPE_DELETE_POLICIES',
+  resource: 'POLICY',
+  action: 'DELETE',
+  reasons: ['POLICY_NOT_FOUND'],
+  summary: '`{policyIds}`, all or none; result `deletePoliciesResult {policyIds}`',
   description: "Deletes policies of the organization, all or none. One that is not the organization's is a 404 naming it, and nothing is deleted.",
   intentKey: 'deletePoliciesIntent',
   resultKey: 'deletePoliciesResult',

@@ -12,6 +12,10 @@ const deletePolicyResult = z.strictObject({ policyId: z.uuid().describe('The del
 export const deletePolicy: ActivityHandler<typeof deletePolicyParameters, z.infer<typeof deletePolicyResult>> = {
   path: 'delete_policy',
   activityType: 'ACTIVITY_TYPE_DELETE_POLICY',
+  resource: 'POLICY',
+  action: 'DELETE',
+  reasons: ['POLICY_NOT_FOUND'],
+  summary: '`{policyId}`; result `deletePolicyResult {policyId}`',
   description: "Deletes a policy of the organization. One that is not the organization's is a 404.",
   intentKey: 'deletePolicyIntent',
   resultKey: 'deletePolicyResult',

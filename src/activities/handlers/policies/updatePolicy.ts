@@ -27,6 +27,11 @@ type Result = z.infer<typeof resultSchema>;
 export const updatePolicy: ActivityHandler<typeof parameters, Result> = {
   path: 'update_policy',
   activityType: 'ACTIVITY_TYPE_UPDATE_POLICY_V2',
+  resource: 'POLICY',
+  action: 'UPDATE',
+  reasons: ['POLICY_NOT_FOUND'],
+  summary:
+    '`{policyId, policyName?, policyEffect?, policyCondition?, policyConsensus?, policyNotes?}`: the fields given change; result `updatePolicyResultV2 {policyId}`',
   description:
     'Changes the fields of a policy that are given and keeps the others; an expression given as "" is removed. ' +
     'Expressions are checked as `create_policy` checks them; a name another policy of the organization has is a 400, a policy that is not the organization\'s a 404.',

@@ -49,6 +49,10 @@ const resultSchema = z.strictObject({}).describe('Empty: read the new quorum wit
 export const updateRootQuorum: ActivityHandler<typeof parameters, z.infer<typeof resultSchema>> = {
   path: 'update_root_quorum',
   activityType: 'ACTIVITY_TYPE_UPDATE_ROOT_QUORUM',
+  resource: 'ORGANIZATION',
+  action: 'UPDATE',
+  reasons: [],
+  summary: '`{threshold, userIds}`: replaces the [root quorum](admin-api.md#root-quorum); decided by the root quorum alone; result `updateRootQuorumResult {}`',
   description:
     "Replaces the organization's root quorum with `threshold` and `userIds`. Decided by the current root quorum alone (no policy can allow it). " +
     'A threshold above the number of users, a user listed twice, or one that is not a user of the organization (or was removed) is a 400 naming the field.',

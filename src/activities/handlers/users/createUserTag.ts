@@ -33,6 +33,11 @@ const resultSchema = z.strictObject({
 export const createUserTag: ActivityHandler<typeof parameters, z.infer<typeof resultSchema>> = {
   path: 'create_user_tag',
   activityType: 'ACTIVITY_TYPE_CREATE_USER_TAG',
+  resource: 'USER',
+  action: 'CREATE',
+  reasons: ['USER_NOT_FOUND'],
+  summary:
+    "`{userTagName, userIds}`: a tag of the organization's users, given to those listed; result `createUserTagResult {userTagId, userIds}` ([tags](users.md#user-tags))",
   description:
     "Creates a tag of the organization's users and gives it to the users listed; the answer carries its id (`createUserTagResult.userTagId`). A name the organization already has is a 400, a user that is not one of the organization's (or was removed) a 404 naming it.",
   intentKey: 'createUserTagIntent',

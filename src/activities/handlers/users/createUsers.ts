@@ -173,6 +173,11 @@ const resultSchema = z.strictObject({ userIds: z.array(z.uuid()).describe('Ident
 export const createUsers: ActivityHandler<typeof createUsersParameters, z.infer<typeof resultSchema>> = {
   path: 'create_users',
   activityType: 'ACTIVITY_TYPE_CREATE_USERS_V4',
+  resource: 'USER',
+  action: 'CREATE',
+  reasons: ['USER_TAG_NOT_FOUND', 'PUBLIC_KEY_TAKEN'],
+  summary:
+    'Creates users of the organization with their email, phone number, API keys, passkeys and tags; result `createUsersResult.userIds` ([Users](users.md#users))',
   description:
     "Creates users of the organization with their email, phone number, API keys, passkeys and user tags (as `@turnkey/http`'s `createUsers` sends them), all written with the activity in one statement; refused with a 400 naming the field when a contact, key or passkey is taken or given twice, a 404 naming it when a tag is not the organization's.",
   intentKey: 'createUsersIntentV4',

@@ -26,6 +26,10 @@ const resultSchema = z.strictObject({
 export const deleteUserTags: ActivityHandler<typeof parameters, z.infer<typeof resultSchema>> = {
   path: 'delete_user_tags',
   activityType: 'ACTIVITY_TYPE_DELETE_USER_TAGS',
+  resource: 'USER',
+  action: 'DELETE',
+  reasons: ['USER_TAG_NOT_FOUND'],
+  summary: '`{userTagIds}`: deletes tags, taking them from their users; result `deleteUserTagsResult {userTagIds, userIds}` (the users that had them)',
   description:
     "Deletes tags of the organization, which takes them from their users; the result lists those users. A tag that is not the organization's is a 404 naming it.",
   intentKey: 'deleteUserTagsIntent',

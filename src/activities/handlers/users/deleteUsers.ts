@@ -25,6 +25,11 @@ const resultSchema = z.strictObject({ userIds: z.array(z.uuid()).describe('The r
 export const deleteUsers: ActivityHandler<typeof parameters, z.infer<typeof resultSchema>> = {
   path: 'delete_users',
   activityType: 'ACTIVITY_TYPE_DELETE_USERS',
+  resource: 'USER',
+  action: 'DELETE',
+  reasons: ['USER_NOT_FOUND'],
+  summary:
+    '`{userIds}`, 1 to 100: removes the users and revokes their keys, sessions and passkeys at once; a root quorum member is a 400, an unknown user a 404; result `deleteUsersResult {userIds}`',
   description:
     "Removes users of the organization and revokes every API key, session and passkey of theirs at once (they are kept, removed, since votes name them). A member of the root quorum is a 400 (change the root quorum first); an unknown or removed user a 404; nothing is removed then.",
   intentKey: 'deleteUsersIntent',

@@ -47,6 +47,11 @@ const resultSchema = z.strictObject({ userId: z.uuid().describe('The changed use
 export const updateUser: ActivityHandler<typeof parameters, z.infer<typeof resultSchema>> = {
   path: 'update_user',
   activityType: 'ACTIVITY_TYPE_UPDATE_USER',
+  resource: 'USER',
+  action: 'UPDATE',
+  reasons: ['USER_NOT_FOUND', 'USER_TAG_NOT_FOUND'],
+  summary:
+    '`{userId, userName?, userEmail?, userPhoneNumber?, userTagIds?}`: the fields given change, `""` removes a contact, `userTagIds` replaces the tags; result `updateUserResult {userId}` ([managing users](users.md#managing-users-and-passkeys-by-activity))',
   description:
     "Changes a user's name, email, phone number and tags (as `@turnkey/http`'s `updateUser` sends them); fields left out stay, `\"\"` removes a contact, `userTagIds` replaces the tags. A contact another user has is a 400 naming the field; an unknown user or tag a 404.",
   intentKey: 'updateUserIntent',

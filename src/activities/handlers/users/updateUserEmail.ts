@@ -19,6 +19,11 @@ const resultSchema = z.strictObject({ userId: z.uuid().describe('The user whose 
 export const updateUserEmail: ActivityHandler<typeof parameters, z.infer<typeof resultSchema>> = {
   path: 'update_user_email',
   activityType: 'ACTIVITY_TYPE_UPDATE_USER_EMAIL',
+  resource: 'USER',
+  action: 'UPDATE',
+  reasons: ['USER_NOT_FOUND'],
+  summary:
+    '`{userId, userEmail, verificationToken?}`: sets (`""` removes) the email; with verify_otp\'s token for it the address counts as verified; result `updateUserEmailResult {userId}`',
   description:
     "Sets a user's email address (`\"\"` removes it). With `verificationToken` (verify_otp's, for this address) the address counts as verified; a token that does not prove it, or was used before, is a 400 naming it. An address another user has is a 400.",
   intentKey: 'updateUserEmailIntent',

@@ -14,6 +14,10 @@ const resultSchema = z.strictObject({ userId: z.uuid().describe('The renamed use
 export const updateUserName: ActivityHandler<typeof parameters, z.infer<typeof resultSchema>> = {
   path: 'update_user_name',
   activityType: 'ACTIVITY_TYPE_UPDATE_USER_NAME',
+  resource: 'USER',
+  action: 'UPDATE',
+  reasons: ['USER_NOT_FOUND'],
+  summary: '`{userId, userName}`; result `updateUserNameResult {userId}`',
   description: "Renames a user of the organization (`@turnkey/http`'s `updateUserName`); an unknown or removed user is a 404.",
   intentKey: 'updateUserNameIntent',
   resultKey: 'updateUserNameResult',

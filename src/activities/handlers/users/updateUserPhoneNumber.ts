@@ -22,6 +22,10 @@ const resultSchema = z.strictObject({ userId: z.uuid().describe('The user whose 
 export const updateUserPhoneNumber: ActivityHandler<typeof parameters, z.infer<typeof resultSchema>> = {
   path: 'update_user_phone_number',
   activityType: 'ACTIVITY_TYPE_UPDATE_USER_PHONE_NUMBER',
+  resource: 'USER',
+  action: 'UPDATE',
+  reasons: ['USER_NOT_FOUND'],
+  summary: '`{userId, userPhoneNumber, verificationToken?}`: as `update_user_email`, for the phone number; result `updateUserPhoneNumberResult {userId}`',
   description:
     "Sets a user's phone number (`\"\"` removes it). With `verificationToken` (verify_otp's, for this number) the number counts as verified; a token that does not prove it, or was used before, is a 400 naming it. A number another user has is a 400.",
   intentKey: 'updateUserPhoneNumberIntent',

@@ -52,6 +52,11 @@ const resultSchema = z.strictObject({
 export const createWebhookEndpoint: ActivityHandler<typeof parameters, z.infer<typeof resultSchema>> = {
   path: 'create_webhook_endpoint',
   activityType: 'ACTIVITY_TYPE_CREATE_WEBHOOK_ENDPOINT',
+  resource: 'WEBHOOK_ENDPOINT',
+  action: 'CREATE',
+  reasons: [],
+  summary:
+    '`{url, name, subscriptions?: [{eventType: "ACTIVITY_UPDATES", filtersJson?, isActive?}]}`: an endpoint the organization\'s activity events are posted to (`https`, a public host; at most 10 per organization); result `createWebhookEndpointResult {endpointId, webhookEndpoint}`, with the signing secret `webhookEndpoint.secret` in this answer only ([Webhooks](webhooks.md))',
   description:
     "Creates a webhook endpoint: each activity of the organization that starts waiting for approvals, completes, fails or is rejected is then posted to its URL, signed per the Standard Webhooks specification with the endpoint's secret, which this answer shows once. " +
     `An \`http://\` URL or a host that is not a public address is a 400 (unless the deployment allows it), as is an event type other than ACTIVITY_UPDATES and an endpoint past the ${MAX_WEBHOOK_ENDPOINTS} an organization may have.`,

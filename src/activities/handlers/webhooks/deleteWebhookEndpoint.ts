@@ -15,6 +15,10 @@ const resultSchema = z.strictObject({ endpointId: z.uuid().describe('The deleted
 export const deleteWebhookEndpoint: ActivityHandler<typeof parameters, z.infer<typeof resultSchema>> = {
   path: 'delete_webhook_endpoint',
   activityType: 'ACTIVITY_TYPE_DELETE_WEBHOOK_ENDPOINT',
+  resource: 'WEBHOOK_ENDPOINT',
+  action: 'DELETE',
+  reasons: ['WEBHOOK_ENDPOINT_NOT_FOUND'],
+  summary: '`{endpointId}`; result `deleteWebhookEndpointResult {endpointId}`',
   description: "Deletes a webhook endpoint of the organization: nothing more is posted to it. One that is not the organization's is a 404.",
   intentKey: 'deleteWebhookEndpointIntent',
   resultKey: 'deleteWebhookEndpointResult',

@@ -36,6 +36,10 @@ const resultSchema = z.strictObject({
 export const updateWebhookEndpoint: ActivityHandler<typeof parameters, z.infer<typeof resultSchema>> = {
   path: 'update_webhook_endpoint',
   activityType: 'ACTIVITY_TYPE_UPDATE_WEBHOOK_ENDPOINT',
+  resource: 'WEBHOOK_ENDPOINT',
+  action: 'UPDATE',
+  reasons: ['WEBHOOK_ENDPOINT_NOT_FOUND'],
+  summary: '`{endpointId, url?, name?, isActive?}`; result `updateWebhookEndpointResult {endpointId, webhookEndpoint}`',
   description:
     "Changes a webhook endpoint's URL, name or whether it is active; the fields left out stay, and so does its secret. The URL is checked as create_webhook_endpoint checks it. One that is not the organization's is a 404.",
   intentKey: 'updateWebhookEndpointIntent',
