@@ -8,12 +8,11 @@
 // allowed, executes it then, once. Liveness and idempotency come before. The stamp is verified before
 // (auth/), over the raw bytes.
 import { hash, randomUUID } from 'node:crypto';
-import type { Config } from '../../config.ts';
 import { concurrentChange, credentialRefused, invalidField, notFound, permissionDenied, requestNotAuthorized, SignetError, unauthenticated, unavailable } from '../../errors.ts';
 import type { Approver, Decision } from '../../policy/index.ts';
 import { findActivity, lockActivity, writeVote, type ActivityRecord, type VoteRecord, type VoteWrite, type WriteOutcome } from '../../store/activities.ts';
 import { ActivityWriter } from '../../store/activityWriter.ts';
-import type { Database, Queryable } from '../../store/db.ts';
+import type { Queryable } from '../../store/db.ts';
 import { authorityVersionFor } from '../../store/authority.ts';
 import { lockAuthority } from '../../store/authorityVersion.ts';
 import { findOrganizationPlace } from '../../store/organizations.ts';
@@ -21,7 +20,7 @@ import { run, type Sql } from '../../store/sql.ts';
 import type { NewVote } from '../../store/votes.ts';
 import { usersActive } from '../../store/users.ts';
 import { createAppProof } from './appProofs.ts';
-import { approvalRequests, newWaitingActivity, reportSkippedApprovals, waitingActivityOf, type ApprovalLogger } from './approvalRequests.ts';
+import { approvalRequests, newWaitingActivity, reportSkippedApprovals, waitingActivityOf } from './approvalRequests.ts';
 import { envelopeSchema, type Envelope } from '../wire/envelope.ts';
 import type { Principal } from '../../auth/principal.ts';
 import type { ActivityHandler, ActivityPlan, ExecutionContext } from '../handler.ts';
@@ -39,40 +38,14 @@ import {
   submitterRemoved,
   type Access,
   type Authority,
-} from './authorization.ts';
+} from './decide.ts';
 import { activityResponseJson } from '../wire/render.ts';
 import type { ServiceKeys } from './serviceKeys.ts';
 import { ACTIVITY_STATUS, type ActivityStatus } from '../wire/status.ts';
 import { activityEventRows } from './webhookEvents.ts';
 import { schemaError } from '../../wire/violations.ts';
 import { systemClock, type Clock } from '../../wire/clock.ts';
-
-export interface EngineDependencies {
-  db: Database;
-  config: Config;
-  /** The deployment's 32-byte secret (OTP hashes, outbox encryption). */
-  secret: Buffer;
-  keys: ServiceKeys;
-  /** Called after an activity that queued a message commits (the worker delivers at once). */
-  onQueued?: () => void;
-  /** Called when a statement refused a credential the caller still held as good (to forget it). */
-  onCredentialRefused?: (principal: Principal) => void;
-  /** Every activity handler, to execute a waiting activity of any type when a vote allows it. */
-  handlers: readonly ActivityHandler[];
-  /** The time activities are decided at; the system's by default. */
-  now?: Clock;
-  /** Where a skipped approval email is told (approvalRequests.ts); nowhere when not given. */
-  log?: ApprovalLogger;
-}
-
-export interface SubmissionOutcome {
-  /** The response body, JSON text. */
-  json: string;
-  activityId: string;
-  organizationId: string;
-  /** False when the body had been submitted before and the stored activity was returned. */
-  created: boolean;
-}
+import type { LifecycleDependencies, Submission, SubmissionOutcome } from './model.ts';
 
 /**
  * Intake, pure: the App Proofs flag and the intent, which the handler's parameter schema makes of the
@@ -93,7 +66,7 @@ export class ActivityEngine {
   /** Each organization's root quorum and policies, remembered per version of its authority. */
   readonly authorities = new Authorities();
 
-  constructor(private readonly deps: EngineDependencies) {
+  constructor(private readonly deps: LifecycleDependencies) {
     this.now = deps.now ?? systemClock;
     this.writer = new ActivityWriter(deps.db);
   }
@@ -627,14 +600,6 @@ const MAX_DECISIONS = 25;
 /** The organization a submission's activity is of: the body's, unless the stamp acts in another (Principal.actsIn). */
 function organizationOf(submission: Submission): string {
   return submission.principal.actsIn ?? submission.envelope.organizationId;
-}
-
-export interface Submission {
-  body: Buffer;
-  document: Record<string, unknown>;
-  envelope: Envelope;
-  principal: Principal;
-  stampHeader: string;
 }
 
 /**
