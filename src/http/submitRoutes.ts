@@ -1,9 +1,11 @@
 // POST /public/v1/submit/<activity>: one route per activity path, taken by the handler whose type
-// and parameter shape the body has. The body is read as exactly the JSON its bytes say, the stamp
-// verified over those bytes, then the engine creates the activity; each submission is timed,
-// counted by outcome and logged with its activity.
+// and parameter shape the body has. In one direction: the body is read as exactly the JSON its bytes
+// say, auth verifies the stamp over those bytes and gives the principal, then the pipeline is called
+// once and creates the activity; each submission is timed, counted by outcome and logged with its
+// activity.
 import type { FastifyInstance } from 'fastify';
-import type { ActivityEngine } from '../activities/lifecycle/engine.ts';
+import { envelopeOf } from '../activities/lifecycle/intake.ts';
+import type { ActivityPipeline } from '../activities/lifecycle/pipeline.ts';
 import type { ActivityHandler } from '../activities/handler.ts';
 import { parseBody } from '../wire/jsonDocument.ts';
 import { parseStamp } from '../auth/parseStamp.ts';
@@ -14,7 +16,7 @@ import { stampHeaderOf, type StampChecker } from './stampChecker.ts';
 
 export function registerSubmitRoutes(
   app: FastifyInstance,
-  engine: ActivityEngine,
+  pipeline: ActivityPipeline,
   stamps: StampChecker,
   handlers: readonly ActivityHandler[],
   metrics: Metrics,
@@ -22,6 +24,7 @@ export function registerSubmitRoutes(
   const byPath = new Map<string, ActivityHandler[]>();
   for (const handler of handlers) byPath.set(handler.path, [...(byPath.get(handler.path) ?? []), handler]);
   for (const [path, handlersOfPath] of byPath) {
+    // The one place ActivityHandler.acceptsAttestedStamp is read: a path takes attested stamps when a handler of it does.
     const attested = handlersOfPath.some((handler) => handler.acceptsAttestedStamp === true);
     app.post(`/public/v1/submit/${path}`, async (request, reply) => {
       const started = performance.now();
@@ -33,15 +36,16 @@ export function registerSubmitRoutes(
         const body = rawBody(request);
         const document = parseBody(body);
         const stamp = parseStamp(request.headers, { attested });
-        const { envelope, handler } = engine.envelope(handlersOfPath, document);
+        const { envelope, handler } = envelopeOf(handlersOfPath, document);
         activityType = handler.activityType;
-        outcome = await stamps.checked(
-          body,
-          stamp,
-          envelope.organizationId,
-          (principal) => engine.submit(handler, { body, document, envelope, principal, stampHeader: stampHeaderOf(request.headers) }),
-          handler.fromSubOrganization ? { fromSubOrganization: true } : {},
-        );
+        // The one place ActivityHandler.fromSubOrganization is read.
+        const principal = await stamps.principalOf(body, stamp, envelope.organizationId, handler.fromSubOrganization ? { fromSubOrganization: true } : {});
+        try {
+          outcome = await pipeline.submit(handler, { body, document, envelope, principal, stampHeader: stampHeaderOf(request.headers) });
+        } catch (error) {
+          stamps.failed(principal, error);
+          throw error;
+        }
       } catch (error) {
         const failure: ActivityOutcome = error instanceof SignetError && error.status < 500 ? 'refused' : 'failed';
         metrics.activity(activityType, failure, seconds());

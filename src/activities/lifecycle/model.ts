@@ -4,6 +4,7 @@
 // for a type: the steps import each other in one direction only.
 import type { Principal } from '../../auth/principal.ts';
 import type { Config } from '../../config.ts';
+import type { SignetError } from '../../errors.ts';
 import type { Decision } from '../../policy/index.ts';
 import type { ActivityRecord, WriteOutcome } from '../../store/activities.ts';
 import type { Database } from '../../store/db.ts';
@@ -60,6 +61,17 @@ export interface Intake {
   generateAppProofs: boolean;
 }
 
+/**
+ * The activity as it is stored: a secret the body carries in clear is not kept (ActivityHandler.redact),
+ * so the stored body (the votes' message) and intent may differ from what was signed.
+ */
+export interface StoredForm {
+  rawBody: string;
+  intent: unknown;
+  /** The body carries a secret that is not kept: the activity can never execute later, so it cannot wait. */
+  carriesSecret: boolean;
+}
+
 /** A vote's selection: approve_activity's or reject_activity's. */
 export type VoteSelection = 'VOTE_SELECTION_APPROVED' | 'VOTE_SELECTION_REJECTED';
 
@@ -70,33 +82,32 @@ export type ProposedVote = Omit<NewVote, 'organizationId' | 'createdAt'>;
 export type Evaluations = Decision['evaluations'];
 
 /**
- * An allowed activity's effect, executed: the handler's plan, its result as stored (bearer secrets
- * replaced) and the App Proofs of that stored result when they were asked for.
+ * An activity's effect as it is written: the plan (the handler's, or a waiting activity's approval
+ * requests), its result as stored (bearer secrets replaced), and the App Proofs of that stored result
+ * when they were asked for.
  */
 export interface Executed {
   plan: ActivityPlan;
   storedResult: object;
   appProofs?: object[];
+  /** Proofs of another result (the answer's, with its secrets), when proofs were asked for. */
+  proofsOf(result: object): Promise<object[] | undefined>;
 }
 
 /** What execute gives: the effect, or the refusal the handler answered (a client error, below 500). */
-export type Execution = { kind: 'executed'; executed: Executed } | { kind: 'refused'; error: Error };
+export type Execution = { kind: 'executed'; executed: Executed } | { kind: 'refused'; error: SignetError };
 
 /** A new activity to write (allowed now, or waiting), as the pipeline decided it. */
 export interface NewActivity {
   activityId: string;
   fingerprint: string;
   now: Date;
-  plan: ActivityPlan;
   /** Its status: COMPLETED when allowed now, CONSENSUS_NEEDED when it waits for approvals. */
   status: ActivityStatus;
-  /** Proofs of the stored result (allowed, and asked for), and a maker of them for the answer's result. */
-  appProofs?: object[];
-  proofsOf: (result: object) => Promise<object[] | undefined>;
-  storedResult: object;
+  executed: Executed;
+  stored: StoredForm;
   evaluations: Evaluations;
   authority: Authority;
-  intent: unknown;
 }
 
 /** What writing a new activity gave: decide again, or the statement's outcome with the activity as written. */
