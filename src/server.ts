@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { ActivityPipeline } from './activities/lifecycle/pipeline.ts';
+import { voteRoutes } from './activities/lifecycle/votes.ts';
 import type { ActivityHandler } from './activities/handler.ts';
 import { activityHandlers } from './activities/registry.ts';
 import { ServiceKeys } from './activities/lifecycle/serviceKeys.ts';
@@ -173,7 +174,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       log: { warn: (object, message) => app.log.warn(object, message) },
     });
     const outbox = { depth: () => outboxDepth(db), channels: CHANNELS, outcomes: ATTEMPT_OUTCOMES };
-    const metrics = new Metrics(outbox, handlers.map((handler) => handler.activityType), (error) =>
+    const metrics = new Metrics(outbox, [...handlers, ...voteRoutes].map((declared) => declared.activityType), (error) =>
       app.log.warn({ err: error }, 'metrics: cannot read the outbox depth; reported as NaN'),
     );
     const app = buildApp({ config, db, ping: () => ping(db), pipeline, credentials: new CredentialCache(), handlers, adminToken: token.token, metrics, clock, logger: options.logger ?? false, onQueued: () => worker?.wake() });

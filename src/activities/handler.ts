@@ -112,12 +112,6 @@ export interface ActivityHandler<Schema extends z.ZodType = z.ZodType, Result ex
   acceptsAttestedStamp?: boolean;
   /** Decided by the root quorum alone: policies are not consulted (update_root_quorum). */
   rootQuorumOnly?: boolean;
-  /**
-   * A vote on another activity (approve_activity, reject_activity) rather than an activity of its own:
-   * the engine records the vote on the activity whose fingerprint the parameters give, decides that
-   * activity again and answers with it; `execute` is not called.
-   */
-  votes?: 'VOTE_SELECTION_APPROVED' | 'VOTE_SELECTION_REJECTED';
   /** Key of the intent object, e.g. initOtpAuthIntentV3. */
   intentKey: string;
   /** Key of the result object, e.g. initOtpAuthResultV2. */

@@ -61,7 +61,7 @@ export async function changedSince(lifecycle: Lifecycle, authority: Authority, p
  * A 403 unless a credential of the organization's parent may submit this activity in it (the
  * handler says so: the auth activities), and a 404 when the sub-organization was deleted.
  */
-export async function parentMaySubmit(lifecycle: Lifecycle, handler: ActivityHandler, envelope: Envelope): Promise<void> {
+export async function parentMaySubmit(lifecycle: Lifecycle, handler: Pick<ActivityHandler, 'parentMaySubmit'>, envelope: Envelope): Promise<void> {
   if (!handler.parentMaySubmit) {
     throw permissionDenied(
       'PARENT_MAY_NOT_SUBMIT',

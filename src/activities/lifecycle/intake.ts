@@ -8,21 +8,34 @@ import type { ActivityHandler } from '../handler.ts';
 import { envelopeSchema, type Envelope } from '../wire/envelope.ts';
 import type { Intake, StoredForm, Submission } from './model.ts';
 
-/** The handlers among `handlers` that take activities of `type` (by their type, or an older spelling of it). */
-export function handlersOfType(handlers: readonly ActivityHandler[], type: string): ActivityHandler[] {
-  return handlers.filter((handler) => handler.activityType === type || handler.otherActivityTypes?.includes(type));
+/**
+ * What routes a body: the path it is posted to, the types it may carry, the parameters' shape it
+ * takes, and whose stamp it may carry. An activity handler declares it, and so does a vote route (votes.ts).
+ */
+export type Declared = Pick<ActivityHandler, 'path' | 'activityType' | 'otherActivityTypes' | 'takes' | 'fromSubOrganization' | 'acceptsAttestedStamp' | 'parentMaySubmit'>;
+
+/** The declarations grouped by their path, in their order: one route each (several handlers may share one). */
+export function byPath<D extends Pick<Declared, 'path'>>(declared: readonly D[]): Map<string, D[]> {
+  const paths = new Map<string, D[]>();
+  for (const one of declared) paths.set(one.path, [...(paths.get(one.path) ?? []), one]);
+  return paths;
+}
+
+/** The declarations among `declared` that take activities of `type` (by their type, or an older spelling of it). */
+export function handlersOfType<D extends Declared>(declared: readonly D[], type: string): D[] {
+  return declared.filter((one) => one.activityType === type || one.otherActivityTypes?.includes(type));
 }
 
 /** The handler of a stored activity's type, when one is served. */
-export function handlerOfType(handlers: readonly ActivityHandler[], type: string): ActivityHandler | undefined {
-  return handlersOfType(handlers, type)[0];
+export function handlerOfType<D extends Declared>(declared: readonly D[], type: string): D | undefined {
+  return handlersOfType(declared, type)[0];
 }
 
 /**
  * The envelope of a parsed body for an endpoint, and the handler among the endpoint's that takes
  * it (by `type`, then by the shape of `parameters`), or a 400 naming what is wrong.
  */
-export function envelopeOf(handlers: readonly ActivityHandler[], document: Record<string, unknown>): { envelope: Envelope; handler: ActivityHandler } {
+export function envelopeOf<D extends Declared>(handlers: readonly D[], document: Record<string, unknown>): { envelope: Envelope; handler: D } {
   const parsed = envelopeSchema.safeParse(document, { reportInput: true });
   if (!parsed.success) throw schemaError(parsed.error, '', 'invalid activity envelope');
   const envelope = parsed.data;
@@ -40,7 +53,7 @@ export function envelopeOf(handlers: readonly ActivityHandler[], document: Recor
  * The intent, which the handler's parameter schema makes of the envelope's parameters (strict,
  * defaults filled), and the App Proofs flag; or a 400 naming what is wrong.
  */
-export function intake(handler: ActivityHandler, envelope: Envelope): Intake {
+export function intake(handler: Pick<ActivityHandler, 'parameters'>, envelope: Envelope): Intake {
   // The ecosystem's server-side and browser SDKs send the App Proofs flag inside `parameters`.
   const { generateAppProofs: flagged, ...parameters } = envelope.parameters;
   if (flagged !== undefined && typeof flagged !== 'boolean') throw invalidField('parameters.generateAppProofs', 'must be true or false');

@@ -20,10 +20,10 @@ import { answer, settle, storedOr, writeNew } from './commit.ts';
 import { accessFor, changedSince, lifecycleOf, parentMaySubmit, type Lifecycle } from './context.ts';
 import { decideActivity, decidedOf, MAX_DECISIONS, refusal, type Access, type Authority, type DecidedActivity } from './decide.ts';
 import { execute, waiting } from './execute.ts';
-import { fingerprintOf, intake, organizationOf, storedFormOf } from './intake.ts';
+import { fingerprintOf, intake, organizationOf, storedFormOf, type Declared } from './intake.ts';
 import type { Executed, LifecycleDependencies, StoredForm, Submission, SubmissionOutcome } from './model.ts';
 import type { ServiceKeys } from './serviceKeys.ts';
-import { vote } from './votes.ts';
+import { vote, type VoteRoute } from './votes.ts';
 
 export class ActivityPipeline {
   private readonly lifecycle: Lifecycle;
@@ -37,6 +37,15 @@ export class ActivityPipeline {
     return this.lifecycle.deps.keys;
   }
 
+  /** Records a vote (approve_activity, reject_activity) on the activity it names, and answers with that activity. */
+  async vote(route: VoteRoute, submission: Submission): Promise<SubmissionOutcome> {
+    const now = this.lifecycle.now();
+    const early = await admit(this.lifecycle, route, submission, now);
+    if (early) return early;
+    const { intent } = intake(route, submission.envelope);
+    return vote(this.lifecycle, route.selection, submission, (intent as { fingerprint: string }).fingerprint, now);
+  }
+
   /** What `reader` may still do with the activity (canApprove, canReject), for the queries that read it. */
   accessFor(record: ActivityRecord, reader: Principal): Promise<Access> {
     return accessFor(this.lifecycle, record, reader);
@@ -44,28 +53,19 @@ export class ActivityPipeline {
 
   /**
    * Creates the activity of an authenticated submission, or answers with the stored one when the same
-   * body was submitted before (how clients poll, whatever its age). A vote (approve_activity,
-   * reject_activity) is recorded on the activity it names instead.
+   * body was submitted before (how clients poll, whatever its age).
    */
   async submit(handler: ActivityHandler, submission: Submission): Promise<SubmissionOutcome> {
     const lifecycle = this.lifecycle;
     const { envelope, principal } = submission;
     const now = lifecycle.now();
-    const body = { organizationId: organizationOf(submission), fingerprint: fingerprintOf(submission.body), principal };
+    const body = bodyOf(submission);
     const orStored = (error: unknown) => storedOr(lifecycle, body, error);
-
-    // Before anything is decided: a retried attested login, liveness, the parent's reach.
-    const retried = await retriedAttestedLogin(lifecycle, body);
-    if (retried) return answer(lifecycle, retried, principal, false);
-    const stale = staleStamp(lifecycle.deps.config, envelope, now);
-    if (stale) return orStored(stale);
-    // In a sub-organization, a credential of its parent submits only the activities of an end user's
-    // login, decided by the parent's own root quorum and policies.
-    if (principal.organizationId !== body.organizationId.toLowerCase()) await parentMaySubmit(lifecycle, handler, envelope);
+    const early = await admit(lifecycle, handler, submission, now);
+    if (early) return early;
 
     // 1. Intake, pure: the intent, and the activity as it is stored.
     const { intent, generateAppProofs } = intake(handler, envelope);
-    if (handler.votes) return vote(lifecycle, handler.votes, submission, (intent as { fingerprint: string }).fingerprint, now);
     const stored = storedFormOf(handler, submission, intent);
 
     for (let attempt = 1; ; attempt++) {
@@ -107,6 +107,28 @@ export class ActivityPipeline {
       return settle(lifecycle, executed.plan, principal, written);
     }
   }
+}
+
+/** A submission's body as the store knows it: its organization and fingerprint, and who submitted it. */
+function bodyOf(submission: Submission): { organizationId: string; fingerprint: string; principal: Principal } {
+  return { organizationId: organizationOf(submission), fingerprint: fingerprintOf(submission.body), principal: submission.principal };
+}
+
+/**
+ * What comes before anything is decided, for an activity and a vote alike: a retried attested login
+ * is answered with its activity, a stale stamp refused (unless the body was stored before), and the
+ * parent's reach checked: in a sub-organization, a credential of its parent submits only the
+ * activities of an end user's login, decided by the parent's own root quorum and policies.
+ */
+async function admit(lifecycle: Lifecycle, declared: Declared, submission: Submission, now: Date): Promise<SubmissionOutcome | undefined> {
+  const { envelope, principal } = submission;
+  const body = bodyOf(submission);
+  const retried = await retriedAttestedLogin(lifecycle, body);
+  if (retried) return answer(lifecycle, retried, principal, false);
+  const stale = staleStamp(lifecycle.deps.config, envelope, now);
+  if (stale) return storedOr(lifecycle, body, stale);
+  if (principal.organizationId !== body.organizationId.toLowerCase()) await parentMaySubmit(lifecycle, declared, envelope);
+  return undefined;
 }
 
 /**

@@ -5,12 +5,13 @@
 // allowed at once does) and its effect is written with the vote (commit.ts); rejected once, it is final.
 import { z } from 'zod';
 import type { Principal } from '../../auth/principal.ts';
-import { invalidArgument, invalidField, notFound, requestNotAuthorized, unavailable, type SignetError } from '../../errors.ts';
+import { invalidField, notFound, requestNotAuthorized, unavailable, type SignetError } from '../../errors.ts';
 import type { Approver } from '../../policy/index.ts';
 import { lockActivity } from '../../store/activities.ts';
 import type { Queryable } from '../../store/db.ts';
 import { run } from '../../store/sql.ts';
 import type { ActivityHandler } from '../handler.ts';
+import { activitySchema } from '../wire/activitySchema.ts';
 import { ACTIVITY_STATUS } from '../wire/status.ts';
 import { approvalRequests, reportSkippedApprovals, waitingActivityOf } from './approvalRequests.ts';
 import { answer, checkRefusal, locksOf, newVote, VOTE_GUARDS, voteGuards, writeSettledVote, writeVoteOn, type VoteChange, type VoteOn } from './commit.ts';
@@ -30,7 +31,7 @@ import {
   type DecidedActivity,
 } from './decide.ts';
 import { execute } from './execute.ts';
-import { generateAppProofsOf, handlerOfType } from './intake.ts';
+import { generateAppProofsOf, handlerOfType, type Declared } from './intake.ts';
 import type { Evaluations, Submission, SubmissionOutcome, VoteAnswer, VoteSelection } from './model.ts';
 
 /** Longer than any fingerprint Signet makes (sha256: and 64 hex digits), shorter than anything abusive. */
@@ -46,23 +47,22 @@ const parameters = z.strictObject({
 
 const example = { fingerprint: 'sha256:3b8f1f5e6a0c4d2e9f7a1b3c5d7e9f0a2b4c6d8e0f1a3b5c7d9e1f2a4b6c8d0e' };
 
-function voteHandler(
-  selection: 'VOTE_SELECTION_APPROVED' | 'VOTE_SELECTION_REJECTED',
-  names: { path: string; activityType: string; intentKey: string; resultKey: string; description: string },
-): ActivityHandler<typeof parameters> {
-  return {
-    ...names,
-    votes: selection,
-    parameters,
-    example,
-    async execute() {
-      // The engine records a vote itself (ActivityHandler.votes); a vote is never executed as an activity.
-      throw invalidArgument(`${names.activityType} is a vote on another activity, not an activity of its own`);
-    },
-  };
+/**
+ * A vote route: POST /public/v1/submit/<path>, declared like an activity's (path, type, parameters,
+ * the keys its body is echoed under) but its own family: it records a vote on another activity and
+ * answers with that one, of any type; nothing of its own is executed.
+ */
+export interface VoteRoute extends Declared, Pick<ActivityHandler<typeof parameters>, 'intentKey' | 'resultKey' | 'description' | 'parameters' | 'example'> {
+  selection: VoteSelection;
+  /** The answer: the activity voted on, of any type. */
+  answer: z.ZodType;
 }
 
-export const approveActivity = voteHandler('VOTE_SELECTION_APPROVED', {
+function voteRoute(selection: VoteSelection, names: { path: string; activityType: string; intentKey: string; resultKey: string; description: string }): VoteRoute {
+  return { ...names, selection, parameters, example, answer: z.strictObject({ activity: activitySchema }) };
+}
+
+export const approveActivity = voteRoute('VOTE_SELECTION_APPROVED', {
   path: 'approve_activity',
   activityType: 'ACTIVITY_TYPE_APPROVE_ACTIVITY',
   intentKey: 'approveActivityIntent',
@@ -74,7 +74,7 @@ export const approveActivity = voteHandler('VOTE_SELECTION_APPROVED', {
     'each user votes once.',
 });
 
-export const rejectActivity = voteHandler('VOTE_SELECTION_REJECTED', {
+export const rejectActivity = voteRoute('VOTE_SELECTION_REJECTED', {
   path: 'reject_activity',
   activityType: 'ACTIVITY_TYPE_REJECT_ACTIVITY',
   intentKey: 'rejectActivityIntent',
@@ -83,6 +83,9 @@ export const rejectActivity = voteHandler('VOTE_SELECTION_REJECTED', {
     'Rejects an activity that waits for approvals, named by its fingerprint: one rejection is final (`ACTIVITY_STATUS_REJECTED`), ' +
     'and nothing of the activity is executed. Its submitter may reject (withdraw) it too. Answers with that activity.',
 });
+
+/** The vote routes, declared once: the HTTP layer registers them and the OpenAPI document describes them from here. */
+export const voteRoutes: readonly VoteRoute[] = [approveActivity, rejectActivity];
 
 /**
  * A vote on the organization's activity with `fingerprint`, in one transaction that holds the
