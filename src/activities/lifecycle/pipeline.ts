@@ -37,20 +37,6 @@ export class ActivityPipeline {
     return this.lifecycle.deps.keys;
   }
 
-  /** Records a vote (approve_activity, reject_activity) on the activity it names, and answers with that activity. */
-  async vote(route: VoteRoute, submission: Submission): Promise<SubmissionOutcome> {
-    const now = this.lifecycle.now();
-    const early = await admit(this.lifecycle, route, submission, now);
-    if (early) return early;
-    const { intent } = intake(route, submission.envelope);
-    return vote(this.lifecycle, route.selection, submission, (intent as { fingerprint: string }).fingerprint, now);
-  }
-
-  /** What `reader` may still do with the activity (canApprove, canReject), for the queries that read it. */
-  accessFor(record: ActivityRecord, reader: Principal): Promise<Access> {
-    return accessFor(this.lifecycle, record, reader);
-  }
-
   /**
    * Creates the activity of an authenticated submission, or answers with the stored one when the same
    * body was submitted before (how clients poll, whatever its age).
@@ -106,6 +92,20 @@ export class ActivityPipeline {
       }
       return settle(lifecycle, executed.plan, principal, written);
     }
+  }
+
+  /** Records a vote (approve_activity, reject_activity) on the activity it names, and answers with that activity. */
+  async vote(route: VoteRoute, submission: Submission): Promise<SubmissionOutcome> {
+    const now = this.lifecycle.now();
+    const early = await admit(this.lifecycle, route, submission, now);
+    if (early) return early;
+    const { intent } = intake(route, submission.envelope);
+    return vote(this.lifecycle, route.selection, submission, (intent as { fingerprint: string }).fingerprint, now);
+  }
+
+  /** What `reader` may still do with the activity (canApprove, canReject), for the queries that read it. */
+  accessFor(record: ActivityRecord, reader: Principal): Promise<Access> {
+    return accessFor(this.lifecycle, record, reader);
   }
 }
 
