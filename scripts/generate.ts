@@ -7,7 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { activityTable, kindTable, policyKindTableSource, resourceActivityTable } from '../src/activities/declarations.ts';
 import { parameterTypesSource } from '../src/activities/parameterTypes.ts';
-import { activityHandlers } from '../src/activities/registry.ts';
+import { activityDeclarations } from '../src/activities/registry.ts';
 import { adminRouteTable } from '../src/http/adminRouteTable.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -21,12 +21,12 @@ export interface Generated {
 }
 
 export const GENERATED: readonly Generated[] = [
-  { file: 'src/policy/activityResources.ts', anchor: 'export const ACTIVITY_RESOURCES', text: policyKindTableSource(activityHandlers) },
-  { file: 'docs/api.md', anchor: '| Endpoint | Activity type |', text: activityTable(activityHandlers) },
-  { file: 'docs/policies.md', anchor: '| Activity | Type | Parameters | Result |', text: resourceActivityTable(activityHandlers, 'POLICY') },
-  { file: 'docs/authorization.md', anchor: '| Activities (kind) |', text: kindTable(activityHandlers) },
+  { file: 'src/policy/activityResources.ts', anchor: 'export const ACTIVITY_RESOURCES', text: policyKindTableSource(activityDeclarations) },
+  { file: 'docs/api.md', anchor: '| Endpoint | Activity type |', text: activityTable(activityDeclarations) },
+  { file: 'docs/policies.md', anchor: '| Activity | Type | Parameters | Result |', text: resourceActivityTable(activityDeclarations, 'POLICY') },
+  { file: 'docs/authorization.md', anchor: '| Activities (kind) |', text: kindTable(activityDeclarations) },
   { file: 'docs/admin-api.md', anchor: '| Method and path |', text: adminRouteTable() },
-  { file: 'src/activities/activityParameters.ts', text: parameterTypesSource(activityHandlers) },
+  { file: 'src/activities/activityParameters.ts', text: parameterTypesSource(activityDeclarations) },
 ];
 
 /** The file's text with its block replaced by `text`; throws when no line starts with the anchor. */

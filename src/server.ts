@@ -1,10 +1,11 @@
-// Composes a running Signet: store (migrated), engine, metrics, outbox worker, housekeeping and HTTP
+// Composes a running Signet: store (migrated), activity pipeline, metrics, outbox worker, housekeeping and HTTP
 // app, and takes them down in order (stop accepting, finish in-flight requests, flush the worker,
 // stop the housekeeping, close the store).
 import fs from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
-import { ActivityEngine } from './activities/lifecycle/engine.ts';
+import { ActivityPipeline } from './activities/lifecycle/pipeline.ts';
+import { voteRoutes } from './activities/lifecycle/votes.ts';
 import type { ActivityHandler } from './activities/handler.ts';
 import { activityHandlers } from './activities/registry.ts';
 import { ServiceKeys } from './activities/lifecycle/serviceKeys.ts';
@@ -162,7 +163,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     let worker: OutboxWorker | undefined;
     const handlers = options.handlers ?? activityHandlers;
     const clock = options.clock ?? systemClock;
-    const engine = new ActivityEngine({
+    const pipeline = new ActivityPipeline({
       db,
       config,
       secret,
@@ -173,10 +174,10 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       log: { warn: (object, message) => app.log.warn(object, message) },
     });
     const outbox = { depth: () => outboxDepth(db), channels: CHANNELS, outcomes: ATTEMPT_OUTCOMES };
-    const metrics = new Metrics(outbox, handlers.map((handler) => handler.activityType), (error) =>
+    const metrics = new Metrics(outbox, [...handlers, ...voteRoutes].map((declared) => declared.activityType), (error) =>
       app.log.warn({ err: error }, 'metrics: cannot read the outbox depth; reported as NaN'),
     );
-    const app = buildApp({ config, db, ping: () => ping(db), engine, credentials: new CredentialCache(), handlers, adminToken: token.token, metrics, clock, logger: options.logger ?? false, onQueued: () => worker?.wake() });
+    const app = buildApp({ config, db, ping: () => ping(db), pipeline, credentials: new CredentialCache(), handlers, adminToken: token.token, metrics, clock, logger: options.logger ?? false, onQueued: () => worker?.wake() });
     worker = new OutboxWorker({
       db,
       secret,

@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { ACTIVITY_REASONS, handlersByPath, kindResources, reasonsOfActivity } from '../src/activities/declarations.ts';
 import { parameterType } from '../src/activities/parameterTypes.ts';
 import type { ActivityHandler } from '../src/activities/handler.ts';
-import { activityHandlers } from '../src/activities/registry.ts';
+import { activityDeclarations, activityHandlers } from '../src/activities/registry.ts';
 import { REASONS, type Reason } from '../src/errors.ts';
 import { ADMIN_ROUTE_LIST } from '../src/http/adminApi.ts';
 import { buildOpenApi } from '../src/http/openapi.ts';
@@ -38,12 +38,12 @@ describe('what derives from the declarations', () => {
   });
 
   test("the policy module's kind table is each handler's resource and action", () => {
-    for (const handler of activityHandlers) {
+    for (const handler of activityDeclarations) {
       for (const type of [handler.activityType, ...(handler.otherActivityTypes ?? [])]) {
         assert.deepEqual(activityResource(type), { resource: handler.resource, action: handler.action }, type);
       }
     }
-    assert.deepEqual(Object.keys(ACTIVITY_RESOURCES).sort(), [...kindResources(activityHandlers).keys()].sort(), 'no kind without a handler');
+    assert.deepEqual(Object.keys(ACTIVITY_RESOURCES).sort(), [...kindResources(activityDeclarations).keys()].sort(), 'no kind without a handler');
   });
 
   test('handlers of one kind that declare different resources or actions are refused', () => {

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { activityHandlers } from '../src/activities/registry.ts';
+import { voteRoutes } from '../src/activities/lifecycle/votes.ts';
 import { findCommand } from '../src/cli/command.ts';
 import { COMMANDS } from '../src/cli/commands.ts';
 import { compileExpression, type ExpressionKind } from '../src/policy/index.ts';
@@ -39,7 +40,7 @@ test("every request body is JSON its activity's parameter schema accepts; every 
       assert.match(body.parameters.fingerprint, /^sha256:[0-9a-f]{64}$/, `${page}: ${body.type}`);
     }
     // Bodies of activity types this build has a handler for are checked by that handler's schema.
-    const handler = activityHandlers.find((h) => h.activityType === body.type);
+    const handler = [...activityHandlers, ...voteRoutes].find((h) => h.activityType === body.type);
     if (!handler) continue;
     const parsed = handler.parameters.safeParse(body.parameters);
     assert.ok(parsed.success, `${page}: ${body.type}: ${JSON.stringify(parsed.error?.issues)}`);

@@ -12,7 +12,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, describe, test } from 'node:test';
-import { NO_ACCESS } from '../src/activities/lifecycle/authorization.ts';
+import { NO_ACCESS } from '../src/activities/lifecycle/decide.ts';
 import { activityResponseJson } from '../src/activities/wire/render.ts';
 import { openDatabase, type Database } from '../src/store/db.ts';
 import { findActivity, type ActivityRecord } from '../src/store/activities.ts';

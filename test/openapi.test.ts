@@ -11,6 +11,7 @@ import { activityAnswer } from '../src/activities/wire/activitySchema.ts';
 import { envelopeSchema } from '../src/activities/wire/envelope.ts';
 import { wholeNumberPattern } from '../src/wire/numberPattern.ts';
 import { activityHandlers } from '../src/activities/registry.ts';
+import { voteRoutes } from '../src/activities/lifecycle/votes.ts';
 import { generateApiKeyPair } from '../src/admin/organizations.ts';
 import { ADMIN_ROUTE_LIST, adminSchemas } from '../src/http/adminApi.ts';
 import { routesOf } from '../src/http/app.ts';
@@ -274,8 +275,9 @@ describe('OpenAPI', () => {
     assert.equal(at(otpAnswer, 'activity.intent.initOtpAuthIntentV3').properties.otpLength.maximum, 9);
     const bundle = document.paths['/public/v1/submit/init_otp'].post.responses['200'].content['application/json'].schema;
     assert.deepEqual([...at(bundle, 'activity.result.initOtpResultV2').required].sort(), ['otpEncryptionTargetBundle', 'otpId']);
-    // Every activity describes its result; a vote answers with the activity it voted on instead.
-    for (const handler of activityHandlers) assert.ok(handler.resultSchema ?? handler.votes, `${handler.activityType} has no resultSchema`);
+    // Every activity describes its result; a vote (a route family of its own) answers with the activity it voted on instead.
+    for (const handler of activityHandlers) assert.ok(handler.resultSchema, `${handler.activityType} has no resultSchema`);
+    for (const route of voteRoutes) assert.ok(document.paths[`/public/v1/submit/${route.path}`], `${route.path} is not in the document`);
     for (const query of queryHandlers) assert.ok(query.answer, `${query.path} has no answer schema`);
   });
 
@@ -295,8 +297,8 @@ describe('OpenAPI', () => {
       return answer.json;
     };
     const checkActivity = (path: string, answer: unknown) => {
-      const handler = activityHandlers.find((h) => h.path === path)!;
-      const parsed = activityAnswer(handler).safeParse(answer);
+      const vote = voteRoutes.find((route) => route.path === path);
+      const parsed = (vote ? vote.answer : activityAnswer(activityHandlers.find((h) => h.path === path)!)).safeParse(answer);
       assert.ok(parsed.success, `${path}: ${JSON.stringify(parsed.error?.issues)}`);
     };
 
@@ -353,7 +355,7 @@ describe('OpenAPI', () => {
       const second = await server.admin('POST', `/organizations/${org.organizationId}/api-keys`, { userId });
       checkActivity('update_root_quorum', await submit('update_root_quorum', { threshold: 2, userIds: [org.userId, userId] }));
       const vote = async (path: 'approve_activity' | 'reject_activity', fingerprint: string) => {
-        const body = JSON.stringify({ type: activityHandlers.find((h) => h.path === path)!.activityType, timestampMs: String(Date.now()), organizationId: org.organizationId, parameters: { fingerprint } });
+        const body = JSON.stringify({ type: voteRoutes.find((route) => route.path === path)!.activityType, timestampMs: String(Date.now()), organizationId: org.organizationId, parameters: { fingerprint } });
         const answer = await postStamped(server.baseUrl, `/public/v1/submit/${path}`, body, second);
         assert.equal(answer.status, 200, answer.text);
         checkActivity(path, answer.json);

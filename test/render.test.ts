@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { test } from 'node:test';
-import { accessOf, type Authority } from '../src/activities/lifecycle/authorization.ts';
+import { accessOf, type Authority } from '../src/activities/lifecycle/decide.ts';
 import { apiKeySchema, authenticatorSchema } from '../src/activities/wire/activitySchema.ts';
 import { activityResponseJson, apiKeyObject, authenticatorObject } from '../src/activities/wire/render.ts';
 import { ACTIVITY_STATUSES, ACTIVITY_STATUS } from '../src/activities/wire/status.ts';

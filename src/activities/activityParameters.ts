@@ -29,14 +29,14 @@ export interface ActivityTypesOfPath {
   update_policy: 'ACTIVITY_TYPE_UPDATE_POLICY_V2' | 'ACTIVITY_TYPE_UPDATE_POLICY';
   delete_policy: 'ACTIVITY_TYPE_DELETE_POLICY';
   delete_policies: 'ACTIVITY_TYPE_DELETE_POLICIES';
-  approve_activity: 'ACTIVITY_TYPE_APPROVE_ACTIVITY';
-  reject_activity: 'ACTIVITY_TYPE_REJECT_ACTIVITY';
   update_root_quorum: 'ACTIVITY_TYPE_UPDATE_ROOT_QUORUM';
   create_sub_organization: 'ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V8' | 'ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V7';
   delete_sub_organization: 'ACTIVITY_TYPE_DELETE_SUB_ORGANIZATION';
   create_webhook_endpoint: 'ACTIVITY_TYPE_CREATE_WEBHOOK_ENDPOINT';
   update_webhook_endpoint: 'ACTIVITY_TYPE_UPDATE_WEBHOOK_ENDPOINT';
   delete_webhook_endpoint: 'ACTIVITY_TYPE_DELETE_WEBHOOK_ENDPOINT';
+  approve_activity: 'ACTIVITY_TYPE_APPROVE_ACTIVITY';
+  reject_activity: 'ACTIVITY_TYPE_REJECT_ACTIVITY';
 }
 
 /** The parameters of each activity type (a field with a default may be left out). */
@@ -266,12 +266,6 @@ export interface ActivityParametersOfType {
   ACTIVITY_TYPE_DELETE_POLICIES: {
     policyIds: Array<string>;
   };
-  ACTIVITY_TYPE_APPROVE_ACTIVITY: {
-    fingerprint: string;
-  };
-  ACTIVITY_TYPE_REJECT_ACTIVITY: {
-    fingerprint: string;
-  };
   ACTIVITY_TYPE_UPDATE_ROOT_QUORUM: {
     threshold: number;
     userIds: Array<string>;
@@ -356,6 +350,12 @@ export interface ActivityParametersOfType {
   };
   ACTIVITY_TYPE_DELETE_WEBHOOK_ENDPOINT: {
     endpointId: string;
+  };
+  ACTIVITY_TYPE_APPROVE_ACTIVITY: {
+    fingerprint: string;
+  };
+  ACTIVITY_TYPE_REJECT_ACTIVITY: {
+    fingerprint: string;
   };
 }
 

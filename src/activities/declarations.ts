@@ -8,6 +8,15 @@ import { schemaFields } from '../wire/schemaFields.ts';
 import type { ActivityHandler } from './handler.ts';
 
 /**
+ * What the derived tables read of a route of POST /public/v1/submit/<path>: an activity handler's
+ * declaration, or a vote route's (approve_activity, reject_activity), which declares the same.
+ */
+export type ActivityDeclaration = Pick<
+  ActivityHandler,
+  'path' | 'activityType' | 'otherActivityTypes' | 'resource' | 'action' | 'reasons' | 'summary' | 'parameters' | 'resultKey' | 'resultSchema' | 'rootQuorumOnly'
+>;
+
+/**
  * The reasons every activity may answer, whatever it does: a request that cannot be read or breaks
  * its schema, a refused stamp, a refused decision, a deleted sub-organization, the server's limits
  * and faults. A handler's own `reasons` come on top (test/declarations.test.ts keeps them apart).
@@ -45,19 +54,19 @@ export const ACTIVITY_REASONS: readonly Reason[] = [
 const reasonsInOrder = (reasons: readonly Reason[]) => (Object.keys(REASONS) as Reason[]).filter((reason) => reasons.includes(reason));
 
 /** Every reason the handlers of one path may answer, in the order of the reasons table. */
-export function reasonsOfActivity(handlers: readonly ActivityHandler[]): Reason[] {
+export function reasonsOfActivity(handlers: readonly ActivityDeclaration[]): Reason[] {
   return reasonsInOrder([...ACTIVITY_REASONS, ...handlers.flatMap((handler) => handler.reasons)]);
 }
 
 /** The handlers grouped by path, in the registry's order (a path's first handler first). */
-export function handlersByPath(handlers: readonly ActivityHandler[]): Map<string, ActivityHandler[]> {
-  const paths = new Map<string, ActivityHandler[]>();
+export function handlersByPath(handlers: readonly ActivityDeclaration[]): Map<string, ActivityDeclaration[]> {
+  const paths = new Map<string, ActivityDeclaration[]>();
   for (const handler of handlers) paths.set(handler.path, [...(paths.get(handler.path) ?? []), handler]);
   return paths;
 }
 
 /** Each kind's resource and action, from its handlers; handlers of one kind that disagree are a mistake, thrown. */
-export function kindResources(handlers: readonly ActivityHandler[]): Map<string, ActivityResource> {
+export function kindResources(handlers: readonly ActivityDeclaration[]): Map<string, ActivityResource> {
   const kinds = new Map<string, ActivityResource>();
   for (const handler of handlers) {
     for (const type of [handler.activityType, ...(handler.otherActivityTypes ?? [])]) {
@@ -73,7 +82,7 @@ export function kindResources(handlers: readonly ActivityHandler[]): Map<string,
 }
 
 /** The ACTIVITY_RESOURCES declaration of src/policy/activityResources.ts, as TypeScript source. */
-export function policyKindTableSource(handlers: readonly ActivityHandler[]): string {
+export function policyKindTableSource(handlers: readonly ActivityDeclaration[]): string {
   const entries = [...kindResources(handlers)].map(([kind, { resource, action }]) => `  ${kind}: { resource: '${resource}', action: '${action}' },`);
   return ['export const ACTIVITY_RESOURCES: Readonly<Record<string, ActivityResource>> = Object.freeze({', ...entries, '});'].join('\n');
 }
@@ -82,13 +91,13 @@ const cell = (text: string) => text.replaceAll('|', '\\|');
 const code = (text: string) => `\`${text}\``;
 
 /** The types a path takes: its first handler's, then "(or …)" the others'. */
-function typesOf(handlers: readonly ActivityHandler[]): string {
+function typesOf(handlers: readonly ActivityDeclaration[]): string {
   const types = [...new Set(handlers.flatMap((handler) => [handler.activityType, ...(handler.otherActivityTypes ?? [])]))].map(code);
   return types.length === 1 ? types[0]! : `${types[0]} (or ${types.slice(1).join(', ')})`;
 }
 
 /** docs/api.md's activity table: one row per path. */
-export function activityTable(handlers: readonly ActivityHandler[]): string {
+export function activityTable(handlers: readonly ActivityDeclaration[]): string {
   const rows = [...handlersByPath(handlers)].map(([path, group]) => {
     const first = group[0]!;
     const summary = [...new Set(group.map((handler) => handler.summary))].join(' ');
@@ -100,7 +109,7 @@ export function activityTable(handlers: readonly ActivityHandler[]): string {
 }
 
 /** docs/authorization.md's table of `activity.resource` and `activity.action`: the kinds of each pair. */
-export function kindTable(handlers: readonly ActivityHandler[]): string {
+export function kindTable(handlers: readonly ActivityDeclaration[]): string {
   const pairs = new Map<string, string[]>();
   for (const [kind, { resource, action }] of kindResources(handlers)) {
     const key = `${code(resource)} | ${code(action)}`;
@@ -118,7 +127,7 @@ const clientMethod = (path: string) => path.replace(/_([a-z])/g, (_match, letter
  * The activities on one resource with their parameters and result, field by field from their
  * schemas (docs/policies.md's table of the policy activities).
  */
-export function resourceActivityTable(handlers: readonly ActivityHandler[], resource: Resource): string {
+export function resourceActivityTable(handlers: readonly ActivityDeclaration[], resource: Resource): string {
   const rows = [...handlersByPath(handlers.filter((handler) => handler.resource === resource))].map(([path, group]) => {
     const first = group[0]!;
     const result = [first.resultKey, schemaFields(first.resultSchema)].filter(Boolean).join(' ');

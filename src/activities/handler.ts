@@ -1,8 +1,17 @@
-// The contract between the activity engine and one activity type. A handler declares its wire
-// names and parameter schema, and executes the activity once it is allowed: it plans the effect (the
-// result, the rows to write and the checks they depend on), which the engine writes with the activity
-// and its vote in one statement. Everything
-// common (envelope, stamp, liveness, idempotency, votes, rendering, errors) belongs to the engine.
+// The contract between the activity lifecycle (lifecycle/pipeline.ts) and one activity type. A
+// handler declares its wire names and parameter schema, and executes the activity once it is allowed:
+// it plans the effect (the result, the rows to write and the checks they depend on), which the
+// pipeline writes with the activity and its vote in one statement. Everything common (envelope, stamp,
+// liveness, idempotency, votes, rendering, errors) belongs to the lifecycle.
+//
+// Each behaviour flag is read in one place of the lifecycle:
+//   takes                 lifecycle/intake.ts, envelopeOf (which handler of a type takes the body)
+//   redact                lifecycle/intake.ts, storedFormOf (the activity as stored, and whether it may wait)
+//   acceptsAttestedStamp  http/submitRoutes.ts (a path takes X-Stamp-Attested when a handler of it does)
+//   fromSubOrganization   http/submitRoutes.ts (the stamp check lets a sub-organization name its parent)
+//   parentMaySubmit       lifecycle/context.ts, parentMaySubmit
+//   neverWaits            lifecycle/pipeline.ts, decideSubmission
+//   rootQuorumOnly        lifecycle/decide.ts, decidedOf
 import type { z } from 'zod';
 import type { Principal } from '../auth/principal.ts';
 import type { Config } from '../config.ts';
@@ -30,7 +39,7 @@ export interface ExecutionContext {
   keys: ServiceKeys;
 }
 
-/** What an activity does, for the engine to write with the activity in one statement. */
+/** What an activity does, for the pipeline to write with the activity in one statement. */
 export interface ActivityPlan<Result extends object = object> {
   result: Result;
   /**
@@ -118,12 +127,6 @@ export interface ActivityHandler<Schema extends z.ZodType = z.ZodType, Result ex
   acceptsAttestedStamp?: boolean;
   /** Decided by the root quorum alone: policies are not consulted (update_root_quorum). */
   rootQuorumOnly?: boolean;
-  /**
-   * A vote on another activity (approve_activity, reject_activity) rather than an activity of its own:
-   * the engine records the vote on the activity whose fingerprint the parameters give, decides that
-   * activity again and answers with it; `execute` is not called.
-   */
-  votes?: 'VOTE_SELECTION_APPROVED' | 'VOTE_SELECTION_REJECTED';
   /** Key of the intent object, e.g. initOtpAuthIntentV3. */
   intentKey: string;
   /** Key of the result object, e.g. initOtpAuthResultV2. */
@@ -137,11 +140,11 @@ export interface ActivityHandler<Schema extends z.ZodType = z.ZodType, Result ex
   example: z.input<Schema>;
   /**
    * The result object under `resultKey`, described field by field for the OpenAPI document (the
-   * engine does not check `execute`'s result against it; test/openapi.test.ts checks real answers do).
+   * pipeline does not check `execute`'s result against it; test/openapi.test.ts checks real answers do).
    */
   resultSchema?: z.ZodType<Result>;
   /**
-   * Executes the activity, called when it is allowed: plans its effect, which the engine writes. Throw
+   * Executes the activity, called when it is allowed: plans its effect, which the pipeline writes. Throw
    * a SignetError to refuse the request before anything is written; a refusal that must leave a trace
    * (a wrong OTP guess counted) writes it first.
    */

@@ -5,7 +5,7 @@
 // test/declarations.test.ts holds it to the handlers.
 import { z } from 'zod';
 import type { ActivityHandler } from './handler.ts';
-import { handlersByPath } from './declarations.ts';
+import { handlersByPath, type ActivityDeclaration } from './declarations.ts';
 
 type JsonSchema = {
   type?: string | string[];
@@ -69,13 +69,13 @@ function objectType(schema: JsonSchema, definitions: Record<string, JsonSchema>,
 }
 
 /** The parameters a handler takes, as a TypeScript type. */
-export function parameterType(handler: ActivityHandler, depth = 1): string {
+export function parameterType(handler: Pick<ActivityHandler, 'parameters'>, depth = 1): string {
   const { $defs = {}, ...schema } = z.toJSONSchema(handler.parameters, { io: 'input', unrepresentable: 'any' }) as JsonSchema & { $defs?: Record<string, JsonSchema> };
   return typeOf(schema, $defs, depth);
 }
 
 /** The source of activityParameters.ts: each path's types, and each type's parameters. */
-export function parameterTypesSource(handlers: readonly ActivityHandler[]): string {
+export function parameterTypesSource(handlers: readonly ActivityDeclaration[]): string {
   const paths = [...handlersByPath(handlers)];
   const typesOfPath = paths.map(([path, group]) => {
     const types = [...new Set(group.flatMap((handler) => [handler.activityType, ...(handler.otherActivityTypes ?? [])]))];

@@ -1,5 +1,9 @@
 // Every activity type Signet accepts. Adding one is writing its handler file and listing it here.
+// The votes on them (approve_activity, reject_activity) are a route family of their own, declared in
+// lifecycle/votes.ts.
 import type { ActivityHandler } from './handler.ts';
+import type { ActivityDeclaration } from './declarations.ts';
+import { voteRoutes } from './lifecycle/votes.ts';
 import { createApiKeys } from './handlers/credentials/createApiKeys.ts';
 import { createAuthenticators } from './handlers/credentials/createAuthenticators.ts';
 import { createPolicies } from './handlers/policies/createPolicies.ts';
@@ -28,7 +32,6 @@ import { updateUserEmail } from './handlers/users/updateUserEmail.ts';
 import { updateUserName } from './handlers/users/updateUserName.ts';
 import { updateUserPhoneNumber } from './handlers/users/updateUserPhoneNumber.ts';
 import { verifyOtp, verifyOtpV2 } from './handlers/auth/verifyOtp.ts';
-import { approveActivity, rejectActivity } from './lifecycle/votes.ts';
 import { createWebhookEndpoint } from './handlers/webhooks/createWebhookEndpoint.ts';
 import { deleteWebhookEndpoint } from './handlers/webhooks/deleteWebhookEndpoint.ts';
 import { updateWebhookEndpoint } from './handlers/webhooks/updateWebhookEndpoint.ts';
@@ -62,8 +65,6 @@ export const activityHandlers: readonly ActivityHandler[] = [
   updatePolicyV1,
   deletePolicy,
   deletePolicies,
-  approveActivity,
-  rejectActivity,
   updateRootQuorum,
   createSubOrganization,
   createSubOrganizationV7,
@@ -72,3 +73,10 @@ export const activityHandlers: readonly ActivityHandler[] = [
   updateWebhookEndpoint,
   deleteWebhookEndpoint,
 ];
+
+/**
+ * Every route of POST /public/v1/submit/<path> as declared: the activities', then the votes' (their
+ * own family, lifecycle/votes.ts). The policy kind table, the OpenAPI document and the docs' tables
+ * are written from this list.
+ */
+export const activityDeclarations: readonly ActivityDeclaration[] = [...activityHandlers, ...voteRoutes];

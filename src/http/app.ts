@@ -143,17 +143,17 @@ export function buildApp(deps: AppDependencies): FastifyInstance {
   });
 
   registerHealthRoutes(app, deps.ping, deps.config.database.timeoutMs);
-  registerJwksRoutes(app, deps.engine.keys);
+  registerJwksRoutes(app, deps.pipeline.keys);
   const stamps = new StampChecker({
     db: deps.db,
     config,
     credentials: deps.credentials,
-    verificationTokenKeys: () => deps.engine.keys.verifiers(VERIFICATION_TOKEN_KEY),
+    verificationTokenKeys: () => deps.pipeline.keys.verifiers(VERIFICATION_TOKEN_KEY),
     onAuthenticated: (credential) => throttle.succeeded(credential),
     now: deps.clock,
   });
-  registerSubmitRoutes(app, deps.engine, stamps, deps.handlers, deps.metrics);
-  registerQueryRoutes(app, deps.db, deps.engine, stamps, queryHandlers, deps.clock);
+  registerSubmitRoutes(app, deps.pipeline, stamps, deps.handlers, deps.metrics);
+  registerQueryRoutes(app, deps.db, deps.pipeline, stamps, queryHandlers, deps.clock);
   registerOpenApiRoutes(app, deps.handlers, queryHandlers);
   registerConsoleRoutes(app);
   registerAdminRoutes(app, deps);

@@ -2,7 +2,7 @@
 // files that take it import no part of the app that registers them). The server composes the store
 // and the delivery worker; the app reaches them only through what it is given here.
 import type { FastifyServerOptions } from 'fastify';
-import type { ActivityEngine } from '../activities/lifecycle/engine.ts';
+import type { ActivityPipeline } from '../activities/lifecycle/pipeline.ts';
 import type { ActivityHandler } from '../activities/handler.ts';
 import type { CredentialCache } from '../auth/credentialCache.ts';
 import type { Config } from '../config.ts';
@@ -16,7 +16,7 @@ export interface AppDependencies {
   db: QueryContext['db'];
   /** Asks the store one question, for readiness: fails when the store cannot answer. */
   ping: () => Promise<unknown>;
-  engine: ActivityEngine;
+  pipeline: ActivityPipeline;
   /** Credentials known from earlier requests (checked again by every statement). */
   credentials: CredentialCache;
   handlers: readonly ActivityHandler[];

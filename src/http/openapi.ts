@@ -5,9 +5,11 @@
 // it (openapiRoutes.ts).
 import { z } from 'zod';
 import { activityAnswer } from '../activities/wire/activitySchema.ts';
+import { byPath } from '../activities/lifecycle/intake.ts';
+import { voteRoutes, type VoteRoute } from '../activities/lifecycle/votes.ts';
 import { envelopeSchema } from '../activities/wire/envelope.ts';
 import type { ActivityHandler } from '../activities/handler.ts';
-import { reasonsOfActivity } from '../activities/declarations.ts';
+import { reasonsOfActivity, type ActivityDeclaration } from '../activities/declarations.ts';
 import { grpcCodeOf, REASONS, reasonsOfStatus, type Reason } from '../errors.ts';
 import type { QueryHandler } from '../queries/query.ts';
 import { ADMIN_ROUTE_LIST, adminStatuses, downloadHeader, type AdminRoute } from './adminApi.ts';
@@ -122,7 +124,7 @@ const NOT_AUTHORIZED =
  * own and every activity's, activities/declarations.ts), listing those reasons. A status whose
  * reasons are all of that status's refers to the shared response.
  */
-function activityErrorResponses(handlers: readonly ActivityHandler[]) {
+function activityErrorResponses(handlers: readonly ActivityDeclaration[]) {
   const reasons = reasonsOfActivity(handlers);
   const statuses = [...new Set(reasons.map((reason) => String(REASONS[reason].status) as ErrorStatus))].sort();
   return Object.fromEntries(
@@ -139,7 +141,7 @@ const STAMPED = [{ ApiKeyStamp: [] }, { WebAuthnStamp: [] }];
 const EXAMPLE_ORGANIZATION = '9f5e7c2a-3b1d-4e6f-8a9b-0c1d2e3f4a5b';
 const pascal = (words: string) => words.toLowerCase().replace(/(^|_)([a-z0-9])/g, (_m, _s, c: string) => c.toUpperCase());
 
-function activityOperation(schemas: Schemas, path: string, handlers: readonly ActivityHandler[]) {
+function activityOperation(schemas: Schemas, path: string, handlers: ReadonlyArray<ActivityHandler | VoteRoute>) {
   const bodies = handlers.map((handler) => {
     const types = [handler.activityType, ...(handler.otherActivityTypes ?? [])];
     const parameters = schemas.ref(handler.parameters, `${pascal(handler.activityType.replace(/^ACTIVITY_TYPE_/, ''))}Parameters`, 'input');
@@ -153,12 +155,12 @@ function activityOperation(schemas: Schemas, path: string, handlers: readonly Ac
         parameters: { ...parameters, description: envelope.properties.parameters!.description },
       },
     };
-    const answer = schemas.convert(activityAnswer(handler), 'output') as {
+    const answer = schemas.convert('selection' in handler ? handler.answer : activityAnswer(handler), 'output') as {
       title?: string;
       properties: { activity: { properties: { intent: { properties: Record<string, unknown>; required?: string[] } } } };
     };
     // The intent is the parameters as accepted: the request's own schema (a vote answers with another activity).
-    if (!handler.votes) {
+    if (!('selection' in handler)) {
       const intent = answer.properties.activity.properties.intent;
       intent.properties[handler.intentKey] = { ...parameters, description: 'The parameters as accepted, defaults filled in' };
       intent.required = [handler.intentKey];
@@ -335,9 +337,10 @@ export function buildOpenApi(handlers: readonly ActivityHandler[], queries: read
   const schemas = new Schemas();
   schemas.convert(errorSchema, 'output'); // the component every error answer refers to
   const paths: Record<string, Record<string, unknown>> = {};
-  const byPath = new Map<string, ActivityHandler[]>();
-  for (const handler of handlers) byPath.set(handler.path, [...(byPath.get(handler.path) ?? []), handler]);
-  for (const [path, handlersOfPath] of byPath) paths[`/public/v1/submit/${path}`] = { post: activityOperation(schemas, path, handlersOfPath) };
+  // The activities, then the votes on them (a route family of its own, declared by the votes module).
+  for (const [path, declared] of byPath<ActivityHandler | VoteRoute>([...handlers, ...voteRoutes])) {
+    paths[`/public/v1/submit/${path}`] = { post: activityOperation(schemas, path, declared) };
+  }
   for (const query of queries) paths[`/public/v1/query/${query.path}`] = { post: queryOperation(schemas, query) };
   for (const route of ADMIN_ROUTE_LIST) paths[route.path] = { ...paths[route.path], [route.method]: adminOperation(schemas, route) };
   Object.assign(paths, serviceRoutes(schemas));

@@ -1,7 +1,7 @@
 // POST /public/v1/query/<query>: one route per registered query. The body is parsed and the stamp
 // verified over its raw bytes exactly as for activities; the query reads on behalf of the principal.
 import type { FastifyInstance } from 'fastify';
-import type { ActivityEngine } from '../activities/lifecycle/engine.ts';
+import type { ActivityPipeline } from '../activities/lifecycle/pipeline.ts';
 import type { Clock } from '../wire/clock.ts';
 import { parseBody } from '../wire/jsonDocument.ts';
 import { schemaError } from '../wire/violations.ts';
@@ -13,7 +13,7 @@ import type { StampChecker } from './stampChecker.ts';
 export function registerQueryRoutes(
   app: FastifyInstance,
   db: QueryContext['db'],
-  engine: ActivityEngine,
+  pipeline: ActivityPipeline,
   stamps: StampChecker,
   queries: readonly QueryHandler[],
   clock: Clock,
@@ -26,7 +26,7 @@ export function registerQueryRoutes(
       const parsed = query.request.safeParse(document, { reportInput: true });
       if (!parsed.success) throw schemaError(parsed.error, '', 'invalid query');
       const answer = await stamps.checked(body, stamp, parsed.data.organizationId, (principal) =>
-        query.run({ db, principal, now: clock(), accessFor: (record) => engine.accessFor(record, principal) }, parsed.data),
+        query.run({ db, principal, now: clock(), accessFor: (record) => pipeline.accessFor(record, principal) }, parsed.data),
         query.fromSubOrganization ? { fromSubOrganization: true } : {},
       );
       return typeof answer === 'string' ? reply.type('application/json; charset=utf-8').send(Buffer.from(answer)) : answer;

@@ -26,16 +26,11 @@ export class StampChecker {
   ) {}
 
   /**
-   * Runs `use` as the principal of the stamp. `fromSubOrganization`: a sub-organization's credential may
-   * name its parent (whoami, stamp_login).
+   * The principal of the stamp: verified over the body and checked against the body's organization
+   * (`fromSubOrganization`: a sub-organization's credential may name its parent, as whoami and
+   * stamp_login allow), or the refusal. A stamp that authenticated is told to the failure throttle.
    */
-  async checked<T>(
-    body: Buffer,
-    stamp: Stamp,
-    organizationId: string,
-    use: (principal: Principal) => Promise<T>,
-    options: { fromSubOrganization?: boolean } = {},
-  ): Promise<T> {
+  async principalOf(body: Buffer, stamp: Stamp, organizationId: string, options: { fromSubOrganization?: boolean } = {}): Promise<Principal> {
     const { db, config, credentials } = this.deps;
     const principal = await authenticate(db, body, stamp, organizationId, {
       origins: config.webauthnOrigins,
@@ -46,10 +41,31 @@ export class StampChecker {
       ...(this.deps.verificationTokenKeys ? { verificationTokenKeys: this.deps.verificationTokenKeys } : {}),
     });
     this.deps.onAuthenticated?.(stamp.kind === 'webauthn' ? stamp.credentialId : stamp.publicKey);
+    return principal;
+  }
+
+  /**
+   * Told of an error the request's work ended with: when a statement refused the principal's
+   * credential (revoked or expired since it was remembered), the credential is forgotten, so the next
+   * request reads it again.
+   */
+  failed(principal: Principal, error: unknown): void {
+    if (error instanceof SignetError && error.stampFailure) this.deps.credentials.forget(principal);
+  }
+
+  /** Runs `use` as the principal of the stamp (principalOf), and tells `failed` of the error it throws. */
+  async checked<T>(
+    body: Buffer,
+    stamp: Stamp,
+    organizationId: string,
+    use: (principal: Principal) => Promise<T>,
+    options: { fromSubOrganization?: boolean } = {},
+  ): Promise<T> {
+    const principal = await this.principalOf(body, stamp, organizationId, options);
     try {
       return await use(principal);
     } catch (error) {
-      if (error instanceof SignetError && error.stampFailure) credentials.forget(principal);
+      this.failed(principal, error);
       throw error;
     }
   }

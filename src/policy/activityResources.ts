@@ -43,14 +43,14 @@ export const ACTIVITY_RESOURCES: Readonly<Record<string, ActivityResource>> = Ob
   UPDATE_POLICY: { resource: 'POLICY', action: 'UPDATE' },
   DELETE_POLICY: { resource: 'POLICY', action: 'DELETE' },
   DELETE_POLICIES: { resource: 'POLICY', action: 'DELETE' },
-  APPROVE_ACTIVITY: { resource: 'ACTIVITY', action: 'APPROVE' },
-  REJECT_ACTIVITY: { resource: 'ACTIVITY', action: 'REJECT' },
   UPDATE_ROOT_QUORUM: { resource: 'ORGANIZATION', action: 'UPDATE' },
   CREATE_SUB_ORGANIZATION: { resource: 'ORGANIZATION', action: 'CREATE' },
   DELETE_SUB_ORGANIZATION: { resource: 'ORGANIZATION', action: 'DELETE' },
   CREATE_WEBHOOK_ENDPOINT: { resource: 'WEBHOOK_ENDPOINT', action: 'CREATE' },
   UPDATE_WEBHOOK_ENDPOINT: { resource: 'WEBHOOK_ENDPOINT', action: 'UPDATE' },
   DELETE_WEBHOOK_ENDPOINT: { resource: 'WEBHOOK_ENDPOINT', action: 'DELETE' },
+  APPROVE_ACTIVITY: { resource: 'ACTIVITY', action: 'APPROVE' },
+  REJECT_ACTIVITY: { resource: 'ACTIVITY', action: 'REJECT' },
 });
 
 /** `ACTIVITY_TYPE_INIT_OTP_AUTH_V3` → `INIT_OTP_AUTH`: the type without its prefix and version suffix. */

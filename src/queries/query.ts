@@ -3,7 +3,7 @@
 // credential belongs to the body's organizationId; a query then reads in one statement that checks
 // the credential again, and writes nothing.
 import type { z } from 'zod';
-import type { Access } from '../activities/lifecycle/authorization.ts';
+import type { Access } from '../activities/lifecycle/decide.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { ActivityRecord } from '../store/activities.ts';
 import { credentialRefused } from '../errors.ts';

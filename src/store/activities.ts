@@ -364,8 +364,12 @@ export async function lockActivity(tx: Queryable, key: { organizationId: string;
 export interface VoteWrite {
   activityId: string;
   organizationId: string;
-  /** The status the activity must have for the vote to be written (waiting for approvals)… */
-  from: string;
+  /**
+   * The statuses the activity may have for the change to be written (its caller's table of
+   * transitions says which lead to `status`): the update is guarded by them, so of two votes that
+   * raced for a waiting activity only the first changes it…
+   */
+  onlyFrom: readonly string[];
   /** …and the status it takes (the same while it still waits). */
   status: string;
   /** Set when the activity executes (its result) or fails (its refusal). */
@@ -389,32 +393,36 @@ export type VoteOutcome =
   | { kind: 'authorityChanged' }
   | { kind: 'guardFailed'; index: number }
   | { kind: 'gateFailed'; index: number; detail: unknown }
-  /** The activity no longer had status `from`. */
+  /** The activity no longer had one of the statuses `onlyFrom`. */
   | { kind: 'notWaiting' };
+
+/** The statement part that changes the voted activity's status: it yields the activity's row only when it changed it. */
+const CHANGED_ACTIVITY = raw('changed_activity');
 
 /**
  * Writes a vote in one statement: the credential, the authority version and the guards, then the
- * gates, then the activity's change of status (only from `from`: a guarded update, so a vote on an
- * activity decided meanwhile writes nothing), the vote and the activity's rows, all or nothing.
+ * gates, then the activity's change of status (only from a status of `onlyFrom`: a guarded update,
+ * so a vote on an activity decided meanwhile writes nothing), the vote and the activity's rows
+ * (which read NEW_ACTIVITY: here, the changed activity), all or nothing.
  */
 export async function writeVote(db: Queryable, write: VoteWrite): Promise<VoteOutcome> {
   const checks = checkParts(write, raw);
   const ctes: Sql[] = [...checks.ctes];
-  ctes.push(sql`new_activity AS (
+  ctes.push(sql`${CHANGED_ACTIVITY} AS (
     UPDATE activities SET status = ${write.status}, updated_at = ${write.updatedAt}::timestamptz,
            result = coalesce(${write.result ? JSON.stringify(write.result) : null}::jsonb, result),
            app_proofs = coalesce(${write.appProofs ? JSON.stringify(write.appProofs) : null}::jsonb, app_proofs),
            failure = ${write.failure ? JSON.stringify(write.failure) : null}::jsonb
-     WHERE id = ${write.activityId}::uuid AND organization_id = ${write.organizationId}::uuid AND status = ${write.from}
+     WHERE id = ${write.activityId}::uuid AND organization_id = ${write.organizationId}::uuid AND status = ANY(${write.onlyFrom}::text[])
        AND EXISTS (SELECT 1 FROM ${checks.last})
     RETURNING id)`);
-  ctes.push(sql`vote AS (${voteInsert(write.vote, NEW_ACTIVITY)})`);
-  write.rows.forEach((row, i) => ctes.push(sql`${raw(`row${i}`)} AS (${row})`));
-  if (write.bumpsAuthority) ctes.push(sql`authority AS (${authorityBump(write.organizationId, NEW_ACTIVITY)})`);
+  ctes.push(sql`vote AS (${voteInsert(write.vote, CHANGED_ACTIVITY)})`);
+  write.rows.forEach((row, i) => ctes.push(sql`${raw(`row${i}`)} AS (${substitute(row, NEW_ACTIVITY, CHANGED_ACTIVITY)})`));
+  if (write.bumpsAuthority) ctes.push(sql`authority AS (${authorityBump(write.organizationId, CHANGED_ACTIVITY)})`);
   const [outcome] = await run<Record<string, unknown>>(
     db,
     sql`WITH ${join(ctes, ',\n')}
-        SELECT EXISTS (SELECT 1 FROM new_activity) AS written, ${checks.columns}
+        SELECT EXISTS (SELECT 1 FROM ${CHANGED_ACTIVITY}) AS written, ${checks.columns}
           FROM guards`,
   );
   if (outcome!.written === true) return { kind: 'written' };

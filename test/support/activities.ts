@@ -1,8 +1,9 @@
-// Runs an activity handler through the real engine on a test store, without HTTP: the activity, its
-// rows and its vote are written by the engine's one statement, stamped by an API key of the
+// Runs an activity handler through the real pipeline on a test store, without HTTP: the activity, its
+// rows and its vote are written by the pipeline's one statement, stamped by an API key of the
 // organization (made here once per organization).
 import { randomUUID } from 'node:crypto';
-import { ActivityEngine } from '../../src/activities/lifecycle/engine.ts';
+import { envelopeOf } from '../../src/activities/lifecycle/intake.ts';
+import { ActivityPipeline } from '../../src/activities/lifecycle/pipeline.ts';
 import type { ActivityHandler } from '../../src/activities/handler.ts';
 import type { Principal } from '../../src/auth/principal.ts';
 import { parseBody } from '../../src/wire/jsonDocument.ts';
@@ -13,7 +14,7 @@ import type { Database } from '../../src/store/db.ts';
 
 const principals = new WeakMap<Database, Map<string, Principal>>();
 
-/** A user with an API key in the organization (which must exist), as the engine's principal. */
+/** A user with an API key in the organization (which must exist), as the pipeline's principal. */
 async function principalOf(db: Database, organizationId: string, now: Date): Promise<Principal> {
   const known = principals.get(db) ?? new Map<string, Principal>();
   principals.set(db, known);
@@ -50,21 +51,21 @@ async function principalOf(db: Database, organizationId: string, now: Date): Pro
   return principal;
 }
 
-/** Submits `parameters` to `handler` as the engine does for a stamped request; returns the activity object. */
+/** Submits `parameters` to `handler` as the pipeline does for a stamped request; returns the activity object. */
 export async function runActivity(
   db: Database,
   handler: ActivityHandler,
   options: { organizationId: string; parameters: unknown; config: Config; secret: Buffer; now?: Date },
 ): Promise<{ id: string; result: Record<string, any>; [key: string]: any }> {
   const now = options.now ?? new Date();
-  const engine = new ActivityEngine({ db, config: options.config, secret: options.secret, keys: new ServiceKeys(db, options.secret), handlers: [handler], now: () => now });
+  const pipeline = new ActivityPipeline({ db, config: options.config, secret: options.secret, keys: new ServiceKeys(db, options.secret), handlers: [handler], now: () => now });
   const body = Buffer.from(
     JSON.stringify({ type: handler.activityType, timestampMs: String(now.getTime()), organizationId: options.organizationId, parameters: options.parameters, nonce: randomUUID() }),
   );
   const document = parseBody(body);
   delete document.nonce;
-  const { envelope } = engine.envelope([handler], document);
-  const outcome = await engine.submit(handler, { body, document, envelope, principal: await principalOf(db, options.organizationId, now), stampHeader: 'test' });
+  const { envelope } = envelopeOf([handler], document);
+  const outcome = await pipeline.submit(handler, { body, document, envelope, principal: await principalOf(db, options.organizationId, now), stampHeader: 'test' });
   const { activity } = JSON.parse(outcome.json);
   return { ...activity, result: activity.result[handler.resultKey] };
 }

@@ -54,7 +54,7 @@ function resultDigest(activity: ProvenActivity): string {
  * The statement an activity's proof signs, shaped like the hosted service's payloads ({type,
  * timestampMs, <kind>Proof: {…}}). timestampMs is the activity's own, not the signing time: the
  * payload is then a function of the activity alone, so a verifier rebuilds it byte for byte from
- * a saved activity, and the engine has already checked it lies within the liveness window.
+ * a saved activity, and the pipeline has already checked it lies within the liveness window.
  */
 export function proofPayloadFor(activity: ProvenActivity): string {
   return JSON.stringify({

@@ -23,7 +23,7 @@ import {
 } from '../../store/approvalRequests.ts';
 import type { Queryable } from '../../store/db.ts';
 import type { Sql } from '../../store/sql.ts';
-import { mayVoteOn, type Authority, type DecidedActivity } from './authorization.ts';
+import { mayVoteOn, type Authority, type DecidedActivity } from './decide.ts';
 import type { ActivityHandler } from '../handler.ts';
 
 /** Users of an organization weighed against its policies for one activity, oldest first, at most. */

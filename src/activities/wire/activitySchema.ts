@@ -214,8 +214,6 @@ export function activityObject(of?: { types: readonly string[]; intent: z.ZodTyp
  * value under the intent key): the OpenAPI document puts the parameters' own schema there.
  */
 export function activityAnswer(handler: ActivityHandler) {
-  // A vote answers with the activity it voted on, of any type.
-  if (handler.votes) return z.strictObject({ activity: activitySchema });
   return z.strictObject({
     activity: activityObject({
       types: [handler.activityType, ...(handler.otherActivityTypes ?? [])],

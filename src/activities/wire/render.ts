@@ -12,7 +12,7 @@ import type { LiveApiKey } from '../../store/apiKeys.ts';
 import type { LiveAuthenticator } from '../../store/authenticators.ts';
 import type { UserRecord } from '../../store/users.ts';
 import { activitySchema, apiKeySchema, authenticatorSchema, nestedActivitySchema, userSchema, voteSchema } from './activitySchema.ts';
-import type { Access } from '../lifecycle/authorization.ts';
+import type { Access } from '../lifecycle/decide.ts';
 
 const quote = JSON.stringify;
 

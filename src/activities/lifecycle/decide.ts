@@ -1,4 +1,4 @@
-// Who may do what, as the engine asks it: an organization's authority (its root quorum and compiled
+// The decision step of the lifecycle: who may do what, as the pipeline asks it: an organization's authority (its root quorum and compiled
 // policies) kept in memory per version, the approvers of an activity as policies see them, the
 // decision on an activity, and what a reader of a waiting activity may still do (canApprove,
 // canReject). The decision itself is src/policy's; this file gives it its inputs.
@@ -21,6 +21,7 @@ import type { StoredPolicy } from '../../store/policies.ts';
 import type { Queryable } from '../../store/db.ts';
 import type { ActivityRecord, VoteRecord } from '../../store/activities.ts';
 import type { Principal } from '../../auth/principal.ts';
+import type { ActivityHandler } from '../handler.ts';
 import { ACTIVITY_STATUS } from '../wire/status.ts';
 
 /** An organization's root quorum and policies, as of one version of its authority. */
@@ -45,6 +46,18 @@ const LIMIT = 10_000;
 export class AuthorityChanged extends Error {
   override name = 'AuthorityChanged';
 }
+
+/** Thrown when a user whose approval a vote's decision counted was removed before the vote's statement: decide again. */
+export class ApproverRemoved extends Error {
+  override name = 'ApproverRemoved';
+}
+
+/**
+ * Decisions made for one request at most, each after the organization's authority was found changed.
+ * Changes of authority that arrive together commit one after the other (they lock the organization's
+ * row), and each makes the others decide again: the last of n waits n rounds.
+ */
+export const MAX_DECISIONS = 25;
 
 function compilePolicies(stored: readonly StoredPolicy[]): Pick<Authority, 'policies' | 'unreadable'> {
   const policies: Policy[] = [];
@@ -176,6 +189,11 @@ export interface DecidedActivity {
   rootQuorumOnly?: boolean;
 }
 
+/** The activity of `handler` as a decision reads it: the one place ActivityHandler.rootQuorumOnly is read. */
+export function decidedOf(handler: Pick<ActivityHandler, 'rootQuorumOnly'> | undefined, type: string, intent: unknown): DecidedActivity {
+  return { type, intent, rootQuorumOnly: handler?.rootQuorumOnly === true };
+}
+
 function contextOf(authority: Authority, activity: DecidedActivity, approvers: readonly Approver[]): DecisionContext {
   let params: ReturnType<typeof paramsForPolicy> | undefined;
   return {
@@ -267,11 +285,11 @@ export const NO_ACCESS: Access = Object.freeze({ canApprove: false, canReject: f
  * rejected by the same, and by its submitter (who withdraws it) while it waits. One whose submitter
  * was removed can no longer be allowed: it can only be rejected.
  */
-export function accessOf(authority: Authority, record: ActivityRecord, reader: Approver, rootQuorumOnly = false): Access {
+export function accessOf(authority: Authority, record: ActivityRecord, reader: Approver, handler?: Pick<ActivityHandler, 'rootQuorumOnly'>): Access {
   if (record.status !== ACTIVITY_STATUS.CONSENSUS_NEEDED) return NO_ACCESS;
   const voted = record.votes.find((vote) => vote.userId === reader.user.id);
   const submitter = record.votes[0]?.userId === reader.user.id;
-  const activity = { type: record.type, intent: intentOf(record), rootQuorumOnly };
+  const activity = decidedOf(handler, record.type, intentOf(record));
   const may = voted === undefined && mayVoteOn(authority, activity, approversOf(record), reader);
   return {
     canApprove: may && submitterRemoved(record) === undefined,

@@ -1,0 +1,52 @@
+// Execute: the one path from "allowed" to an effect ready to write. The handler plans the effect (the
+// only call of ActivityHandler.execute), its result is made ready to store (bearer secrets replaced)
+// and, when they were asked for, the App Proofs of that stored result are signed. A submission
+// allowed at once and the approval that allows a waiting activity both come here.
+import type { Principal } from '../../auth/principal.ts';
+import { SignetError } from '../../errors.ts';
+import type { Queryable } from '../../store/db.ts';
+import type { ActivityHandler, ActivityPlan } from '../handler.ts';
+import { createAppProof } from './appProofs.ts';
+import { withoutSecrets } from './commit.ts';
+import { executionContext, type Lifecycle } from './context.ts';
+import type { Executed, Execution } from './model.ts';
+
+/** The allowed activity, as execute needs it. */
+export interface AllowedActivity {
+  activityId: string;
+  organizationId: string;
+  fingerprint: string;
+  timestampMs: string;
+  intent: unknown;
+  generateAppProofs: boolean;
+  /** Who executes it: the submitter, or the approver whose vote allowed it. */
+  principal: Principal;
+  now: Date;
+  /** The store, or the transaction of the vote that allows it. */
+  db: Queryable;
+}
+
+/** The effect of an allowed activity, or the client error its handler refused it with. */
+export async function execute(lifecycle: Lifecycle, handler: ActivityHandler, activity: AllowedActivity): Promise<Execution> {
+  const { activityId, organizationId, principal, now, db } = activity;
+  let plan: ActivityPlan;
+  try {
+    plan = await handler.execute(executionContext(lifecycle, { activityId, organizationId, principal, now, db }), activity.intent);
+  } catch (error) {
+    if (error instanceof SignetError && error.status < 500) return { kind: 'refused', error };
+    throw error;
+  }
+  const proofsOf = async (result: object) =>
+    activity.generateAppProofs
+      ? [await createAppProof(lifecycle.deps.keys, { id: activityId, type: handler.activityType, organizationId, fingerprint: activity.fingerprint, timestampMs: activity.timestampMs, result })]
+      : undefined;
+  const storedResult = withoutSecrets(plan);
+  // The stored proof binds the result as stored, which every later read of the activity shows.
+  const appProofs = await proofsOf(storedResult);
+  return { kind: 'executed', executed: { plan, storedResult, ...(appProofs ? { appProofs } : {}), proofsOf } };
+}
+
+/** A waiting activity's "effect": the approval requests its statement writes, no result, no proofs. */
+export function waiting(plan: ActivityPlan): Executed {
+  return { plan, storedResult: plan.result, proofsOf: () => Promise.resolve(undefined) };
+}
