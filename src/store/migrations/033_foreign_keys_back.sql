@@ -5,11 +5,11 @@
 -- such a row. Measured on the benchmark's hot rows, their checks cost nothing above the noise
 -- (docs/benchmarks.md, "Foreign keys"): the group commit writes up to 32 activities in one
 -- statement, one statement at a time per process, so the FOR KEY SHARE lock on an organization's
--- (or user's) row is taken once per statement, not by many concurrent ones (016's MultiXact).
+-- (or user's) row is taken once per statement, not by each of many concurrent ones (016's MultiXact).
 --
 -- A key is checked when its statement ends, after every part of it: the rows a statement writes
--- before the row they name (a verification token's use, taken by a gate before the activity row)
--- are checked against that row.
+-- before the row they name are checked against that row. So verification_token_uses.activity_id,
+-- left without a key by 014 because a gate takes the use before the activity row is written, has one.
 --
 -- Plain references, no ON DELETE: organizations, users, activities and OTPs are never deleted (a
 -- user is marked removed, a sub-organization deleted), nor their ids changed. So the referencing
