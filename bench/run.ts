@@ -2,7 +2,8 @@
 // replaying requests stamped beforehand, in rounds interleaved with a floor (bench/floor.ts), per
 // scenario; prints activities/s, p50, p99, CPU ms per activity of Signet and of its PostgreSQL
 // backends, statements per activity, peak RSS and the ratio to the floor. Signet is a black box:
-// only its HTTP API, its process (/proc) and what it sends to PostgreSQL are looked at.
+// only its HTTP API, its process (/proc) and what it sends to PostgreSQL are looked at. With --profile,
+// Signet and the floor are profiled (node --cpu-prof) and their time is told by bucket (bench/profileBuckets.ts).
 //   npm run bench [-- --seconds 3 --rounds 3 --only create-16,abi-1 --json results.json --profile DIR]
 // Loopback only. Needs wrk (apt-get install -y wrk) and PostgreSQL on this machine (BENCH_DATABASE_URL).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -15,6 +16,7 @@ import pg from 'pg';
 import { largeAbi } from '../test/support/largeAbi.ts';
 import { freePort, ROOT, SIGNET_BIN } from '../test/support/processes.ts';
 import { BackendCpu, cpuMs, hostCpu, memoryMiB } from './processStats.ts';
+import { BUCKET_MEANINGS, BUCKETS, bucketTimes, formatBucketTable, formatTopFunctions, readProfile, type BucketTimes, type Window } from './profileBuckets.ts';
 import { StatementCounter } from './statementCounter.ts';
 
 // ---------------------------------------------------------------------------------------------
@@ -31,7 +33,11 @@ const { values: args } = parseArgs({
     only: { type: 'string', default: process.env.BENCH_ONLY ?? '' },
     'database-url': { type: 'string', default: process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' },
     json: { type: 'string', default: process.env.BENCH_JSON ?? '' },
-    /** A folder: every `signet serve` of the throughput rounds writes a V8 CPU profile there (node --cpu-prof). */
+    /**
+     * A folder: every `signet serve` of the throughput rounds, and its floor, writes a V8 CPU profile
+     * there (node --cpu-prof; <scenario>-<signet|floor>.cpuprofile, the rounds' windows beside it), and
+     * the run prints where each one's time went, by bucket, per activity.
+     */
     profile: { type: 'string', default: process.env.BENCH_PROFILE ?? '' },
     /**
      * Variables added to every `signet serve`'s environment, `NAME=value` separated by spaces (e.g.
@@ -191,9 +197,18 @@ async function startProcess(name: string, argv: string[], env: Record<string, st
   };
 }
 
+/**
+ * node's options that write CPU profiles into the --profile folder (none without one). Node names
+ * them by process and thread (CPU.<date>.<time>.<pid>.<thread>.<n>.cpuprofile): a process that loads
+ * tsx writes one for its loader's thread too; scenarioBuckets keeps the main thread's.
+ */
+function profileOptions(profiled: boolean | undefined): string[] {
+  return profiled && args.profile ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(args.profile)] : [];
+}
+
 async function startSignet(options: { databaseUrl: string; worker: boolean; dataDir: string; profile?: boolean }): Promise<Running> {
   const port = await freePort();
-  const profile = options.profile && args.profile ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(args.profile)] : [];
+  const profile = profileOptions(options.profile);
   return startProcess(
     'signet serve',
     [...profile, SIGNET_BIN, 'serve'],
@@ -217,11 +232,11 @@ async function startSignet(options: { databaseUrl: string; worker: boolean; data
   );
 }
 
-async function startFloor(publicKey: string): Promise<Running> {
+async function startFloor(publicKey: string, profile?: boolean): Promise<Running> {
   const port = await freePort();
   return startProcess(
     'floor',
-    ['--import', 'tsx', path.join(ROOT, 'bench', 'floor.ts')],
+    [...profileOptions(profile), '--import', 'tsx', path.join(ROOT, 'bench', 'floor.ts')],
     { ...cleanEnvironment(), FLOOR_PORT: String(port), FLOOR_DATABASE_URL: benchUrl.toString(), FLOOR_PUBLIC_KEY: publicKey },
     `http://127.0.0.1:${port}`,
   );
@@ -505,6 +520,8 @@ interface Target {
 }
 
 interface RoundResult {
+  /** When the round ran, on the monotonic clock V8's profiles use (µs): what a profile counts of it. */
+  window: Window;
   /** 200 answers per second (new activities, or stored ones for resubmission). */
   rate: number;
   ok: number;
@@ -525,6 +542,9 @@ interface RoundResult {
 
 const DEFAULT_RATE: Record<Kind, number> = { contract: 10000, otp: 6000, abi: 1000 };
 
+/** Now on the machine's monotonic clock, in µs: the clock of V8's profile timestamps (another process's too). */
+const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
+
 async function round(target: Target, scenario: Scenario, credentials: Credentials, seconds: number, fixed?: string): Promise<RoundResult> {
   // Fresh bodies for three times the last rate (at least a generous default): each request a new activity.
   const expected = Math.max(3 * (target.lastRate ?? 0), DEFAULT_RATE[scenario.kind]);
@@ -533,7 +553,9 @@ async function round(target: Target, scenario: Scenario, credentials: Credential
   await backends?.begin();
   const cpu0 = cpuMs(target.process.pid)!;
   const host0 = hostCpu();
+  const startUs = monotonicUs();
   const wrk = await runWrk(target.process.url, file, scenario.connections, seconds, fixed ? 'cycle' : 'once');
+  const endUs = monotonicUs();
   const cpu1 = cpuMs(target.process.pid);
   const host1 = hostCpu();
   const pgCpu = await backends?.end();
@@ -550,6 +572,7 @@ async function round(target: Target, scenario: Scenario, credentials: Credential
   target.lastRate = rate;
   if (!fixed) fs.rmSync(file, { force: true });
   const result: RoundResult = {
+    window: { startUs, endUs, activities: ok },
     rate,
     ok,
     p50Ms: wrk.p50Us / 1000,
@@ -693,8 +716,30 @@ function describeTypes(counts: Map<string, number>, per: number): string {
 
 interface ScenarioResult {
   scenario: Scenario;
-  targets: Array<{ role: Target['role']; peakRssMiB: number; rounds: RoundResult[] }>;
+  targets: Array<{ role: Target['role']; pid: number; peakRssMiB: number; rounds: RoundResult[] }>;
   idleRssMiB?: number;
+  /** With --profile: each process's main-thread time in the measured rounds, by bucket. */
+  buckets?: Array<{ role: Target['role']; times: BucketTimes }>;
+}
+
+/**
+ * Once a scenario's processes have stopped (node writes its profiles at exit): each one's main-thread
+ * profile renamed <scenario>-<signet|floor>.cpuprofile (another thread's removed), the windows of its
+ * measured rounds beside it, for bench/profileBuckets.ts to read again, and its buckets.
+ */
+function scenarioBuckets(result: ScenarioResult): ScenarioResult['buckets'] {
+  const folder = path.resolve(args.profile);
+  return result.targets.map(({ role, pid, rounds }) => {
+    const written = fs.readdirSync(folder).filter((name) => name.includes(`.${pid}.`) && name.endsWith('.cpuprofile'));
+    const main = written.find((name) => name.includes(`.${pid}.0.`));
+    if (!main) fail(`${role} (pid ${pid}) wrote no profile of its main thread into ${folder}`);
+    const file = path.join(folder, `${result.scenario.id}-${role}.cpuprofile`);
+    fs.renameSync(path.join(folder, main), file);
+    for (const other of written) if (other !== main) fs.rmSync(path.join(folder, other));
+    fs.writeFileSync(`${file}.windows.json`, JSON.stringify(rounds.map((r) => r.window)));
+    const { profile, windows } = readProfile(file);
+    return { role, times: bucketTimes(profile, windows) };
+  });
 }
 
 async function runScenario(scenario: Scenario, measureIdle: boolean): Promise<ScenarioResult> {
@@ -717,7 +762,7 @@ async function runScenario(scenario: Scenario, measureIdle: boolean): Promise<Sc
     const credentials = await signerOf(signet, scenario);
     const targets: Target[] = [];
     if (scenario.floor) {
-      const floor = await startFloor(credentials.apiPublicKey);
+      const floor = await startFloor(credentials.apiPublicKey, true);
       started.push(floor);
       targets.push({ role: 'floor', process: floor, embedded: false, rounds: [] });
     }
@@ -757,7 +802,7 @@ async function runScenario(scenario: Scenario, measureIdle: boolean): Promise<Sc
     return {
       scenario,
       idleRssMiB,
-      targets: targets.map((t) => ({ role: t.role, peakRssMiB: memoryMiB(t.process.pid)?.peak ?? NaN, rounds: t.rounds })),
+      targets: targets.map((t) => ({ role: t.role, pid: t.process.pid, peakRssMiB: memoryMiB(t.process.pid)?.peak ?? NaN, rounds: t.rounds })),
     };
   } finally {
     for (const running of started.reverse()) await running.stop();
@@ -830,6 +875,26 @@ function table(results: ScenarioResult[], statements: Map<string, StatementCount
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }
 
+/**
+ * With --profile: each scenario's main-thread time per activity by bucket, Signet beside its floor,
+ * and the busiest functions of each bucket. The profiles' rounds are the ones measured above: the
+ * profiler's own cost (a few %) is in their rates.
+ */
+function whereTheTimeGoes(results: ScenarioResult[]): string[] {
+  const lines = [`where the time goes (--profile ${path.resolve(args.profile)}: CPU profiles of the measured rounds, main thread; bench/profileBuckets.ts):`];
+  for (const result of results) {
+    if (!result.buckets) continue;
+    const columns = result.buckets.map(({ role, times }) => ({ label: role, times }));
+    const processCpu = result.targets.map(({ role, rounds }) => `${role} ${fmt(medianOf(rounds, (r) => r.cpuMsPerActivity), 3)}`).join(', ');
+    lines.push('', `${result.scenario.id}: ${result.scenario.title}`, formatBucketTable(columns));
+    lines.push(`  the whole process (/proc, all threads: the main one, GC helpers, libuv's pool), ms/act: ${processCpu}`);
+    for (const { label, times } of columns) lines.push(formatTopFunctions(`  ${label}`, times).replaceAll('\n  ', '\n    '));
+  }
+  lines.push('', 'buckets: who a sample\'s stack charges, leaf first: the first frame of a package or of Signet (Node\'s modules and V8\'s builtins pass the charge on):');
+  for (const bucket of BUCKETS) lines.push(`  ${bucket}: ${BUCKET_MEANINGS[bucket]}`);
+  return lines;
+}
+
 // ---------------------------------------------------------------------------------------------
 // The run
 
@@ -872,6 +937,7 @@ try {
   for (const scenario of selected) {
     const measureIdle = scenario.store === 'embedded' ? idleEmbedded === undefined : idlePostgres === undefined;
     const result = await runScenario(scenario, measureIdle);
+    if (args.profile) result.buckets = scenarioBuckets(result);
     if (result.idleRssMiB !== undefined) {
       if (scenario.store === 'embedded') idleEmbedded = result.idleRssMiB;
       else idlePostgres = result.idleRssMiB;
@@ -937,6 +1003,7 @@ try {
         'machine and move from one run to the next; run again when the "stolen" column stays near 0%',
     );
   }
+  if (args.profile) out.push('', ...whereTheTimeGoes(results));
   console.log(out.join('\n'));
 
   if (args.json) {
