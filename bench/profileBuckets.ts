@@ -204,7 +204,7 @@ function shortUrl(url: string): string {
 
 /**
  * The table: one column pair per profile (ms per activity, % of its busy time), one row per bucket,
- * and the difference of the first two columns' ms per activity when there are two (Signet − floor).
+ * then the first column's ms per activity less each other's (Signet − floor, Signet − baseline).
  */
 export function formatBucketTable(columns: Array<{ label: string; times: BucketTimes; activities?: number }>): string {
   const perActivity = (c: (typeof columns)[number], b: Bucket) => {
@@ -212,12 +212,13 @@ export function formatBucketTable(columns: Array<{ label: string; times: BucketT
     return n ? c.times.us[b] / 1000 / n : undefined;
   };
   const busy = (c: (typeof columns)[number]) => BUCKETS.reduce((sum, b) => sum + c.times.us[b], 0);
-  const header = ['bucket', ...columns.flatMap((c) => [`${c.label} ms/act`, '%']), ...(columns.length === 2 ? ['difference ms/act'] : [])];
+  const others = columns.slice(1);
+  const header = ['bucket', ...columns.flatMap((c) => [`${c.label} ms/act`, '%']), ...others.map((c) => `${columns[0]!.label} − ${c.label}`)];
   const cell = (value: number | undefined, digits: number) => (value === undefined ? 'n/a' : value.toFixed(digits));
   const rows = BUCKETS.map((b) => [
     b,
     ...columns.flatMap((c) => [cell(perActivity(c, b), 3), cell((100 * c.times.us[b]) / (busy(c) || 1), 1)]),
-    ...(columns.length === 2 ? [difference(perActivity(columns[0]!, b), perActivity(columns[1]!, b))] : []),
+    ...others.map((c) => difference(perActivity(columns[0]!, b), perActivity(c, b))),
   ]);
   const totals = columns.map((c) => {
     const n = c.activities ?? c.times.activities;
@@ -226,7 +227,7 @@ export function formatBucketTable(columns: Array<{ label: string; times: BucketT
   rows.push([
     'main thread, in all',
     ...totals.flatMap((t) => [cell(t, 3), '100']),
-    ...(columns.length === 2 ? [difference(totals[0], totals[1])] : []),
+    ...totals.slice(1).map((t) => difference(totals[0], t)),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');

@@ -4,7 +4,7 @@
 // backends, statements per activity, peak RSS and the ratio to the floor. Signet is a black box:
 // only its HTTP API, its process (/proc) and what it sends to PostgreSQL are looked at. With --profile,
 // Signet and the floor are profiled (node --cpu-prof) and their time is told by bucket (bench/profileBuckets.ts).
-//   npm run bench [-- --seconds 3 --rounds 3 --only create-16,abi-1 --json results.json --profile DIR]
+//   npm run bench [-- --seconds 3 --rounds 3 --only create-16,abi-1 --json results.json --profile DIR --baseline DIR]
 // Loopback only. Needs wrk (apt-get install -y wrk) and PostgreSQL on this machine (BENCH_DATABASE_URL).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createPrivateKey, createSign, randomBytes, type KeyObject } from 'node:crypto';
@@ -45,6 +45,13 @@ const { values: args } = parseArgs({
      * settings, run by run. The bench's own settings (port, database, keys…) win.
      */
     'signet-env': { type: 'string', default: process.env.BENCH_SIGNET_ENV ?? '' },
+    /**
+     * Another build of Signet (a folder with its bin/signet.js and built dist/, e.g. an earlier commit
+     * checked out and built there): measured in the same rounds as this one, interleaved with it and
+     * the floor, on the same database — a before and after within one run, which a busy machine's
+     * drift between runs cannot blur.
+     */
+    baseline: { type: 'string', default: process.env.BENCH_BASELINE ?? '' },
   },
 });
 
@@ -77,6 +84,8 @@ const IDLE_SECONDS = bounded('idle', args.idle, 1, 60);
 const STATEMENT_REQUESTS = bounded('statement-requests', args['statement-requests'], 10, 5000);
 const WRK_THREADS = bounded('threads', args.threads, 1, 16);
 const SIGNET_ENV = signetEnvironment(args['signet-env']);
+const BASELINE_BIN = args.baseline ? path.join(path.resolve(args.baseline), 'bin', 'signet.js') : undefined;
+if (BASELINE_BIN && !fs.existsSync(BASELINE_BIN)) fail(`--baseline names no Signet: ${BASELINE_BIN} does not exist`);
 const LUA_SCRIPT = path.join(ROOT, 'bench', 'replay.lua');
 
 type Kind = 'contract' | 'otp' | 'abi';
@@ -206,12 +215,12 @@ function profileOptions(profiled: boolean | undefined): string[] {
   return profiled && args.profile ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(args.profile)] : [];
 }
 
-async function startSignet(options: { databaseUrl: string; worker: boolean; dataDir: string; profile?: boolean }): Promise<Running> {
+async function startSignet(options: { databaseUrl: string; worker: boolean; dataDir: string; profile?: boolean; bin?: string }): Promise<Running> {
   const port = await freePort();
   const profile = profileOptions(options.profile);
   return startProcess(
-    'signet serve',
-    [...profile, SIGNET_BIN, 'serve'],
+    options.bin ? 'baseline signet serve' : 'signet serve',
+    [...profile, options.bin ?? SIGNET_BIN, 'serve'],
     {
       ...cleanEnvironment(),
       // Signet's own defaults (log level info: a line per request) unless --signet-env sets one, e.g.
@@ -511,7 +520,8 @@ function runWrk(url: string, file: string, connections: number, seconds: number,
 }
 
 interface Target {
-  role: 'signet' | 'floor';
+  /** This Signet, the floor, or the --baseline build. */
+  role: 'signet' | 'floor' | 'baseline';
   process: Running;
   embedded: boolean;
   /** Answers/s of the last round, to stamp enough bodies for the next. */
@@ -549,7 +559,8 @@ async function round(target: Target, scenario: Scenario, credentials: Credential
   // Fresh bodies for three times the last rate (at least a generous default): each request a new activity.
   const expected = Math.max(3 * (target.lastRate ?? 0), DEFAULT_RATE[scenario.kind]);
   const file = fixed ?? writeRequests(prepare(credentials, scenario.kind, Math.ceil(expected * seconds) + 4 * scenario.connections));
-  const backends = target.embedded ? undefined : new BackendCpu(admin, DATABASE, target.role);
+  // The idle Signet's backends (one measured at a time) count with the loaded one's: idle, they spend next to nothing.
+  const backends = target.embedded ? undefined : new BackendCpu(admin, DATABASE, target.role === 'floor' ? 'floor' : 'signet');
   await backends?.begin();
   const cpu0 = cpuMs(target.process.pid)!;
   const host0 = hostCpu();
@@ -561,7 +572,7 @@ async function round(target: Target, scenario: Scenario, credentials: Credential
   const pgCpu = await backends?.end();
   if (cpu1 === undefined) throw new Error(`${target.process.name} died during the round:\n${target.process.output()}`);
   const refused = Object.values(wrk.statuses).reduce((a, b) => a + b, 0);
-  if (refused > 0 && scenario.signer === 'policy' && target.role === 'signet') {
+  if (refused > 0 && scenario.signer === 'policy' && target.role !== 'floor') {
     throw new Error(`${scenario.id}: ${refused} requests not answered 200 (${JSON.stringify(wrk.statuses)}): ${wrk.sample}`);
   }
   const ok = wrk.requests - refused;
@@ -592,7 +603,7 @@ async function round(target: Target, scenario: Scenario, credentials: Credential
     wrk.overrun ? `ran out of stamped bodies ${wrk.overrun}× (later requests were resubmissions)` : '',
   ].filter(Boolean);
   progress(
-    `  ${scenario.id} ${target.role.padEnd(6)} ${fmt(rate, 0).padStart(6)}/s  p50 ${fmt(result.p50Ms, 1)} ms  p99 ${fmt(result.p99Ms, 1)} ms` +
+    `  ${scenario.id} ${target.role.padEnd(8)} ${fmt(rate, 0).padStart(6)}/s  p50 ${fmt(result.p50Ms, 1)} ms  p99 ${fmt(result.p99Ms, 1)} ms` +
       `${problems.length ? '  ! ' + problems.join('; ') : ''}`,
   );
   return result;
@@ -767,6 +778,13 @@ async function runScenario(scenario: Scenario, measureIdle: boolean): Promise<Sc
       targets.push({ role: 'floor', process: floor, embedded: false, rounds: [] });
     }
     targets.push({ role: 'signet', process: signet, embedded, rounds: [] });
+    if (BASELINE_BIN && !embedded) {
+      // The same organization and data folder: the baseline reads what this Signet set up.
+      const baseline = await startSignet({ databaseUrl: benchUrl.toString(), worker: true, dataDir: sharedDataDir, profile: true, bin: BASELINE_BIN });
+      started.push(baseline);
+      if (scenario.signer === 'policy') await expectCompleted(baseline, prepare(credentials, scenario.kind, 2 * scenario.connections), scenario);
+      targets.push({ role: 'baseline', process: baseline, embedded, rounds: [] });
+    }
 
     let fixed: string | undefined;
     if (scenario.resubmit) {
@@ -787,7 +805,9 @@ async function runScenario(scenario: Scenario, measureIdle: boolean): Promise<Sc
       }
     }
     // The rounds count 200 answers; a 200 could also be an activity left waiting for approvals.
-    if (scenario.signer === 'policy') await expectCompleted(signet, prepare(credentials, scenario.kind, 2 * scenario.connections), scenario);
+    if (scenario.signer === 'policy') {
+      for (const target of targets) if (target.role !== 'floor') await expectCompleted(target.process, prepare(credentials, scenario.kind, 2 * scenario.connections), scenario);
+    }
     if (scenario.kind === 'otp') {
       // The worker sends while the rounds run; what it has not sent yet would weigh on the next scenario.
       const deliveredInRounds = mailCount(sharedDataDir) - mailBefore;
@@ -842,21 +862,24 @@ function table(results: ScenarioResult[], statements: Map<string, StatementCount
   for (const { scenario, targets } of results) {
     const floor = targets.find((t) => t.role === 'floor');
     const floorRate = floor ? medianOf(floor.rounds, (r) => r.rate) : undefined;
-    for (const target of [...targets.filter((t) => t.role === 'signet'), ...(floor ? [floor] : [])]) {
+    for (const target of [...targets.filter((t) => t.role !== 'floor'), ...(floor ? [floor] : [])]) {
       const rate = medianOf(target.rounds, (r) => r.rate);
       const count = statements.get(scenario.id);
       const stmts =
         target.role === 'floor'
           ? '1 (by design)'
-          : scenario.store === 'embedded'
+          : target.role === 'baseline'
+            ? 'not counted'
+            : scenario.store === 'embedded'
             ? 'n/a (in process)'
             : count
               ? fmt(count.perActivity, 2) + (count.deliveryPerActivity !== undefined ? ` +${fmt(count.deliveryPerActivity, 2)} delivery` : '')
               : 'not counted';
+      const name = { signet: scenario.title, baseline: `  baseline (${args.baseline})`, floor: '  floor (bench/floor.ts)' }[target.role];
       rows.push([
-        target.role === 'signet' ? scenario.title : '  floor (bench/floor.ts)',
+        name,
         String(scenario.connections),
-        target.role === 'signet' ? (scenario.store === 'embedded' ? 'signet (PGlite)' : 'signet') : 'floor',
+        target.role === 'signet' && scenario.store === 'embedded' ? 'signet (PGlite)' : target.role,
         fmt(rate, 0),
         fmt(medianOf(target.rounds, (r) => r.p50Ms), 1),
         fmt(medianOf(target.rounds, (r) => r.p99Ms), 1),
@@ -864,7 +887,7 @@ function table(results: ScenarioResult[], statements: Map<string, StatementCount
         scenario.store === 'embedded' ? 'in process' : fmt(medianOf(target.rounds, (r) => r.pgCpuMsPerActivity), 2),
         stmts,
         fmt(target.peakRssMiB, 0),
-        target.role === 'signet' && floorRate && rate ? `${fmt(rate / floorRate, 2)}×` : target.role === 'floor' ? '1×' : 'n/a',
+        target.role !== 'floor' && floorRate && rate ? `${fmt(rate / floorRate, 2)}×` : target.role === 'floor' ? '1×' : 'n/a',
         `${fmt(100 * (medianOf(target.rounds, (r) => r.hostBusy) ?? NaN), 0)}% (${fmt(100 * (medianOf(target.rounds, (r) => r.ownBusy) ?? NaN), 0)}%)`,
         `${fmt(100 * (medianOf(target.rounds, (r) => r.stolen) ?? NaN), 0)}%`,
       ]);
@@ -884,7 +907,9 @@ function whereTheTimeGoes(results: ScenarioResult[]): string[] {
   const lines = [`where the time goes (--profile ${path.resolve(args.profile)}: CPU profiles of the measured rounds, main thread; bench/profileBuckets.ts):`];
   for (const result of results) {
     if (!result.buckets) continue;
-    const columns = result.buckets.map(({ role, times }) => ({ label: role, times }));
+    // This Signet first: the differences are its own against each other column.
+    const order = ['signet', 'floor', 'baseline'];
+    const columns = [...result.buckets].sort((a, b) => order.indexOf(a.role) - order.indexOf(b.role)).map(({ role, times }) => ({ label: role, times }));
     const processCpu = result.targets.map(({ role, rounds }) => `${role} ${fmt(medianOf(rounds, (r) => r.cpuMsPerActivity), 3)}`).join(', ');
     lines.push('', `${result.scenario.id}: ${result.scenario.title}`, formatBucketTable(columns));
     lines.push(`  the whole process (/proc, all threads: the main one, GC helpers, libuv's pool), ms/act: ${processCpu}`);
