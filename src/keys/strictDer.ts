@@ -13,7 +13,7 @@ const ORDERS: Record<EcdsaCurve, bigint> = {
 };
 
 // A positive INTEGER below the order takes at most this many content bytes (33, 49, 66). Worked out
-// once: every stamp is checked here, and the order's binary text is some 500 characters.
+// once: every stamp is checked here, and the order's binary text is 256 to 521 characters.
 const MAX_INTEGER_LENGTHS: Record<EcdsaCurve, number> = {
   'P-256': Math.ceil((ORDERS['P-256'].toString(2).length + 1) / 8),
   'P-384': Math.ceil((ORDERS['P-384'].toString(2).length + 1) / 8),
@@ -58,7 +58,7 @@ export function strictDerProblem(der: Uint8Array, curve: EcdsaCurve): string | u
     if (first & 0x80) return `${name} must not be negative`;
     if (first === 0 && length > 1 && !(der[start + 1]! & 0x80)) return `${name} has a superfluous leading zero`;
     if (length > maxIntegerLength) return `${name} is longer than ${maxIntegerLength} bytes`;
-    // Read at once from its hex: a BigInt per byte would make some 70 of them for every signature.
+    // Read at once from its hex: shifting in a byte at a time made a few BigInts per byte, per signature.
     const value = BigInt(`0x${Buffer.from(der.buffer, der.byteOffset + start, length).toString('hex')}`);
     if (value === 0n || value >= order) return `${name} must be between 1 and the ${curve} group order minus 1`;
     offset = end;
