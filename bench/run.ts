@@ -2,8 +2,9 @@
 // replaying requests stamped beforehand, in rounds interleaved with a floor (bench/floor.ts), per
 // scenario; prints activities/s, p50, p99, CPU ms per activity of Signet and of its PostgreSQL
 // backends, statements per activity, peak RSS and the ratio to the floor. Signet is a black box:
-// only its HTTP API, its process (/proc) and what it sends to PostgreSQL are looked at.
-//   npm run bench [-- --seconds 3 --rounds 3 --only create-16,abi-1 --json results.json --profile DIR]
+// only its HTTP API, its process (/proc) and what it sends to PostgreSQL are looked at. With --profile,
+// Signet and the floor are profiled (node --cpu-prof) and their time is told by bucket (bench/profileBuckets.ts).
+//   npm run bench [-- --seconds 3 --rounds 3 --only create-16,abi-1 --json results.json --profile DIR --baseline DIR]
 // Loopback only. Needs wrk (apt-get install -y wrk) and PostgreSQL on this machine (BENCH_DATABASE_URL).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createPrivateKey, createSign, randomBytes, type KeyObject } from 'node:crypto';
@@ -15,6 +16,7 @@ import pg from 'pg';
 import { largeAbi } from '../test/support/largeAbi.ts';
 import { freePort, ROOT, SIGNET_BIN } from '../test/support/processes.ts';
 import { BackendCpu, cpuMs, hostCpu, memoryMiB } from './processStats.ts';
+import { BUCKET_MEANINGS, BUCKETS, bucketTimes, formatBucketTable, formatTopFunctions, readProfile, type BucketTimes, type Window } from './profileBuckets.ts';
 import { StatementCounter } from './statementCounter.ts';
 
 // ---------------------------------------------------------------------------------------------
@@ -31,7 +33,11 @@ const { values: args } = parseArgs({
     only: { type: 'string', default: process.env.BENCH_ONLY ?? '' },
     'database-url': { type: 'string', default: process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' },
     json: { type: 'string', default: process.env.BENCH_JSON ?? '' },
-    /** A folder: every `signet serve` of the throughput rounds writes a V8 CPU profile there (node --cpu-prof). */
+    /**
+     * A folder: every `signet serve` of the throughput rounds, and its floor, writes a V8 CPU profile
+     * there (node --cpu-prof; <scenario>-<signet|floor>.cpuprofile, the rounds' windows beside it), and
+     * the run prints where each one's time went, by bucket, per activity.
+     */
     profile: { type: 'string', default: process.env.BENCH_PROFILE ?? '' },
     /**
      * Variables added to every `signet serve`'s environment, `NAME=value` separated by spaces (e.g.
@@ -39,6 +45,13 @@ const { values: args } = parseArgs({
      * settings, run by run. The bench's own settings (port, database, keys…) win.
      */
     'signet-env': { type: 'string', default: process.env.BENCH_SIGNET_ENV ?? '' },
+    /**
+     * Another build of Signet (a folder with its bin/signet.js and built dist/, e.g. an earlier commit
+     * checked out and built there): measured in the same rounds as this one, interleaved with it and
+     * the floor, on the same database — a before and after within one run, which a busy machine's
+     * drift between runs cannot blur.
+     */
+    baseline: { type: 'string', default: process.env.BENCH_BASELINE ?? '' },
   },
 });
 
@@ -71,6 +84,8 @@ const IDLE_SECONDS = bounded('idle', args.idle, 1, 60);
 const STATEMENT_REQUESTS = bounded('statement-requests', args['statement-requests'], 10, 5000);
 const WRK_THREADS = bounded('threads', args.threads, 1, 16);
 const SIGNET_ENV = signetEnvironment(args['signet-env']);
+const BASELINE_BIN = args.baseline ? path.join(path.resolve(args.baseline), 'bin', 'signet.js') : undefined;
+if (BASELINE_BIN && !fs.existsSync(BASELINE_BIN)) fail(`--baseline names no Signet: ${BASELINE_BIN} does not exist`);
 const LUA_SCRIPT = path.join(ROOT, 'bench', 'replay.lua');
 
 type Kind = 'contract' | 'otp' | 'abi';
@@ -191,12 +206,21 @@ async function startProcess(name: string, argv: string[], env: Record<string, st
   };
 }
 
-async function startSignet(options: { databaseUrl: string; worker: boolean; dataDir: string; profile?: boolean }): Promise<Running> {
+/**
+ * node's options that write CPU profiles into the --profile folder (none without one). Node names
+ * them by process and thread (CPU.<date>.<time>.<pid>.<thread>.<n>.cpuprofile): a process that loads
+ * tsx writes one for its loader's thread too; scenarioBuckets keeps the main thread's.
+ */
+function profileOptions(profiled: boolean | undefined): string[] {
+  return profiled && args.profile ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(args.profile)] : [];
+}
+
+async function startSignet(options: { databaseUrl: string; worker: boolean; dataDir: string; profile?: boolean; bin?: string }): Promise<Running> {
   const port = await freePort();
-  const profile = options.profile && args.profile ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(args.profile)] : [];
+  const profile = profileOptions(options.profile);
   return startProcess(
-    'signet serve',
-    [...profile, SIGNET_BIN, 'serve'],
+    options.bin ? 'baseline signet serve' : 'signet serve',
+    [...profile, options.bin ?? SIGNET_BIN, 'serve'],
     {
       ...cleanEnvironment(),
       // Signet's own defaults (log level info: a line per request) unless --signet-env sets one, e.g.
@@ -217,11 +241,11 @@ async function startSignet(options: { databaseUrl: string; worker: boolean; data
   );
 }
 
-async function startFloor(publicKey: string): Promise<Running> {
+async function startFloor(publicKey: string, profile?: boolean): Promise<Running> {
   const port = await freePort();
   return startProcess(
     'floor',
-    ['--import', 'tsx', path.join(ROOT, 'bench', 'floor.ts')],
+    [...profileOptions(profile), '--import', 'tsx', path.join(ROOT, 'bench', 'floor.ts')],
     { ...cleanEnvironment(), FLOOR_PORT: String(port), FLOOR_DATABASE_URL: benchUrl.toString(), FLOOR_PUBLIC_KEY: publicKey },
     `http://127.0.0.1:${port}`,
   );
@@ -496,7 +520,8 @@ function runWrk(url: string, file: string, connections: number, seconds: number,
 }
 
 interface Target {
-  role: 'signet' | 'floor';
+  /** This Signet, the floor, or the --baseline build. */
+  role: 'signet' | 'floor' | 'baseline';
   process: Running;
   embedded: boolean;
   /** Answers/s of the last round, to stamp enough bodies for the next. */
@@ -505,6 +530,8 @@ interface Target {
 }
 
 interface RoundResult {
+  /** When the round ran, on the monotonic clock V8's profiles use (µs): what a profile counts of it. */
+  window: Window;
   /** 200 answers per second (new activities, or stored ones for resubmission). */
   rate: number;
   ok: number;
@@ -525,21 +552,27 @@ interface RoundResult {
 
 const DEFAULT_RATE: Record<Kind, number> = { contract: 10000, otp: 6000, abi: 1000 };
 
+/** Now on the machine's monotonic clock, in µs: the clock of V8's profile timestamps (another process's too). */
+const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
+
 async function round(target: Target, scenario: Scenario, credentials: Credentials, seconds: number, fixed?: string): Promise<RoundResult> {
   // Fresh bodies for three times the last rate (at least a generous default): each request a new activity.
   const expected = Math.max(3 * (target.lastRate ?? 0), DEFAULT_RATE[scenario.kind]);
   const file = fixed ?? writeRequests(prepare(credentials, scenario.kind, Math.ceil(expected * seconds) + 4 * scenario.connections));
-  const backends = target.embedded ? undefined : new BackendCpu(admin, DATABASE, target.role);
+  // The idle Signet's backends (one measured at a time) count with the loaded one's: idle, they spend next to nothing.
+  const backends = target.embedded ? undefined : new BackendCpu(admin, DATABASE, target.role === 'floor' ? 'floor' : 'signet');
   await backends?.begin();
   const cpu0 = cpuMs(target.process.pid)!;
   const host0 = hostCpu();
+  const startUs = monotonicUs();
   const wrk = await runWrk(target.process.url, file, scenario.connections, seconds, fixed ? 'cycle' : 'once');
+  const endUs = monotonicUs();
   const cpu1 = cpuMs(target.process.pid);
   const host1 = hostCpu();
   const pgCpu = await backends?.end();
   if (cpu1 === undefined) throw new Error(`${target.process.name} died during the round:\n${target.process.output()}`);
   const refused = Object.values(wrk.statuses).reduce((a, b) => a + b, 0);
-  if (refused > 0 && scenario.signer === 'policy' && target.role === 'signet') {
+  if (refused > 0 && scenario.signer === 'policy' && target.role !== 'floor') {
     throw new Error(`${scenario.id}: ${refused} requests not answered 200 (${JSON.stringify(wrk.statuses)}): ${wrk.sample}`);
   }
   const ok = wrk.requests - refused;
@@ -550,6 +583,7 @@ async function round(target: Target, scenario: Scenario, credentials: Credential
   target.lastRate = rate;
   if (!fixed) fs.rmSync(file, { force: true });
   const result: RoundResult = {
+    window: { startUs, endUs, activities: ok },
     rate,
     ok,
     p50Ms: wrk.p50Us / 1000,
@@ -569,7 +603,7 @@ async function round(target: Target, scenario: Scenario, credentials: Credential
     wrk.overrun ? `ran out of stamped bodies ${wrk.overrun}× (later requests were resubmissions)` : '',
   ].filter(Boolean);
   progress(
-    `  ${scenario.id} ${target.role.padEnd(6)} ${fmt(rate, 0).padStart(6)}/s  p50 ${fmt(result.p50Ms, 1)} ms  p99 ${fmt(result.p99Ms, 1)} ms` +
+    `  ${scenario.id} ${target.role.padEnd(8)} ${fmt(rate, 0).padStart(6)}/s  p50 ${fmt(result.p50Ms, 1)} ms  p99 ${fmt(result.p99Ms, 1)} ms` +
       `${problems.length ? '  ! ' + problems.join('; ') : ''}`,
   );
   return result;
@@ -693,8 +727,30 @@ function describeTypes(counts: Map<string, number>, per: number): string {
 
 interface ScenarioResult {
   scenario: Scenario;
-  targets: Array<{ role: Target['role']; peakRssMiB: number; rounds: RoundResult[] }>;
+  targets: Array<{ role: Target['role']; pid: number; peakRssMiB: number; rounds: RoundResult[] }>;
   idleRssMiB?: number;
+  /** With --profile: each process's main-thread time in the measured rounds, by bucket. */
+  buckets?: Array<{ role: Target['role']; times: BucketTimes }>;
+}
+
+/**
+ * Once a scenario's processes have stopped (node writes its profiles at exit): each one's main-thread
+ * profile renamed <scenario>-<signet|floor>.cpuprofile (another thread's removed), the windows of its
+ * measured rounds beside it, for bench/profileBuckets.ts to read again, and its buckets.
+ */
+function scenarioBuckets(result: ScenarioResult): ScenarioResult['buckets'] {
+  const folder = path.resolve(args.profile);
+  return result.targets.map(({ role, pid, rounds }) => {
+    const written = fs.readdirSync(folder).filter((name) => name.includes(`.${pid}.`) && name.endsWith('.cpuprofile'));
+    const main = written.find((name) => name.includes(`.${pid}.0.`));
+    if (!main) fail(`${role} (pid ${pid}) wrote no profile of its main thread into ${folder}`);
+    const file = path.join(folder, `${result.scenario.id}-${role}.cpuprofile`);
+    fs.renameSync(path.join(folder, main), file);
+    for (const other of written) if (other !== main) fs.rmSync(path.join(folder, other));
+    fs.writeFileSync(`${file}.windows.json`, JSON.stringify(rounds.map((r) => r.window)));
+    const { profile, windows } = readProfile(file);
+    return { role, times: bucketTimes(profile, windows) };
+  });
 }
 
 async function runScenario(scenario: Scenario, measureIdle: boolean): Promise<ScenarioResult> {
@@ -717,11 +773,18 @@ async function runScenario(scenario: Scenario, measureIdle: boolean): Promise<Sc
     const credentials = await signerOf(signet, scenario);
     const targets: Target[] = [];
     if (scenario.floor) {
-      const floor = await startFloor(credentials.apiPublicKey);
+      const floor = await startFloor(credentials.apiPublicKey, true);
       started.push(floor);
       targets.push({ role: 'floor', process: floor, embedded: false, rounds: [] });
     }
     targets.push({ role: 'signet', process: signet, embedded, rounds: [] });
+    if (BASELINE_BIN && !embedded) {
+      // The same organization and data folder: the baseline reads what this Signet set up.
+      const baseline = await startSignet({ databaseUrl: benchUrl.toString(), worker: true, dataDir: sharedDataDir, profile: true, bin: BASELINE_BIN });
+      started.push(baseline);
+      if (scenario.signer === 'policy') await expectCompleted(baseline, prepare(credentials, scenario.kind, 2 * scenario.connections), scenario);
+      targets.push({ role: 'baseline', process: baseline, embedded, rounds: [] });
+    }
 
     let fixed: string | undefined;
     if (scenario.resubmit) {
@@ -742,7 +805,9 @@ async function runScenario(scenario: Scenario, measureIdle: boolean): Promise<Sc
       }
     }
     // The rounds count 200 answers; a 200 could also be an activity left waiting for approvals.
-    if (scenario.signer === 'policy') await expectCompleted(signet, prepare(credentials, scenario.kind, 2 * scenario.connections), scenario);
+    if (scenario.signer === 'policy') {
+      for (const target of targets) if (target.role !== 'floor') await expectCompleted(target.process, prepare(credentials, scenario.kind, 2 * scenario.connections), scenario);
+    }
     if (scenario.kind === 'otp') {
       // The worker sends while the rounds run; what it has not sent yet would weigh on the next scenario.
       const deliveredInRounds = mailCount(sharedDataDir) - mailBefore;
@@ -757,7 +822,7 @@ async function runScenario(scenario: Scenario, measureIdle: boolean): Promise<Sc
     return {
       scenario,
       idleRssMiB,
-      targets: targets.map((t) => ({ role: t.role, peakRssMiB: memoryMiB(t.process.pid)?.peak ?? NaN, rounds: t.rounds })),
+      targets: targets.map((t) => ({ role: t.role, pid: t.process.pid, peakRssMiB: memoryMiB(t.process.pid)?.peak ?? NaN, rounds: t.rounds })),
     };
   } finally {
     for (const running of started.reverse()) await running.stop();
@@ -797,21 +862,24 @@ function table(results: ScenarioResult[], statements: Map<string, StatementCount
   for (const { scenario, targets } of results) {
     const floor = targets.find((t) => t.role === 'floor');
     const floorRate = floor ? medianOf(floor.rounds, (r) => r.rate) : undefined;
-    for (const target of [...targets.filter((t) => t.role === 'signet'), ...(floor ? [floor] : [])]) {
+    for (const target of [...targets.filter((t) => t.role !== 'floor'), ...(floor ? [floor] : [])]) {
       const rate = medianOf(target.rounds, (r) => r.rate);
       const count = statements.get(scenario.id);
       const stmts =
         target.role === 'floor'
           ? '1 (by design)'
-          : scenario.store === 'embedded'
+          : target.role === 'baseline'
+            ? 'not counted'
+            : scenario.store === 'embedded'
             ? 'n/a (in process)'
             : count
               ? fmt(count.perActivity, 2) + (count.deliveryPerActivity !== undefined ? ` +${fmt(count.deliveryPerActivity, 2)} delivery` : '')
               : 'not counted';
+      const name = { signet: scenario.title, baseline: `  baseline (${args.baseline})`, floor: '  floor (bench/floor.ts)' }[target.role];
       rows.push([
-        target.role === 'signet' ? scenario.title : '  floor (bench/floor.ts)',
+        name,
         String(scenario.connections),
-        target.role === 'signet' ? (scenario.store === 'embedded' ? 'signet (PGlite)' : 'signet') : 'floor',
+        target.role === 'signet' && scenario.store === 'embedded' ? 'signet (PGlite)' : target.role,
         fmt(rate, 0),
         fmt(medianOf(target.rounds, (r) => r.p50Ms), 1),
         fmt(medianOf(target.rounds, (r) => r.p99Ms), 1),
@@ -819,7 +887,7 @@ function table(results: ScenarioResult[], statements: Map<string, StatementCount
         scenario.store === 'embedded' ? 'in process' : fmt(medianOf(target.rounds, (r) => r.pgCpuMsPerActivity), 2),
         stmts,
         fmt(target.peakRssMiB, 0),
-        target.role === 'signet' && floorRate && rate ? `${fmt(rate / floorRate, 2)}×` : target.role === 'floor' ? '1×' : 'n/a',
+        target.role !== 'floor' && floorRate && rate ? `${fmt(rate / floorRate, 2)}×` : target.role === 'floor' ? '1×' : 'n/a',
         `${fmt(100 * (medianOf(target.rounds, (r) => r.hostBusy) ?? NaN), 0)}% (${fmt(100 * (medianOf(target.rounds, (r) => r.ownBusy) ?? NaN), 0)}%)`,
         `${fmt(100 * (medianOf(target.rounds, (r) => r.stolen) ?? NaN), 0)}%`,
       ]);
@@ -828,6 +896,28 @@ function table(results: ScenarioResult[], statements: Map<string, StatementCount
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (i < 3 || i === 8 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ').trimEnd();
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+}
+
+/**
+ * With --profile: each scenario's main-thread time per activity by bucket, Signet beside its floor,
+ * and the busiest functions of each bucket. The profiles' rounds are the ones measured above: the
+ * profiler's own cost (a few %) is in their rates.
+ */
+function whereTheTimeGoes(results: ScenarioResult[]): string[] {
+  const lines = [`where the time goes (--profile ${path.resolve(args.profile)}: CPU profiles of the measured rounds, main thread; bench/profileBuckets.ts):`];
+  for (const result of results) {
+    if (!result.buckets) continue;
+    // This Signet first: the differences are its own against each other column.
+    const order = ['signet', 'floor', 'baseline'];
+    const columns = [...result.buckets].sort((a, b) => order.indexOf(a.role) - order.indexOf(b.role)).map(({ role, times }) => ({ label: role, times }));
+    const processCpu = result.targets.map(({ role, rounds }) => `${role} ${fmt(medianOf(rounds, (r) => r.cpuMsPerActivity), 3)}`).join(', ');
+    lines.push('', `${result.scenario.id}: ${result.scenario.title}`, formatBucketTable(columns));
+    lines.push(`  the whole process (/proc, all threads: the main one, GC helpers, libuv's pool), ms/act: ${processCpu}`);
+    for (const { label, times } of columns) lines.push(formatTopFunctions(`  ${label}`, times).replaceAll('\n  ', '\n    '));
+  }
+  lines.push('', 'buckets: who a sample\'s stack charges, leaf first: the first frame of a package or of Signet (Node\'s modules and V8\'s builtins pass the charge on):');
+  for (const bucket of BUCKETS) lines.push(`  ${bucket}: ${BUCKET_MEANINGS[bucket]}`);
+  return lines;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -872,6 +962,7 @@ try {
   for (const scenario of selected) {
     const measureIdle = scenario.store === 'embedded' ? idleEmbedded === undefined : idlePostgres === undefined;
     const result = await runScenario(scenario, measureIdle);
+    if (args.profile) result.buckets = scenarioBuckets(result);
     if (result.idleRssMiB !== undefined) {
       if (scenario.store === 'embedded') idleEmbedded = result.idleRssMiB;
       else idlePostgres = result.idleRssMiB;
@@ -937,6 +1028,7 @@ try {
         'machine and move from one run to the next; run again when the "stolen" column stays near 0%',
     );
   }
+  if (args.profile) out.push('', ...whereTheTimeGoes(results));
   console.log(out.join('\n'));
 
   if (args.json) {

@@ -120,17 +120,22 @@ export function stampCredential(headers: Headers): string | undefined {
   }
 }
 
-/** The header's single value, whatever the case of its name (Node lowercases, other callers may not). */
+/**
+ * The header's single value, whatever the case of its name (Node lowercases, other callers may not).
+ * Read for three names on every stamped request: the walk allocates only for a header that is there.
+ */
 function headerValue(headers: Headers, name: string): string | undefined {
   const wanted = name.toLowerCase();
-  const values: string[] = [];
-  for (const [key, value] of Object.entries(headers)) {
-    if (key.toLowerCase() !== wanted || value === undefined) continue;
-    values.push(...(Array.isArray(value) ? value : [value]));
+  let found: string | undefined;
+  let count = 0;
+  for (const key in headers) {
+    const value = headers[key];
+    if (value === undefined || key.toLowerCase() !== wanted || !Object.hasOwn(headers, key)) continue;
+    count += Array.isArray(value) ? value.length : 1;
+    found = Array.isArray(value) ? value[0] : value;
   }
-  if (values.length === 0) return undefined;
-  if (values.length > 1) throw malformed(`${name} was sent ${values.length} times; send it once`);
-  return values[0];
+  if (count > 1) throw malformed(`${name} was sent ${count} times; send it once`);
+  return found;
 }
 
 /** Header value → JSON object. Plain JSON (WebAuthn stampers) or base64url of it (API-key stampers). */

@@ -103,10 +103,16 @@ export class AuthFailureThrottle {
  */
 export function registerAuthFailureThrottle(app: FastifyInstance, throttle: AuthFailureThrottle): void {
   const stamped = (request: FastifyRequest) => request.url.startsWith('/public/');
-  app.addHook('onRequest', async (request) => {
-    if (stamped(request)) throttle.check(request.ip, () => stampCredential(request.headers));
+  app.addHook('onRequest', (request, _reply, done) => {
+    try {
+      if (stamped(request)) throttle.check(request.ip, () => stampCredential(request.headers));
+    } catch (error) {
+      return done(error as Error);
+    }
+    done();
   });
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     if (reply.statusCode === 401 && stamped(request)) throttle.failed(request.ip);
+    done();
   });
 }

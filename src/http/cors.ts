@@ -41,9 +41,9 @@ export function registerCors(app: FastifyInstance, origins: readonly string[]): 
   const any = origins.includes('*');
   const allowed = new Set(origins);
 
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     const methods = scopeOf(request);
-    if (methods === undefined) return;
+    if (methods === undefined) return done();
     const origin = request.headers.origin;
     const permitted = origin !== undefined && (any || allowed.has(origin));
     // The answer differs by Origin once any origin is allowed: a shared cache must keep them apart.
@@ -54,20 +54,20 @@ export function registerCors(app: FastifyInstance, origins: readonly string[]): 
     }
 
     const preflight = request.method === 'OPTIONS' && origin !== undefined && request.headers['access-control-request-method'] !== undefined;
-    if (!preflight) return;
+    if (!preflight) return done();
     if (!permitted) {
       // A 403 that says which setting to change, rather than a silent 204: the browser blocks the call
       // either way, and this is what a developer sees in the network panel.
-      throw permissionDenied(
-        'ORIGIN_NOT_ALLOWED',
+      const message =
         origins.length === 0
           ? 'cross-origin requests are not enabled on this server; the operator allows a browser app by listing its origin in SIGNET_CORS_ORIGINS'
-          : `cross-origin requests from ${origin.slice(0, 200)} are not allowed; the operator allows a browser app by adding its origin to SIGNET_CORS_ORIGINS`,
-      );
+          : `cross-origin requests from ${origin.slice(0, 200)} are not allowed; the operator allows a browser app by adding its origin to SIGNET_CORS_ORIGINS`;
+      return done(permissionDenied('ORIGIN_NOT_ALLOWED', message));
     }
     reply.header('access-control-allow-methods', methods);
     reply.header('access-control-allow-headers', CORS_ALLOWED_HEADERS.join(', '));
     reply.header('access-control-max-age', String(PREFLIGHT_MAX_AGE_SECONDS));
-    return reply.code(204).send();
+    // Answered here: the hook ends the request without calling done().
+    reply.code(204).send();
   });
 }

@@ -36,10 +36,10 @@ export function lingeringClose(socket: Socket): void {
 
 /** Answers sent before the request's body was all received close their connection without a reset. */
 export function registerLingeringClose(app: FastifyInstance): void {
-  app.addHook('onSend', async (request, _reply, payload) => {
+  app.addHook('onSend', (request, _reply, payload, done) => {
     // Node ends a `Connection: close` answer with socket.destroySoon(); until then the socket is the
     // request's, and the answer ends it only if the body is still arriving.
     if (!request.raw.complete) (request.raw.socket as ClosableSocket).destroySoon = () => lingeringClose(request.raw.socket);
-    return payload;
+    done(null, payload);
   });
 }

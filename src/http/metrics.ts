@@ -157,10 +157,11 @@ export class Metrics {
 export function registerMetrics(app: FastifyInstance, metrics: Metrics, allowedHosts: readonly string[]): void {
   const allowed = addressMatcher(allowedHosts);
 
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     // The route pattern, never the URL: a URL per request would grow the series without bound.
     const route = request.routeOptions.url ?? UNMATCHED_ROUTE;
     metrics.request(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
+    done();
   });
 
   app.get('/metrics', async (request, reply) => {

@@ -40,8 +40,9 @@ export function loggerOptions(logger: FastifyServerOptions['logger']): FastifySe
 
 /** Sends the request id back, so a client or the load balancer can quote it. */
 export function registerRequestIds(app: FastifyInstance): void {
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header(REQUEST_ID_HEADER, request.id);
+    done();
   });
 }
 
