@@ -1,7 +1,7 @@
 // The contract between the activity lifecycle (lifecycle/pipeline.ts) and one activity type. A
 // handler declares its wire names and parameter schema, and executes the activity once it is allowed:
-// it plans the effect (the result, the rows to write and the checks they depend on), which the
-// pipeline writes with the activity and its vote in one statement. Everything common (envelope, stamp,
+// it plans the activity's result and effects (as data: src/store/effects.ts), which the pipeline
+// compiles and writes with the activity and its vote in one statement. Everything common (envelope, stamp,
 // liveness, idempotency, votes, rendering, errors) belongs to the lifecycle.
 //
 // Each behaviour flag is read in one place of the lifecycle:
@@ -15,11 +15,10 @@
 import type { z } from 'zod';
 import type { Principal } from '../auth/principal.ts';
 import type { Config } from '../config.ts';
-import type { Reason, SignetError } from '../errors.ts';
+import type { Reason } from '../errors.ts';
 import type { Action, Resource } from '../policy/index.ts';
-import type { Gate } from '../store/gate.ts';
+import type { Effect } from '../store/effects.ts';
 import type { Queryable } from '../store/db.ts';
-import type { Sql } from '../store/sql.ts';
 import type { ServiceKeys } from './lifecycle/serviceKeys.ts';
 
 export interface ExecutionContext {
@@ -39,7 +38,11 @@ export interface ExecutionContext {
   keys: ServiceKeys;
 }
 
-/** What an activity does, for the pipeline to write with the activity in one statement. */
+/**
+ * What an activity does: its result and its effects (src/store/effects.ts), which the pipeline writes
+ * with the activity in one statement. Effects are data: what must hold, what is taken, locked,
+ * written and queued, each naming one of the store's operations and its arguments.
+ */
 export interface ActivityPlan<Result extends object = object> {
   result: Result;
   /**
@@ -49,27 +52,7 @@ export interface ActivityPlan<Result extends object = object> {
    * shape clients type stays). `a.b` names field `b` of the object in field `a`.
    */
   secretFields?: readonly string[];
-  /** Conditions read in the statement, each with the refusal when it does not hold. */
-  guards?: Array<{ condition: Sql; error: SignetError }>;
-  /** Checks that write (store's Gate), each with the refusal built from its detail when it fails. */
-  gates?: Array<{ gate: Gate; error: (detail: unknown) => SignetError }>;
-  /** The activity's own rows, each a statement reading store's NEW_ACTIVITY. */
-  rows?: Sql[];
-  /**
-   * Row locks (store's) taken before the activity's statement, in its transaction, to make a
-   * change that reads other activities' rows one step with concurrent ones taking the same lock.
-   */
-  locks?: Sql[];
-  /** A message is queued for delivery: the worker is woken once the activity commits. */
-  queuesDelivery?: boolean;
-  /**
-   * The activity changes what decides the organization's activities (its root quorum, its policies,
-   * its users' tags): the engine locks the organization's row before the statement (such changes run
-   * one after the other, each seeing what the one before wrote) and raises the organization's
-   * authority version in the statement, so every process decides the next activity with what this
-   * one wrote.
-   */
-  changesAuthority?: boolean;
+  effects: readonly Effect[];
 }
 
 export interface ActivityHandler<Schema extends z.ZodType = z.ZodType, Result extends object = object> {

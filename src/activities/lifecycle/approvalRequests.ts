@@ -12,17 +12,10 @@
 import { apiKeyCredentialType } from '../../auth/principal.ts';
 import type { Config } from '../../config.ts';
 import { activityKind, type Approver, type CredentialType } from '../../policy/index.ts';
-import { NEW_ACTIVITY, type ActivityRecord } from '../../store/activities.ts';
-import {
-  lockApprovalAddresses,
-  readVoterCandidates,
-  requestApprovalsOfActivity,
-  skippedApprovalRequests,
-  type ApprovalEmailBound,
-  type VoterCandidate,
-} from '../../store/approvalRequests.ts';
+import type { ActivityRecord } from '../../store/activities.ts';
+import { readVoterCandidates, skippedApprovalRequests, type ApprovalEmailBound, type VoterCandidate } from '../../store/approvalRequests.ts';
 import type { Queryable } from '../../store/db.ts';
-import type { Sql } from '../../store/sql.ts';
+import { lock, write, type Effect } from '../../store/effects.ts';
 import { mayVoteOn, type Authority, type DecidedActivity } from './decide.ts';
 import type { ActivityHandler } from '../handler.ts';
 
@@ -75,9 +68,9 @@ export interface ApprovalRequestInput {
 }
 
 /**
- * The rows of the waiting activity's statement (reading NEW_ACTIVITY) that ask who may vote on it,
- * whether they queue messages, and the locks to take before that statement (in its transaction) so
- * the bound per address is exact; nothing when approval emails are off. The requests are recorded at
+ * The effects of the waiting activity's statement that ask who may vote on it (the requests, and the
+ * lock taken before that statement, in its transaction, so the bound per address is exact); none
+ * when approval emails are off. The requests are recorded at
  * the activity's moment (`activity.createdAt` for a new one, the vote's for one still waiting):
  * reportSkippedApprovals reads them by it once the statement committed.
  */
@@ -85,31 +78,34 @@ export async function approvalRequests(
   deps: { db: Queryable; config: Config },
   input: ApprovalRequestInput,
   now: Date,
-): Promise<{ rows: Sql[]; queuesDelivery?: true; locks?: Sql[] }> {
+): Promise<Effect[]> {
   const { config } = deps;
   const { activity } = input;
   // Only the organization's own users vote: a parent's authority, reaching into a sub-organization,
   // names none of them.
-  if (!approvalEmailsOn(config) || input.authority.organizationId !== activity.organizationId.toLowerCase()) return { rows: [] };
+  if (!approvalEmailsOn(config) || input.authority.organizationId !== activity.organizationId.toLowerCase()) return [];
   const voterIds = await votersOf(deps.db, input);
-  if (voterIds.length === 0) return { rows: [] };
-  const rows = requestApprovalsOfActivity(NEW_ACTIVITY, {
-    organizationId: activity.organizationId,
-    voterIds,
-    exceptIds: activity.voted,
-    content: {
+  if (voterIds.length === 0) return [];
+  // The addresses are locked first: the bound per address counts what concurrent requests wrote.
+  return [
+    lock('approvalAddresses', activity.organizationId, voterIds),
+    write('requestApprovals', {
       organizationId: activity.organizationId,
-      activityId: activity.id,
-      activityType: activity.type,
-      summary: summaryOf(activity.type, activity.intent),
-      submitter: activity.submitter,
-      createdAt: activity.createdAt.toISOString(),
-      link: `${config.publicUrl}/console/activities/${activity.id}`,
-    },
-    now,
-    bound: APPROVAL_EMAIL_BOUND,
-  });
-  return { rows, queuesDelivery: true, locks: [lockApprovalAddresses(activity.organizationId, voterIds)] };
+      voterIds,
+      exceptIds: activity.voted,
+      content: {
+        organizationId: activity.organizationId,
+        activityId: activity.id,
+        activityType: activity.type,
+        summary: summaryOf(activity.type, activity.intent),
+        submitter: activity.submitter,
+        createdAt: activity.createdAt.toISOString(),
+        link: `${config.publicUrl}/console/activities/${activity.id}`,
+      },
+      now,
+      bound: APPROVAL_EMAIL_BOUND,
+    }),
+  ];
 }
 
 /**

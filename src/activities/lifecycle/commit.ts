@@ -8,7 +8,6 @@ import type { Principal } from '../../auth/principal.ts';
 import { concurrentChange, credentialRefused, notFound, type SignetError } from '../../errors.ts';
 import type { Decision } from '../../policy/index.ts';
 import { findActivity, writeVote, type ActivityRecord, type VoteOutcome, type VoteRecord, type VoteWrite } from '../../store/activities.ts';
-import { lockAuthority } from '../../store/authorityVersion.ts';
 import type { Queryable } from '../../store/db.ts';
 import type { Sql } from '../../store/sql.ts';
 import { usersActive } from '../../store/users.ts';
@@ -18,7 +17,7 @@ import { ACTIVITY_STATUS, type ActivityStatus } from '../wire/status.ts';
 import { accessFor, type Lifecycle } from './context.ts';
 import { ApproverRemoved, AuthorityChanged, principalCredential } from './decide.ts';
 import { organizationOf } from './intake.ts';
-import type { NewActivity, NewActivityWritten, ProposedVote, Submission, SubmissionOutcome, VoteAnswer } from './model.ts';
+import type { CompiledPlan, NewActivity, NewActivityWritten, ProposedVote, Submission, SubmissionOutcome, VoteAnswer } from './model.ts';
 import { isTransition, newStatus, statusesChangingTo, type FromStatus } from './transitions.ts';
 import { activityEventRows } from './webhookEvents.ts';
 
@@ -70,10 +69,10 @@ export async function writeNew(lifecycle: Lifecycle, handler: ActivityHandler, s
       authorityOrganizationId: activity.authority.organizationId,
       authorityVersion: activity.authority.version,
       ...(plan.changesAuthority ? { bumpsAuthority: true } : {}),
-      guards: (plan.guards ?? []).map((guard) => guard.condition),
-      gates: (plan.gates ?? []).map((gate) => gate.gate),
-      rows: [...(plan.rows ?? []), ...activityEventRows(record)],
-      locks: locksOf(plan, organizationId),
+      guards: plan.guards.map((guard) => guard.condition),
+      gates: plan.gates.map((gate) => gate.gate),
+      rows: [...plan.rows, ...activityEventRows(record)],
+      locks: plan.locks,
     });
   let outcome = await write();
   // A concurrent request took a unique value after the checks read, or deadlocked with this one:
@@ -96,7 +95,7 @@ export async function writeNew(lifecycle: Lifecycle, handler: ActivityHandler, s
 /** The answer a new activity's write gives: the activity, the one submitted before, or the refusal the statement found. */
 export async function settle(
   lifecycle: Lifecycle,
-  plan: ActivityPlan,
+  plan: CompiledPlan,
   principal: Principal,
   written: Extract<NewActivityWritten, { kind: 'written' }>,
 ): Promise<SubmissionOutcome> {
@@ -115,10 +114,10 @@ export async function settle(
       lifecycle.deps.onCredentialRefused?.(principal);
       throw credentialRefused(principal, outcome.state, record.createdAt);
     case 'guardFailed':
-      throw plan.guards![outcome.index]!.error;
+      throw plan.guards[outcome.index]!.error;
     case 'gateFailed':
       // A gate can also fail because a concurrent submission of the same body passed it first.
-      return orStored(plan.gates![outcome.index]!.error(outcome.detail));
+      return orStored(plan.gates[outcome.index]!.error(outcome.detail));
     case 'raced':
       return orStored(new Error('activity vanished after a fingerprint conflict'));
     case 'conflict':
@@ -196,21 +195,12 @@ export async function writeSettledVote(
 }
 
 /** The refusal a plan's failed check answers with. */
-export function checkRefusal(plan: ActivityPlan, failed: { kind: 'guardFailed'; index: number } | { kind: 'gateFailed'; index: number; detail: unknown }, guardsBefore = 0): SignetError {
-  return failed.kind === 'guardFailed' ? plan.guards![failed.index - guardsBefore]!.error : plan.gates![failed.index]!.error(failed.detail);
-}
-
-/**
- * The plan's locks, and for a change of the organization's authority the lock on its row first:
- * such changes run one after the other (concurrent ones would each count, and check names against,
- * what was there before the others).
- */
-export function locksOf(plan: ActivityPlan, organizationId: string): Sql[] {
-  return plan.changesAuthority ? [lockAuthority(organizationId), ...(plan.locks ?? [])] : (plan.locks ?? []);
+export function checkRefusal(plan: CompiledPlan, failed: { kind: 'guardFailed'; index: number } | { kind: 'gateFailed'; index: number; detail: unknown }, guardsBefore = 0): SignetError {
+  return failed.kind === 'guardFailed' ? plan.guards[failed.index - guardsBefore]!.error : plan.gates[failed.index]!.error(failed.detail);
 }
 
 /** The result as stored: a bearer secret of the result is never written, "" takes its place (a field of a field: `a.b`). */
-export function withoutSecrets(plan: ActivityPlan): object {
+export function withoutSecrets(plan: Pick<ActivityPlan, 'result' | 'secretFields'>): object {
   if (!plan.secretFields?.length) return plan.result;
   const stored: Record<string, unknown> = { ...plan.result };
   for (const field of plan.secretFields) {

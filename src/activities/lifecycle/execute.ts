@@ -1,15 +1,17 @@
 // Execute: the one path from "allowed" to an effect ready to write. The handler plans the effect (the
-// only call of ActivityHandler.execute), its result is made ready to store (bearer secrets replaced)
+// only call of ActivityHandler.execute), its effects are compiled into the parts of the activity's
+// statement (src/store/effects.ts), its result is made ready to store (bearer secrets replaced)
 // and, when they were asked for, the App Proofs of that stored result are signed. A submission
 // allowed at once and the approval that allows a waiting activity both come here.
 import type { Principal } from '../../auth/principal.ts';
 import { SignetError } from '../../errors.ts';
 import type { Queryable } from '../../store/db.ts';
+import { compileEffects, type Effect } from '../../store/effects.ts';
 import type { ActivityHandler, ActivityPlan } from '../handler.ts';
 import { createAppProof } from './appProofs.ts';
 import { withoutSecrets } from './commit.ts';
 import { executionContext, type Lifecycle } from './context.ts';
-import type { Executed, Execution } from './model.ts';
+import type { CompiledPlan, Executed, Execution } from './model.ts';
 
 /** The allowed activity, as execute needs it. */
 export interface AllowedActivity {
@@ -40,13 +42,20 @@ export async function execute(lifecycle: Lifecycle, handler: ActivityHandler, ac
     activity.generateAppProofs
       ? [await createAppProof(lifecycle.deps.keys, { id: activityId, type: handler.activityType, organizationId, fingerprint: activity.fingerprint, timestampMs: activity.timestampMs, result })]
       : undefined;
-  const storedResult = withoutSecrets(plan);
+  const compiled = compilePlan(plan);
+  const storedResult = withoutSecrets(compiled);
   // The stored proof binds the result as stored, which every later read of the activity shows.
   const appProofs = await proofsOf(storedResult);
-  return { kind: 'executed', executed: { plan, storedResult, ...(appProofs ? { appProofs } : {}), proofsOf } };
+  return { kind: 'executed', executed: { plan: compiled, storedResult, ...(appProofs ? { appProofs } : {}), proofsOf } };
 }
 
 /** A waiting activity's "effect": the approval requests its statement writes, no result, no proofs. */
-export function waiting(plan: ActivityPlan): Executed {
-  return { plan, storedResult: plan.result, proofsOf: () => Promise.resolve(undefined) };
+export function waiting(effects: readonly Effect[]): Executed {
+  return { plan: compilePlan({ result: {}, effects }), storedResult: {}, proofsOf: () => Promise.resolve(undefined) };
+}
+
+/** The plan with its effects compiled into the parts of the activity's statement. */
+export function compilePlan(plan: ActivityPlan): CompiledPlan {
+  const { effects, ...rest } = plan;
+  return { ...rest, ...compileEffects(effects) };
 }

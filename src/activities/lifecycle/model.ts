@@ -10,6 +10,7 @@ import type { ActivityRecord, WriteOutcome } from '../../store/activities.ts';
 import type { Database } from '../../store/db.ts';
 import type { NewVote } from '../../store/votes.ts';
 import type { Clock } from '../../wire/clock.ts';
+import type { CompiledEffects } from '../../store/effects.ts';
 import type { ActivityHandler, ActivityPlan } from '../handler.ts';
 import type { Envelope } from '../wire/envelope.ts';
 import type { ActivityStatus } from '../wire/status.ts';
@@ -81,13 +82,16 @@ export type ProposedVote = Omit<NewVote, 'organizationId' | 'createdAt'>;
 /** The policy evaluations a vote records. */
 export type Evaluations = Decision['evaluations'];
 
+/** A plan with its effects compiled into the parts of the activity's statement. */
+export type CompiledPlan = Omit<ActivityPlan, 'effects'> & CompiledEffects;
+
 /**
  * An activity's effect as it is written: the plan (the handler's, or a waiting activity's approval
- * requests), its result as stored (bearer secrets replaced), and the App Proofs of that stored result
- * when they were asked for.
+ * requests) compiled, its result as stored (bearer secrets replaced), and the App Proofs of that
+ * stored result when they were asked for.
  */
 export interface Executed {
-  plan: ActivityPlan;
+  plan: CompiledPlan;
   storedResult: object;
   appProofs?: object[];
   /** Proofs of another result (the answer's, with its secrets), when proofs were asked for. */

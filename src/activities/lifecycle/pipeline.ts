@@ -75,7 +75,7 @@ export class ActivityPipeline {
         executed = execution.executed;
       } else {
         const activity = newWaitingActivity(handler, { id: activityId, organizationId: body.organizationId, type: envelope.type, createdAt: now, intent, submitter: principal });
-        executed = waiting({ result: {}, ...(await approvalRequests(lifecycle.deps, { authority, decided: decided.activity, approvers: [decided.submitter], activity }, now)) });
+        executed = waiting(await approvalRequests(lifecycle.deps, { authority, decided: decided.activity, approvers: [decided.submitter], activity }, now));
       }
 
       // 4. Commit: the activity with its status, its submitter's vote, and the plan's rows and checks,

@@ -9,12 +9,13 @@ import { invalidField, notFound, requestNotAuthorized, unavailable, type SignetE
 import type { Approver } from '../../policy/index.ts';
 import { lockActivity } from '../../store/activities.ts';
 import type { Queryable } from '../../store/db.ts';
+import { compileEffects } from '../../store/effects.ts';
 import { run } from '../../store/sql.ts';
 import type { ActivityHandler } from '../handler.ts';
 import { activitySchema } from '../wire/activitySchema.ts';
 import { ACTIVITY_STATUS } from '../wire/status.ts';
 import { approvalRequests, reportSkippedApprovals, waitingActivityOf } from './approvalRequests.ts';
-import { answer, checkRefusal, locksOf, newVote, VOTE_GUARDS, voteGuards, writeSettledVote, writeVoteOn, type VoteChange, type VoteOn } from './commit.ts';
+import { answer, checkRefusal, newVote, VOTE_GUARDS, voteGuards, writeSettledVote, writeVoteOn, type VoteChange, type VoteOn } from './commit.ts';
 import { changedSince, type Lifecycle } from './context.ts';
 import {
   ApproverRemoved,
@@ -227,8 +228,8 @@ async function decideAgain(
   if (decision.outcome === 'OUTCOME_REQUIRES_CONSENSUS') {
     // Still waiting: who may vote on it now and was not emailed yet is, by rows of the vote's statement.
     const activity = waitingActivityOf(target, decided.intent, principal.userId);
-    const requests = await approvalRequests({ db: tx, config: lifecycle.deps.config }, { authority: ballot.authority, decided, approvers: [...approvers, ballot.voter], activity }, now);
-    for (const lock of requests.locks ?? []) await run(tx, lock);
+    const requests = compileEffects(await approvalRequests({ db: tx, config: lifecycle.deps.config }, { authority: ballot.authority, decided, approvers: [...approvers, ballot.voter], activity }, now));
+    for (const lock of requests.locks) await run(tx, lock);
     const still = await writeSettledVote(
       lifecycle,
       tx,
@@ -260,7 +261,7 @@ async function decideAgain(
   });
   if (execution.kind === 'refused') return failed(execution.error);
   const { plan, storedResult, appProofs } = execution.executed;
-  for (const lock of locksOf(plan, organizationId)) await run(tx, lock);
+  for (const lock of plan.locks) await run(tx, lock);
   const base = change(decision.evaluations, true);
   const outcome = await writeVoteOn(
     lifecycle,
@@ -268,12 +269,12 @@ async function decideAgain(
     on,
     {
       ...base,
-      guards: [...base.guards, ...(plan.guards ?? []).map((guard) => guard.condition)],
+      guards: [...base.guards, ...plan.guards.map((guard) => guard.condition)],
       status: ACTIVITY_STATUS.COMPLETED,
       result: { [handler.resultKey]: storedResult },
       ...(appProofs ? { appProofs } : {}),
-      gates: (plan.gates ?? []).map((gate) => gate.gate),
-      rows: plan.rows ?? [],
+      gates: plan.gates.map((gate) => gate.gate),
+      rows: plan.rows,
       ...(plan.changesAuthority ? { bumpsAuthority: true } : {}),
     },
     { ...(plan.queuesDelivery ? { queuesDelivery: true } : {}), ...(plan.changesAuthority ? { changesAuthority: true } : {}) },

@@ -5,15 +5,8 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { invalidArgument, invalidField, notFound } from '../../../errors.ts';
 import { compileExpression, MAX_EXPRESSION_LENGTH, type ExpressionKind } from '../../../policy/index.ts';
-import { NEW_ACTIVITY } from '../../../store/activities.ts';
-import {
-  deletePoliciesOfActivity,
-  insertPoliciesOfActivity,
-  policiesRoomFor,
-  policyNameFree,
-  policyOfOrganization,
-  type NewPolicy,
-} from '../../../store/policies.ts';
+import { changeAuthority, check, write } from '../../../store/effects.ts';
+import type { NewPolicy } from '../../../store/policies.ts';
 import type { ActivityPlan, ExecutionContext } from '../../handler.ts';
 import { NOT_STORABLE, objectExpected, storable, trimmedName } from '../../wire/parameters.ts';
 
@@ -117,15 +110,14 @@ export function planPolicies(
       : `the organization may have at most ${MAX_POLICIES} policies and has more than ${MAX_POLICIES - intents.length}, too many for ${intents.length} more; delete some first or create fewer`;
   return {
     result: { policyIds: ids },
-    guards: [
-      ...policies.map((policy, i) => ({
-        condition: policyNameFree(organizationId, policy.policyName),
-        error: invalidField(field(i, 'policyName'), `the organization already has a policy named ${JSON.stringify(policy.policyName)}; policy names are unique in an organization`),
-      })),
-      { condition: policiesRoomFor(organizationId, policies.length, MAX_POLICIES), error: invalidArgument(room) },
+    effects: [
+      changeAuthority(organizationId),
+      ...policies.map((policy, i) =>
+        check('policyNameFree', [organizationId, policy.policyName], invalidField(field(i, 'policyName'), `the organization already has a policy named ${JSON.stringify(policy.policyName)}; policy names are unique in an organization`)),
+      ),
+      check('policiesRoomFor', [organizationId, policies.length, MAX_POLICIES], invalidArgument(room)),
+      write('insertPolicies', organizationId, policies, now),
     ],
-    rows: [insertPoliciesOfActivity(NEW_ACTIVITY, organizationId, policies, now)],
-    changesAuthority: true,
   };
 }
 
@@ -134,12 +126,11 @@ export function planDeletion(context: ExecutionContext, policyIds: string[], fie
   const { organizationId } = context;
   return {
     result: { policyIds },
-    guards: policyIds.map((id, i) => ({
-      condition: policyOfOrganization(organizationId, id),
-      error: notFound('POLICY_NOT_FOUND', `${field(i)}: no policy ${id} in organization ${organizationId}`),
-    })),
-    // A concurrent deletion of the same policy commits first; this statement then finds it gone.
-    rows: [deletePoliciesOfActivity(NEW_ACTIVITY, organizationId, policyIds)],
-    changesAuthority: true,
+    effects: [
+      changeAuthority(organizationId),
+      // A concurrent deletion of the same policy commits first; this statement then finds it gone.
+      ...policyIds.map((id, i) => check('policyOfOrganization', [organizationId, id], notFound('POLICY_NOT_FOUND', `${field(i)}: no policy ${id} in organization ${organizationId}`))),
+      write('deletePolicies', organizationId, policyIds),
+    ],
   };
 }

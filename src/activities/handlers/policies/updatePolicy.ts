@@ -4,8 +4,7 @@
 // approvers will do); one given otherwise is checked as create_policy checks it.
 import { z } from 'zod';
 import { invalidField, notFound } from '../../../errors.ts';
-import { NEW_ACTIVITY } from '../../../store/activities.ts';
-import { policyNameFree, policyOfOrganization, updatePolicyOfActivity } from '../../../store/policies.ts';
+import { changeAuthority, check, write } from '../../../store/effects.ts';
 import type { ActivityHandler } from '../../handler.ts';
 import { effect, expression, MAX_POLICY_NOTES_LENGTH, notes, policyId, policyName } from './policyPlans.ts';
 
@@ -46,33 +45,26 @@ export const updatePolicy: ActivityHandler<typeof parameters, Result> = {
     const policyId = intent.policyId.toLowerCase();
     return {
       result: { policyId },
-      guards: [
-        {
-          condition: policyOfOrganization(organizationId, policyId),
-          error: notFound('POLICY_NOT_FOUND', `parameters.policyId: no policy ${policyId} in organization ${organizationId}`),
-        },
+      effects: [
+        changeAuthority(organizationId),
+        check('policyOfOrganization', [organizationId, policyId], notFound('POLICY_NOT_FOUND', `parameters.policyId: no policy ${policyId} in organization ${organizationId}`)),
         ...(intent.policyName === undefined
           ? []
           : [
-              {
-                condition: policyNameFree(organizationId, intent.policyName, policyId),
-                error: invalidField(
-                  'parameters.policyName',
-                  `the organization already has another policy named ${JSON.stringify(intent.policyName)}; policy names are unique in an organization`,
-                ),
-              },
+              check(
+                'policyNameFree',
+                [organizationId, intent.policyName, policyId],
+                invalidField('parameters.policyName', `the organization already has another policy named ${JSON.stringify(intent.policyName)}; policy names are unique in an organization`),
+              ),
             ]),
+        write(
+          'updatePolicy',
+          organizationId,
+          policyId,
+          { policyName: intent.policyName, effect: intent.policyEffect, condition: intent.policyCondition, consensus: intent.policyConsensus, notes: intent.policyNotes },
+          now,
+        ),
       ],
-      rows: [
-        updatePolicyOfActivity(NEW_ACTIVITY, organizationId, policyId, {
-          policyName: intent.policyName,
-          effect: intent.policyEffect,
-          condition: intent.policyCondition,
-          consensus: intent.policyConsensus,
-          notes: intent.policyNotes,
-        }, now),
-      ],
-      changesAuthority: true,
     };
   },
 };

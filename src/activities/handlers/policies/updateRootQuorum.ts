@@ -5,9 +5,7 @@
 // <= their number; the quorum is replaced with the activity in one statement, after those checks.
 import { z } from 'zod';
 import { invalidField } from '../../../errors.ts';
-import { NEW_ACTIVITY } from '../../../store/activities.ts';
-import { replaceRootQuorumOfActivity } from '../../../store/rootQuorums.ts';
-import { userActive } from '../../../store/users.ts';
+import { changeAuthority, check, write } from '../../../store/effects.ts';
 import type { ActivityHandler } from '../../handler.ts';
 import { idList } from '../../wire/parameters.ts';
 
@@ -68,12 +66,13 @@ export const updateRootQuorum: ActivityHandler<typeof parameters, z.infer<typeof
     const userIds = intent.userIds.map((id) => id.toLowerCase());
     return {
       result: {},
-      guards: userIds.map((userId, i) => ({
-        condition: userActive(organizationId, userId),
-        error: invalidField(`parameters.userIds[${i}]`, `no user ${userId} in organization ${organizationId} (or it was removed); a root quorum is made of the organization's users`),
-      })),
-      rows: replaceRootQuorumOfActivity(NEW_ACTIVITY, organizationId, { threshold: intent.threshold, userIds }, now),
-      changesAuthority: true,
+      effects: [
+        changeAuthority(organizationId),
+        ...userIds.map((userId, i) =>
+          check('userActive', [organizationId, userId], invalidField(`parameters.userIds[${i}]`, `no user ${userId} in organization ${organizationId} (or it was removed); a root quorum is made of the organization's users`)),
+        ),
+        write('replaceRootQuorum', organizationId, { threshold: intent.threshold, userIds }, now),
+      ],
     };
   },
 };
