@@ -1,0 +1,68 @@
+// Runs a handler's execute on plain data, without a store: what it plans (its result and effects)
+// is what a test of its rules reads. A handler that reads the store first (an OTP, a user by
+// contact) is not for this helper: its context's store refuses every query, naming the handler.
+import { randomUUID } from 'node:crypto';
+import type { z } from 'zod';
+import type { ActivityHandler, ActivityPlan, ExecutionContext } from '../../src/activities/handler.ts';
+import type { Principal } from '../../src/auth/principal.ts';
+import { loadConfig } from '../../src/config.ts';
+import type { Queryable } from '../../src/store/db.ts';
+import type { Effect } from '../../src/store/effects.ts';
+
+export const ORGANIZATION_ID = '7f4e2c1a-0b3d-4e5f-8a9b-1c2d3e4f5a6b';
+export const USER_ID = '2b8c4d6e-1f3a-4b5c-9d7e-0a1b2c3d4e5f';
+export const NOW = new Date('2026-12-07T12:00:00.000Z');
+
+const principal: Principal = {
+  organizationId: ORGANIZATION_ID,
+  userId: USER_ID,
+  userName: 'rules',
+  userEmail: null,
+  userPhoneNumber: null,
+  userCreatedAt: NOW,
+  userUpdatedAt: NOW,
+  scheme: 'SIGNATURE_SCHEME_TK_API_P256',
+  publicKey: '02'.padEnd(66, '1'),
+  signature: '30',
+  credentialType: 'CREDENTIAL_TYPE_API_KEY_P256',
+  credential: { kind: 'apiKey', apiKeyId: randomUUID(), now: NOW },
+};
+
+/** A context for `handler` whose store refuses to be read. */
+export function rulesContext(handler: Pick<ActivityHandler, 'path'>, overrides: Partial<ExecutionContext> = {}): ExecutionContext {
+  const db = {
+    query() {
+      throw new Error(`${handler.path} read the store: its rules are not plain data`);
+    },
+  } as unknown as Queryable;
+  return {
+    activityId: randomUUID(),
+    organizationId: ORGANIZATION_ID,
+    principal,
+    now: NOW,
+    config: loadConfig({}),
+    secret: Buffer.alloc(32, 7),
+    db,
+    keys: undefined as never,
+    ...overrides,
+  };
+}
+
+/** What `handler` plans for `parameters` (validated by its schema first, as the pipeline does). */
+export async function planOf<Schema extends z.ZodType>(
+  handler: ActivityHandler<Schema>,
+  parameters: z.input<Schema>,
+  overrides: Partial<ExecutionContext> = {},
+): Promise<ActivityPlan> {
+  return handler.execute(rulesContext(handler, overrides), handler.parameters.parse(parameters));
+}
+
+/** The effects of one kind, in order. */
+export function effectsOf<Kind extends Effect['kind']>(plan: ActivityPlan, kind: Kind): Array<Extract<Effect, { kind: Kind }>> {
+  return plan.effects.filter((effect): effect is Extract<Effect, { kind: Kind }> => effect.kind === kind);
+}
+
+/** The checks, as `name(args…) → message` lines, for a test to compare as a whole. */
+export function checksOf(plan: ActivityPlan): Array<{ name: string; args: unknown[]; message: string }> {
+  return effectsOf(plan, 'check').map((effect) => ({ name: effect.name, args: [...effect.args], message: effect.error.message }));
+}
