@@ -59,6 +59,23 @@ test('only src/store speaks SQL', () => {
   assert.deepEqual(outside, []);
 });
 
+test('handlers plan effects as data: from src/store/ they import effects.ts, types, and the reads they make before planning', () => {
+  // Reads: a handler may look up what it must know to plan (an OTP, a user by contact, an endpoint),
+  // never build a statement part; those come from src/store/effects.ts's operations.
+  const read = /^(find[A-Z]\w*|userTagMembers|countWrongGuess|openTargetKey)$/;
+  const wrong: string[] = [];
+  for (const file of sources(path.join(SRC, 'activities', 'handlers'))) {
+    const text = fs.readFileSync(file, 'utf8');
+    for (const [, names, specifier] of text.matchAll(/^import\s+(?!type\b)\{([^}]*)\}\s+from\s+'([^']+)'/gm)) {
+      const target = path.relative(SRC, path.resolve(path.dirname(file), specifier!)).split(path.sep).join('/');
+      if (!target.startsWith('store/') || target === 'store/effects.ts') continue;
+      const values = names!.split(',').map((name) => name.trim()).filter((name) => name !== '' && !name.startsWith('type '));
+      for (const name of values) if (!read.test(name)) wrong.push(`${path.relative(ROOT, file)} imports ${name} from ${target}`);
+    }
+  }
+  assert.deepEqual(wrong, []);
+});
+
 test('no file imports, through any chain of imports (type imports included), a file that imports it', () => {
   const imports = new Map<string, string[]>();
   for (const file of sources(SRC)) {

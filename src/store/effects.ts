@@ -134,6 +134,8 @@ const QUEUEING_WRITES: ReadonlySet<keyof typeof WRITES> = new Set(['requestAppro
 
 /** Rows locked before the statement, in its transaction, so that changes reading them run one after the other. */
 const LOCKS = {
+  /** The organization's row, without raising its authority version (changeAuthority locks it too). */
+  organization: lockAuthority,
   userApiKeys: lockUserApiKeys,
   users: lockUsers,
   organizationUsers: lockOrganizationUsers,

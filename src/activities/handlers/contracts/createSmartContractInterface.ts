@@ -7,8 +7,7 @@ import { ethereumAbiProblems } from '../../../contracts/ethereumAbi.ts';
 import { MAX_INTERFACE_BYTES } from '../../../contracts/limits.ts';
 import { quoteJson } from '../../../contracts/schemaMessages.ts';
 import { solanaIdlProblems } from '../../../contracts/solanaIdl.ts';
-import { NEW_ACTIVITY } from '../../../store/activities.ts';
-import { insertSmartContractInterface } from '../../../store/smartContractInterfaces.ts';
+import { write } from '../../../store/effects.ts';
 import type { ActivityHandler } from '../../handler.ts';
 import { jsonDocumentProblem } from '../../../wire/jsonDocument.ts';
 
@@ -201,8 +200,8 @@ export const createSmartContractInterface: ActivityHandler<typeof parameters, Cr
     const digest = `sha256:${createHash('sha256').update(intent.smartContractInterface, 'utf8').digest('hex')}`;
     return {
       result: { smartContractInterfaceId: id },
-      rows: [
-        insertSmartContractInterface(NEW_ACTIVITY, {
+      effects: [
+        write('insertSmartContractInterface', {
           id,
           organizationId: context.organizationId,
           smartContractAddress: intent.smartContractAddress,

@@ -3,7 +3,7 @@
 // remain, so the history stays auditable.
 import { z } from 'zod';
 import { notFound } from '../../../errors.ts';
-import { removeSmartContractInterface } from '../../../store/smartContractInterfaces.ts';
+import { take } from '../../../store/effects.ts';
 import type { ActivityHandler } from '../../handler.ts';
 
 const parameters = z.strictObject({
@@ -33,12 +33,9 @@ export const deleteSmartContractInterface: ActivityHandler<typeof parameters, z.
     const id = intent.smartContractInterfaceId;
     return {
       result: { smartContractInterfaceId: id },
-      gates: [
-        {
-          gate: { statement: removeSmartContractInterface(organizationId, id) },
-          // Another organization's interface is not found: whether it exists is not told.
-          error: () => notFound('SMART_CONTRACT_INTERFACE_NOT_FOUND', `no smart contract interface ${id} in organization ${organizationId}`),
-        },
+      effects: [
+        // Another organization's interface is not found: whether it exists is not told.
+        take('smartContractInterface', [organizationId, id], () => notFound('SMART_CONTRACT_INTERFACE_NOT_FOUND', `no smart contract interface ${id} in organization ${organizationId}`)),
       ],
     };
   },

@@ -11,13 +11,7 @@ import { p256PointHex } from '../../../keys/p256.ts';
 import { canonicalEmailAddress, emailAddressProblem, normalizePhoneNumber } from '../../../otp/contact.ts';
 import { signedClientMessage, SIGNUP_USAGE_TYPE } from '../../../otp/clientSignature.ts';
 import { MAX_VERIFICATION_TOKEN_LENGTH, readVerificationToken, VERIFICATION_TOKEN_KEY } from '../../../otp/verificationToken.ts';
-import { NEW_ACTIVITY } from '../../../store/activities.ts';
-import { apiKeysFree, insertApiKeysOfActivity } from '../../../store/apiKeys.ts';
-import { credentialIdsFree, insertAuthenticatorsOfActivity } from '../../../store/authenticators.ts';
-import { replaceRootQuorumOfActivity } from '../../../store/rootQuorums.ts';
-import { insertSubOrganizationOfActivity, mayHaveSubOrganizations } from '../../../store/subOrganizations.ts';
-import { insertUsersOfActivity } from '../../../store/users.ts';
-import { useVerificationToken, verificationTokenUsedAt } from '../../../store/verificationTokens.ts';
+import { check, take, write, type Effect } from '../../../store/effects.ts';
 import { redactVerificationToken } from '../users/userChanges.ts';
 import { apiKeyParameter, publicKeysTaken } from '../credentials/apiKeyParameters.ts';
 import { credentialsTaken, newUserFields, planNewUsers, usersIssues, withCanonicalContacts } from '../users/createUsers.ts';
@@ -175,7 +169,7 @@ async function plan(context: ExecutionContext, intent: CreateSubOrganizationInte
   const { organizationId, now } = context;
   const { users, keys, authenticators, origins } = await planNewUsers(context, intent.rootUsers, 'rootUsers');
   const subOrganizationId = randomUUID();
-  const gates: NonNullable<ActivityPlan['gates']> = [];
+  const takes: Effect[] = [];
 
   if (intent.verificationToken !== undefined) {
     const reading = readVerificationToken(intent.verificationToken, await context.keys.verifiers(VERIFICATION_TOKEN_KEY), now);
@@ -207,38 +201,36 @@ async function plan(context: ExecutionContext, intent: CreateSubOrganizationInte
     }
     users[index] = { ...users[index]!, ...(sms ? { phoneNumberVerified: true } : { emailVerified: true }) };
     // Used by the activity's own statement: one token verifies one sub-organization's contact, even at once.
-    gates.push({
-      gate: { statement: useVerificationToken({ id: token.id, organizationId, expiresAt: token.expiresAt }, 'signup', context.activityId, now), detail: verificationTokenUsedAt(token.id, 'signup') },
-      error: () => invalidField(TOKEN_FIELD, 'was already used; verify a new code'),
-    });
+    takes.push(
+      take('verificationToken', [{ id: token.id, organizationId, expiresAt: token.expiresAt }, 'signup', context.activityId, now], () =>
+        invalidField(TOKEN_FIELD, 'was already used; verify a new code'),
+      ),
+    );
   }
   if (authenticators.length > 0) {
-    gates.push({ gate: credentialIdsFree([...origins.credentialIds.keys()]), error: (detail) => credentialsTaken(detail, origins) });
+    takes.push(take('credentialIds', [[...origins.credentialIds.keys()]], (detail) => credentialsTaken(detail, origins)));
   }
   // A root user's key reaches the parent (whoami, stamp_login) and the parent's keys reach the new
   // organization: none may be a key of the parent's tree already (its own, its sub-organizations').
   if (keys.length > 0) {
-    gates.push({ gate: apiKeysFree(organizationId, [...origins.publicKeys.keys()]), error: (detail) => publicKeysTaken(detail, origins.publicKeys, 'parameters.rootUsers') });
+    takes.push(take('apiKeys', [organizationId, [...origins.publicKeys.keys()]], (detail) => publicKeysTaken(detail, origins.publicKeys, 'parameters.rootUsers')));
   }
   // The new organization has no users yet: contacts need only be distinct in the request (the schema checks).
   return {
     result: { subOrganizationId, rootUserIds: users.map((u) => u.id) },
-    guards: [
-      {
-        condition: mayHaveSubOrganizations(organizationId),
-        error: invalidArgument(
-          `organization ${organizationId} is a sub-organization: sub-organizations are one level deep, so create this one in the parent organization, with its credential`,
-        ),
-      },
-    ],
-    gates,
-    rows: [
-      insertSubOrganizationOfActivity(NEW_ACTIVITY, { id: subOrganizationId, name: intent.subOrganizationName, parentId: organizationId, now }),
-      insertUsersOfActivity(NEW_ACTIVITY, subOrganizationId, users, now),
+    effects: [
+      check(
+        'mayHaveSubOrganizations',
+        [organizationId],
+        invalidArgument(`organization ${organizationId} is a sub-organization: sub-organizations are one level deep, so create this one in the parent organization, with its credential`),
+      ),
+      ...takes,
+      write('insertSubOrganization', { id: subOrganizationId, name: intent.subOrganizationName, parentId: organizationId, now }),
+      write('insertUsers', subOrganizationId, users, now),
       // Of the parent's tree: the new organization is written by this same statement.
-      ...(keys.length > 0 ? [insertApiKeysOfActivity(NEW_ACTIVITY, subOrganizationId, keys, now, organizationId)] : []),
-      ...(authenticators.length > 0 ? [insertAuthenticatorsOfActivity(NEW_ACTIVITY, subOrganizationId, authenticators, now)] : []),
-      ...replaceRootQuorumOfActivity(NEW_ACTIVITY, subOrganizationId, { threshold: intent.rootQuorumThreshold, userIds: users.map((u) => u.id) }, now),
+      ...(keys.length > 0 ? [write('insertApiKeys', subOrganizationId, keys, now, organizationId)] : []),
+      ...(authenticators.length > 0 ? [write('insertAuthenticators', subOrganizationId, authenticators, now)] : []),
+      write('replaceRootQuorum', subOrganizationId, { threshold: intent.rootQuorumThreshold, userIds: users.map((u) => u.id) }, now),
     ],
   };
 }

@@ -5,8 +5,7 @@
 // nothing to export first and deleteWithoutExport changes nothing.
 import { z } from 'zod';
 import { invalidArgument } from '../../../errors.ts';
-import { NEW_ACTIVITY } from '../../../store/activities.ts';
-import { deleteSubOrganizationOfActivity, isLiveSubOrganization } from '../../../store/subOrganizations.ts';
+import { check, write } from '../../../store/effects.ts';
 import type { ActivityHandler } from '../../handler.ts';
 import { trueOrFalse } from '../../wire/parameters.ts';
 
@@ -38,15 +37,14 @@ export const deleteSubOrganization: ActivityHandler<typeof parameters, z.infer<t
     const { organizationId, now } = context;
     return {
       result: { subOrganizationUuid: organizationId.toLowerCase() },
-      guards: [
-        {
-          condition: isLiveSubOrganization(organizationId),
-          error: invalidArgument(
-            `organization ${organizationId} is not a sub-organization: only a sub-organization can be deleted, by a request submitted in it`,
-          ),
-        },
+      effects: [
+        check(
+          'isLiveSubOrganization',
+          [organizationId],
+          invalidArgument(`organization ${organizationId} is not a sub-organization: only a sub-organization can be deleted, by a request submitted in it`),
+        ),
+        write('deleteSubOrganization', organizationId, now),
       ],
-      rows: deleteSubOrganizationOfActivity(NEW_ACTIVITY, organizationId, now),
     };
   },
 };

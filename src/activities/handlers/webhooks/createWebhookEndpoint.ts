@@ -6,9 +6,8 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { invalidArgument } from '../../../errors.ts';
-import { lockAuthority } from '../../../store/authorityVersion.ts';
-import { NEW_ACTIVITY } from '../../../store/activities.ts';
-import { insertWebhookEndpointOfActivity, webhookEndpointsRoomFor, type StoredWebhookEndpoint } from '../../../store/webhookEndpoints.ts';
+import { check, lock, write } from '../../../store/effects.ts';
+import type { StoredWebhookEndpoint } from '../../../store/webhookEndpoints.ts';
 import { newWebhookSecret } from '../../../wire/webhookSecret.ts';
 import type { ActivityHandler } from '../../handler.ts';
 import { objectExpected } from '../../wire/parameters.ts';
@@ -80,15 +79,16 @@ export const createWebhookEndpoint: ActivityHandler<typeof parameters, z.infer<t
     return {
       result: { endpointId, webhookEndpoint: { ...renderWebhookEndpoint(endpoint), secret: secret.text } },
       secretFields: ['webhookEndpoint.secret'],
-      guards: [
-        {
-          condition: webhookEndpointsRoomFor(organizationId, MAX_WEBHOOK_ENDPOINTS),
-          error: invalidArgument(`the organization has ${MAX_WEBHOOK_ENDPOINTS} webhook endpoints, the most it may have; delete one first`),
-        },
+      effects: [
+        // Concurrent creations count one after the other, so the bound is exact.
+        lock('organization', organizationId),
+        check(
+          'webhookEndpointsRoomFor',
+          [organizationId, MAX_WEBHOOK_ENDPOINTS],
+          invalidArgument(`the organization has ${MAX_WEBHOOK_ENDPOINTS} webhook endpoints, the most it may have; delete one first`),
+        ),
+        write('insertWebhookEndpoint', { ...endpoint, sealedSecret: secret.sealed }, now),
       ],
-      rows: [insertWebhookEndpointOfActivity(NEW_ACTIVITY, { ...endpoint, sealedSecret: secret.sealed }, now)],
-      // Concurrent creations count one after the other, so the bound is exact.
-      locks: [lockAuthority(organizationId)],
     };
   },
 };

@@ -2,10 +2,9 @@
 // the organization; nothing more is posted to it, and its messages still queued fail at delivery.
 // One that is not the organization's is a 404.
 import { z } from 'zod';
-import { NEW_ACTIVITY } from '../../../store/activities.ts';
-import { deleteWebhookEndpointOfActivity } from '../../../store/webhookEndpoints.ts';
+import { write } from '../../../store/effects.ts';
 import type { ActivityHandler } from '../../handler.ts';
-import { endpointGuard, endpointId } from './webhookEndpointPlans.ts';
+import { endpointCheck, endpointId } from './webhookEndpointPlans.ts';
 
 const parameters = z.strictObject({
   endpointId: endpointId.describe("The endpoint to delete; another organization's is a 404"),
@@ -30,8 +29,7 @@ export const deleteWebhookEndpoint: ActivityHandler<typeof parameters, z.infer<t
     const id = intent.endpointId.toLowerCase();
     return {
       result: { endpointId: id },
-      guards: [endpointGuard(context.organizationId, id)],
-      rows: [deleteWebhookEndpointOfActivity(NEW_ACTIVITY, context.organizationId, id)],
+      effects: [endpointCheck(context.organizationId, id), write('deleteWebhookEndpoint', context.organizationId, id)],
     };
   },
 };

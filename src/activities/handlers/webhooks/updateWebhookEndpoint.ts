@@ -3,13 +3,13 @@
 // fail at delivery); the fields absent stay. Its secret stays. One that is not the organization's is
 // a 404.
 import { z } from 'zod';
-import { NEW_ACTIVITY } from '../../../store/activities.ts';
-import { findWebhookEndpoint, updateWebhookEndpointOfActivity } from '../../../store/webhookEndpoints.ts';
+import { write } from '../../../store/effects.ts';
+import { findWebhookEndpoint } from '../../../store/webhookEndpoints.ts';
 import type { ActivityHandler } from '../../handler.ts';
 import { objectExpected } from '../../wire/parameters.ts';
 import {
   checkWebhookUrl,
-  endpointGuard,
+  endpointCheck,
   endpointId,
   endpointNotFound,
   renderWebhookEndpoint,
@@ -62,8 +62,7 @@ export const updateWebhookEndpoint: ActivityHandler<typeof parameters, z.infer<t
     return {
       result: { endpointId: id, webhookEndpoint: renderWebhookEndpoint({ ...current, ...change, updatedAt: now }) },
       // A concurrent deletion commits first: this statement then finds it gone.
-      guards: [endpointGuard(organizationId, id)],
-      rows: [updateWebhookEndpointOfActivity(NEW_ACTIVITY, organizationId, id, change, now)],
+      effects: [endpointCheck(organizationId, id), write('updateWebhookEndpoint', organizationId, id, change, now)],
     };
   },
 };

@@ -6,10 +6,9 @@ import { z } from 'zod';
 import type { Config } from '../../../config.ts';
 import { invalidField, notFound } from '../../../errors.ts';
 import type { StoredWebhookEndpoint } from '../../../store/webhookEndpoints.ts';
-import { webhookEndpointOfOrganization } from '../../../store/webhookEndpoints.ts';
+import { check, type Effect } from '../../../store/effects.ts';
 import { literalHostProblem } from '../../../wire/publicAddress.ts';
 import { NOT_STORABLE, storable, trimmedName } from '../../wire/parameters.ts';
-import type { ActivityPlan } from '../../handler.ts';
 
 /** Endpoints an organization may have: each activity of the organization is posted to each. */
 export const MAX_WEBHOOK_ENDPOINTS = 10;
@@ -124,7 +123,7 @@ export function endpointNotFound(organizationId: string, id: string) {
   return notFound('WEBHOOK_ENDPOINT_NOT_FOUND', `parameters.endpointId: no webhook endpoint ${id} in organization ${organizationId}`);
 }
 
-/** The guard that the endpoint is (still, in the statement) the organization's. */
-export function endpointGuard(organizationId: string, id: string): NonNullable<ActivityPlan['guards']>[number] {
-  return { condition: webhookEndpointOfOrganization(organizationId, id), error: endpointNotFound(organizationId, id) };
+/** The check that the endpoint is (still, in the statement) the organization's. */
+export function endpointCheck(organizationId: string, id: string): Effect {
+  return check('webhookEndpointOfOrganization', [organizationId, id], endpointNotFound(organizationId, id));
 }
