@@ -6,7 +6,6 @@ import type { z } from 'zod';
 import type { ActivityHandler, ActivityPlan, ExecutionContext } from '../../src/activities/handler.ts';
 import type { Principal } from '../../src/auth/principal.ts';
 import { loadConfig } from '../../src/config.ts';
-import type { Queryable } from '../../src/store/db.ts';
 import type { Effect } from '../../src/store/effects.ts';
 
 export const ORGANIZATION_ID = '7f4e2c1a-0b3d-4e5f-8a9b-1c2d3e4f5a6b';
@@ -34,7 +33,7 @@ export function rulesContext(handler: Pick<ActivityHandler, 'path'>, overrides: 
     query() {
       throw new Error(`${handler.path} read the store: its rules are not plain data`);
     },
-  } as unknown as Queryable;
+  } as unknown as ExecutionContext['db'];
   return {
     activityId: randomUUID(),
     organizationId: ORGANIZATION_ID,

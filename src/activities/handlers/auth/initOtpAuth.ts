@@ -8,12 +8,8 @@ import { invalidField, resourceExhausted } from '../../../errors.ts';
 import { generateOtpCode, hashOtpCode } from '../../../otp/code.ts';
 import { canonicalEmailAddress, emailAddressProblem, headerSafeProblem, MAX_EMAIL_LENGTH, normalizePhoneNumber } from '../../../otp/contact.ts';
 import { renderOtpSms, storedPayload, type OtpEmail, type OtpSms } from '../../../otp/messages.ts';
-import { NEW_ACTIVITY } from '../../../store/activities.ts';
-import { chosenEmailTemplate, emailTemplateExists } from '../../../store/emailTemplates.ts';
-import { insertOtp } from '../../../store/otps.ts';
-import { queueMessage } from '../../../store/outbox.ts';
-import { takeFromRateWindow, type RateLimit } from '../../../store/rateWindows.ts';
-import { senderDomainRegistered } from '../../../store/senderDomains.ts';
+import { check, queue, take, write, type Effect } from '../../../store/effects.ts';
+import type { RateLimit } from '../../../store/rateWindows.ts';
 import type { ActivityHandler, ActivityPlan, ExecutionContext } from '../../handler.ts';
 import { objectExpected, text, trueOrFalse, wholeSeconds } from '../../wire/parameters.ts';
 import { UUID_PATTERN } from '../../../wire/uuid.ts';
@@ -336,9 +332,9 @@ export const initOtpAuth: ActivityHandler<typeof initOtpAuthParameters, InitOtpA
 };
 
 /**
- * The effect of issuing an OTP, shared with init_otp: the rate-limit gates, the sender-domain and
- * template guards, the OTP row and its message. `targetPrivateKey` (init_otp's HPKE target key, hex)
- * is kept sealed with the OTP until it is used.
+ * The effect of issuing an OTP, shared with init_otp: the sender-domain and template checks, the
+ * sends taken from the rate windows, the OTP row and its message. `targetPrivateKey` (init_otp's HPKE
+ * target key, hex) is kept sealed with the OTP until it is used.
  */
 export async function planOtpIssue(
   context: ExecutionContext,
@@ -350,40 +346,45 @@ export async function planOtpIssue(
   if (logoUrl?.startsWith('http:') && !context.config.allowHttpLogos) {
     throw invalidField('parameters.emailCustomization.logoUrl', 'must be an https URL');
   }
-  const guards: NonNullable<ActivityPlan['guards']> = [];
+  const checks: Effect[] = [];
   if (intent.sendFromEmailAddress !== undefined) {
     const address = intent.sendFromEmailAddress;
     const domain = address.slice(address.lastIndexOf('@') + 1).toLowerCase();
-    guards.push({
-      condition: senderDomainRegistered(organizationId, domain),
-      error: invalidField(
-        'parameters.sendFromEmailAddress',
-        `domain ${domain} is not registered for this organization; register it with ` +
-          `\`signet sender-domain add --org ${organizationId} --domain ${domain}\` (POST /admin/v1/organizations/{id}/sender-domains) or omit sendFromEmailAddress`,
+    checks.push(
+      check(
+        'senderDomainRegistered',
+        [organizationId, domain],
+        invalidField(
+          'parameters.sendFromEmailAddress',
+          `domain ${domain} is not registered for this organization; register it with ` +
+            `\`signet sender-domain add --org ${organizationId} --domain ${domain}\` (POST /admin/v1/organizations/{id}/sender-domains) or omit sendFromEmailAddress`,
+        ),
       ),
-    });
+    );
   }
   // The template is chosen now (the one asked for, else the newest, picked in the activity's
   // statement) and copied into the message, so its sending reads no template.
   const requested = intent.otpType === 'OTP_TYPE_EMAIL' ? intent.emailCustomization?.templateId : undefined;
   if (requested !== undefined) {
-    guards.push({
-      condition: emailTemplateExists(organizationId, requested),
-      error: invalidField(
-        'parameters.emailCustomization.templateId',
-        `no email template with id ${requested} exists for this organization; list them with ` +
-          '"signet template list --org ID", or omit templateId to use the most recent one',
+    checks.push(
+      check(
+        'emailTemplateExists',
+        [organizationId, requested],
+        invalidField(
+          'parameters.emailCustomization.templateId',
+          `no email template with id ${requested} exists for this organization; list them with ` +
+            '"signet template list --org ID", or omit templateId to use the most recent one',
+        ),
       ),
-    });
+    );
   }
 
   const limits = context.config.otpRateLimits;
   const channel = intent.otpType === 'OTP_TYPE_SMS' ? 'SMS' : 'email';
   // A scope names its organization in one spelling: the envelope's organizationId is as the client
   // wrote it, and a UUID in capitals is the same organization (the contact is canonical already).
-  const quota = (scope: 'user_identifier' | 'contact', value: string, limit: RateLimit, label: string) => ({
-    gate: takeFromRateWindow(`${scope}:${intent.otpType}:${organizationId.toLowerCase()}:${value}`, limit),
-    error: (detail: unknown) => {
+  const quota = (scope: 'user_identifier' | 'contact', value: string, limit: RateLimit, label: string) =>
+    take('rateWindow', [`${scope}:${intent.otpType}:${organizationId.toLowerCase()}:${value}`, limit], (detail) => {
       const retryAfter = Math.max(1, Number(detail) || 1);
       // Its first words are those @turnkey/core looks for to tell its app the limit was reached.
       return resourceExhausted(
@@ -392,10 +393,9 @@ export async function planOtpIssue(
           `every ${limit.windowSeconds} seconds; retry in ${retryAfter} seconds`,
         retryAfter,
       );
-    },
-  });
+    });
   // The user's own budget first: a refusal for the contact then costs only the user's.
-  const gates =
+  const quotas =
     intent.otpType === 'OTP_TYPE_SMS'
       ? [
           ...(intent.userIdentifier !== undefined ? [quota('user_identifier', intent.userIdentifier, limits.smsPerUser, 'this userIdentifier')] : []),
@@ -410,10 +410,10 @@ export async function planOtpIssue(
   const toSend = message(intent, expirationSeconds);
   return {
     result: { otpId },
-    guards,
-    gates,
-    rows: [
-      insertOtp(NEW_ACTIVITY, {
+    effects: [
+      ...checks,
+      ...quotas,
+      write('insertOtp', {
         id: otpId,
         organizationId,
         otpType: intent.otpType,
@@ -426,16 +426,15 @@ export async function planOtpIssue(
         createdAt: context.now,
         ...(targetPrivateKey === undefined ? {} : { targetPrivateKey: { hex: targetPrivateKey, secret: context.secret } }),
       }),
-      queueMessage(NEW_ACTIVITY, {
+      queue({
         id: outboxId,
         organizationId,
         otpId,
         channel: toSend.channel,
         payload: storedPayload(context.secret, outboxId, toSend, code),
-        ...(toSend.channel === 'email' ? { filledIn: chosenEmailTemplate(organizationId, requested) } : {}),
+        ...(toSend.channel === 'email' ? { emailTemplate: { organizationId, templateId: requested } } : {}),
       }),
     ],
-    queuesDelivery: true,
   };
 }
 

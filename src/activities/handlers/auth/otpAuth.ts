@@ -10,9 +10,8 @@ import { notFound } from '../../../errors.ts';
 import { P256_PUBLIC_KEY_PATTERN, p256PointHex } from '../../../keys/p256.ts';
 import { sealNewCredential } from '../../../otp/credentialBundle.ts';
 import { canonicalEmailAddress } from '../../../otp/contact.ts';
-import { NEW_ACTIVITY } from '../../../store/activities.ts';
-import { insertApiKeysOfActivity, lockUserApiKeys, revokeOtherOtpAuthKeys } from '../../../store/apiKeys.ts';
-import { findUserByContact, markUserContactVerified, userActive } from '../../../store/users.ts';
+import { check, lock, write } from '../../../store/effects.ts';
+import { findUserByContact } from '../../../store/users.ts';
 import type { ActivityHandler } from '../../handler.ts';
 import { name, objectExpected, trueOrFalse, wholeSeconds } from '../../wire/parameters.ts';
 import { checkCode, claimGate, otpCodeParameter, otpIdParameter, redactOtpCode, verifiableOtp } from './otpCheck.ts';
@@ -120,18 +119,22 @@ export const otpAuth: ActivityHandler<typeof parameters, OtpAuthResult> = {
       result: { userId: user.id, apiKeyId, credentialBundle: credential.credentialBundle },
       // Whoever reads the bundle with the target's private key holds the key: it is not stored.
       secretFields: ['credentialBundle'],
-      guards: [{ condition: userActive(organizationId, user.id), error: notFound('USER_NOT_FOUND', `the user with the ${named} was removed; create the user again, then send a new code`) }],
-      // The OTP is used by the activity's statement itself: two right codes at once make one key.
-      gates: [claimGate(context, otp.id, CODE_FIELD)],
-      rows: [
-        insertApiKeysOfActivity(NEW_ACTIVITY, organizationId, [key], now),
+      effects: [
+        check('userActive', [organizationId, user.id], notFound('USER_NOT_FOUND', `the user with the ${named} was removed; create the user again, then send a new code`)),
+        // The OTP is used by the activity's statement itself: two right codes at once make one key.
+        claimGate(context, otp.id, CODE_FIELD),
+        write('insertApiKeys', organizationId, [key], now),
         // The code proves the contact for this user only.
-        markUserContactVerified(NEW_ACTIVITY, organizationId, user.id, contact, now),
-        ...(intent.invalidateExisting ? [revokeOtherOtpAuthKeys(NEW_ACTIVITY, { organizationId, userId: user.id, keepPublicKey: key.publicKey, now })] : []),
+        write('markUserContactVerified', organizationId, user.id, contact, now),
+        ...(intent.invalidateExisting
+          ? [
+              write('revokeOtherOtpAuthKeys', { organizationId, userId: user.id, keepPublicKey: key.publicKey, now }),
+              // Ending the other keys and making this one is one step per user: a concurrent otp_auth
+              // holding the lock commits its key first, and this statement then sees it and ends it.
+              lock('userApiKeys', organizationId, user.id),
+            ]
+          : []),
       ],
-      // Ending the other keys and making this one is one step per user: a concurrent otp_auth holding
-      // the lock commits its key first, and this statement then sees it and ends it.
-      ...(intent.invalidateExisting ? { locks: [lockUserApiKeys(organizationId, user.id)] } : {}),
     };
   },
 };

@@ -1,14 +1,14 @@
 // Checking a code against an issued OTP, for every activity that takes one (verify_otp in its two
 // shapes, otp_auth): the OTP of the organization while it can still be verified, the code compared
 // in constant time with at most MAX_FAILED_ATTEMPTS wrong guesses (each counted on its own), and the
-// gate that uses the OTP once, in the activity's own statement.
+// take that uses the OTP once, in the activity's own statement.
 import { timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import { credentialRefused, invalidField, notFound, type SignetError } from '../../../errors.ts';
 import { CROCKFORD_ALPHABET, DIGIT_ALPHABET, hashOtpCode, normalizeOtpCode } from '../../../otp/code.ts';
 import { MAX_OTP_CODE_LENGTH } from '../../../otp/targetBundle.ts';
-import type { Gate } from '../../../store/gate.ts';
-import { claimOtp, countWrongGuess, findOtp, otpState, type OtpRecord } from '../../../store/otps.ts';
+import { take, type Effect } from '../../../store/effects.ts';
+import { countWrongGuess, findOtp, type OtpRecord } from '../../../store/otps.ts';
 import type { ExecutionContext } from '../../handler.ts';
 import { UUID_PATTERN } from '../../../wire/uuid.ts';
 
@@ -93,24 +93,21 @@ export async function checkCode(context: ExecutionContext, otp: OtpRecord, given
 }
 
 /**
- * The gate of a plan once the code is right: the OTP used by the activity's own statement, only
+ * What a plan takes once the code is right: the OTP's one use, by the activity's own statement, only
  * while still unused, unexpired and under the limit there, so two concurrent right guesses cannot
- * both succeed.
+ * both succeed. The refusal says why from the OTP's state then.
  */
-export function claimGate(context: ExecutionContext, id: string, field: string): { gate: Gate; error: (detail: unknown) => SignetError } {
-  return {
-    gate: { statement: claimOtp(context.organizationId, id, context.now, MAX_FAILED_ATTEMPTS), detail: otpState(id) },
-    error: (detail) => {
-      const state = (detail ?? {}) as { usedAt?: string | null; expiresAt?: string; failedAttempts?: number };
-      return (
-        otpRefusal(
-          { usedAt: state.usedAt ? new Date(state.usedAt) : null, expiresAt: new Date(state.expiresAt ?? 0), failedAttempts: state.failedAttempts ?? 0 },
-          context.now,
-          field,
-        ) ?? invalidField(field, `this OTP was already used; ${NEW_CODE}`, 'OTP_ALREADY_USED')
-      );
-    },
-  };
+export function claimGate(context: ExecutionContext, id: string, field: string): Effect {
+  return take('otp', [context.organizationId, id, context.now, MAX_FAILED_ATTEMPTS], (detail) => {
+    const state = (detail ?? {}) as { usedAt?: string | null; expiresAt?: string; failedAttempts?: number };
+    return (
+      otpRefusal(
+        { usedAt: state.usedAt ? new Date(state.usedAt) : null, expiresAt: new Date(state.expiresAt ?? 0), failedAttempts: state.failedAttempts ?? 0 },
+        context.now,
+        field,
+      ) ?? invalidField(field, `this OTP was already used; ${NEW_CODE}`, 'OTP_ALREADY_USED')
+    );
+  });
 }
 
 const tooManyAttempts = (field: string) => invalidField(field, `too many wrong attempts; ${NEW_CODE}`, 'OTP_ATTEMPTS_EXHAUSTED');

@@ -7,9 +7,8 @@ import { z } from 'zod';
 import { invalidField, notFound } from '../../../errors.ts';
 import { clientSignatureProblem, CLIENT_SIGNATURE_SCHEME } from '../../../otp/clientSignature.ts';
 import { MAX_VERIFICATION_TOKEN_LENGTH, readVerificationToken, VERIFICATION_TOKEN_KEY, verifiedContact } from '../../../otp/verificationToken.ts';
-import { NEW_ACTIVITY } from '../../../store/activities.ts';
-import { findUserByContact, markUserContactVerified, userActive } from '../../../store/users.ts';
-import { useVerificationToken, verificationTokenUsedAt } from '../../../store/verificationTokens.ts';
+import { check, take, write } from '../../../store/effects.ts';
+import { findUserByContact } from '../../../store/users.ts';
 import type { ActivityHandler, ExecutionContext } from '../../handler.ts';
 import { objectExpected } from '../../wire/parameters.ts';
 import { tokenReaches } from '../../../auth/tokenScope.ts';
@@ -165,23 +164,16 @@ async function planLogin(context: ExecutionContext, intent: OtpLoginIntent, sign
   const session = await planSession(context, user.id, intent);
   return {
     result: session.result,
-    guards: [
-      { condition: userActive(organizationId, user.id), error: notFound('USER_NOT_FOUND', `the user with the ${named} was removed; create the user again, then log in`) },
-      ...session.guards,
-    ],
-    // The token is used by the activity's statement itself: two logins with one token, even at once, make one session.
-    gates: [
-      {
-        gate: { statement: useVerificationToken({ id: token.id, organizationId, expiresAt: token.expiresAt }, 'login', context.activityId, now), detail: verificationTokenUsedAt(token.id, 'login') },
-        error: () => invalidField(TOKEN_FIELD, 'was already used to log in; verify a new code to log in again'),
-      },
-    ],
-    rows: [
-      ...session.rows,
+    effects: [
+      check('userActive', [organizationId, user.id], notFound('USER_NOT_FOUND', `the user with the ${named} was removed; create the user again, then log in`)),
+      ...session.effects,
+      // The token is used by the activity's statement itself: two logins with one token, even at once, make one session.
+      take('verificationToken', [{ id: token.id, organizationId, expiresAt: token.expiresAt }, 'login', context.activityId, now], () =>
+        invalidField(TOKEN_FIELD, 'was already used to log in; verify a new code to log in again'),
+      ),
       // The token proves the contact for the user it logs in (only while the user still has it), never
       // for the other users, elsewhere, who typed the same contact.
-      markUserContactVerified(NEW_ACTIVITY, organizationId, user.id, contact, now),
+      write('markUserContactVerified', organizationId, user.id, contact, now),
     ],
-    ...(session.locks ? { locks: session.locks } : {}),
   };
 }

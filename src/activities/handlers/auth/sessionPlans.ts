@@ -6,8 +6,7 @@ import { z } from 'zod';
 import { invalidField } from '../../../errors.ts';
 import { P256_PUBLIC_KEY_PATTERN, p256PointHex } from '../../../keys/p256.ts';
 import { signSession } from '../../../otp/session.ts';
-import { NEW_ACTIVITY } from '../../../store/activities.ts';
-import { lockUserApiKeys, registerSessionKey, revokeOtherSessionKeys, sessionKeyAvailable } from '../../../store/apiKeys.ts';
+import { check, lock, write } from '../../../store/effects.ts';
 import type { ActivityPlan, ExecutionContext } from '../../handler.ts';
 import { trueOrFalse, wholeSeconds } from '../../wire/parameters.ts';
 import { SERVICE_KEYS } from '../../lifecycle/serviceKeys.ts';
@@ -69,15 +68,11 @@ export function checkSessionIntent(intent: SessionIntent): void {
 }
 
 /**
- * The session of the organization's user `userId` for intent.publicKey: its JWT, the guard that the
+ * The session of the organization's user `userId` for intent.publicKey: its JWT, the check that the
  * key may become the user's session key, and the rows that register it (and end the user's other
  * session keys when invalidateExisting says so). The caller adds what its own login checks.
  */
-export async function planSession(
-  context: ExecutionContext,
-  userId: string,
-  intent: SessionIntent,
-): Promise<Required<Pick<ActivityPlan<SessionResult>, 'result' | 'guards' | 'rows'>> & Pick<ActivityPlan, 'locks'>> {
+export async function planSession(context: ExecutionContext, userId: string, intent: SessionIntent): Promise<ActivityPlan<SessionResult>> {
   const { organizationId, now } = context;
   const sessionKey = p256PointHex(intent.publicKey)!.compressed;
   const expiresAt = new Date(now.getTime() + Number(intent.expirationSeconds) * 1000);
@@ -89,22 +84,25 @@ export async function planSession(
   });
   return {
     result: { session },
-    guards: [
-      {
-        condition: sessionKeyAvailable(organizationId, userId, sessionKey),
-        error: invalidField(
+    effects: [
+      check(
+        'sessionKeyAvailable',
+        [organizationId, userId, sessionKey],
+        invalidField(
           'parameters.publicKey',
           "is already a key of this organization, its parent or one of their sub-organizations (an API key, or another user's session key); create a new key pair for the session",
           'PUBLIC_KEY_TAKEN',
         ),
-      },
+      ),
+      write('registerSessionKey', { id: randomUUID(), organizationId, userId, publicKey: sessionKey, expiresAt, now }),
+      ...(intent.invalidateExisting
+        ? [
+            write('revokeOtherSessionKeys', { organizationId, userId, keepPublicKey: sessionKey, now }),
+            // Ending the other sessions and starting this one is one step per user: a concurrent login
+            // holding the lock commits its session first, and this statement then sees it and ends it.
+            lock('userApiKeys', organizationId, userId),
+          ]
+        : []),
     ],
-    rows: [
-      registerSessionKey(NEW_ACTIVITY, { id: randomUUID(), organizationId, userId, publicKey: sessionKey, expiresAt, now }),
-      ...(intent.invalidateExisting ? [revokeOtherSessionKeys(NEW_ACTIVITY, { organizationId, userId, keepPublicKey: sessionKey, now })] : []),
-    ],
-    // Ending the other sessions and starting this one is one step per user: a concurrent login
-    // holding the lock commits its session first, and this statement then sees it and ends it.
-    ...(intent.invalidateExisting ? { locks: [lockUserApiKeys(organizationId, userId)] } : {}),
   };
 }

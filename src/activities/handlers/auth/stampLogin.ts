@@ -5,9 +5,7 @@
 // otp_login's.
 import { z } from 'zod';
 import { notFound, unauthenticated } from '../../../errors.ts';
-import { NEW_ACTIVITY } from '../../../store/activities.ts';
-import { markUserContactVerified, userActive } from '../../../store/users.ts';
-import { useVerificationToken, verificationTokenUsedAt } from '../../../store/verificationTokens.ts';
+import { check, take, write } from '../../../store/effects.ts';
 import type { ActivityHandler, ActivityPlan, ExecutionContext } from '../../handler.ts';
 import { objectExpected } from '../../wire/parameters.ts';
 import { checkSessionIntent, planSession, sessionParameterFields, sessionResultSchema, type SessionIntent, type SessionResult } from './sessionPlans.ts';
@@ -46,30 +44,20 @@ async function planStampLogin(context: ExecutionContext, intent: SessionIntent):
   const credential = principal.credential;
   return {
     result: session.result,
-    guards: [
-      { condition: userActive(organizationId, principal.userId), error: notFound('USER_NOT_FOUND', `user ${principal.userId} was removed; it can no longer log in`) },
-      ...session.guards,
-    ],
-    // An attested stamp's verification token is used by the activity's statement itself: two
-    // logins with one token, even at once, make one session.
-    ...(credential.kind === 'verificationToken'
-      ? {
-          gates: [
-            {
-              gate: {
-                statement: useVerificationToken({ id: credential.tokenId, organizationId, expiresAt: credential.expiresAt }, 'login', context.activityId, now),
-                detail: verificationTokenUsedAt(credential.tokenId, 'login'),
-              },
-              error: () => unauthenticated('X-Stamp-Attested: the verification token was already used to log in; verify a new code to log in again', 'replayed', 'VERIFICATION_TOKEN_USED'),
-            },
-          ],
-        }
-      : {}),
-    rows: [
-      ...session.rows,
+    effects: [
+      check('userActive', [organizationId, principal.userId], notFound('USER_NOT_FOUND', `user ${principal.userId} was removed; it can no longer log in`)),
+      ...session.effects,
+      // An attested stamp's verification token is used by the activity's statement itself: two
+      // logins with one token, even at once, make one session.
+      ...(credential.kind === 'verificationToken'
+        ? [
+            take('verificationToken', [{ id: credential.tokenId, organizationId, expiresAt: credential.expiresAt }, 'login', context.activityId, now], () =>
+              unauthenticated('X-Stamp-Attested: the verification token was already used to log in; verify a new code to log in again', 'replayed', 'VERIFICATION_TOKEN_USED'),
+            ),
+          ]
+        : []),
       // An attested stamp's token proves its contact for the user it logs in, as otp_login's does.
-      ...(principal.attestedContact ? [markUserContactVerified(NEW_ACTIVITY, organizationId, principal.userId, principal.attestedContact, now)] : []),
+      ...(principal.attestedContact ? [write('markUserContactVerified', organizationId, principal.userId, principal.attestedContact, now)] : []),
     ],
-    ...(session.locks ? { locks: session.locks } : {}),
   };
 }

@@ -190,6 +190,6 @@ function claimed(context: ExecutionContext, otp: OtpRecord, field: string, verif
   return {
     result: { verificationToken },
     ...(bearer ? { secretFields: ['verificationToken'] } : {}),
-    gates: [claimGate(context, id, field)],
+    effects: [claimGate(context, id, field)],
   };
 }
