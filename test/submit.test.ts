@@ -2,14 +2,13 @@
 // shape, votes, fingerprint, idempotency (also concurrent), liveness, and every error row of
 // the error shape of src/errors.ts with nothing half-written.
 import assert from 'node:assert/strict';
-import { createHash, createPublicKey, verify } from 'node:crypto';
+import { createHash, createPublicKey, randomUUID, verify } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { z } from 'zod';
 import { ApiKeyStamper } from '@turnkey/api-key-stamper';
 import type { ActivityHandler } from '../src/activities/handler.ts';
 import { activityHandlers } from '../src/activities/registry.ts';
-import { NEW_ACTIVITY } from '../src/store/activities.ts';
-import { sql } from '../src/store/sql.ts';
+import { write } from '../src/store/effects.ts';
 import { testDatabases } from './support/databases.ts';
 import { startTestServer, type Credentials, type TestServer } from './support/server.ts';
 
@@ -308,12 +307,20 @@ for (const tdb of testDatabases) {
       ...activityHandlers.find((h) => h.path === 'create_smart_contract_interface')!,
       parameters: z.strictObject({ label: z.string() }),
       async execute(context) {
+        const row = {
+          organizationId: context.organizationId,
+          smartContractAddress: '0xdAC17F958D2ee523a2206206994597C13D831ec7',
+          smartContractInterface: '[]',
+          type: 'SMART_CONTRACT_INTERFACE_TYPE_ETHEREUM',
+          label: 'half',
+          notes: '',
+          digest: 'sha256:00',
+          createdAt: context.now,
+        } as const;
         return {
           result: {},
-          rows: [
-            sql`INSERT INTO sender_domains (id, organization_id, domain) SELECT gen_random_uuid(), ${context.organizationId}::uuid, 'half.example' FROM ${NEW_ACTIVITY}`,
-            sql`INSERT INTO sender_domains (id, organization_id, domain) SELECT gen_random_uuid(), ${context.organizationId}::uuid, (1 / 0)::text FROM ${NEW_ACTIVITY}`,
-          ],
+          // The second row's id is no UUID: PostgreSQL refuses it once the first row is written.
+          effects: [write('insertSmartContractInterface', { ...row, id: randomUUID() }), write('insertSmartContractInterface', { ...row, id: 'not-a-uuid' })],
         };
       },
     };
@@ -325,14 +332,14 @@ for (const tdb of testDatabases) {
     });
     after(() => server.close());
 
-    test('500 with a retryable message, no activity, no vote, no domain row', async () => {
+    test('500 with a retryable message, no activity, no vote, no interface row', async () => {
       const body = JSON.stringify({ ...contractBody(org.organizationId), parameters: { label: 'x' } });
       const sent = await post(server, SUBMIT_CONTRACT, body, await stamped(org, body));
       assertError(sent, 500, 13, /nothing was stored/);
-      assert.doesNotMatch(JSON.stringify(sent.json), /division by zero/);
+      assert.doesNotMatch(JSON.stringify(sent.json), /invalid input syntax|not-a-uuid/);
       assert.equal(await count(server, 'activities'), 0);
       assert.equal(await count(server, 'votes'), 0, 'no vote');
-      assert.equal(await count(server, 'sender_domains'), 0);
+      assert.equal(await count(server, 'smart_contract_interfaces'), 0);
     });
   });
 }
