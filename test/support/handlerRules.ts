@@ -1,12 +1,13 @@
 // Runs a handler's execute on plain data, without a store: what it plans (its result and effects)
 // is what a test of its rules reads. A handler that reads the store first (an OTP, a user by
 // contact) is not for this helper: its context's store refuses every query, naming the handler.
+// Nothing here imports src/store/db.ts, not even a type: a test importing it is not a unit test
+// (scripts/unit-tests.js).
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import type { ActivityHandler, ActivityPlan, ExecutionContext } from '../../src/activities/handler.ts';
 import type { Principal } from '../../src/auth/principal.ts';
 import { loadConfig } from '../../src/config.ts';
-import type { Queryable } from '../../src/store/db.ts';
 import type { Effect } from '../../src/store/effects.ts';
 
 export const ORGANIZATION_ID = '7f4e2c1a-0b3d-4e5f-8a9b-1c2d3e4f5a6b';
@@ -34,7 +35,7 @@ export function rulesContext(handler: Pick<ActivityHandler, 'path'>, overrides: 
     query() {
       throw new Error(`${handler.path} read the store: its rules are not plain data`);
     },
-  } as unknown as Queryable;
+  } as unknown as ExecutionContext['db'];
   return {
     activityId: randomUUID(),
     organizationId: ORGANIZATION_ID,
