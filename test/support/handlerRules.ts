@@ -1,6 +1,8 @@
 // Runs a handler's execute on plain data, without a store: what it plans (its result and effects)
 // is what a test of its rules reads. A handler that reads the store first (an OTP, a user by
 // contact) is not for this helper: its context's store refuses every query, naming the handler.
+// Nothing here imports src/store/db.ts, not even a type: a test importing it is not a unit test
+// (scripts/unit-tests.js).
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import type { ActivityHandler, ActivityPlan, ExecutionContext } from '../../src/activities/handler.ts';

@@ -5,9 +5,7 @@
 import { z } from 'zod';
 import { invalidField, notFound } from '../../../errors.ts';
 import { p256PointHex } from '../../../keys/p256.ts';
-import { NEW_ACTIVITY } from '../../../store/activities.ts';
-import { apiKeysFree, insertApiKeysOfActivity, lockUserApiKeys, userApiKeysWithin } from '../../../store/apiKeys.ts';
-import { userActive } from '../../../store/users.ts';
+import { check, lock, take, write } from '../../../store/effects.ts';
 import { apiKeyParameter, newApiKey, publicKeysTaken } from './apiKeyParameters.ts';
 import type { ActivityHandler } from '../../handler.ts';
 
@@ -78,26 +76,24 @@ export const createApiKeys: ActivityHandler<typeof parameters, z.infer<typeof re
       return adding === 0
         ? []
         : [
-            {
-              condition: userApiKeysWithin(userId, now, expiring, adding, MAX_API_KEYS_PER_USER),
-              error: invalidField(
-                field,
-                `the user would have more than ${MAX_API_KEYS_PER_USER} live API keys ${what} (${adding} in this request); delete some first (delete_api_keys)`,
-              ),
-            },
+            check(
+              'userApiKeysWithin',
+              [userId, now, expiring, adding, MAX_API_KEYS_PER_USER],
+              invalidField(field, `the user would have more than ${MAX_API_KEYS_PER_USER} live API keys ${what} (${adding} in this request); delete some first (delete_api_keys)`),
+            ),
           ];
     };
     return {
       result: { apiKeyIds: keys.map((key) => key.id) },
-      guards: [
-        { condition: userActive(organizationId, userId), error: notFound('USER_NOT_FOUND', `parameters.userId: no user ${userId} in organization ${organizationId} (or it was removed)`) },
+      effects: [
+        check('userActive', [organizationId, userId], notFound('USER_NOT_FOUND', `parameters.userId: no user ${userId} in organization ${organizationId} (or it was removed)`)),
         ...bound(false),
         ...bound(true),
+        take('apiKeys', [organizationId, [...fields.keys()]], (detail) => publicKeysTaken(detail, fields, 'parameters.apiKeys')),
+        write('insertApiKeys', organizationId, keys, now),
+        // Concurrent creations for the user count each other's keys: one waits for the other to commit.
+        lock('userApiKeys', organizationId, userId),
       ],
-      gates: [{ gate: apiKeysFree(organizationId, [...fields.keys()]), error: (detail) => publicKeysTaken(detail, fields, 'parameters.apiKeys') }],
-      rows: [insertApiKeysOfActivity(NEW_ACTIVITY, organizationId, keys, now)],
-      // Concurrent creations for the user count each other's keys: one waits for the other to commit.
-      locks: [lockUserApiKeys(organizationId, userId)],
     };
   },
 };

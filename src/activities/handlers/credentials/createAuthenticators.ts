@@ -6,10 +6,8 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { invalidField, notFound } from '../../../errors.ts';
 import { verifiedRegistration } from './passkeyRegistration.ts';
-import { NEW_ACTIVITY } from '../../../store/activities.ts';
-import { lockUserApiKeys } from '../../../store/apiKeys.ts';
-import { credentialIdsFree, insertAuthenticatorsOfActivity, userAuthenticatorsWithin, type NewAuthenticator } from '../../../store/authenticators.ts';
-import { userActive } from '../../../store/users.ts';
+import type { NewAuthenticator } from '../../../store/authenticators.ts';
+import { check, lock, take, write } from '../../../store/effects.ts';
 import { refusedFields, RACED } from './apiKeyParameters.ts';
 import { authenticator, MAX_CREDENTIALS } from '../users/createUsers.ts';
 import type { ActivityHandler } from '../../handler.ts';
@@ -78,32 +76,28 @@ export const createAuthenticators: ActivityHandler<typeof parameters, z.infer<ty
     }
     return {
       result: { authenticatorIds: authenticators.map((a) => a.id) },
-      guards: [
-        { condition: userActive(organizationId, userId), error: notFound('USER_NOT_FOUND', `parameters.userId: no user ${userId} in organization ${organizationId} (or it was removed)`) },
-        {
-          condition: userAuthenticatorsWithin(userId, authenticators.length, MAX_AUTHENTICATORS_PER_USER),
-          error: invalidField(
+      effects: [
+        check('userActive', [organizationId, userId], notFound('USER_NOT_FOUND', `parameters.userId: no user ${userId} in organization ${organizationId} (or it was removed)`)),
+        check(
+          'userAuthenticatorsWithin',
+          [userId, authenticators.length, MAX_AUTHENTICATORS_PER_USER],
+          invalidField(
             'parameters.authenticators',
             `the user would have more than ${MAX_AUTHENTICATORS_PER_USER} passkeys (${authenticators.length} in this request); delete some first (delete_authenticators)`,
           ),
-        },
+        ),
+        take('credentialIds', [[...fields.keys()]], (detail) => {
+          const taken = (Array.isArray(detail) ? detail : []) as string[];
+          return refusedFields(
+            taken.flatMap((id) => (fields.has(id) ? [{ field: fields.get(id)!, description: 'this credential is already registered' }] : [])),
+            'parameters.authenticators',
+            `a passkey ${RACED}`,
+          );
+        }),
+        write('insertAuthenticators', organizationId, authenticators, now),
+        // Concurrent registrations for the user count each other's passkeys: one waits for the other to commit.
+        lock('userApiKeys', organizationId, userId),
       ],
-      gates: [
-        {
-          gate: credentialIdsFree([...fields.keys()]),
-          error: (detail) => {
-            const taken = (Array.isArray(detail) ? detail : []) as string[];
-            return refusedFields(
-              taken.flatMap((id) => (fields.has(id) ? [{ field: fields.get(id)!, description: 'this credential is already registered' }] : [])),
-              'parameters.authenticators',
-              `a passkey ${RACED}`,
-            );
-          },
-        },
-      ],
-      rows: [insertAuthenticatorsOfActivity(NEW_ACTIVITY, organizationId, authenticators, now)],
-      // Concurrent registrations for the user count each other's passkeys: one waits for the other to commit.
-      locks: [lockUserApiKeys(organizationId, userId)],
     };
   },
 };

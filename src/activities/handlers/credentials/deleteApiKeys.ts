@@ -5,8 +5,7 @@
 // is refused.
 import { z } from 'zod';
 import { notFound } from '../../../errors.ts';
-import { NEW_ACTIVITY } from '../../../store/activities.ts';
-import { apiKeyOfUserNotRevoked, revokeApiKeysOfActivity } from '../../../store/apiKeys.ts';
+import { check, write } from '../../../store/effects.ts';
 import type { ActivityHandler } from '../../handler.ts';
 import { idList } from '../../wire/parameters.ts';
 
@@ -45,11 +44,10 @@ export const deleteApiKeys: ActivityHandler<typeof parameters, z.infer<typeof re
     const ids = intent.apiKeyIds.map((id) => id.toLowerCase());
     return {
       result: { apiKeyIds: ids },
-      guards: ids.map((id, i) => ({
-        condition: apiKeyOfUserNotRevoked(organizationId, userId, id),
-        error: notFound('API_KEY_NOT_FOUND', `parameters.apiKeyIds[${i}]: no API key ${id} of user ${userId} in organization ${organizationId} that is not revoked`),
-      })),
-      rows: [revokeApiKeysOfActivity(NEW_ACTIVITY, { organizationId, userId, ids, now })],
+      effects: [
+        ...ids.map((id, i) => check('apiKeyOfUserNotRevoked', [organizationId, userId, id], notFound('API_KEY_NOT_FOUND', `parameters.apiKeyIds[${i}]: no API key ${id} of user ${userId} in organization ${organizationId} that is not revoked`))),
+        write('revokeApiKeys', { organizationId, userId, ids, now }),
+      ],
     };
   },
 };

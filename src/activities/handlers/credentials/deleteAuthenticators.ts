@@ -4,8 +4,7 @@
 // refuses it.
 import { z } from 'zod';
 import { notFound } from '../../../errors.ts';
-import { NEW_ACTIVITY } from '../../../store/activities.ts';
-import { authenticatorOfUserNotRevoked, revokeAuthenticatorsOfActivity } from '../../../store/authenticators.ts';
+import { check, write } from '../../../store/effects.ts';
 import type { ActivityHandler } from '../../handler.ts';
 import { idList } from '../../wire/parameters.ts';
 import { userIdParameter } from '../users/userChanges.ts';
@@ -44,11 +43,10 @@ export const deleteAuthenticators: ActivityHandler<typeof parameters, z.infer<ty
     const ids = intent.authenticatorIds.map((id) => id.toLowerCase());
     return {
       result: { authenticatorIds: ids },
-      guards: ids.map((id, i) => ({
-        condition: authenticatorOfUserNotRevoked(organizationId, userId, id),
-        error: notFound('AUTHENTICATOR_NOT_FOUND', `parameters.authenticatorIds[${i}]: no passkey ${id} of user ${userId} in organization ${organizationId} that is not revoked`),
-      })),
-      rows: [revokeAuthenticatorsOfActivity(NEW_ACTIVITY, { organizationId, userId, ids, now })],
+      effects: [
+        ...ids.map((id, i) => check('authenticatorOfUserNotRevoked', [organizationId, userId, id], notFound('AUTHENTICATOR_NOT_FOUND', `parameters.authenticatorIds[${i}]: no passkey ${id} of user ${userId} in organization ${organizationId} that is not revoked`))),
+        write('revokeAuthenticators', { organizationId, userId, ids, now }),
+      ],
     };
   },
 };

@@ -5,9 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { invalidArgument, invalidField, notFound } from '../../../errors.ts';
-import { NEW_ACTIVITY } from '../../../store/activities.ts';
-import { userActive } from '../../../store/users.ts';
-import { insertUserTagMembersOfActivity, insertUserTagOfActivity, userTagNameFree, userTagsBelow } from '../../../store/userTags.ts';
+import { changeAuthority, check, write } from '../../../store/effects.ts';
 import type { ActivityHandler } from '../../handler.ts';
 import { idList, trimmedName } from '../../wire/parameters.ts';
 
@@ -51,26 +49,21 @@ export const createUserTag: ActivityHandler<typeof parameters, z.infer<typeof re
     const userTagId = randomUUID();
     const userIds = intent.userIds.map((id) => id.toLowerCase());
     return {
-      // Tags are what consensus rules count.
-      changesAuthority: true,
       result: { userTagId, userIds },
-      guards: [
-        {
-          condition: userTagNameFree(organizationId, intent.userTagName),
-          error: invalidField('parameters.userTagName', `the organization already has a tag named ${JSON.stringify(intent.userTagName)}; tag names are unique in an organization`),
-        },
-        {
-          condition: userTagsBelow(organizationId, MAX_USER_TAGS),
-          error: invalidArgument(`the organization has ${MAX_USER_TAGS} user tags, the most it may have; delete one first`),
-        },
-        ...userIds.map((userId, i) => ({
-          condition: userActive(organizationId, userId),
-          error: notFound('USER_NOT_FOUND', `parameters.userIds[${i}]: no user ${userId} in organization ${organizationId} (or it was removed)`),
-        })),
-      ],
-      rows: [
-        insertUserTagOfActivity(NEW_ACTIVITY, { id: userTagId, organizationId, name: intent.userTagName, now }),
-        ...(userIds.length > 0 ? [insertUserTagMembersOfActivity(NEW_ACTIVITY, userIds.map((userId) => ({ tagId: userTagId, userId })))] : []),
+      effects: [
+        // Tags are what consensus rules count.
+        changeAuthority(organizationId),
+        check(
+          'userTagNameFree',
+          [organizationId, intent.userTagName],
+          invalidField('parameters.userTagName', `the organization already has a tag named ${JSON.stringify(intent.userTagName)}; tag names are unique in an organization`),
+        ),
+        check('userTagsBelow', [organizationId, MAX_USER_TAGS], invalidArgument(`the organization has ${MAX_USER_TAGS} user tags, the most it may have; delete one first`)),
+        ...userIds.map((userId, i) =>
+          check('userActive', [organizationId, userId], notFound('USER_NOT_FOUND', `parameters.userIds[${i}]: no user ${userId} in organization ${organizationId} (or it was removed)`)),
+        ),
+        write('insertUserTag', { id: userTagId, organizationId, name: intent.userTagName, now }),
+        ...(userIds.length > 0 ? [write('insertUserTagMembers', userIds.map((userId) => ({ tagId: userTagId, userId })))] : []),
       ],
     };
   },

@@ -8,14 +8,13 @@ import { invalidField, notFound, type FieldViolation } from '../../../errors.ts'
 import { canonicalEmailAddress, emailAddressProblem, MAX_EMAIL_LENGTH, MAX_PHONE_INPUT_LENGTH, normalizePhoneNumber } from '../../../otp/contact.ts';
 import { p256PointHex } from '../../../keys/p256.ts';
 import { verifiedRegistration } from '../credentials/passkeyRegistration.ts';
-import { NEW_ACTIVITY } from '../../../store/activities.ts';
-import { apiKeysFree, insertApiKeysOfActivity, type NewApiKey } from '../../../store/apiKeys.ts';
-import { credentialIdsFree, insertAuthenticatorsOfActivity, type NewAuthenticator } from '../../../store/authenticators.ts';
-import { insertUsersOfActivity, lockOrganizationUsers, usersContactsFree, usersWithin, type NewUser } from '../../../store/users.ts';
-import { insertUserTagMembersOfActivity, lockUserTags, userTagOfOrganization } from '../../../store/userTags.ts';
+import type { NewApiKey } from '../../../store/apiKeys.ts';
+import type { NewAuthenticator } from '../../../store/authenticators.ts';
+import { changeAuthority, check, lock, take, write } from '../../../store/effects.ts';
+import type { NewUser } from '../../../store/users.ts';
 import { apiKeyParameter, newApiKey, publicKeysTaken, RACED, refusedFields, type ApiKeyParameter } from '../credentials/apiKeyParameters.ts';
 import { list, name, text, unsupported } from '../../wire/parameters.ts';
-import type { ActivityHandler, ActivityPlan, ExecutionContext } from '../../handler.ts';
+import type { ActivityHandler, ExecutionContext } from '../../handler.ts';
 
 // Bounds: one activity creates at most MAX_USERS users, each with at most MAX_CREDENTIALS keys and
 // as many passkeys (each passkey's attestation is verified before anything is written).
@@ -219,45 +218,38 @@ export const createUsers: ActivityHandler<typeof createUsersParameters, z.infer<
       }
     }
 
-    const gates: NonNullable<ActivityPlan['gates']> = [];
-    if (origins.contacts.some((c) => c.email !== undefined || c.phoneNumber !== undefined)) {
-      gates.push({ gate: usersContactsFree(organizationId, origins.contacts), error: (detail) => contactsTaken(detail, origins) });
-    }
-    if (keys.length > 0) {
-      gates.push({ gate: apiKeysFree(organizationId, [...origins.publicKeys.keys()]), error: (detail) => publicKeysTaken(detail, origins.publicKeys, 'parameters.users') });
-    }
-    if (authenticators.length > 0) {
-      gates.push({ gate: credentialIdsFree([...origins.credentialIds.keys()]), error: (detail) => credentialsTaken(detail, origins) });
-    }
     const tagIds = [...tagFields.keys()];
     return {
       result: { userIds: users.map((u) => u.id) },
-      guards: [
-        {
-          condition: usersWithin(organizationId, users.length, MAX_ORGANIZATION_USERS),
-          error: invalidField(
+      effects: [
+        check(
+          'usersWithin',
+          [organizationId, users.length, MAX_ORGANIZATION_USERS],
+          invalidField(
             'parameters.users',
             `an organization has at most ${MAX_ORGANIZATION_USERS} users (not removed), and these ${users.length} would make more; remove users first (delete_users)`,
           ),
-        },
-        ...tagIds.map((tagId) => ({
-          condition: userTagOfOrganization(organizationId, tagId),
-          error: notFound('USER_TAG_NOT_FOUND', `${tagFields.get(tagId)}: no user tag ${tagId} in organization ${organizationId}`),
-        })),
+        ),
+        ...tagIds.map((tagId) =>
+          check('userTagOfOrganization', [organizationId, tagId], notFound('USER_TAG_NOT_FOUND', `${tagFields.get(tagId)}: no user tag ${tagId} in organization ${organizationId}`)),
+        ),
+        ...(origins.contacts.some((c) => c.email !== undefined || c.phoneNumber !== undefined)
+          ? [take('usersContacts', [organizationId, origins.contacts], (detail) => contactsTaken(detail, origins))]
+          : []),
+        ...(keys.length > 0 ? [take('apiKeys', [organizationId, [...origins.publicKeys.keys()]], (detail) => publicKeysTaken(detail, origins.publicKeys, 'parameters.users'))] : []),
+        ...(authenticators.length > 0 ? [take('credentialIds', [[...origins.credentialIds.keys()]], (detail) => credentialsTaken(detail, origins))] : []),
+        write('insertUsers', organizationId, users, now),
+        ...(keys.length > 0 ? [write('insertApiKeys', organizationId, keys, now)] : []),
+        ...(authenticators.length > 0 ? [write('insertAuthenticators', organizationId, authenticators, now)] : []),
+        ...(members.length > 0 ? [write('insertUserTagMembers', members)] : []),
+        // A deletion of a tag running meanwhile either waits for these members (and then removes them
+        // with the tag) or commits first, and this statement then sees the tag gone (its check).
+        // Concurrent creations count the organization's users one after the other.
+        lock('organizationUsers', organizationId),
+        ...(tagIds.length > 0 ? [lock('userTags', organizationId, tagIds, 'share')] : []),
+        // Tags given to users change what consensus rules count.
+        ...(members.length > 0 ? [changeAuthority(organizationId)] : []),
       ],
-      gates,
-      rows: [
-        insertUsersOfActivity(NEW_ACTIVITY, organizationId, users, now),
-        ...(keys.length > 0 ? [insertApiKeysOfActivity(NEW_ACTIVITY, organizationId, keys, now)] : []),
-        ...(authenticators.length > 0 ? [insertAuthenticatorsOfActivity(NEW_ACTIVITY, organizationId, authenticators, now)] : []),
-        ...(members.length > 0 ? [insertUserTagMembersOfActivity(NEW_ACTIVITY, members)] : []),
-      ],
-      // A deletion of a tag running meanwhile either waits for these members (and then removes them
-      // with the tag) or commits first, and this statement then sees the tag gone (its guard).
-      // Concurrent creations count the organization's users one after the other.
-      locks: [lockOrganizationUsers(organizationId), ...(tagIds.length > 0 ? [lockUserTags(organizationId, tagIds, 'share')] : [])],
-      // Tags given to users change what consensus rules count.
-      ...(members.length > 0 ? { changesAuthority: true } : {}),
     };
   },
 };

@@ -3,8 +3,8 @@
 // the write and checked again in its statement (a concurrent change of members refuses the request).
 import { z } from 'zod';
 import { concurrentChange, notFound } from '../../../errors.ts';
-import { NEW_ACTIVITY } from '../../../store/activities.ts';
-import { deleteUserTagsOfActivity, lockUserTags, userTagMembers, userTagMembersAre, userTagOfOrganization } from '../../../store/userTags.ts';
+import { changeAuthority, check, lock, write } from '../../../store/effects.ts';
+import { userTagMembers } from '../../../store/userTags.ts';
 import type { ActivityHandler } from '../../handler.ts';
 import { idList } from '../../wire/parameters.ts';
 
@@ -43,22 +43,22 @@ export const deleteUserTags: ActivityHandler<typeof parameters, z.infer<typeof r
     const userTagIds = intent.userTagIds.map((id) => id.toLowerCase());
     const userIds = await userTagMembers(context.db, organizationId, userTagIds);
     return {
-      // Tags are what consensus rules count.
-      changesAuthority: true,
       result: { userTagIds, userIds },
-      guards: [
-        ...userTagIds.map((tagId, i) => ({
-          condition: userTagOfOrganization(organizationId, tagId),
-          error: notFound('USER_TAG_NOT_FOUND', `parameters.userTagIds[${i}]: no user tag ${tagId} in organization ${organizationId}`),
-        })),
-        {
-          condition: userTagMembersAre(organizationId, userTagIds, userIds),
-          error: concurrentChange('the users of these tags changed while they were being deleted; nothing was deleted, submit again'),
-        },
+      effects: [
+        // Tags are what consensus rules count.
+        changeAuthority(organizationId),
+        ...userTagIds.map((tagId, i) =>
+          check('userTagOfOrganization', [organizationId, tagId], notFound('USER_TAG_NOT_FOUND', `parameters.userTagIds[${i}]: no user tag ${tagId} in organization ${organizationId}`)),
+        ),
+        check(
+          'userTagMembersAre',
+          [organizationId, userTagIds, userIds],
+          concurrentChange('the users of these tags changed while they were being deleted; nothing was deleted, submit again'),
+        ),
+        // Members added meanwhile commit first, and this statement then sees them (the check above).
+        lock('userTags', organizationId, userTagIds, 'update'),
+        write('deleteUserTags', organizationId, userTagIds),
       ],
-      // Members added meanwhile commit first, and this statement then sees them (the guard above).
-      locks: [lockUserTags(organizationId, userTagIds, 'update')],
-      rows: [deleteUserTagsOfActivity(NEW_ACTIVITY, organizationId, userTagIds)],
     };
   },
 };

@@ -5,8 +5,7 @@
 // longer counts in any decision, so the activity changes the organization's authority.
 import { z } from 'zod';
 import { invalidField, notFound } from '../../../errors.ts';
-import { NEW_ACTIVITY } from '../../../store/activities.ts';
-import { lockUsers, removeUsersOfActivity, userActive, userOutsideRootQuorum } from '../../../store/users.ts';
+import { changeAuthority, check, lock, write } from '../../../store/effects.ts';
 import type { ActivityHandler } from '../../handler.ts';
 import { idList } from '../../wire/parameters.ts';
 
@@ -43,18 +42,21 @@ export const deleteUsers: ActivityHandler<typeof parameters, z.infer<typeof resu
     const userIds = intent.userIds.map((id) => id.toLowerCase());
     return {
       result: { userIds },
-      guards: userIds.flatMap((userId, i) => [
-        { condition: userActive(organizationId, userId), error: notFound('USER_NOT_FOUND', `parameters.userIds[${i}]: no user ${userId} in organization ${organizationId} (or it was removed)`) },
-        {
-          condition: userOutsideRootQuorum(organizationId, userId),
-          error: invalidField(`parameters.userIds[${i}]`, 'is a member of the root quorum; change the root quorum first (update_root_quorum), then remove the user'),
-        },
-      ]),
-      // Writes holding one of the users (a key being registered for it) commit first: the statement's revocations see them.
-      locks: [lockUsers(organizationId, userIds)],
-      rows: removeUsersOfActivity(NEW_ACTIVITY, organizationId, userIds, now),
-      // A removed user no longer counts as an approver, nor as a member of its tags.
-      changesAuthority: true,
+      effects: [
+        ...userIds.flatMap((userId, i) => [
+          check('userActive', [organizationId, userId], notFound('USER_NOT_FOUND', `parameters.userIds[${i}]: no user ${userId} in organization ${organizationId} (or it was removed)`)),
+          check(
+            'userOutsideRootQuorum',
+            [organizationId, userId],
+            invalidField(`parameters.userIds[${i}]`, 'is a member of the root quorum; change the root quorum first (update_root_quorum), then remove the user'),
+          ),
+        ]),
+        // Writes holding one of the users (a key being registered for it) commit first: the statement's revocations see them.
+        lock('users', organizationId, userIds),
+        write('removeUsers', organizationId, userIds, now),
+        // A removed user no longer counts as an approver, nor as a member of its tags.
+        changeAuthority(organizationId),
+      ],
     };
   },
 };

@@ -7,10 +7,8 @@ import { z } from 'zod';
 import { invalidField, notFound, type SignetError } from '../../../errors.ts';
 import { canonicalEmailAddress, normalizePhoneNumber } from '../../../otp/contact.ts';
 import { MAX_VERIFICATION_TOKEN_LENGTH, readVerificationToken, VERIFICATION_TOKEN_KEY } from '../../../otp/verificationToken.ts';
-import { NEW_ACTIVITY } from '../../../store/activities.ts';
-import { lockUsers, updateUserOfActivity, userActive, userContactsFree, type UserChange } from '../../../store/users.ts';
-import { insertUserTagMembersOfActivity, keepUserTagMembersOfActivity, lockUserTags, userTagOfOrganization } from '../../../store/userTags.ts';
-import { useVerificationToken, verificationTokenUsedAt } from '../../../store/verificationTokens.ts';
+import { changeAuthority, check, lock, take, write, type Effect } from '../../../store/effects.ts';
+import type { UserChange } from '../../../store/users.ts';
 import { RACED } from '../credentials/apiKeyParameters.ts';
 import { tokenReaches } from '../../../auth/tokenScope.ts';
 import type { ActivityPlan, ExecutionContext } from '../../handler.ts';
@@ -47,17 +45,14 @@ export function storedPhoneNumber(value: string): string | null {
 }
 
 const TOKEN_FIELD = 'parameters.verificationToken';
-/** The gate that uses, once, the verification token proving a user's new contact. */
-export interface ContactProof {
-  gates: NonNullable<ActivityPlan['gates']>;
-}
 
 /**
  * Reads the verification token given with a new contact (an email in lowercase or a phone number in
  * E.164; null when the contact is removed): of this organization or its parent (tokenReaches), and
- * returns what the activity's statement checks: the token was not used before (the gate takes it). Throws a 400 naming the token when it cannot prove the contact.
+ * returns what the activity's statement takes: the token's one use (refused when it was used before).
+ * Throws a 400 naming the token when it cannot prove the contact.
  */
-export async function contactProof(context: ExecutionContext, token: string, contact: { email: string | null } | { phoneNumber: string | null }): Promise<ContactProof> {
+export async function contactProof(context: ExecutionContext, token: string, contact: { email: string | null } | { phoneNumber: string | null }): Promise<Effect> {
   const { organizationId, now } = context;
   const byEmail = 'email' in contact;
   const value = byEmail ? contact.email : contact.phoneNumber;
@@ -80,22 +75,18 @@ export async function contactProof(context: ExecutionContext, token: string, con
   if (!(await tokenReaches(context.db, claims.organizationId, organizationId))) {
     throw invalidField(TOKEN_FIELD, `was issued in organization ${claims.organizationId}, which is neither this organization nor its parent; verify the contact here`);
   }
-  return {
-    // Used by the activity's own statement: two changes with one token, even at once, make one.
-    gates: [
-      {
-        gate: { statement: useVerificationToken({ id: claims.id, organizationId, expiresAt: claims.expiresAt }, 'contact', context.activityId, now), detail: verificationTokenUsedAt(claims.id, 'contact') },
-        error: () => invalidField(TOKEN_FIELD, 'was already used; verify the contact again (init_otp, verify_otp) for a new token'),
-      },
-    ],
-  };
+  // Used by the activity's own statement: two changes with one token, even at once, make one.
+  return take('verificationToken', [{ id: claims.id, organizationId, expiresAt: claims.expiresAt }, 'contact', context.activityId, now], () =>
+    invalidField(TOKEN_FIELD, 'was already used; verify the contact again (init_otp, verify_otp) for a new token'),
+  );
 }
 
 /** A change of a user by an activity: its fields (store's UserChange), its tags when they are replaced, and the proof of a new contact. */
 export interface PlannedUserChange extends UserChange {
   /** The user's tags become exactly these (ids in lowercase, each once); undefined keeps them. */
   tagIds?: string[] | undefined;
-  proof?: ContactProof | undefined;
+  /** The take of the verification token proving the new contact (contactProof). */
+  proof?: Effect | undefined;
 }
 
 /** The plan of changing the user `userId` (lowercase) of the organization: the result names the user. */
@@ -106,37 +97,28 @@ export function planUserChange(context: ExecutionContext, userId: string, change
     ...(typeof fields.email === 'string' ? { email: fields.email } : {}),
     ...(typeof fields.phoneNumber === 'string' ? { phoneNumber: fields.phoneNumber } : {}),
   };
-  const gates: NonNullable<ActivityPlan['gates']> = [];
-  if (contact.email !== undefined || contact.phoneNumber !== undefined) {
-    gates.push({ gate: userContactsFree(organizationId, userId, contact), error: (detail) => contactTaken(detail, contact) });
-  }
-  // The token is used last: a change refused by another check leaves it usable.
-  gates.push(...(proof?.gates ?? []));
-  const tagGuards = (tagIds ?? []).map((tagId, i) => ({
-    condition: userTagOfOrganization(organizationId, tagId),
-    error: notFound('USER_TAG_NOT_FOUND', `parameters.userTagIds[${i}]: no user tag ${tagId} in organization ${organizationId}`),
-  }));
+  const changesTags = tagIds !== undefined && tagIds.length > 0;
   return {
     result: { userId },
-    guards: [
-      { condition: userActive(organizationId, userId), error: notFound('USER_NOT_FOUND', `parameters.userId: no user ${userId} in organization ${organizationId} (or it was removed)`) },
-      ...tagGuards,
-    ],
-    gates,
-    rows: [
-      updateUserOfActivity(NEW_ACTIVITY, organizationId, userId, fields, now),
-      ...(tagIds !== undefined ? [keepUserTagMembersOfActivity(NEW_ACTIVITY, userId, tagIds)] : []),
-      ...(tagIds !== undefined && tagIds.length > 0 ? [insertUserTagMembersOfActivity(NEW_ACTIVITY, tagIds.map((tagId) => ({ tagId, userId })))] : []),
-    ],
-    locks: [
+    effects: [
+      check('userActive', [organizationId, userId], notFound('USER_NOT_FOUND', `parameters.userId: no user ${userId} in organization ${organizationId} (or it was removed)`)),
+      ...(tagIds ?? []).map((tagId, i) =>
+        check('userTagOfOrganization', [organizationId, tagId], notFound('USER_TAG_NOT_FOUND', `parameters.userTagIds[${i}]: no user tag ${tagId} in organization ${organizationId}`)),
+      ),
+      ...(contact.email !== undefined || contact.phoneNumber !== undefined ? [take('userContacts', [organizationId, userId, contact], (detail) => contactTaken(detail, contact))] : []),
+      // The token is used last: a change refused by another check leaves it usable.
+      ...(proof ? [proof] : []),
+      write('updateUser', organizationId, userId, fields, now),
+      ...(tagIds !== undefined ? [write('keepUserTagMembers', userId, tagIds)] : []),
+      ...(changesTags ? [write('insertUserTagMembers', tagIds.map((tagId) => ({ tagId, userId })))] : []),
       // Changes of one user run one after the other, each statement seeing what the one before wrote.
-      lockUsers(organizationId, [userId]),
+      lock('users', organizationId, [userId]),
       // A deletion of a tag running meanwhile waits for the new members (and removes them with the tag),
-      // or commits first and this statement sees the tag gone (its guard).
-      ...(tagIds !== undefined && tagIds.length > 0 ? [lockUserTags(organizationId, tagIds, 'share')] : []),
+      // or commits first and this statement sees the tag gone (its check).
+      ...(changesTags ? [lock('userTags', organizationId, tagIds, 'share')] : []),
+      // A user's tags, email and name are what policies read of it (approvers' `tags`, `email`, `name`).
+      ...(tagIds !== undefined || fields.email !== undefined || fields.userName !== undefined ? [changeAuthority(organizationId)] : []),
     ],
-    // A user's tags, email and name are what policies read of it (approvers' `tags`, `email`, `name`).
-    ...(tagIds !== undefined || fields.email !== undefined || fields.userName !== undefined ? { changesAuthority: true } : {}),
   };
 }
 
