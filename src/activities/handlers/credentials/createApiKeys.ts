@@ -3,22 +3,18 @@
 // statement after the checks that the user is one of the organization's (not removed), none of the
 // public keys is registered in the organization's tree already (one key, one principal), and the user stays within its number of keys.
 import { z } from 'zod';
-import { invalidField, notFound } from '../../../errors.ts';
 import { p256PointHex } from '../../../keys/p256.ts';
-import { check, lock, take, write } from '../../../store/effects.ts';
-import { apiKeyParameter, newApiKey, publicKeysTaken } from './apiKeyParameters.ts';
 import type { ActivityHandler } from '../../handler.ts';
+import { apiKeys, MAX_API_KEYS_PER_USER, register, registrationEffects } from './credentialKinds.ts';
 
 /** Keys one request registers. */
 export const MAX_CREATED_API_KEYS = 10;
-/** Live API keys a user may have of each lifetime: that do not expire, and that do (session keys apart). */
-export const MAX_API_KEYS_PER_USER = 10;
 
 const parameters = z
   .strictObject({
     userId: z.uuid({ message: 'must be a user id (a UUID)' }).describe('The user of the organization (not removed) the keys are for'),
     apiKeys: z
-      .array(apiKeyParameter, { error: 'must be an array of API keys' })
+      .array(apiKeys.parameter, { error: 'must be an array of API keys' })
       .min(1, 'must list at least one API key')
       .max(MAX_CREATED_API_KEYS, `may hold at most ${MAX_CREATED_API_KEYS} API keys`)
       .describe(
@@ -65,35 +61,10 @@ export const createApiKeys: ActivityHandler<typeof parameters, z.infer<typeof re
   },
 
   async execute(context, intent) {
-    const { organizationId, now } = context;
-    const { userId } = intent;
-    const keys = intent.apiKeys.map((key) => newApiKey(key, userId, now));
-    const fields = new Map(keys.map((key, i) => [key.publicKey, [`parameters.apiKeys[${i}].publicKey`]]));
-    const bound = (expiring: boolean) => {
-      const adding = keys.filter((key) => (key.expiresAt !== null) === expiring).length;
-      const field = `parameters.apiKeys[${keys.findIndex((key) => (key.expiresAt !== null) === expiring)}]`;
-      const what = expiring ? 'that expire' : 'that do not expire';
-      return adding === 0
-        ? []
-        : [
-            check(
-              'userApiKeysWithin',
-              [userId, now, expiring, adding, MAX_API_KEYS_PER_USER],
-              invalidField(field, `the user would have more than ${MAX_API_KEYS_PER_USER} live API keys ${what} (${adding} in this request); delete some first (delete_api_keys)`),
-            ),
-          ];
-    };
+    const registered = await register(apiKeys, context, intent.apiKeys, intent.userId, (i) => `parameters.apiKeys[${i}]`);
     return {
-      result: { apiKeyIds: keys.map((key) => key.id) },
-      effects: [
-        check('userActive', [organizationId, userId], notFound('USER_NOT_FOUND', `parameters.userId: no user ${userId} in organization ${organizationId} (or it was removed)`)),
-        ...bound(false),
-        ...bound(true),
-        take('apiKeys', [organizationId, [...fields.keys()]], (detail) => publicKeysTaken(detail, fields, 'parameters.apiKeys')),
-        write('insertApiKeys', organizationId, keys, now),
-        // Concurrent creations for the user count each other's keys: one waits for the other to commit.
-        lock('userApiKeys', organizationId, userId),
-      ],
+      result: { apiKeyIds: registered.rows.map((key) => key.id) },
+      effects: registrationEffects(apiKeys, context, intent.userId, registered, 'parameters.apiKeys'),
     };
   },
 };

@@ -2,24 +2,15 @@
 // the organization, each attestation verified (as create_users verifies them) before anything is
 // written; registered with the activity in its statement after the checks that the user is the
 // organization's, no credential is registered already, and the user stays within its passkeys.
-import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { invalidField, notFound } from '../../../errors.ts';
-import { verifiedRegistration } from './passkeyRegistration.ts';
-import type { NewAuthenticator } from '../../../store/authenticators.ts';
-import { check, lock, take, write } from '../../../store/effects.ts';
-import { refusedFields, RACED } from './apiKeyParameters.ts';
-import { authenticator, MAX_CREDENTIALS } from '../users/createUsers.ts';
 import type { ActivityHandler } from '../../handler.ts';
 import { userIdParameter } from '../users/userChanges.ts';
-
-/** Passkeys a user may have that are not revoked (create_users registers as many at most). */
-export const MAX_AUTHENTICATORS_PER_USER = MAX_CREDENTIALS;
+import { MAX_AUTHENTICATORS_PER_USER, passkeys, register, registrationEffects } from './credentialKinds.ts';
 
 const parameters = z.strictObject({
   userId: userIdParameter.describe('The user of the organization (not removed) the passkeys are for'),
   authenticators: z
-    .array(authenticator, { error: 'must be an array of authenticators' })
+    .array(passkeys.parameter, { error: 'must be an array of authenticators' })
     .min(1, 'must list at least one authenticator')
     .max(MAX_AUTHENTICATORS_PER_USER, `may hold at most ${MAX_AUTHENTICATORS_PER_USER} authenticators`)
     .describe(`The passkeys to register, 1 to ${MAX_AUTHENTICATORS_PER_USER}, each credential once; the user may have at most ${MAX_AUTHENTICATORS_PER_USER} passkeys not revoked, these included`),
@@ -57,47 +48,10 @@ export const createAuthenticators: ActivityHandler<typeof parameters, z.infer<ty
   },
 
   async execute(context, intent) {
-    const { organizationId, now, config } = context;
-    const { userId } = intent;
-    const authenticators: NewAuthenticator[] = [];
-    const fields = new Map<string, string>();
-    for (const [i, passkey] of intent.authenticators.entries()) {
-      const field = `parameters.authenticators[${i}].attestation`;
-      const verified = await verifiedRegistration(passkey.attestation, {
-        expectedChallenge: passkey.challenge,
-        origins: config.webauthnOrigins,
-        rpId: config.webauthnRpId,
-        field,
-      });
-      const first = fields.get(verified.credentialId);
-      if (first !== undefined) throw invalidField(field, `registers the same credential as ${first}; each passkey may appear once`);
-      fields.set(verified.credentialId, field);
-      authenticators.push({ id: randomUUID(), userId, name: passkey.authenticatorName, ...verified });
-    }
+    const registered = await register(passkeys, context, intent.authenticators, intent.userId, (i) => `parameters.authenticators[${i}]`);
     return {
-      result: { authenticatorIds: authenticators.map((a) => a.id) },
-      effects: [
-        check('userActive', [organizationId, userId], notFound('USER_NOT_FOUND', `parameters.userId: no user ${userId} in organization ${organizationId} (or it was removed)`)),
-        check(
-          'userAuthenticatorsWithin',
-          [userId, authenticators.length, MAX_AUTHENTICATORS_PER_USER],
-          invalidField(
-            'parameters.authenticators',
-            `the user would have more than ${MAX_AUTHENTICATORS_PER_USER} passkeys (${authenticators.length} in this request); delete some first (delete_authenticators)`,
-          ),
-        ),
-        take('credentialIds', [[...fields.keys()]], (detail) => {
-          const taken = (Array.isArray(detail) ? detail : []) as string[];
-          return refusedFields(
-            taken.flatMap((id) => (fields.has(id) ? [{ field: fields.get(id)!, description: 'this credential is already registered' }] : [])),
-            'parameters.authenticators',
-            `a passkey ${RACED}`,
-          );
-        }),
-        write('insertAuthenticators', organizationId, authenticators, now),
-        // Concurrent registrations for the user count each other's passkeys: one waits for the other to commit.
-        lock('userApiKeys', organizationId, userId),
-      ],
+      result: { authenticatorIds: registered.rows.map((a) => a.id) },
+      effects: registrationEffects(passkeys, context, intent.userId, registered, 'parameters.authenticators'),
     };
   },
 };

@@ -4,9 +4,8 @@
 // key that stamps the request may be among them: the activity completes, and the key's next request
 // is refused.
 import { z } from 'zod';
-import { notFound } from '../../../errors.ts';
-import { check, write } from '../../../store/effects.ts';
 import type { ActivityHandler } from '../../handler.ts';
+import { apiKeys } from './credentialKinds.ts';
 import { idList } from '../../wire/parameters.ts';
 
 export const MAX_DELETED_API_KEYS = 100;
@@ -44,10 +43,7 @@ export const deleteApiKeys: ActivityHandler<typeof parameters, z.infer<typeof re
     const ids = intent.apiKeyIds.map((id) => id.toLowerCase());
     return {
       result: { apiKeyIds: ids },
-      effects: [
-        ...ids.map((id, i) => check('apiKeyOfUserNotRevoked', [organizationId, userId, id], notFound('API_KEY_NOT_FOUND', `parameters.apiKeyIds[${i}]: no API key ${id} of user ${userId} in organization ${organizationId} that is not revoked`))),
-        write('revokeApiKeys', { organizationId, userId, ids, now }),
-      ],
+      effects: apiKeys.revoke(organizationId, userId, ids, now, (i) => `parameters.apiKeyIds[${i}]`),
     };
   },
 };

@@ -3,9 +3,8 @@
 // stamped them: it is revoked, and every statement stamped with it from then on, in any process,
 // refuses it.
 import { z } from 'zod';
-import { notFound } from '../../../errors.ts';
-import { check, write } from '../../../store/effects.ts';
 import type { ActivityHandler } from '../../handler.ts';
+import { passkeys } from './credentialKinds.ts';
 import { idList } from '../../wire/parameters.ts';
 import { userIdParameter } from '../users/userChanges.ts';
 
@@ -43,10 +42,7 @@ export const deleteAuthenticators: ActivityHandler<typeof parameters, z.infer<ty
     const ids = intent.authenticatorIds.map((id) => id.toLowerCase());
     return {
       result: { authenticatorIds: ids },
-      effects: [
-        ...ids.map((id, i) => check('authenticatorOfUserNotRevoked', [organizationId, userId, id], notFound('AUTHENTICATOR_NOT_FOUND', `parameters.authenticatorIds[${i}]: no passkey ${id} of user ${userId} in organization ${organizationId} that is not revoked`))),
-        write('revokeAuthenticators', { organizationId, userId, ids, now }),
-      ],
+      effects: passkeys.revoke(organizationId, userId, ids, now, (i) => `parameters.authenticatorIds[${i}]`),
     };
   },
 };

@@ -7,41 +7,23 @@ import { z } from 'zod';
 import { invalidField, notFound, type FieldViolation } from '../../../errors.ts';
 import { canonicalEmailAddress, emailAddressProblem, MAX_EMAIL_LENGTH, MAX_PHONE_INPUT_LENGTH, normalizePhoneNumber } from '../../../otp/contact.ts';
 import { p256PointHex } from '../../../keys/p256.ts';
-import { verifiedRegistration } from '../credentials/passkeyRegistration.ts';
 import type { NewApiKey } from '../../../store/apiKeys.ts';
 import type { NewAuthenticator } from '../../../store/authenticators.ts';
 import { changeAuthority, check, lock, take, write } from '../../../store/effects.ts';
 import type { NewUser } from '../../../store/users.ts';
-import { apiKeyParameter, newApiKey, publicKeysTaken, RACED, refusedFields, type ApiKeyParameter } from '../credentials/apiKeyParameters.ts';
+import { RACED, refusedFields, type ApiKeyParameter } from '../credentials/apiKeyParameters.ts';
+import { apiKeys, MAX_CREDENTIALS, noRegistrations, passkeys, passkeysTaken, register, type AuthenticatorParameter } from '../credentials/credentialKinds.ts';
 import { list, name, text, unsupported } from '../../wire/parameters.ts';
 import type { ActivityHandler, ExecutionContext } from '../../handler.ts';
 
 // Bounds: one activity creates at most MAX_USERS users, each with at most MAX_CREDENTIALS keys and
-// as many passkeys (each passkey's attestation is verified before anything is written).
+// as many passkeys (credentialKinds.ts; each passkey's attestation is verified before anything is written).
 export const MAX_USERS = 100;
 /** An organization has at most this many users not removed (create_users refuses more). */
 export const MAX_ORGANIZATION_USERS = 100;
-export const MAX_CREDENTIALS = 10;
 /** Tags per user, and distinct tags in one request (each is checked in the activity's statement). */
 export const MAX_USER_TAGS_PER_USER = 20;
 export const MAX_REQUEST_USER_TAGS = 100;
-const MAX_CHALLENGE_LENGTH = 1024;
-
-export const authenticator = z
-  .strictObject({
-    authenticatorName: name.describe('Name of the passkey; not blank'),
-    /** base64url, the challenge the registration ceremony was started with (createUserPasskey's encodedChallenge). */
-    challenge: text(MAX_CHALLENGE_LENGTH, (v) => (/^[A-Za-z0-9_-]+={0,2}$/.test(v) ? undefined : 'must be base64url, the challenge the passkey was created with')).meta({
-      pattern: '^[A-Za-z0-9_-]+={0,2}$',
-      description: "The challenge the passkey was created with, base64url (createUserPasskey's encodedChallenge)",
-    }),
-    attestation: z
-      .record(z.string(), z.unknown(), { error: 'must be an object: the attestation createUserPasskey() returned' })
-      .describe(
-        'What createUserPasskey or getWebAuthnAttestation returns ({credentialId, clientDataJson, attestationObject, transports}), or the W3C JSON of PublicKeyCredential.toJSON(); verified against SIGNET_WEBAUTHN_RP_ID and SIGNET_WEBAUTHN_ORIGINS',
-      ),
-  })
-  .describe('A passkey (WebAuthn authenticator) of the user');
 
 // "" is taken as no contact: some clients send every field, empty when unknown.
 export const userEmail = text(MAX_EMAIL_LENGTH, (v) => {
@@ -62,7 +44,7 @@ export const newUserFields = {
   userPhoneNumber: userPhoneNumber
     .describe("Phone number of the user in international form, stored in E.164 (+14155552671); unique among the organization's users not removed; an empty string is none")
     .optional(),
-  authenticators: list(authenticator, MAX_CREDENTIALS, 'authenticators'),
+  authenticators: list(passkeys.parameter, MAX_CREDENTIALS, 'authenticators'),
   oauthProviders: unsupported('OAuth providers'),
 };
 
@@ -78,7 +60,7 @@ export function withCanonicalContacts<U extends { userEmail?: string | undefined
 const user = z
   .strictObject({
     ...newUserFields,
-    apiKeys: list(apiKeyParameter, MAX_CREDENTIALS, 'API keys'),
+    apiKeys: list(apiKeys.parameter, MAX_CREDENTIALS, 'API keys'),
     userTags: list(
       z.uuid({ message: 'must be a user tag id (a UUID), as create_user_tag returned it' }).transform((id) => id.toLowerCase()),
       MAX_USER_TAGS_PER_USER,
@@ -95,7 +77,7 @@ export interface NewUserParameters {
   userEmail?: string;
   userPhoneNumber?: string;
   apiKeys: ApiKeyParameter[];
-  authenticators: Array<z.output<typeof authenticator>>;
+  authenticators: AuthenticatorParameter[];
 }
 
 /**
@@ -164,7 +146,7 @@ export type CreateUsersIntent = z.output<typeof createUsersParameters>;
 export interface Origins {
   contacts: Array<{ email?: string | undefined; phoneNumber?: string | undefined }>;
   publicKeys: Map<string, string[]>;
-  credentialIds: Map<string, string>;
+  credentialIds: Map<string, string[]>;
 }
 
 const resultSchema = z.strictObject({ userIds: z.array(z.uuid()).describe('Identifiers of the created users, in the order given') });
@@ -236,11 +218,11 @@ export const createUsers: ActivityHandler<typeof createUsersParameters, z.infer<
         ...(origins.contacts.some((c) => c.email !== undefined || c.phoneNumber !== undefined)
           ? [take('usersContacts', [organizationId, origins.contacts], (detail) => contactsTaken(detail, origins))]
           : []),
-        ...(keys.length > 0 ? [take('apiKeys', [organizationId, [...origins.publicKeys.keys()]], (detail) => publicKeysTaken(detail, origins.publicKeys, 'parameters.users'))] : []),
-        ...(authenticators.length > 0 ? [take('credentialIds', [[...origins.credentialIds.keys()]], (detail) => credentialsTaken(detail, origins))] : []),
+        ...(keys.length > 0 ? [apiKeys.take(organizationId, origins.publicKeys, 'parameters.users')] : []),
+        ...(authenticators.length > 0 ? [passkeys.take(organizationId, origins.credentialIds, 'parameters.users')] : []),
         write('insertUsers', organizationId, users, now),
-        ...(keys.length > 0 ? [write('insertApiKeys', organizationId, keys, now)] : []),
-        ...(authenticators.length > 0 ? [write('insertAuthenticators', organizationId, authenticators, now)] : []),
+        ...(keys.length > 0 ? [apiKeys.write(organizationId, keys, now)] : []),
+        ...(authenticators.length > 0 ? [passkeys.write(organizationId, authenticators, now)] : []),
         ...(members.length > 0 ? [write('insertUserTagMembers', members)] : []),
         // A deletion of a tag running meanwhile either waits for these members (and then removes them
         // with the tag) or commits first, and this statement then sees the tag gone (its check).
@@ -263,36 +245,18 @@ export async function planNewUsers(
   params: readonly NewUserParameters[],
   at = 'users',
 ): Promise<{ users: NewUser[]; keys: NewApiKey[]; authenticators: NewAuthenticator[]; origins: Origins }> {
-  const { now, config } = context;
   const users: NewUser[] = [];
-  const keys: NewApiKey[] = [];
-  const authenticators: NewAuthenticator[] = [];
-  const origins: Origins = { contacts: [], publicKeys: new Map(), credentialIds: new Map() };
+  const contacts: Origins['contacts'] = [];
+  const keys = noRegistrations<NewApiKey>();
+  const authenticators = noRegistrations<NewAuthenticator>();
   for (const [i, user] of params.entries()) {
     const userId = randomUUID();
     users.push({ id: userId, userName: user.userName, email: user.userEmail, phoneNumber: user.userPhoneNumber });
-    origins.contacts.push({ email: user.userEmail, phoneNumber: user.userPhoneNumber });
-    for (const [j, key] of user.apiKeys.entries()) {
-      const newKey = newApiKey(key, userId, now);
-      const fields = origins.publicKeys.get(newKey.publicKey) ?? [];
-      origins.publicKeys.set(newKey.publicKey, [...fields, `parameters.${at}[${i}].apiKeys[${j}].publicKey`]);
-      keys.push(newKey);
-    }
-    for (const [j, passkey] of user.authenticators.entries()) {
-      const field = `parameters.${at}[${i}].authenticators[${j}].attestation`;
-      const verified = await verifiedRegistration(passkey.attestation, {
-        expectedChallenge: passkey.challenge,
-        origins: config.webauthnOrigins,
-        rpId: config.webauthnRpId,
-        field,
-      });
-      const first = origins.credentialIds.get(verified.credentialId);
-      if (first !== undefined) throw invalidField(field, `registers the same credential as ${first}; each passkey may appear once`);
-      origins.credentialIds.set(verified.credentialId, field);
-      authenticators.push({ id: randomUUID(), userId, name: passkey.authenticatorName, ...verified });
-    }
+    contacts.push({ email: user.userEmail, phoneNumber: user.userPhoneNumber });
+    await register(apiKeys, context, user.apiKeys, userId, (j) => `parameters.${at}[${i}].apiKeys[${j}]`, keys);
+    await register(passkeys, context, user.authenticators, userId, (j) => `parameters.${at}[${i}].authenticators[${j}]`, authenticators);
   }
-  return { users, keys, authenticators, origins };
+  return { users, keys: keys.rows, authenticators: authenticators.rows, origins: { contacts, publicKeys: keys.fields, credentialIds: authenticators.fields } };
 }
 
 function refused(violations: FieldViolation[], fallback: string) {
@@ -316,12 +280,5 @@ function contactsTaken(detail: unknown, origins: Origins) {
 
 /** The refusal when some passkeys are registered already (the detail of store's credentialIdsFree), naming their fields. */
 export function credentialsTaken(detail: unknown, origins: Origins) {
-  const taken = (Array.isArray(detail) ? detail : []) as string[];
-  return refused(
-    taken.flatMap((id) => {
-      const field = origins.credentialIds.get(id);
-      return field ? [{ field, description: 'this credential is already registered' }] : [];
-    }),
-    `a passkey ${RACED}`,
-  );
+  return passkeysTaken(detail, origins.credentialIds, 'parameters.users');
 }
