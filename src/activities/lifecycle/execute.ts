@@ -51,7 +51,9 @@ export async function execute(lifecycle: Lifecycle, handler: ActivityHandler, ac
 
 /** A waiting activity's "effect": the approval requests its statement writes, no result, no proofs. */
 export function waiting(effects: readonly Effect[]): Executed {
-  return { plan: compilePlan({ result: {}, effects }), storedResult: {}, proofsOf: () => Promise.resolve(undefined) };
+  const plan = compilePlan({ result: {}, effects });
+  // The stored result is the plan's own (no secret to replace): the answer shows what is stored.
+  return { plan, storedResult: plan.result, proofsOf: () => Promise.resolve(undefined) };
 }
 
 /** The plan with its effects compiled into the parts of the activity's statement. */
