@@ -1,6 +1,6 @@
 // What create_webhook_endpoint, update_webhook_endpoint and delete_webhook_endpoint share: the fields
 // of an endpoint as they take them, the URL rule, the endpoint object as answers show it (the
-// list_webhook_endpoints query renders it too), and the guards of an endpoint that must be the
+// list_webhook_endpoints query renders it too), and the check of an endpoint that must be the
 // organization's.
 import { z } from 'zod';
 import type { Config } from '../../../config.ts';
