@@ -66,5 +66,8 @@ describe('compile', () => {
     const { values } = compile(sql`SELECT ${moment}::timestamptz, ${invalid}, ${list}::text[], ${null}, ${7}`);
     assert.deepEqual(values, ['2026-12-07T10:11:12.345Z', invalid, list, null, 7]);
     assert.equal(values[2], list);
+    const later = new Date('2026-12-07T10:11:13Z');
+    const twice = compile(sql`SELECT ${moment}, ${new Date(moment.getTime())}, ${later}, ${moment}`);
+    assert.deepEqual(twice.values, ['2026-12-07T10:11:12.345Z', '2026-12-07T10:11:12.345Z', '2026-12-07T10:11:13.000Z', '2026-12-07T10:11:12.345Z']);
   });
 });

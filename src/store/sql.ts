@@ -90,13 +90,21 @@ function nextShape(shape: Shape, filler: number): Shape {
   return next;
 }
 
+/** The last Date sent, by its time, with its ISO text. */
+let lastDate = { time: Number.NaN, text: '' };
+
 /**
  * A parameter as it is sent. A valid Date goes as its ISO text, which PostgreSQL reads as the same
  * instant wherever it is a timestamptz: pg would otherwise format it in the local time zone, field
- * by field, at every statement. (An invalid Date is left for the driver to refuse.)
+ * by field. An activity's statement holds the same moment several times, so the last text made is
+ * kept. (An invalid Date is left for the driver to refuse.)
  */
 function parameter(value: unknown): unknown {
-  return value instanceof Date && !Number.isNaN(value.getTime()) ? value.toISOString() : value;
+  if (!(value instanceof Date)) return value;
+  const time = value.getTime();
+  if (Number.isNaN(time)) return value;
+  if (time !== lastDate.time) lastDate = { time, text: value.toISOString() };
+  return lastDate.text;
 }
 
 /** Pushes the fragment's parameters to `values`, in order; returns its shape, or undefined when a part has none. */
