@@ -44,8 +44,16 @@ describe('compile', () => {
     ]);
   });
 
+  test('tells a parameter from a fragment in each place', () => {
+    const pair = (first: unknown, second: unknown) => sql`A ${first} B ${second} C`;
+    assert.deepEqual(
+      [pair(1, 2), pair(raw('x'), 2), pair(1, raw('x')), pair(raw('x'), raw('x')), pair(raw('y'), 2)].map((fragment) => compile(fragment).text),
+      ['A $1 B $2 C', 'A x B $1 C', 'A $1 B x C', 'A x B x C', 'A y B $1 C'],
+    );
+  });
+
   test('composes the text of long lists too', () => {
-    const values = Array.from({ length: 500 }, (_, i) => i);
+    const values = Array.from({ length: 5000 }, (_, i) => i);
     const { text, values: sent } = compile(sql`SELECT ${join(values.map((value) => sql`${value}`))}`);
     assert.equal(text, `SELECT ${values.map((_, i) => `$${i + 1}`).join(', ')}`);
     assert.deepEqual(sent, values);

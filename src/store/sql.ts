@@ -60,22 +60,23 @@ export function substitute(fragment: Sql, from: Sql, to: Sql): Sql {
 }
 
 /**
- * A shape: a fragment's key followed by what fills each of its values in turn (PARAMETER, or a
- * nested fragment's shape), as a path through a tree of the shapes seen. The same path is the same
- * text.
+ * A shape: a fragment's key, then each of its values that is a nested fragment, with its place and
+ * its shape, as a path through a tree of the shapes seen. A key fixes how many values a fragment
+ * has, so the values the path leaves out are parameters: the same path is the same text.
  */
 class Shape {
-  /** The shapes that continue this one, by what fills the next value. */
+  /** The shapes that continue this one, by the next nested fragment's shape and place. */
   readonly next = new Map<number, Shape>();
   /** The text of a statement of this shape, once made. */
   text: string | undefined = undefined;
   constructor(readonly id: number) {}
 }
-const PARAMETER = 0;
+/** Places of nested fragments in one fragment that a shape tells apart; past them it has no shape. */
+const PLACES = 4096;
 /** The shape each key starts from. */
 let shapeStarts = new Map<unknown, Shape>();
 let shapesMade = 0;
-/** Bound on the shapes remembered: past it they are forgotten and found again. */
+/** Bound on the shapes remembered: past it they are forgotten and found again (ids × PLACES stay small integers). */
 const SHAPES_KEPT = 50_000;
 
 function shapeStart(key: unknown): Shape {
@@ -84,9 +85,11 @@ function shapeStart(key: unknown): Shape {
   return shape;
 }
 
-function nextShape(shape: Shape, filler: number): Shape {
-  let next = shape.next.get(filler);
-  if (next === undefined) shape.next.set(filler, (next = new Shape(++shapesMade)));
+function nextShape(shape: Shape, nested: Shape, place: number): Shape | undefined {
+  if (place >= PLACES) return undefined;
+  const step = nested.id * PLACES + place;
+  let next = shape.next.get(step);
+  if (next === undefined) shape.next.set(step, (next = new Shape(++shapesMade)));
   return next;
 }
 
@@ -110,13 +113,14 @@ function parameter(value: unknown): unknown {
 /** Pushes the fragment's parameters to `values`, in order; returns its shape, or undefined when a part has none. */
 function collect(part: Sql, values: unknown[]): Shape | undefined {
   let shape = part.key === undefined ? undefined : shapeStart(part.key);
-  for (const value of part.values) {
+  const parts = part.values;
+  for (let place = 0; place < parts.length; place++) {
+    const value = parts[place];
     if (value instanceof Sql) {
       const nested = collect(value, values);
-      shape = shape === undefined || nested === undefined ? undefined : nextShape(shape, nested.id);
+      shape = shape === undefined || nested === undefined ? undefined : nextShape(shape, nested, place);
     } else {
       values.push(parameter(value));
-      if (shape !== undefined) shape = nextShape(shape, PARAMETER);
     }
   }
   return shape;
