@@ -169,8 +169,10 @@ export function activityJson(record: ActivityRecord, access: Access): string {
   };
   // The nested copy writes the fields its schema declares: no timestampMs, no appProofs.
   const nested = writeNestedActivity(fields);
-  // The flat result holds the nested activity and the result keys beside it.
-  return writeActivity({ ...fields, result: result === '{}' ? `{"activity":${nested}}` : `{"activity":${nested},${result.slice(1)}` });
+  // The flat result holds the nested activity and the result keys beside it. Set in place: a field
+  // written after a spread of the others would take V8's slow path (some microseconds on Node 20).
+  fields.result = result === '{}' ? `{"activity":${nested}}` : `{"activity":${nested},${result.slice(1)}`;
+  return writeActivity(fields);
 }
 
 /** The answer to a submission or get_activity: `{"activity": …}`. */
