@@ -46,7 +46,9 @@ export async function writeNew(lifecycle: Lifecycle, handler: ActivityHandler, s
   const { plan, storedResult, appProofs } = executed;
   const status = newStatus(activity.status);
   const vote = newVote(principal, 'VOTE_SELECTION_APPROVED', activity.evaluations);
-  const record: ActivityRecord = {
+  // The record the answer renders, with the stamp header the store keeps (written out: on the hot
+  // path, properties added after a spread cost a slow path each).
+  const record: ActivityRecord & { stampHeader: string } = {
     id: activityId,
     organizationId,
     type: envelope.type,
@@ -59,11 +61,12 @@ export async function writeNew(lifecycle: Lifecycle, handler: ActivityHandler, s
     createdAt: now,
     updatedAt: now,
     votes: [voteRecord(principal, vote, now)],
+    stampHeader: submission.stampHeader,
     ...(appProofs ? { appProofs } : {}),
   };
   const write = () =>
     lifecycle.writer.write({
-      activity: { ...record, stampHeader: submission.stampHeader },
+      activity: record,
       vote,
       credential: principal.credential,
       authorityOrganizationId: activity.authority.organizationId,
@@ -104,8 +107,9 @@ export async function settle(
   switch (outcome.kind) {
     case 'created':
       if (plan.queuesDelivery) lifecycle.deps.onQueued?.();
-      // The submitter's tags as the statement read them.
-      return answer(lifecycle, { ...record, votes: record.votes.map((vote, i) => (i === 0 ? { ...vote, userTags: outcome.userTags } : vote)) }, principal, true);
+      // The submitter's tags as the statement read them (the record is this write's own).
+      record.votes[0]!.userTags = outcome.userTags;
+      return answer(lifecycle, record, principal, true);
     case 'existing':
       return answer(lifecycle, outcome.activity, principal, false);
     case 'credentialRefused':

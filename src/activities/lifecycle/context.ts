@@ -80,5 +80,6 @@ export function executionContext(
   activity: { activityId: string; organizationId: string; principal: Principal; now: Date; db: Queryable },
 ): ExecutionContext {
   const { config, secret, keys } = lifecycle.deps;
-  return { ...activity, config, secret, keys };
+  // Every field written out: on the hot path, properties added after a spread cost a slow path each.
+  return { activityId: activity.activityId, organizationId: activity.organizationId, principal: activity.principal, now: activity.now, db: activity.db, config, secret, keys };
 }

@@ -11,7 +11,7 @@ import {
   type Approver,
   type CredentialType,
   type Decision,
-  type DecisionContext,
+  type DecisionInput,
   type Effect,
   type Policy,
   type RootQuorum,
@@ -194,7 +194,8 @@ export function decidedOf(handler: Pick<ActivityHandler, 'rootQuorumOnly'> | und
   return { type, intent, rootQuorumOnly: handler?.rootQuorumOnly === true };
 }
 
-function contextOf(authority: Authority, activity: DecidedActivity, approvers: readonly Approver[]): DecisionContext {
+/** What the policy module decides with; the submitter is the first approver. */
+function contextOf(authority: Authority, activity: DecidedActivity, approvers: readonly Approver[]): DecisionInput {
   let params: ReturnType<typeof paramsForPolicy> | undefined;
   return {
     rootQuorum: authority.rootQuorum,
@@ -207,6 +208,7 @@ function contextOf(authority: Authority, activity: DecidedActivity, approvers: r
       },
     },
     approvers,
+    submitter: approvers[0]!,
   };
 }
 
@@ -215,7 +217,7 @@ function contextOf(authority: Authority, activity: DecidedActivity, approvers: r
  * can no longer be read denies, as one that cannot be evaluated does.
  */
 export function decideActivity(authority: Authority, activity: DecidedActivity, approvers: readonly Approver[]): Decision {
-  const decision = decide({ ...contextOf(authority, activity, approvers), submitter: approvers[0]! });
+  const decision = decide(contextOf(authority, activity, approvers));
   if (decision.outcome === 'OUTCOME_ALLOW' && decision.by === 'ROOT_QUORUM') return decision;
   const unreadableDeny = activity.rootQuorumOnly ? undefined : authority.unreadable.find((policy) => policy.effect !== 'EFFECT_ALLOW');
   if (unreadableDeny) {
