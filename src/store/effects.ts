@@ -46,6 +46,7 @@ import {
   userTagOfOrganization,
   userTagsBelow,
 } from './userTags.ts';
+import { insertWalletAccountsOfActivity, insertWalletOfActivity, walletNameFree, walletsRoomFor } from './wallets.ts';
 import { useVerificationToken, verificationTokenUsedAt, type TokenUsage } from './verificationTokens.ts';
 import { deleteWebhookEndpointOfActivity, insertWebhookEndpointOfActivity, updateWebhookEndpointOfActivity, webhookEndpointOfOrganization, webhookEndpointsRoomFor } from './webhookEndpoints.ts';
 
@@ -72,6 +73,8 @@ const CHECKS = {
   webhookEndpointsRoomFor,
   senderDomainRegistered,
   emailTemplateExists,
+  walletNameFree,
+  walletsRoomFor,
 } satisfies Record<string, (...args: never[]) => Sql>;
 
 /** What is taken from a supply that refuses once spent or taken: each a check that writes (store's Gate). */
@@ -124,6 +127,8 @@ const WRITES = {
   updateWebhookEndpoint: updateWebhookEndpointOfActivity,
   deleteWebhookEndpoint: deleteWebhookEndpointOfActivity,
   insertSmartContractInterface,
+  insertWallet: insertWalletOfActivity,
+  insertWalletAccounts: insertWalletAccountsOfActivity,
   insertOtp,
   /** Approval emails to who may vote (queued messages: the delivery worker is woken). */
   requestApprovals: requestApprovalsOfActivity,
