@@ -79,6 +79,6 @@ export function executionContext(
   lifecycle: Lifecycle,
   activity: { activityId: string; organizationId: string; principal: Principal; now: Date; db: Queryable },
 ): ExecutionContext {
-  const { config, secret, keys } = lifecycle.deps;
-  return { ...activity, config, secret, keys };
+  const { config, secret, keys, kek } = lifecycle.deps;
+  return { ...activity, config, secret, keys, kek };
 }
