@@ -35,6 +35,7 @@ import { verifyOtp, verifyOtpV2 } from './handlers/auth/verifyOtp.ts';
 import { createWebhookEndpoint } from './handlers/webhooks/createWebhookEndpoint.ts';
 import { deleteWebhookEndpoint } from './handlers/webhooks/deleteWebhookEndpoint.ts';
 import { updateWebhookEndpoint } from './handlers/webhooks/updateWebhookEndpoint.ts';
+import { createWallet } from './handlers/wallets/createWallet.ts';
 
 export const activityHandlers: readonly ActivityHandler[] = [
   initOtpAuth,
@@ -72,6 +73,7 @@ export const activityHandlers: readonly ActivityHandler[] = [
   createWebhookEndpoint,
   updateWebhookEndpoint,
   deleteWebhookEndpoint,
+  createWallet,
 ];
 
 /**
