@@ -209,3 +209,23 @@ export async function listWalletAccountsFor(
   const found = pageOf<AccountRow>(rows, page);
   return { page: { ...found, rows: found.rows.map(accountOf) } };
 }
+
+/** The wallet's account at this address or path (the oldest when several formats share the path), on behalf of a credential. */
+export async function findWalletAccountFor(
+  db: Queryable,
+  use: CredentialUse,
+  organizationId: string,
+  walletId: string,
+  at: { address?: string; path?: string },
+): Promise<{ refused?: CredentialState; account?: StoredWalletAccount }> {
+  const { refused, rows } = await runWithCredential<AccountRow>(
+    db,
+    use,
+    sql`SELECT ${ACCOUNT_COLUMNS} FROM wallet_accounts a
+         WHERE a.organization_id = ${organizationId}::uuid AND a.wallet_id = ${walletId}::uuid
+           AND (${at.address ?? null}::text IS NULL OR a.address = ${at.address ?? null}::text)
+           AND (${at.path ?? null}::text IS NULL OR a.path = ${at.path ?? null}::text)
+         ORDER BY a.created_at, a.id LIMIT 1`,
+  );
+  return refused ? { refused } : rows[0] ? { account: accountOf(rows[0]) } : {};
+}
