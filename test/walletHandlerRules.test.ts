@@ -1,11 +1,13 @@
-// The rules of create_wallet on plain data (no store): what it checks and writes, under which lock;
-// the mnemonic sealed for the wallet's row (opened here with the context's KEK, it derives the
-// accounts the result names, as viem derives them) and nowhere else in the plan; each account's
-// curve, path and format refused by a 400 naming the field.
+// The rules of create_wallet and create_wallet_accounts on plain data (no store): what they check and
+// write, under which lock; the mnemonic sealed for the wallet's row (opened here with the context's
+// KEK, it derives the accounts the result names, as viem derives them) and nowhere else in the plan;
+// each account's curve, path and format refused by a 400 naming the field.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { mnemonicToAccount } from 'viem/accounts';
+import type { ExecutionContext } from '../src/activities/handler.ts';
 import { createWallet, MAX_WALLETS, WALLET_MNEMONIC } from '../src/activities/handlers/wallets/createWallet.ts';
+import { createWalletAccounts } from '../src/activities/handlers/wallets/createWalletAccounts.ts';
 import { MAX_WALLET_ACCOUNTS } from '../src/activities/handlers/wallets/walletAccounts.ts';
 import { deploymentSecretKek } from '../src/keys/custody/deploymentSecretKek.ts';
 import { openKeyMaterial } from '../src/keys/custody/sealKeyMaterial.ts';
@@ -132,5 +134,68 @@ describe('create_wallet', () => {
       'parameters.accounts[0].label: unknown field; remove it (field names are case-sensitive)',
     ]);
     assert.deepEqual(refusals({ walletName: 'w' }), ['parameters.accounts: required field is missing']);
+  });
+});
+
+describe('create_wallet_accounts', () => {
+  /** A context whose store answers the wallet's sealed mnemonic (the one read the handler makes). */
+  async function storedWallet() {
+    const created = await walletOf({ walletName: 'w', accounts: [ETHEREUM] });
+    const reads: unknown[][] = [];
+    const db = {
+      async query(_text: string, values: unknown[]) {
+        reads.push(values);
+        return values.includes(created.wallet.walletId) ? [{ sealed_mnemonic: created.wallet.sealedMnemonic }] : [];
+      },
+    } as unknown as ExecutionContext['db'];
+    return { ...created, db, reads };
+  }
+
+  test("the wallet's mnemonic derives the new accounts; each path must be free in its format and the wallet have room, under the organization lock", async () => {
+    const { wallet, mnemonic, db, reads } = await storedWallet();
+    const second = { ...ETHEREUM, path: "m/44'/60'/0'/0/1" };
+    const plan = await planOf(createWalletAccounts, { walletId: wallet.walletId, accounts: [second, SOLANA] }, { db });
+    assert.deepEqual(reads, [[ORGANIZATION_ID, wallet.walletId]]);
+    const [insert] = effectsOf(plan, 'write');
+    assert.equal(insert!.name, 'insertWalletAccounts');
+    const accounts = insert!.args[2] as NewWalletAccount[];
+    assert.deepEqual(plan.result, { addresses: accounts.map((account) => account.address) });
+    assert.equal(accounts[0]!.address, mnemonicToAccount(mnemonic, { addressIndex: 1 }).address);
+    assert.deepEqual(effectsOf(plan, 'lock')[0]!.args, [ORGANIZATION_ID]);
+    assert.deepEqual(checksOf(plan), [
+      {
+        name: 'walletAccountsRoomFor',
+        args: [wallet.walletId, 2, MAX_WALLET_ACCOUNTS],
+        message: `the wallet may hold at most ${MAX_WALLET_ACCOUNTS} accounts; these 2 would pass the bound`,
+      },
+      {
+        name: 'walletAccountFree',
+        args: [wallet.walletId, second.path, second.addressFormat],
+        message: `parameters.accounts[0].path: the wallet already has an account at ${second.path} in ADDRESS_FORMAT_ETHEREUM`,
+      },
+      {
+        name: 'walletAccountFree',
+        args: [wallet.walletId, SOLANA.path, SOLANA.addressFormat],
+        message: `parameters.accounts[1].path: the wallet already has an account at ${SOLANA.path} in ADDRESS_FORMAT_SOLANA`,
+      },
+    ]);
+    const planText = JSON.stringify({ result: plan.result, effects: plan.effects });
+    assert.ok(!planText.includes(mnemonic), 'the mnemonic is in the plan');
+  });
+
+  test('persist: false answers the addresses and writes nothing', async () => {
+    const { wallet, db } = await storedWallet();
+    const plan = await planOf(createWalletAccounts, { walletId: wallet.walletId, accounts: [SOLANA], persist: false }, { db });
+    assert.deepEqual(plan.effects, []);
+    assert.equal((plan.result as { addresses: string[] }).addresses.length, 1);
+  });
+
+  test("a wallet the organization does not have is a 404; no account, or a bad one, is a 400 naming the field", async () => {
+    const { db } = await storedWallet();
+    await assert.rejects(planOf(createWalletAccounts, { walletId: crypto.randomUUID(), accounts: [ETHEREUM] }, { db }), { reason: 'WALLET_NOT_FOUND', status: 404 });
+    const parsed = createWalletAccounts.parameters.safeParse({ walletId: crypto.randomUUID(), accounts: [] });
+    assert.deepEqual(fieldViolations(parsed.error!, 'parameters'), [{ field: 'parameters.accounts', description: 'must hold at least one account' }]);
+    const bad = createWalletAccounts.parameters.safeParse({ walletId: crypto.randomUUID(), accounts: [{ ...SOLANA, path: "m/44'/501'/0" }] });
+    assert.deepEqual(fieldViolations(bad.error!, 'parameters').map((v) => v.field), ['parameters.accounts[0].path']);
   });
 });

@@ -1,5 +1,5 @@
 // Wallets through the real HTTP stack and @turnkey/http's own TurnkeyClient: create_wallet with an
-// Ethereum and a Solana account, the answers of get_wallet, list_wallets, list_wallet_accounts and
+// Ethereum and a Solana account, create_wallet_accounts adding to it, the answers of get_wallet, list_wallets, list_wallet_accounts and
 // get_wallet_account; the sealed mnemonic, opened here with the KEK of the deployment secret, derives
 // the Ethereum address as viem derives it, and neither it nor its words joined nor its seed is in
 // clear anywhere in the store (every table's rows as text) or in the server's logs; a bad curve,
@@ -135,6 +135,37 @@ for (const tdb of testDatabases) {
       await refused(createWallet(client, org.organizationId, 'bad path', [{ ...ETHEREUM, path: 'm/44/x' }]), INVALID_ARGUMENT, /step 2/, 'parameters.accounts[0].path');
       const [{ n }] = (await server.db.query<{ n: number }>('SELECT count(*)::int AS n FROM wallets WHERE organization_id = $1', [org.organizationId])) as [{ n: number }];
       assert.equal(n, 1);
+    });
+
+    test('create_wallet_accounts derives more accounts from the same mnemonic; a path taken in its format is a 400; persist: false stores nothing', async () => {
+      const add = (accounts: readonly AccountParams[], persist?: boolean) =>
+        client.createWalletAccounts({
+          type: 'ACTIVITY_TYPE_CREATE_WALLET_ACCOUNTS',
+          ...stamp(org.organizationId),
+          parameters: { walletId, accounts: accounts as any, ...(persist === undefined ? {} : { persist }) },
+        });
+      const second = { ...ETHEREUM, path: "m/44'/60'/0'/0/1" };
+      const answer = (await add([second])) as any;
+      assert.equal(answer.activity.status, 'ACTIVITY_STATUS_COMPLETED');
+      const [added] = answer.activity.result.createWalletAccountsResult.addresses;
+      const [row] = await server.db.query<{ sealed_mnemonic: string }>('SELECT sealed_mnemonic FROM wallets WHERE id = $1', [walletId]);
+      const opened = await openKeyMaterial(deploymentSecretKek(deploymentSecret(server.config).key), { organizationId: org.organizationId, rowId: walletId, kind: WALLET_MNEMONIC }, row!.sealed_mnemonic);
+      const mnemonic = opened.toString('utf8');
+      opened.fill(0);
+      assert.equal(added, mnemonicToAccount(mnemonic, { addressIndex: 1 }).address);
+      const listed = (await client.getWalletAccounts({ organizationId: org.organizationId, walletId })) as any;
+      assert.deepEqual(listed.accounts.map((a: any) => a.address).sort(), [...addresses, added].sort());
+
+      await refused(add([{ ...ETHEREUM, path: "m/44'/60'/0'/0/2" }, second]), INVALID_ARGUMENT, /already has an account at m\/44'\/60'\/0'\/0\/1/, 'parameters.accounts[1].path');
+      const preview = (await add([{ ...ETHEREUM, path: "m/44'/60'/0'/0/3" }], false)) as any;
+      assert.equal(preview.activity.result.createWalletAccountsResult.addresses[0], mnemonicToAccount(mnemonic, { addressIndex: 3 }).address);
+      const after = (await client.getWalletAccounts({ organizationId: org.organizationId, walletId })) as any;
+      assert.equal(after.accounts.length, 3);
+      await refused(
+        client.createWalletAccounts({ type: 'ACTIVITY_TYPE_CREATE_WALLET_ACCOUNTS', ...stamp(org.organizationId), parameters: { walletId: crypto.randomUUID(), accounts: [ETHEREUM] } }),
+        NOT_FOUND,
+        /no wallet/,
+      );
     });
 
     test('a name the organization has is a 400 naming parameters.walletName; another organization may use it', async () => {

@@ -36,6 +36,7 @@ export interface ActivityTypesOfPath {
   update_webhook_endpoint: 'ACTIVITY_TYPE_UPDATE_WEBHOOK_ENDPOINT';
   delete_webhook_endpoint: 'ACTIVITY_TYPE_DELETE_WEBHOOK_ENDPOINT';
   create_wallet: 'ACTIVITY_TYPE_CREATE_WALLET';
+  create_wallet_accounts: 'ACTIVITY_TYPE_CREATE_WALLET_ACCOUNTS';
   approve_activity: 'ACTIVITY_TYPE_APPROVE_ACTIVITY';
   reject_activity: 'ACTIVITY_TYPE_REJECT_ACTIVITY';
 }
@@ -361,6 +362,16 @@ export interface ActivityParametersOfType {
       addressFormat: string;
     }>;
     mnemonicLength?: number;
+  };
+  ACTIVITY_TYPE_CREATE_WALLET_ACCOUNTS: {
+    walletId: string;
+    accounts: Array<{
+      curve: string;
+      pathFormat: 'PATH_FORMAT_BIP32';
+      path: string;
+      addressFormat: string;
+    }>;
+    persist?: boolean;
   };
   ACTIVITY_TYPE_APPROVE_ACTIVITY: {
     fingerprint: string;

@@ -36,6 +36,7 @@ import { createWebhookEndpoint } from './handlers/webhooks/createWebhookEndpoint
 import { deleteWebhookEndpoint } from './handlers/webhooks/deleteWebhookEndpoint.ts';
 import { updateWebhookEndpoint } from './handlers/webhooks/updateWebhookEndpoint.ts';
 import { createWallet } from './handlers/wallets/createWallet.ts';
+import { createWalletAccounts } from './handlers/wallets/createWalletAccounts.ts';
 
 export const activityHandlers: readonly ActivityHandler[] = [
   initOtpAuth,
@@ -74,6 +75,7 @@ export const activityHandlers: readonly ActivityHandler[] = [
   updateWebhookEndpoint,
   deleteWebhookEndpoint,
   createWallet,
+  createWalletAccounts,
 ];
 
 /**

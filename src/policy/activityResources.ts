@@ -50,6 +50,7 @@ export const ACTIVITY_RESOURCES: Readonly<Record<string, ActivityResource>> = Ob
   UPDATE_WEBHOOK_ENDPOINT: { resource: 'WEBHOOK_ENDPOINT', action: 'UPDATE' },
   DELETE_WEBHOOK_ENDPOINT: { resource: 'WEBHOOK_ENDPOINT', action: 'DELETE' },
   CREATE_WALLET: { resource: 'WALLET', action: 'CREATE' },
+  CREATE_WALLET_ACCOUNTS: { resource: 'WALLET', action: 'CREATE' },
   APPROVE_ACTIVITY: { resource: 'ACTIVITY', action: 'APPROVE' },
   REJECT_ACTIVITY: { resource: 'ACTIVITY', action: 'REJECT' },
 });

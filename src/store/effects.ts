@@ -46,7 +46,7 @@ import {
   userTagOfOrganization,
   userTagsBelow,
 } from './userTags.ts';
-import { insertWalletAccountsOfActivity, insertWalletOfActivity, walletNameFree, walletsRoomFor } from './wallets.ts';
+import { insertWalletAccountsOfActivity, insertWalletOfActivity, walletAccountFree, walletAccountsRoomFor, walletNameFree, walletsRoomFor } from './wallets.ts';
 import { useVerificationToken, verificationTokenUsedAt, type TokenUsage } from './verificationTokens.ts';
 import { deleteWebhookEndpointOfActivity, insertWebhookEndpointOfActivity, updateWebhookEndpointOfActivity, webhookEndpointOfOrganization, webhookEndpointsRoomFor } from './webhookEndpoints.ts';
 
@@ -75,6 +75,8 @@ const CHECKS = {
   emailTemplateExists,
   walletNameFree,
   walletsRoomFor,
+  walletAccountsRoomFor,
+  walletAccountFree,
 } satisfies Record<string, (...args: never[]) => Sql>;
 
 /** What is taken from a supply that refuses once spent or taken: each a check that writes (store's Gate). */

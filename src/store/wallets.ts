@@ -1,12 +1,12 @@
 // Wallets (table wallets) and their accounts (table wallet_accounts). A wallet's mnemonic is sealed by
-// the caller (keys/custody) and no read here returns it; an account keeps what
-// answers show (path, address, public key), no private key. Here: the rows an activity's statement
-// writes and the guards they depend on, and the reads of the queries, each checking the credential in
-// the same statement.
+// the caller (keys/custody); only findSealedMnemonic reads it back, for an operation that opens it. An
+// account keeps what answers show (path, address, public key), no private key. Here: the rows an
+// activity's statement writes and the guards they depend on, and the reads of the queries, each
+// checking the credential in the same statement.
 import { runWithCredential, type CredentialState, type CredentialUse } from './credentials.ts';
 import type { Queryable } from './db.ts';
 import { pageOf, pageStatement, type Page, type PageRequest } from './pages.ts';
-import { raw, sql, type Sql } from './sql.ts';
+import { raw, run, sql, type Sql } from './sql.ts';
 
 export interface StoredWallet {
   walletId: string;
@@ -119,6 +119,16 @@ export function walletsRoomFor(organizationId: string, max: number): Sql {
   return sql`(SELECT count(*) FROM wallets WHERE organization_id = ${organizationId}::uuid) < ${max}::int`;
 }
 
+/** A guard condition: the wallet has room for `adding` more accounts with at most `max` in all. */
+export function walletAccountsRoomFor(walletId: string, adding: number, max: number): Sql {
+  return sql`(SELECT count(*) FROM wallet_accounts WHERE wallet_id = ${walletId}::uuid) + ${adding}::int <= ${max}::int`;
+}
+
+/** A guard condition: the wallet has no account at this path in this address format. */
+export function walletAccountFree(walletId: string, path: string, addressFormat: string): Sql {
+  return sql`NOT EXISTS (SELECT 1 FROM wallet_accounts WHERE wallet_id = ${walletId}::uuid AND path = ${path} AND address_format = ${addressFormat})`;
+}
+
 /** A row of an activity's statement (`activity` yields its row): the new wallet. */
 export function insertWalletOfActivity(activity: Sql, wallet: NewWallet): Sql {
   return sql`INSERT INTO wallets (id, organization_id, activity_id, name, sealed_mnemonic, exported, imported, created_at, updated_at)
@@ -228,4 +238,13 @@ export async function findWalletAccountFor(
          ORDER BY a.created_at, a.id LIMIT 1`,
   );
   return refused ? { refused } : rows[0] ? { account: accountOf(rows[0]) } : {};
+}
+
+/** The wallet's sealed mnemonic, for an operation that opens it; undefined when the organization has no such wallet. */
+export async function findSealedMnemonic(db: Queryable, organizationId: string, walletId: string): Promise<string | undefined> {
+  const [row] = await run<{ sealed_mnemonic: string }>(
+    db,
+    sql`SELECT sealed_mnemonic FROM wallets WHERE organization_id = ${organizationId}::uuid AND id = ${walletId}::uuid`,
+  );
+  return row?.sealed_mnemonic;
 }
