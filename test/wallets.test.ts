@@ -168,6 +168,20 @@ for (const tdb of testDatabases) {
       );
     });
 
+    test('concurrent creations: of one name, one wallet and 400s naming parameters.walletName; of other names, each its wallet', async () => {
+      // Bodies that differ (one body submitted twice is one activity, answered twice).
+      const same = await Promise.allSettled([1, 2, 3].map((i) => createWallet(client, org.organizationId, 'Payroll', [{ ...ETHEREUM, path: `m/44'/60'/0'/0/${i}` }])));
+      assert.equal(same.filter((outcome) => outcome.status === 'fulfilled').length, 1, JSON.stringify(same.map((o) => (o.status === 'rejected' ? String(o.reason) : 'ok'))));
+      for (const outcome of same.filter((o): o is PromiseRejectedResult => o.status === 'rejected')) {
+        await refused(Promise.reject(outcome.reason), INVALID_ARGUMENT, /already has a wallet named "Payroll"/, 'parameters.walletName');
+      }
+      const names = ['Ops 1', 'Ops 2', 'Ops 3', 'Ops 4'];
+      const distinct = (await Promise.all(names.map((name) => createWallet(client, org.organizationId, name, [SOLANA])))) as any[];
+      assert.deepEqual(distinct.map((answer) => answer.activity.status), names.map(() => 'ACTIVITY_STATUS_COMPLETED'));
+      const { wallets } = (await client.getWallets({ organizationId: org.organizationId })) as any;
+      assert.deepEqual(wallets.map((w: any) => w.walletName).sort(), ['Ops 1', 'Ops 2', 'Ops 3', 'Ops 4', 'Payroll', 'Treasury']);
+    });
+
     test('a name the organization has is a 400 naming parameters.walletName; another organization may use it', async () => {
       await refused(createWallet(client, org.organizationId, 'Treasury', [ETHEREUM]), INVALID_ARGUMENT, /already has a wallet named "Treasury"/, 'parameters.walletName');
       const other = await server.createOrganization('Other');
