@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { invalidField } from '../../../errors.ts';
 import { accountPublicKeyHex, addressOf, checkAddressFormat } from '../../../keys/addresses.ts';
-import { DERIVATION_CURVES, deriveAccountKey, MAX_PATH_CHARACTERS, parseDerivationPath, type DerivationCurve } from '../../../keys/derivation.ts';
+import { accountKeyDeriver, DERIVATION_CURVES, MAX_PATH_CHARACTERS, parseDerivationPath, type DerivationCurve } from '../../../keys/derivation.ts';
 import { ParameterRejected } from '../../../keys/parameterRejected.ts';
 import type { NewWalletAccount } from '../../../store/wallets.ts';
 
@@ -82,29 +82,31 @@ export const accountList = () =>
     )
     .describe(`The accounts to derive, at most ${MAX_WALLET_ACCOUNTS}; [] for none`);
 
-/** The accounts derived from `seed`, in the order asked, each with a new id. */
+/** The accounts derived from `seed`, in the order asked, each with a new id; each parent key derived once. */
 export function deriveAccounts(seed: Uint8Array, accounts: readonly AccountParameters[]): NewWalletAccount[] {
-  return accounts.map((params, index) => {
-    const fields = { path: fieldOf(index, 'path'), curve: fieldOf(index, 'curve') };
-    try {
-      const key = deriveAccountKey(params.curve, seed, params.path, fields);
+  const deriver = accountKeyDeriver(seed);
+  try {
+    return accounts.map((params, index) => {
+      const fields = { path: fieldOf(index, 'path'), curve: fieldOf(index, 'curve') };
+      const key = deriver.derive(params.curve, params.path, fields);
       try {
-        const curve = key.curve;
         return {
           walletAccountId: randomUUID(),
-          curve,
+          curve: key.curve,
           pathFormat: params.pathFormat,
           path: params.path,
           addressFormat: params.addressFormat,
-          address: addressOf(curve, params.addressFormat, key.publicKey, fieldOf(index, 'addressFormat')),
-          publicKey: accountPublicKeyHex(curve, key.publicKey),
+          address: addressOf(key.curve, params.addressFormat, key.publicKey, fieldOf(index, 'addressFormat')),
+          publicKey: accountPublicKeyHex(key.curve, key.publicKey),
         };
       } finally {
         key.privateKey.fill(0);
       }
-    } catch (error) {
-      if (error instanceof ParameterRejected) throw invalidField(error.field, error.description);
-      throw error;
-    }
-  });
+    });
+  } catch (error) {
+    if (error instanceof ParameterRejected) throw invalidField(error.field, error.description);
+    throw error;
+  } finally {
+    deriver.wipe();
+  }
 }
