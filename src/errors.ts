@@ -147,6 +147,8 @@ export const REASONS = {
   USER_TAG_NOT_FOUND: { status: 404, meaning: 'No such user tag in the organization' },
   OTP_NOT_FOUND: { status: 404, meaning: "No OTP with this id in the organization (another organization's too)" },
   SMART_CONTRACT_INTERFACE_NOT_FOUND: { status: 404, meaning: 'No such smart contract interface in the organization' },
+  WALLET_NOT_FOUND: { status: 404, meaning: 'No such wallet in the organization' },
+  WALLET_ACCOUNT_NOT_FOUND: { status: 404, meaning: 'No such account in the wallet' },
   EMAIL_TEMPLATE_NOT_FOUND: { status: 404, meaning: 'No such email template in the organization' },
   SENDER_DOMAIN_NOT_FOUND: { status: 404, meaning: 'No such sender domain in the organization' },
   REQUEST_TIMEOUT: {

@@ -168,6 +168,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       config,
       secret,
       keys,
+      kek,
       handlers,
       now: clock,
       onQueued: () => worker?.wake(),

@@ -47,6 +47,11 @@ const EXPECTED_KEYS = [
   'user_tags.organization_id → organizations.id',
   'users.organization_id → organizations.id',
   'webhook_endpoints.organization_id → organizations.id',
+  // 034: wallets and their accounts.
+  'wallet_accounts.organization_id → organizations.id',
+  'wallet_accounts.wallet_id → wallets.id',
+  'wallets.activity_id → activities.id',
+  'wallets.organization_id → organizations.id',
 ].sort();
 
 for (const tdb of testDatabases) {

@@ -349,6 +349,15 @@ describe('OpenAPI', () => {
       assert.equal((await query('get_organization', {})).organizationData.policies[0].policyId, policyId);
       checkActivity('delete_policies', await submit('delete_policies', { policyIds: policies.activity.result.createPoliciesResult.policyIds }));
       checkActivity('delete_policy', await submit('delete_policy', { policyId }));
+      // Wallets: each handler's own example, then read back.
+      const wallet = await submit('create_wallet', example('create_wallet'));
+      checkActivity('create_wallet', wallet);
+      const walletId = wallet.activity.result.createWalletResult.walletId;
+      checkActivity('create_wallet_accounts', await submit('create_wallet_accounts', { ...example('create_wallet_accounts'), walletId }));
+      await query('get_wallet', { walletId });
+      await query('list_wallets', {});
+      assert.equal((await query('list_wallet_accounts', { walletId, includeWalletDetails: true })).accounts.length, 3);
+      await query('get_wallet_account', { walletId, path: "m/44'/60'/0'/0/1" });
       checkActivity('update_root_quorum', await submit('update_root_quorum', { threshold: 1, userIds: [org.userId] }));
       // A quorum of two: an activity waits, a second root's vote decides it, and the record of each vote is read.
       const { userId } = await server.admin('POST', `/organizations/${org.organizationId}/users`, { userName: 'second root' });

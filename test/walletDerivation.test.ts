@@ -11,7 +11,7 @@ import { ed25519 } from '@noble/curves/ed25519.js';
 import { Keypair } from '@solana/web3.js';
 import { privateKeyToAccount } from 'viem/accounts';
 import { accountPublicKeyHex, addressOf, checkAddressFormat } from '../src/keys/addresses.ts';
-import { deriveAccountKey, MAX_PATH_DEPTH, parseDerivationPath } from '../src/keys/derivation.ts';
+import { accountKeyDeriver, deriveAccountKey, MAX_PATH_DEPTH, parseDerivationPath } from '../src/keys/derivation.ts';
 import { generateMnemonic, MNEMONIC_WORD_COUNTS, mnemonicToSeed, parseMnemonic } from '../src/keys/mnemonic.ts';
 import { ParameterRejected } from '../src/keys/parameterRejected.ts';
 import { ROOT } from './support/processes.ts';
@@ -101,6 +101,31 @@ test("Solana: the cookbook's mnemonic gives its published addresses at m/44'/501
     assert.equal(addressOf('CURVE_ED25519', 'ADDRESS_FORMAT_SOLANA', key.publicKey), address);
     assert.equal(Keypair.fromSeed(key.privateKey).publicKey.toBase58(), address);
   });
+});
+
+test('one deriver for many accounts gives the keys each path gives alone, whatever the order, the marks and the shared parents', () => {
+  const seed = mnemonicToSeed(JUNK);
+  const deriver = accountKeyDeriver(seed);
+  const paths: Array<[string, string]> = [
+    ['CURVE_SECP256K1', "m/44'/60'/0'/0/1"],
+    ['CURVE_SECP256K1', "m/44'/60'/0'/0"],
+    ['CURVE_SECP256K1', "m/44h/60h/0h/0/0"],
+    ['CURVE_SECP256K1', "m/44'/60'/0'/0/1"],
+    ['CURVE_SECP256K1', 'm'],
+    ['CURVE_SECP256K1', "m/44'/0'/0'/0/7"],
+    ['CURVE_ED25519', "m/44'/501'/1'/0'"],
+    ['CURVE_ED25519', "m/44'/501'"],
+    ['CURVE_ED25519', "m/44h/501h/0h/0h"],
+    ['CURVE_ED25519', "m/44'/501'/1'/0'"],
+  ];
+  for (const [curve, path] of paths) {
+    const shared = deriver.derive(curve, path);
+    const alone = deriveAccountKey(curve, seed, path);
+    assert.equal(hex(shared.privateKey), hex(alone.privateKey), `${curve} ${path}`);
+    assert.equal(hex(shared.publicKey), hex(alone.publicKey), `${curve} ${path}`);
+    if (curve === 'CURVE_SECP256K1') assert.equal(hex(shared.publicKey), hex(HDKey.fromMasterSeed(seed).derive(path.replaceAll('h', "'")).publicKey!), path);
+  }
+  deriver.wipe();
 });
 
 test('paths: both hardened marks, bounds on depth and index, and a clear refusal naming the path', () => {

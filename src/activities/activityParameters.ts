@@ -35,6 +35,8 @@ export interface ActivityTypesOfPath {
   create_webhook_endpoint: 'ACTIVITY_TYPE_CREATE_WEBHOOK_ENDPOINT';
   update_webhook_endpoint: 'ACTIVITY_TYPE_UPDATE_WEBHOOK_ENDPOINT';
   delete_webhook_endpoint: 'ACTIVITY_TYPE_DELETE_WEBHOOK_ENDPOINT';
+  create_wallet: 'ACTIVITY_TYPE_CREATE_WALLET';
+  create_wallet_accounts: 'ACTIVITY_TYPE_CREATE_WALLET_ACCOUNTS';
   approve_activity: 'ACTIVITY_TYPE_APPROVE_ACTIVITY';
   reject_activity: 'ACTIVITY_TYPE_REJECT_ACTIVITY';
 }
@@ -350,6 +352,26 @@ export interface ActivityParametersOfType {
   };
   ACTIVITY_TYPE_DELETE_WEBHOOK_ENDPOINT: {
     endpointId: string;
+  };
+  ACTIVITY_TYPE_CREATE_WALLET: {
+    walletName: string;
+    accounts: Array<{
+      curve: string;
+      pathFormat: 'PATH_FORMAT_BIP32';
+      path: string;
+      addressFormat: string;
+    }>;
+    mnemonicLength?: number;
+  };
+  ACTIVITY_TYPE_CREATE_WALLET_ACCOUNTS: {
+    walletId: string;
+    accounts: Array<{
+      curve: string;
+      pathFormat: 'PATH_FORMAT_BIP32';
+      path: string;
+      addressFormat: string;
+    }>;
+    persist?: boolean;
   };
   ACTIVITY_TYPE_APPROVE_ACTIVITY: {
     fingerprint: string;

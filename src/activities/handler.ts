@@ -17,6 +17,7 @@ import type { Principal } from '../auth/principal.ts';
 import type { Config } from '../config.ts';
 import type { Reason } from '../errors.ts';
 import type { Action, Resource } from '../policy/index.ts';
+import type { KeyEncryptionKey } from '../keys/custody/keyEncryptionKey.ts';
 import type { Effect } from '../store/effects.ts';
 import type { Queryable } from '../store/db.ts';
 import type { ServiceKeys } from './lifecycle/serviceKeys.ts';
@@ -36,6 +37,8 @@ export interface ExecutionContext {
   db: Queryable;
   /** The service's signing keys (verification tokens). */
   keys: ServiceKeys;
+  /** Wraps the data keys of wallet key material sealed for the store (keys/custody/sealKeyMaterial.ts). */
+  kek: KeyEncryptionKey;
 }
 
 /**

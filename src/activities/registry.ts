@@ -35,6 +35,8 @@ import { verifyOtp, verifyOtpV2 } from './handlers/auth/verifyOtp.ts';
 import { createWebhookEndpoint } from './handlers/webhooks/createWebhookEndpoint.ts';
 import { deleteWebhookEndpoint } from './handlers/webhooks/deleteWebhookEndpoint.ts';
 import { updateWebhookEndpoint } from './handlers/webhooks/updateWebhookEndpoint.ts';
+import { createWallet } from './handlers/wallets/createWallet.ts';
+import { createWalletAccounts } from './handlers/wallets/createWalletAccounts.ts';
 
 export const activityHandlers: readonly ActivityHandler[] = [
   initOtpAuth,
@@ -72,6 +74,8 @@ export const activityHandlers: readonly ActivityHandler[] = [
   createWebhookEndpoint,
   updateWebhookEndpoint,
   deleteWebhookEndpoint,
+  createWallet,
+  createWalletAccounts,
 ];
 
 /**

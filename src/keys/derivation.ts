@@ -65,34 +65,85 @@ export interface AccountFields {
 
 /** The account key at `path` below `seed` (16 to 64 bytes; BIP-39 seeds are 64). */
 export function deriveAccountKey(curve: unknown, seed: Uint8Array, path: string, fields: AccountFields = { path: 'path', curve: 'curve' }): AccountKey {
-  if (seed.length < 16 || seed.length > 64) throw new RangeError('a seed has 16 to 64 bytes');
-  const pathField = fields.path;
-  const steps = parseDerivationPath(path, pathField);
-  if (curve === 'CURVE_SECP256K1') return deriveSecp256k1(seed, steps);
-  if (curve === 'CURVE_ED25519') {
-    const soft = steps.findIndex((step) => !step.hardened);
-    if (soft >= 0) {
-      throw new ParameterRejected(
-        pathField,
-        `step ${soft + 1} of ${JSON.stringify(path)} is not hardened; CURVE_ED25519 keys are derived by SLIP-0010, which has hardened steps only (mark each with ')`,
-      );
-    }
-    return deriveEd25519(seed, steps);
+  const deriver = accountKeyDeriver(seed);
+  try {
+    return deriver.derive(curve, path, fields);
+  } finally {
+    deriver.wipe();
   }
-  throw new ParameterRejected(fields.curve, `must be one of ${DERIVATION_CURVES.join(', ')}; got ${JSON.stringify(curve)}`);
 }
 
-function deriveSecp256k1(seed: Uint8Array, steps: PathStep[]): AccountKey {
-  let key = HDKey.fromMasterSeed(seed);
-  for (const step of steps) {
-    const child = key.deriveChild(step.hardened ? step.index + HARDENED_OFFSET : step.index);
-    key.wipePrivateData();
-    key = child;
+/** Derives several accounts of one seed; `wipe` zeroes every key it kept. */
+export interface AccountKeyDeriver {
+  /** As deriveAccountKey: the account key at `path`, a ParameterRejected naming `fields` when it cannot be. */
+  derive(curve: unknown, path: string, fields?: AccountFields): AccountKey;
+  wipe(): void;
+}
+
+/**
+ * The accounts of one seed, each parent key derived once: accounts below one parent (m/44'/60'/0'/0/i)
+ * cost one step each rather than the whole path. The parents' keys are kept until `wipe`.
+ */
+export function accountKeyDeriver(seed: Uint8Array): AccountKeyDeriver {
+  if (seed.length < 16 || seed.length > 64) throw new RangeError('a seed has 16 to 64 bytes');
+  const secp256k1Nodes = new Map<string, HDKey>();
+  const ed25519Nodes = new Map<string, Uint8Array>();
+  return {
+    derive(curve, path, fields = { path: 'path', curve: 'curve' }) {
+      const steps = parseDerivationPath(path, fields.path);
+      if (curve === 'CURVE_SECP256K1') return secp256k1Key(seed, steps, secp256k1Nodes);
+      if (curve === 'CURVE_ED25519') {
+        const soft = steps.findIndex((step) => !step.hardened);
+        if (soft >= 0) {
+          throw new ParameterRejected(
+            fields.path,
+            `step ${soft + 1} of ${JSON.stringify(path)} is not hardened; CURVE_ED25519 keys are derived by SLIP-0010, which has hardened steps only (mark each with ')`,
+          );
+        }
+        return ed25519Key(seed, steps, ed25519Nodes);
+      }
+      throw new ParameterRejected(fields.curve, `must be one of ${DERIVATION_CURVES.join(', ')}; got ${JSON.stringify(curve)}`);
+    },
+    wipe() {
+      for (const node of secp256k1Nodes.values()) node.wipePrivateData();
+      for (const node of ed25519Nodes.values()) node.fill(0);
+      secp256k1Nodes.clear();
+      ed25519Nodes.clear();
+    },
+  };
+}
+
+/** The key of the steps' prefixes, written one way whatever marked a hardened step (' or h). */
+const prefixOf = (steps: readonly PathStep[], length: number) =>
+  steps
+    .slice(0, length)
+    .map((step) => `${step.index}${step.hardened ? "'" : ''}`)
+    .join('/');
+
+/** The node at `steps`: from the longest prefix kept in `nodes`, each node on the way kept there. */
+function nodeAt<Node>(steps: readonly PathStep[], nodes: Map<string, Node>, root: () => Node, child: (parent: Node, step: PathStep) => Node): Node {
+  let depth = steps.length;
+  while (depth > 0 && !nodes.has(prefixOf(steps, depth))) depth--;
+  let node = nodes.get(prefixOf(steps, depth));
+  if (node === undefined) {
+    node = root();
+    nodes.set('', node);
   }
-  const privateKey = Uint8Array.from(key.privateKey!);
-  const publicKey = Uint8Array.from(key.publicKey!);
-  key.wipePrivateData();
-  return { curve: 'CURVE_SECP256K1', privateKey, publicKey };
+  for (; depth < steps.length; depth++) {
+    node = child(node, steps[depth]!);
+    nodes.set(prefixOf(steps, depth + 1), node);
+  }
+  return node;
+}
+
+function secp256k1Key(seed: Uint8Array, steps: readonly PathStep[], nodes: Map<string, HDKey>): AccountKey {
+  const key = nodeAt(
+    steps,
+    nodes,
+    () => HDKey.fromMasterSeed(seed),
+    (parent, step) => parent.deriveChild(step.hardened ? step.index + HARDENED_OFFSET : step.index),
+  );
+  return { curve: 'CURVE_SECP256K1', privateKey: Uint8Array.from(key.privateKey!), publicKey: Uint8Array.from(key.publicKey!) };
 }
 
 /**
@@ -100,18 +151,20 @@ function deriveSecp256k1(seed: Uint8Array, steps: PathStep[]): AccountKey {
  * I = HMAC-SHA512(chain code, 0x00 ‖ key ‖ ser32(index + 2^31)); the key is I's left half, the
  * chain code its right half. No curve arithmetic: @noble/curves makes the public key.
  */
-function deriveEd25519(seed: Uint8Array, steps: PathStep[]): AccountKey {
-  let node = hmac(sha512, new TextEncoder().encode('ed25519 seed'), seed);
-  for (const step of steps) {
-    const data = new Uint8Array(37);
-    data.set(node.subarray(0, 32), 1);
-    new DataView(data.buffer).setUint32(33, step.index + HARDENED_OFFSET);
-    const child = hmac(sha512, node.subarray(32), data);
-    data.fill(0);
-    node.fill(0);
-    node = child;
-  }
+function ed25519Key(seed: Uint8Array, steps: readonly PathStep[], nodes: Map<string, Uint8Array>): AccountKey {
+  const node = nodeAt(
+    steps,
+    nodes,
+    () => hmac(sha512, new TextEncoder().encode('ed25519 seed'), seed),
+    (parent, step) => {
+      const data = new Uint8Array(37);
+      data.set(parent.subarray(0, 32), 1);
+      new DataView(data.buffer).setUint32(33, step.index + HARDENED_OFFSET);
+      const child = hmac(sha512, parent.subarray(32), data);
+      data.fill(0);
+      return child;
+    },
+  );
   const privateKey = node.slice(0, 32);
-  node.fill(0);
   return { curve: 'CURVE_ED25519', privateKey, publicKey: ed25519.getPublicKey(privateKey) };
 }

@@ -4,7 +4,7 @@
 // `npm run -s generate` and test/declarations.test.ts fails when it differs from what they declare.
 
 /** The resources an activity may act on (`activity.resource`). */
-export const RESOURCES = ['AUTH', 'OTP', 'SMART_CONTRACT_INTERFACE', 'USER', 'CREDENTIAL', 'POLICY', 'WEBHOOK_ENDPOINT', 'ORGANIZATION', 'ACTIVITY'] as const;
+export const RESOURCES = ['AUTH', 'OTP', 'SMART_CONTRACT_INTERFACE', 'USER', 'CREDENTIAL', 'POLICY', 'WEBHOOK_ENDPOINT', 'ORGANIZATION', 'ACTIVITY', 'WALLET'] as const;
 export type Resource = (typeof RESOURCES)[number];
 
 /** What an activity does to its resource (`activity.action`). */
@@ -49,6 +49,8 @@ export const ACTIVITY_RESOURCES: Readonly<Record<string, ActivityResource>> = Ob
   CREATE_WEBHOOK_ENDPOINT: { resource: 'WEBHOOK_ENDPOINT', action: 'CREATE' },
   UPDATE_WEBHOOK_ENDPOINT: { resource: 'WEBHOOK_ENDPOINT', action: 'UPDATE' },
   DELETE_WEBHOOK_ENDPOINT: { resource: 'WEBHOOK_ENDPOINT', action: 'DELETE' },
+  CREATE_WALLET: { resource: 'WALLET', action: 'CREATE' },
+  CREATE_WALLET_ACCOUNTS: { resource: 'WALLET', action: 'CREATE' },
   APPROVE_ACTIVITY: { resource: 'ACTIVITY', action: 'APPROVE' },
   REJECT_ACTIVITY: { resource: 'ACTIVITY', action: 'REJECT' },
 });

@@ -12,6 +12,7 @@ import { getSmartContractInterface, listSmartContractInterfaces } from './smartC
 import { getSubOrgIds, getVerifiedSubOrgIds } from './subOrganizations.ts';
 import { listUserTags } from './userTags.ts';
 import { getUser, listUsers, whoami } from './users.ts';
+import { getWallet, getWalletAccount, listWalletAccounts, listWallets } from './wallets.ts';
 import { listWebhookEndpoints } from './webhookEndpoints.ts';
 
 export const queryHandlers: readonly QueryHandler[] = [
@@ -40,4 +41,8 @@ export const queryHandlers: readonly QueryHandler[] = [
   getSubOrgIds,
   getVerifiedSubOrgIds,
   listWebhookEndpoints,
+  getWallet,
+  listWallets,
+  listWalletAccounts,
+  getWalletAccount,
 ];

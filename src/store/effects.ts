@@ -46,6 +46,7 @@ import {
   userTagOfOrganization,
   userTagsBelow,
 } from './userTags.ts';
+import { insertWalletAccountsOfActivity, insertWalletOfActivity, walletAccountFree, walletAccountsRoomFor, walletNameFree, walletsRoomFor } from './wallets.ts';
 import { useVerificationToken, verificationTokenUsedAt, type TokenUsage } from './verificationTokens.ts';
 import { deleteWebhookEndpointOfActivity, insertWebhookEndpointOfActivity, updateWebhookEndpointOfActivity, webhookEndpointOfOrganization, webhookEndpointsRoomFor } from './webhookEndpoints.ts';
 
@@ -72,6 +73,10 @@ const CHECKS = {
   webhookEndpointsRoomFor,
   senderDomainRegistered,
   emailTemplateExists,
+  walletNameFree,
+  walletsRoomFor,
+  walletAccountsRoomFor,
+  walletAccountFree,
 } satisfies Record<string, (...args: never[]) => Sql>;
 
 /** What is taken from a supply that refuses once spent or taken: each a check that writes (store's Gate). */
@@ -124,6 +129,8 @@ const WRITES = {
   updateWebhookEndpoint: updateWebhookEndpointOfActivity,
   deleteWebhookEndpoint: deleteWebhookEndpointOfActivity,
   insertSmartContractInterface,
+  insertWallet: insertWalletOfActivity,
+  insertWalletAccounts: insertWalletAccountsOfActivity,
   insertOtp,
   /** Approval emails to who may vote (queued messages: the delivery worker is woken). */
   requestApprovals: requestApprovalsOfActivity,

@@ -9,6 +9,7 @@ import type { Principal } from '../../src/auth/principal.ts';
 import { parseBody } from '../../src/wire/jsonDocument.ts';
 import { ServiceKeys } from '../../src/activities/lifecycle/serviceKeys.ts';
 import { generateApiKeyPair } from '../../src/admin/organizations.ts';
+import { deploymentSecretKek } from '../../src/keys/custody/deploymentSecretKek.ts';
 import type { Config } from '../../src/config.ts';
 import type { Database } from '../../src/store/db.ts';
 
@@ -58,7 +59,7 @@ export async function runActivity(
   options: { organizationId: string; parameters: unknown; config: Config; secret: Buffer; now?: Date },
 ): Promise<{ id: string; result: Record<string, any>; [key: string]: any }> {
   const now = options.now ?? new Date();
-  const pipeline = new ActivityPipeline({ db, config: options.config, secret: options.secret, keys: new ServiceKeys(db, options.secret), handlers: [handler], now: () => now });
+  const pipeline = new ActivityPipeline({ db, config: options.config, secret: options.secret, keys: new ServiceKeys(db, options.secret), kek: deploymentSecretKek(options.secret), handlers: [handler], now: () => now });
   const body = Buffer.from(
     JSON.stringify({ type: handler.activityType, timestampMs: String(now.getTime()), organizationId: options.organizationId, parameters: options.parameters, nonce: randomUUID() }),
   );

@@ -8,11 +8,14 @@ import type { z } from 'zod';
 import type { ActivityHandler, ActivityPlan, ExecutionContext } from '../../src/activities/handler.ts';
 import type { Principal } from '../../src/auth/principal.ts';
 import { loadConfig } from '../../src/config.ts';
+import { deploymentSecretKek } from '../../src/keys/custody/deploymentSecretKek.ts';
 import type { Effect } from '../../src/store/effects.ts';
 
 export const ORGANIZATION_ID = '7f4e2c1a-0b3d-4e5f-8a9b-1c2d3e4f5a6b';
 export const USER_ID = '2b8c4d6e-1f3a-4b5c-9d7e-0a1b2c3d4e5f';
 export const NOW = new Date('2026-12-07T12:00:00.000Z');
+/** The deployment secret of a rules context; its KEK seals what a handler seals. */
+export const RULES_SECRET = Buffer.alloc(32, 7);
 
 const principal: Principal = {
   organizationId: ORGANIZATION_ID,
@@ -42,9 +45,10 @@ export function rulesContext(handler: Pick<ActivityHandler, 'path'>, overrides: 
     principal,
     now: NOW,
     config: loadConfig({}),
-    secret: Buffer.alloc(32, 7),
+    secret: RULES_SECRET,
     db,
     keys: undefined as never,
+    kek: deploymentSecretKek(RULES_SECRET),
     ...overrides,
   };
 }

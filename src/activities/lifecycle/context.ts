@@ -79,7 +79,7 @@ export function executionContext(
   lifecycle: Lifecycle,
   activity: { activityId: string; organizationId: string; principal: Principal; now: Date; db: Queryable },
 ): ExecutionContext {
-  const { config, secret, keys } = lifecycle.deps;
+  const { config, secret, keys, kek } = lifecycle.deps;
   // Every field written out: on the hot path, properties added after a spread cost a slow path each.
-  return { activityId: activity.activityId, organizationId: activity.organizationId, principal: activity.principal, now: activity.now, db: activity.db, config, secret, keys };
+  return { activityId: activity.activityId, organizationId: activity.organizationId, principal: activity.principal, now: activity.now, db: activity.db, config, secret, keys, kek };
 }

@@ -5,6 +5,7 @@
 import type { Principal } from '../../auth/principal.ts';
 import type { Config } from '../../config.ts';
 import type { SignetError } from '../../errors.ts';
+import type { KeyEncryptionKey } from '../../keys/custody/keyEncryptionKey.ts';
 import type { Decision } from '../../policy/index.ts';
 import type { ActivityRecord, WriteOutcome } from '../../store/activities.ts';
 import type { Database } from '../../store/db.ts';
@@ -25,6 +26,8 @@ export interface LifecycleDependencies {
   /** The deployment's 32-byte secret (OTP hashes, outbox encryption). */
   secret: Buffer;
   keys: ServiceKeys;
+  /** The key-encryption key of wallet key material, made once where the server starts. */
+  kek: KeyEncryptionKey;
   /** Called after an activity that queued a message commits (the worker delivers at once). */
   onQueued?: () => void;
   /** Called when a statement refused a credential the caller still held as good (to forget it). */
