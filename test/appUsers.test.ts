@@ -274,30 +274,26 @@ for (const tdb of testDatabases) {
       assert.deepEqual((await helpers.getVerifiedSuborgs({ filterType: 'EMAIL', filterValue: email } as any)).organizationIds, [subOrganizationId]);
     });
 
-    test("the library's createSuborg helper asks for a wallet, which Signet refuses saying what to send instead", async () => {
+    test("the library's createSuborg helper, which always asks for a wallet (an Ethereum and a Solana account), creates the sub-organization and its wallet", async () => {
       const email = `erin-${randomUUID().slice(0, 8)}@example.com`;
-      // The helper swallows the error (it logs it and answers undefined); its request, sent by the
-      // apiClient, shows the refusal.
+      // The helper swallows errors (it logs them and answers undefined): nothing may be logged.
       const logged: unknown[] = [];
       const original = console.error;
       console.error = (...args: unknown[]) => logged.push(args[0]);
+      let created;
       try {
-        assert.equal(await helpers.createSuborg({ email } as any), undefined);
+        created = await helpers.createSuborg({ email } as any);
       } finally {
         console.error = original;
       }
-      assert.match(String((logged[0] as any)?.message), /wallet/);
-      await refused(
-        backend().createSubOrganization({
-          subOrganizationName: 'with a wallet',
-          rootUsers: [{ userName: email, userEmail: email, apiKeys: [], authenticators: [], oauthProviders: [] }],
-          rootQuorumThreshold: 1,
-          wallet: { walletName: 'Wallet 1', accounts: [] },
-        } as any),
-        INVALID_ARGUMENT,
-        /wallet/,
+      assert.deepEqual(logged, []);
+      assert.match(created!.subOrganizationId, /^[0-9a-f-]{36}$/);
+      assert.deepEqual((await helpers.getSuborgs({ filterType: 'EMAIL', filterValue: email } as any)).organizationIds, [created!.subOrganizationId]);
+      const [wallet] = await server.db.query<{ name: string; accounts: string }>(
+        'SELECT w.name, (SELECT count(*) FROM wallet_accounts a WHERE a.wallet_id = w.id)::text AS accounts FROM wallets w WHERE w.organization_id = $1',
+        [created!.subOrganizationId],
       );
-      assert.deepEqual((await helpers.getSuborgs({ filterType: 'EMAIL', filterValue: email } as any)).organizationIds, []);
+      assert.deepEqual(wallet, { name: 'Wallet 1', accounts: '2' });
     });
   });
 }

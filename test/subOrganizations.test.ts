@@ -224,18 +224,13 @@ for (const tdb of testDatabases) {
       assert.equal((await sdk({ organizationId: id, ...keys }).getWhoami({})).organizationId, id);
     });
 
-    test('refusals: threshold bounds, wallet, OAuth providers, bounds on keys, contacts given twice, a sub-organization creating one', async () => {
+    test('refusals: threshold bounds, a wallet field, OAuth providers, bounds on keys, contacts given twice, a sub-organization creating one', async () => {
       const create = (parameters: object, credentials: Keys & { organizationId: string } = parent) =>
         submit('create_sub_organization', 'ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V8', { subOrganizationName: 'x', rootUsers: [rootUser('a', { userEmail: email('a') })], rootQuorumThreshold: 1, ...parameters }, credentials);
       refused(await create({ rootQuorumThreshold: 0 }), 400, /at least 1/, 'parameters.rootQuorumThreshold');
       refused(await create({ rootQuorumThreshold: 2 }), 400, /at most the number of root users \(1\)/, 'parameters.rootQuorumThreshold');
       refused(await create({ rootUsers: [] }), 400, /at least one root user/, 'parameters.rootUsers');
-      refused(
-        await create({ wallet: { walletName: 'w', accounts: [] } }),
-        400,
-        /Signet keeps no keys for users.*leave `wallet` out/,
-        'parameters.wallet',
-      );
+      refused(await create({ wallet: { walletName: 'w', accounts: [], mnemonicLength: 13 } }), 400, /must be one of 12, 15, 18, 21, 24/, 'parameters.wallet.mnemonicLength');
       refused(
         await create({ rootUsers: [rootUser('a', { userEmail: email('a'), oauthProviders: [{ providerName: 'google', oidcToken: 'x' }] })] }),
         400,

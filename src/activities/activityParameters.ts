@@ -294,7 +294,16 @@ export interface ActivityParametersOfType {
       }>;
     }>;
     rootQuorumThreshold: number;
-    wallet?: unknown;
+    wallet?: {
+      walletName: string;
+      accounts: Array<{
+        curve: string;
+        pathFormat: 'PATH_FORMAT_BIP32';
+        path: string;
+        addressFormat: string;
+      }>;
+      mnemonicLength?: number;
+    };
     disableEmailRecovery?: boolean;
     disableEmailAuth?: boolean;
     disableSmsAuth?: boolean;
@@ -324,7 +333,16 @@ export interface ActivityParametersOfType {
       }>;
     }>;
     rootQuorumThreshold: number;
-    wallet?: unknown;
+    wallet?: {
+      walletName: string;
+      accounts: Array<{
+        curve: string;
+        pathFormat: 'PATH_FORMAT_BIP32';
+        path: string;
+        addressFormat: string;
+      }>;
+      mnemonicLength?: number;
+    };
     disableEmailRecovery?: boolean;
     disableEmailAuth?: boolean;
     disableSmsAuth?: boolean;

@@ -2,8 +2,9 @@
 // sub-organization of the submitting organization, one level deep, with its root users, their API
 // keys and passkeys, and its root quorum (every root user, with the threshold given); all written
 // with the activity in its one statement. The new organization is what the admin API makes of one
-// (its row, its users, its quorum, its authority at version 0) but for its parent. Signet keeps no
-// keys for users, so a `wallet` is refused rather than ignored.
+// (its row, its users, its quorum, its authority at version 0) but for its parent. A `wallet` is the
+// new organization's first HD wallet, planned as create_wallet plans one (wallets/newWallet.ts): its
+// mnemonic sealed for the new organization's id, written by the same statement.
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { invalidArgument, invalidField } from '../../../errors.ts';
@@ -15,6 +16,7 @@ import { check, take, write, type Effect } from '../../../store/effects.ts';
 import { redactVerificationToken } from '../users/userChanges.ts';
 import { apiKeyParameter, publicKeysTaken } from '../credentials/apiKeyParameters.ts';
 import { credentialsTaken, newUserFields, planNewUsers, usersIssues, withCanonicalContacts } from '../users/createUsers.ts';
+import { newWalletParameters, planNewWallet } from '../wallets/newWallet.ts';
 import { list, name, trueOrFalse } from '../../wire/parameters.ts';
 import type { ActivityHandler, ActivityPlan, ExecutionContext } from '../../handler.ts';
 
@@ -64,9 +66,10 @@ function parameters() {
         .min(1, 'must be at least 1')
         .max(MAX_ROOT_USERS, `must be at most the number of root users`)
         .describe('How many root users must approve an activity decided by the root quorum: from 1 to the number of root users'),
-      wallet: z
-        .unknown()
-        .describe('Not accepted: Signet keeps no keys for users. Leave it out and create the wallet with your wallet provider')
+      wallet: newWalletParameters()
+        .describe(
+          "The sub-organization's first HD wallet, as create_wallet takes one ({walletName, accounts, mnemonicLength?}): its mnemonic kept sealed and never answered, its accounts derived",
+        )
         .optional(),
       disableEmailRecovery: moot('email recovery'),
       disableEmailAuth: moot('email auth (only OTP login)'),
@@ -96,13 +99,6 @@ function parameters() {
           message: `must be at most the number of root users (${p.rootUsers.length}): a quorum of ${p.rootQuorumThreshold} could never be reached`,
         });
       }
-      if (p.wallet !== undefined) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['wallet'],
-          message: 'Signet keeps no keys for users, so it creates no wallet: leave `wallet` out and create the wallet with your wallet provider',
-        });
-      }
       if (p.clientSignature !== undefined && p.verificationToken === undefined) {
         ctx.addIssue({ code: 'custom', path: ['clientSignature'], message: 'signs for a verificationToken: give one, or leave clientSignature out' });
       }
@@ -115,6 +111,13 @@ type CreateSubOrganizationIntent = z.output<typeof createSubOrganizationParamete
 const resultSchema = z.strictObject({
   subOrganizationId: z.uuid().describe('Identifier of the new sub-organization'),
   rootUserIds: z.array(z.uuid()).describe('Identifiers of its root users, in the order given'),
+  wallet: z
+    .strictObject({
+      walletId: z.uuid().describe('Identifier of the new wallet, in the sub-organization'),
+      addresses: z.array(z.string()).describe('The address of each account, in the order of `wallet.accounts`'),
+    })
+    .describe('The wallet `wallet` asked for; absent when none was')
+    .optional(),
 });
 type Result = z.infer<typeof resultSchema>;
 
@@ -133,7 +136,7 @@ const EXAMPLE = {
 };
 
 const DESCRIPTION =
-  "Creates a sub-organization of this organization (one level deep: a sub-organization cannot create one) with its root users, their API keys and passkeys, and its root quorum (all root users, `rootQuorumThreshold` of them), in one statement; as `@turnkey/sdk-server`'s `createSubOrganization` sends it. A `verificationToken` of this organization marks its contact verified on the root user who has it. `wallet` is refused: Signet keeps no keys for users.";
+  "Creates a sub-organization of this organization (one level deep: a sub-organization cannot create one) with its root users, their API keys and passkeys, and its root quorum (all root users, `rootQuorumThreshold` of them), in one statement; as `@turnkey/sdk-server`'s `createSubOrganization` sends it. A `verificationToken` of this organization marks its contact verified on the root user who has it. A `wallet` ({walletName, accounts, mnemonicLength?}, as create_wallet takes it, with its bounds and refusals named under parameters.wallet) is created in the new sub-organization by the same statement: a new BIP-39 mnemonic kept sealed and never answered, and its accounts derived; the result's `wallet` has its id and addresses.";
 
 export const createSubOrganization: ActivityHandler<typeof createSubOrganizationParameters, Result> = {
   path: 'create_sub_organization',
@@ -142,7 +145,7 @@ export const createSubOrganization: ActivityHandler<typeof createSubOrganization
   action: 'CREATE',
   reasons: ['PUBLIC_KEY_TAKEN'],
   summary:
-    '`{subOrganizationName, rootUsers, rootQuorumThreshold, verificationToken?}`: a sub-organization of this one with its root users, their keys and passkeys and its root quorum; `wallet` is a 400 (Signet keeps no keys for users); result `createSubOrganizationResultV8 {subOrganizationId, rootUserIds}` ([Sub-organizations](users.md#sub-organizations))',
+    '`{subOrganizationName, rootUsers, rootQuorumThreshold, wallet?, verificationToken?}`: a sub-organization of this one with its root users, their keys and passkeys, its root quorum and, with `wallet` ({walletName, accounts, mnemonicLength?}), its first HD wallet; result `createSubOrganizationResultV8 {subOrganizationId, rootUserIds, wallet?: {walletId, addresses}}` ([Sub-organizations](users.md#sub-organizations))',
   description: DESCRIPTION,
   // A verification token is a secret Signet does not keep: such a creation cannot wait for approvals.
   redact: redactVerificationToken,
@@ -215,9 +218,15 @@ async function plan(context: ExecutionContext, intent: CreateSubOrganizationInte
   if (keys.length > 0) {
     takes.push(take('apiKeys', [organizationId, [...origins.publicKeys.keys()]], (detail) => publicKeysTaken(detail, origins.publicKeys, 'parameters.rootUsers')));
   }
+  // The new organization has no wallets: its name is free and there is room, without a check.
+  const wallet = intent.wallet === undefined ? undefined : await planNewWallet(context.kek, { organizationId: subOrganizationId, now }, intent.wallet, 'parameters.wallet');
   // The new organization has no users yet: contacts need only be distinct in the request (the schema checks).
   return {
-    result: { subOrganizationId, rootUserIds: users.map((u) => u.id) },
+    result: {
+      subOrganizationId,
+      rootUserIds: users.map((u) => u.id),
+      ...(wallet ? { wallet: { walletId: wallet.walletId, addresses: wallet.addresses } } : {}),
+    },
     effects: [
       check(
         'mayHaveSubOrganizations',
@@ -231,6 +240,7 @@ async function plan(context: ExecutionContext, intent: CreateSubOrganizationInte
       ...(keys.length > 0 ? [write('insertApiKeys', subOrganizationId, keys, now, organizationId)] : []),
       ...(authenticators.length > 0 ? [write('insertAuthenticators', subOrganizationId, authenticators, now)] : []),
       write('replaceRootQuorum', subOrganizationId, { threshold: intent.rootQuorumThreshold, userIds: users.map((u) => u.id) }, now),
+      ...(wallet?.writes ?? []),
     ],
   };
 }

@@ -36,8 +36,8 @@ const account = z.strictObject({
 });
 export type AccountParameters = z.output<typeof account>;
 
-/** Where a refusal of account `index`'s field points. */
-const fieldOf = (index: number, name: keyof AccountParameters) => `parameters.accounts[${index}].${name}`;
+/** Where a refusal of account `index`'s field points; `accounts` names the list (e.g. `parameters.wallet.accounts`). */
+const fieldOf = (index: number, name: keyof AccountParameters, accounts = 'parameters.accounts') => `${accounts}[${index}].${name}`;
 
 /**
  * The accounts of a request, at most MAX_WALLET_ACCOUNTS: each one's path parsed, its format checked
@@ -82,12 +82,15 @@ export const accountList = () =>
     )
     .describe(`The accounts to derive, at most ${MAX_WALLET_ACCOUNTS}; [] for none`);
 
-/** The accounts derived from `seed`, in the order asked, each with a new id; each parent key derived once. */
-export function deriveAccounts(seed: Uint8Array, accounts: readonly AccountParameters[]): NewWalletAccount[] {
+/**
+ * The accounts derived from `seed`, in the order asked, each with a new id; each parent key derived
+ * once. A refusal names its field under `field` (the request's name for the list).
+ */
+export function deriveAccounts(seed: Uint8Array, accounts: readonly AccountParameters[], field = 'parameters.accounts'): NewWalletAccount[] {
   const deriver = accountKeyDeriver(seed);
   try {
     return accounts.map((params, index) => {
-      const fields = { path: fieldOf(index, 'path'), curve: fieldOf(index, 'curve') };
+      const fields = { path: fieldOf(index, 'path', field), curve: fieldOf(index, 'curve', field) };
       const key = deriver.derive(params.curve, params.path, fields);
       try {
         return {
@@ -96,7 +99,7 @@ export function deriveAccounts(seed: Uint8Array, accounts: readonly AccountParam
           pathFormat: params.pathFormat,
           path: params.path,
           addressFormat: params.addressFormat,
-          address: addressOf(key.curve, params.addressFormat, key.publicKey, fieldOf(index, 'addressFormat')),
+          address: addressOf(key.curve, params.addressFormat, key.publicKey, fieldOf(index, 'addressFormat', field)),
           publicKey: accountPublicKeyHex(key.curve, key.publicKey),
         };
       } finally {
