@@ -2,7 +2,8 @@
 // it (V8): the sub-organization and its wallet made in one statement, the answer's address the one
 // viem derives from the mnemonic sealed for the new organization (opened with the server's KEK), the
 // wallet seen by get_wallet and list_wallets in the sub-organization stamped by its root user's key,
-// and a wallet field that does not fit refused by a 400 naming it, with nothing stored.
+// and a wallet field that does not fit, or a root user's key already taken, refused by a 400 with
+// nothing stored.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { TurnkeyClient } from '@turnkey/http';
@@ -76,7 +77,7 @@ for (const tdb of testDatabases) {
       assert.deepEqual(((await client.getWallets({ organizationId: parent.organizationId })) as any).wallets, []);
     });
 
-    test('an account path that does not fit is a 400 naming parameters.wallet.accounts[0].path, and nothing is stored', async () => {
+    test('an account path that does not fit is a 400 naming parameters.wallet.accounts[0].path; that and a key already taken store nothing', async () => {
       const count = async (table: string) => Number((await server.db.query<{ n: string }>(`SELECT count(*)::text AS n FROM ${table}`))[0]!.n);
       const before = { organizations: await count('organizations'), wallets: await count('wallets') };
       await refused(
@@ -85,6 +86,9 @@ for (const tdb of testDatabases) {
         /must start with m\//,
         'parameters.wallet.accounts[0].path',
       );
+      assert.deepEqual({ organizations: await count('organizations'), wallets: await count('wallets') }, before);
+      // Refused by the statement itself (a root user's key the parent has): the planned wallet is not written either.
+      await refused(createSubOrganization('Taken', parent.apiPublicKey, { walletName: 'Main', accounts: [ETHEREUM] }), INVALID_ARGUMENT, /./, 'parameters.rootUsers[0].apiKeys[0].publicKey');
       assert.deepEqual({ organizations: await count('organizations'), wallets: await count('wallets') }, before);
     });
   });
