@@ -5,7 +5,8 @@
 // neither the mnemonic nor a private key is in the store or the logs; a user no policy allows is
 // refused (403), and under a policy asking for its and the root user's approvals waits and is signed
 // at the root user's approval, once; a signWith the organization has no account at and a bad payload, encoding or hash
-// function are 400s naming the field, and nothing is stored.
+// function are 400s naming the field, and nothing is stored. sign_raw_payloads signs several payloads
+// with one account, in order, and names the payload it cannot sign.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ed25519 } from '@noble/curves/ed25519.js';
@@ -113,6 +114,26 @@ for (const tdb of testDatabases) {
       assert.equal(signature.length, 64);
       assert.ok(ed25519.verify(signature, new TextEncoder().encode(message), Buffer.from(account.publicKey, 'hex')));
       assert.ok(!ed25519.verify(signature, new TextEncoder().encode(`${message}!`), Buffer.from(account.publicKey, 'hex')));
+    });
+
+    test('sign_raw_payloads signs each payload with the one account, in order; a payload it cannot sign is a 400 naming it, nothing stored', async () => {
+      const payloads = ['0x01', '0x0203', '0x'];
+      const parameters = { signWith: ethereumAddress, payloads, encoding: 'PAYLOAD_ENCODING_HEXADECIMAL', hashFunction: 'HASH_FUNCTION_KECCAK256' };
+      const { activity } = (await client.signRawPayloads(envelope('ACTIVITY_TYPE_SIGN_RAW_PAYLOADS', org.organizationId, parameters) as any)) as any;
+      assert.equal(activity.status, 'ACTIVITY_STATUS_COMPLETED');
+      assert.deepEqual(activity.intent.signRawPayloadsIntent, parameters);
+      const { signatures } = activity.result.signRawPayloadsResult;
+      assert.equal(signatures.length, payloads.length);
+      for (const [index, payload] of payloads.entries()) assert.equal(await signerOf(keccak256(payload as Hex), signatures[index]), ethereumAddress);
+
+      const before = await activityCount();
+      await refused(
+        client.signRawPayloads(envelope('ACTIVITY_TYPE_SIGN_RAW_PAYLOADS', org.organizationId, { ...parameters, payloads: ['0x01', 'zz'] }) as any),
+        INVALID_ARGUMENT,
+        /even number of hexadecimal digits/,
+        'parameters.payloads[1]',
+      );
+      assert.equal(await activityCount(), before);
     });
 
     test('a signWith the organization has no account at, and a bad payload, encoding or hash function, are 400s naming the field; nothing is stored', async () => {

@@ -1,7 +1,8 @@
 // The rules of sign_raw_payload on plain data (no store): the one read it makes (the account at
 // signWith, an Ethereum address in lower case), a signature by the account's key derived from the
 // wallet's sealed mnemonic and nothing written; a signWith the organization has no account at, and a
-// payload, encoding or hash function the account cannot sign, refused by a 400 naming the field.
+// payload, encoding or hash function the account cannot sign, refused by a 400 naming the field;
+// sign_raw_payloads' signatures in order, the payload it cannot sign named, its list's bounds.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ed25519 } from '@noble/curves/ed25519.js';
@@ -9,6 +10,7 @@ import { keccak256, recoverAddress, toBytes } from 'viem';
 import type { ExecutionContext } from '../src/activities/handler.ts';
 import { createWallet } from '../src/activities/handlers/wallets/createWallet.ts';
 import { signRawPayload } from '../src/activities/handlers/wallets/signRawPayload.ts';
+import { MAX_PAYLOADS, signRawPayloads } from '../src/activities/handlers/wallets/signRawPayloads.ts';
 import { SignetError } from '../src/errors.ts';
 import type { NewWallet, NewWalletAccount } from '../src/store/wallets.ts';
 import { fieldViolations } from '../src/wire/violations.ts';
@@ -58,8 +60,8 @@ async function refusal(promise: Promise<unknown>): Promise<string[]> {
 }
 
 /** The field violations of parameters the schema refuses. */
-function schemaRefusals(parameters: unknown): string[] {
-  const parsed = signRawPayload.parameters.safeParse(parameters);
+function schemaRefusals(parameters: unknown, handler: { parameters: typeof signRawPayload.parameters | typeof signRawPayloads.parameters } = signRawPayload): string[] {
+  const parsed = handler.parameters.safeParse(parameters);
   assert.equal(parsed.success, false, 'the parameters were taken');
   return fieldViolations(parsed.error!, 'parameters')
     .map((v) => `${v.field}: ${v.description}`)
@@ -114,6 +116,24 @@ describe('sign_raw_payload', () => {
     ]);
     assert.deepEqual(schemaRefusals({ payload: '00', encoding: 'PAYLOAD_ENCODING_HEXADECIMAL', hashFunction: 'HASH_FUNCTION_KECCAK256' }), [
       'parameters.signWith: required field is missing',
+    ]);
+  });
+
+  test('sign_raw_payloads: each payload signed in order; the one the account cannot sign named; 1 to MAX_PAYLOADS payloads', async () => {
+    const { ethereum, db } = await storedWallet();
+    const base = { signWith: ethereum.address, encoding: 'PAYLOAD_ENCODING_HEXADECIMAL', hashFunction: 'HASH_FUNCTION_NO_OP' } as const;
+    const digests = [keccak256(toBytes('one')), keccak256(toBytes('two'))];
+    const plan = await planOf(signRawPayloads, { ...base, payloads: digests }, { db });
+    const { signatures } = plan.result as { signatures: Array<{ r: string; s: string; v: string }> };
+    for (const [index, hash] of digests.entries()) {
+      const { r, s, v } = signatures[index]!;
+      assert.equal(await recoverAddress({ hash, signature: { r: `0x${r}`, s: `0x${s}`, yParity: Number(v) } }), ethereum.address);
+    }
+    assert.match((await refusal(planOf(signRawPayloads, { ...base, payloads: [digests[0]!, '0x01'] }, { db })))[0]!, /^parameters\.payloads\[1\]: is 1 bytes/);
+    const hex = { signWith: ethereum.address, encoding: 'PAYLOAD_ENCODING_HEXADECIMAL', hashFunction: 'HASH_FUNCTION_KECCAK256' };
+    assert.deepEqual(schemaRefusals({ ...hex, payloads: [] }, signRawPayloads), ['parameters.payloads: must hold at least one payload']);
+    assert.deepEqual(schemaRefusals({ ...hex, payloads: Array.from({ length: MAX_PAYLOADS + 1 }, () => '00') }, signRawPayloads), [
+      `parameters.payloads: may hold at most ${MAX_PAYLOADS} payloads`,
     ]);
   });
 });

@@ -38,6 +38,7 @@ import { updateWebhookEndpoint } from './handlers/webhooks/updateWebhookEndpoint
 import { createWallet } from './handlers/wallets/createWallet.ts';
 import { createWalletAccounts } from './handlers/wallets/createWalletAccounts.ts';
 import { signRawPayload } from './handlers/wallets/signRawPayload.ts';
+import { signRawPayloads } from './handlers/wallets/signRawPayloads.ts';
 
 export const activityHandlers: readonly ActivityHandler[] = [
   initOtpAuth,
@@ -78,6 +79,7 @@ export const activityHandlers: readonly ActivityHandler[] = [
   createWallet,
   createWalletAccounts,
   signRawPayload,
+  signRawPayloads,
 ];
 
 /**
