@@ -4,9 +4,10 @@
 // signed by the Solana account verifies with @noble/curves' ed25519 against the account's public key;
 // neither the mnemonic nor a private key is in the store or the logs; a user no policy allows is
 // refused (403), and under a policy asking for its and the root user's approvals waits and is signed
-// at the root user's approval, once; a signWith the organization has no account at and a bad payload, encoding or hash
-// function are 400s naming the field, and nothing is stored. sign_raw_payloads signs several payloads
-// with one account, in order, and names the payload it cannot sign.
+// at the root user's approval, once; a signWith the organization has no account at is a 404 (as the
+// ecosystem answers), a bad payload, encoding or hash function a 400 naming the field; nothing is
+// stored. sign_raw_payloads signs several payloads with one account, in order, and names the payload
+// it cannot sign.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ed25519 } from '@noble/curves/ed25519.js';
@@ -30,6 +31,7 @@ const ETHEREUM = { curve: 'CURVE_SECP256K1', pathFormat: 'PATH_FORMAT_BIP32', pa
 const SOLANA = { curve: 'CURVE_ED25519', pathFormat: 'PATH_FORMAT_BIP32', path: "m/44'/501'/0'/0'", addressFormat: 'ADDRESS_FORMAT_SOLANA' } as const;
 
 const INVALID_ARGUMENT = 3;
+const NOT_FOUND = 5;
 const PERMISSION_DENIED = 7;
 const HALF_N = secp256k1.Point.CURVE().n / 2n;
 
@@ -136,12 +138,12 @@ for (const tdb of testDatabases) {
       assert.equal(await activityCount(), before);
     });
 
-    test('a signWith the organization has no account at, and a bad payload, encoding or hash function, are 400s naming the field; nothing is stored', async () => {
+    test('a signWith the organization has no account at is a 404; a bad payload, encoding or hash function a 400 naming the field; nothing is stored', async () => {
       const before = await activityCount();
       const hex = { payload: '0xdeadbeef', encoding: 'PAYLOAD_ENCODING_HEXADECIMAL', hashFunction: 'HASH_FUNCTION_KECCAK256' };
-      await refused(sign(org, { signWith: '0x0000000000000000000000000000000000000001', ...hex }), INVALID_ARGUMENT, /no wallet account/, 'parameters.signWith');
+      await refused(sign(org, { signWith: '0x0000000000000000000000000000000000000001', ...hex }), NOT_FOUND, /resource to sign with: parameters\.signWith 0x0+1 is no wallet account/);
       // A Solana address matches exactly: the same address in another case is no account.
-      await refused(sign(org, { signWith: solanaAddress.toLowerCase(), ...hex, hashFunction: 'HASH_FUNCTION_NOT_APPLICABLE' }), INVALID_ARGUMENT, /no wallet account/, 'parameters.signWith');
+      await refused(sign(org, { signWith: solanaAddress.toLowerCase(), ...hex, hashFunction: 'HASH_FUNCTION_NOT_APPLICABLE' }), NOT_FOUND, /no wallet account/);
       await refused(sign(org, { signWith: ethereumAddress, ...hex, payload: '0xabc' }), INVALID_ARGUMENT, /even number of hexadecimal digits/, 'parameters.payload');
       await refused(sign(org, { signWith: ethereumAddress, ...hex, encoding: 'PAYLOAD_ENCODING_BASE64' }), INVALID_ARGUMENT, /must be one of/, 'parameters.encoding');
       await refused(sign(org, { signWith: ethereumAddress, ...hex, hashFunction: 'HASH_FUNCTION_MD5' }), INVALID_ARGUMENT, /must be one of/, 'parameters.hashFunction');

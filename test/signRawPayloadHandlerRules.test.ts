@@ -1,7 +1,7 @@
 // The rules of sign_raw_payload on plain data (no store): the one read it makes (the account at
 // signWith, an Ethereum address in lower case), a signature by the account's key derived from the
-// wallet's sealed mnemonic and nothing written; a signWith the organization has no account at, and a
-// payload, encoding or hash function the account cannot sign, refused by a 400 naming the field;
+// wallet's sealed mnemonic and nothing written; a signWith the organization has no account at refused
+// by a 404, a payload, encoding or hash function the account cannot sign by a 400 naming the field;
 // sign_raw_payloads' signatures in order, the payload it cannot sign named, its list's bounds.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -93,12 +93,15 @@ describe('sign_raw_payload', () => {
     assert.ok(ed25519.verify(Buffer.from(r + s, 'hex'), Uint8Array.of(1, 2), Buffer.from(solana.publicKey, 'hex')));
   });
 
-  test('a signWith the organization has no account at, and what the account cannot sign, are 400s naming the field', async () => {
+  test('a signWith the organization has no account at is a 404; what the account cannot sign a 400 naming the field', async () => {
     const { ethereum, solana, db } = await storedWallet();
     const hex = { payload: '0x00', encoding: 'PAYLOAD_ENCODING_HEXADECIMAL', hashFunction: 'HASH_FUNCTION_KECCAK256' } as const;
-    assert.deepEqual(await refusal(planOf(signRawPayload, { signWith: '0x0000000000000000000000000000000000000001', ...hex }, { db })), [
-      'parameters.signWith: the organization has no wallet account at 0x0000000000000000000000000000000000000001',
-    ]);
+    await assert.rejects(planOf(signRawPayload, { signWith: '0x0000000000000000000000000000000000000001', ...hex }, { db }), (error: unknown) => {
+      assert.ok(error instanceof SignetError);
+      assert.equal(error.reason, 'WALLET_ACCOUNT_NOT_FOUND');
+      assert.equal(error.status, 404);
+      return true;
+    });
     assert.match((await refusal(planOf(signRawPayload, { signWith: solana.address, ...hex }, { db })))[0]!, /^parameters\.hashFunction: must be HASH_FUNCTION_NOT_APPLICABLE/);
     assert.match(
       (await refusal(planOf(signRawPayload, { signWith: solana.address, ...hex, encoding: 'PAYLOAD_ENCODING_EIP712', hashFunction: 'HASH_FUNCTION_NOT_APPLICABLE' }, { db })))[0]!,

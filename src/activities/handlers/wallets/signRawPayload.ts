@@ -29,11 +29,11 @@ export const signRawPayload: ActivityHandler<typeof parameters, RawSignature> = 
   // As the ecosystem's policy engine classes signing, whether with a private key or a wallet account.
   resource: 'PRIVATE_KEY',
   action: 'SIGN',
-  reasons: [],
+  reasons: ['WALLET_ACCOUNT_NOT_FOUND'],
   summary: '`{signWith, payload, encoding, hashFunction}`: one payload signed with a wallet account; result `signRawPayloadResult {r, s, v}` ([Wallets](wallets.md#signing-a-payload))',
   description:
     "Signs one payload with the key of a wallet account of the organization, named by its address; the wallet's sealed mnemonic is opened for this operation only. " +
-    'A signWith the organization has no account at, or a payload, encoding or hash function the account cannot sign, is a 400 naming the field.',
+    'A signWith the organization has no account at is a 404; a payload, encoding or hash function the account cannot sign is a 400 naming the field.',
   intentKey: 'signRawPayloadIntentV2',
   resultKey: 'signRawPayloadResult',
   parameters,

@@ -37,7 +37,7 @@ export const signRawPayloads: ActivityHandler<typeof parameters, SignRawPayloads
   // As the ecosystem's policy engine classes signing, whether with a private key or a wallet account.
   resource: 'PRIVATE_KEY',
   action: 'SIGN',
-  reasons: [],
+  reasons: ['WALLET_ACCOUNT_NOT_FOUND'],
   summary: `\`{signWith, payloads, encoding, hashFunction}\`: up to ${MAX_PAYLOADS} payloads signed with one wallet account; result \`signRawPayloadsResult {signatures}\` ([Wallets](wallets.md#signing-a-payload))`,
   description:
     `Signs up to ${MAX_PAYLOADS} payloads, read with the same encoding and hash function, with the key of a wallet account of the organization named by its address. ` +

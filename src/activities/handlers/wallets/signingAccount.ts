@@ -3,7 +3,7 @@
 // by its address (a read before planning); its wallet's sealed mnemonic is opened with the KEK it was
 // sealed under, the key derived by the account's path and curve, used, and the seed and key zeroed.
 import { z } from 'zod';
-import { invalidField } from '../../../errors.ts';
+import { invalidField, notFound } from '../../../errors.ts';
 import { withOpenedKeyMaterial } from '../../../keys/custody/sealKeyMaterial.ts';
 import { deriveAccountKey, DERIVATION_CURVES, type DerivationCurve } from '../../../keys/derivation.ts';
 import { mnemonicToSeed } from '../../../keys/mnemonic.ts';
@@ -41,12 +41,15 @@ const isCurve = (value: string): value is DerivationCurve => (DERIVATION_CURVES 
 
 /**
  * `use` applied to the key of the organization's account at `signWith`, zeroed after. No such account
- * is a 400 naming parameters.signWith; a ParameterRejected `use` throws is a 400 naming its field.
+ * is a 404 (WALLET_ACCOUNT_NOT_FOUND, as the ecosystem answers NOT_FOUND); a ParameterRejected `use`
+ * throws is a 400 naming its field.
  */
 export async function withAccountKey<T>(context: ExecutionContext, signWith: string, use: (curve: DerivationCurve, privateKey: Uint8Array) => T): Promise<T> {
   const { organizationId } = context;
   const account = await findSigningAccount(context.db, organizationId, signWith);
-  if (account === undefined) throw invalidField('parameters.signWith', `the organization has no wallet account at ${signWith}`);
+  if (account === undefined) {
+    throw notFound('WALLET_ACCOUNT_NOT_FOUND', `could not find any resource to sign with: parameters.signWith ${signWith} is no wallet account of the organization`);
+  }
   const curve = account.curve;
   if (!isCurve(curve)) throw new Error(`wallet account ${account.address} has curve ${curve}, which Signet does not derive`);
   return withOpenedKeyMaterial(context.kek, { organizationId, rowId: account.walletId, kind: WALLET_MNEMONIC }, account.sealedMnemonic, (words) => {
