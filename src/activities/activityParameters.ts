@@ -37,6 +37,8 @@ export interface ActivityTypesOfPath {
   delete_webhook_endpoint: 'ACTIVITY_TYPE_DELETE_WEBHOOK_ENDPOINT';
   create_wallet: 'ACTIVITY_TYPE_CREATE_WALLET';
   create_wallet_accounts: 'ACTIVITY_TYPE_CREATE_WALLET_ACCOUNTS';
+  sign_raw_payload: 'ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2';
+  sign_raw_payloads: 'ACTIVITY_TYPE_SIGN_RAW_PAYLOADS';
   approve_activity: 'ACTIVITY_TYPE_APPROVE_ACTIVITY';
   reject_activity: 'ACTIVITY_TYPE_REJECT_ACTIVITY';
 }
@@ -390,6 +392,18 @@ export interface ActivityParametersOfType {
       addressFormat: string;
     }>;
     persist?: boolean;
+  };
+  ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2: {
+    signWith: string;
+    payload: string;
+    encoding: 'PAYLOAD_ENCODING_HEXADECIMAL' | 'PAYLOAD_ENCODING_TEXT_UTF8' | 'PAYLOAD_ENCODING_EIP712' | 'PAYLOAD_ENCODING_EIP7702_AUTHORIZATION';
+    hashFunction: 'HASH_FUNCTION_KECCAK256' | 'HASH_FUNCTION_SHA256' | 'HASH_FUNCTION_NO_OP' | 'HASH_FUNCTION_NOT_APPLICABLE';
+  };
+  ACTIVITY_TYPE_SIGN_RAW_PAYLOADS: {
+    signWith: string;
+    payloads: Array<string>;
+    encoding: 'PAYLOAD_ENCODING_HEXADECIMAL' | 'PAYLOAD_ENCODING_TEXT_UTF8' | 'PAYLOAD_ENCODING_EIP712' | 'PAYLOAD_ENCODING_EIP7702_AUTHORIZATION';
+    hashFunction: 'HASH_FUNCTION_KECCAK256' | 'HASH_FUNCTION_SHA256' | 'HASH_FUNCTION_NO_OP' | 'HASH_FUNCTION_NOT_APPLICABLE';
   };
   ACTIVITY_TYPE_APPROVE_ACTIVITY: {
     fingerprint: string;

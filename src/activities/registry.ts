@@ -37,6 +37,8 @@ import { deleteWebhookEndpoint } from './handlers/webhooks/deleteWebhookEndpoint
 import { updateWebhookEndpoint } from './handlers/webhooks/updateWebhookEndpoint.ts';
 import { createWallet } from './handlers/wallets/createWallet.ts';
 import { createWalletAccounts } from './handlers/wallets/createWalletAccounts.ts';
+import { signRawPayload } from './handlers/wallets/signRawPayload.ts';
+import { signRawPayloads } from './handlers/wallets/signRawPayloads.ts';
 
 export const activityHandlers: readonly ActivityHandler[] = [
   initOtpAuth,
@@ -76,6 +78,8 @@ export const activityHandlers: readonly ActivityHandler[] = [
   deleteWebhookEndpoint,
   createWallet,
   createWalletAccounts,
+  signRawPayload,
+  signRawPayloads,
 ];
 
 /**

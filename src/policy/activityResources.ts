@@ -4,11 +4,11 @@
 // `npm run -s generate` and test/declarations.test.ts fails when it differs from what they declare.
 
 /** The resources an activity may act on (`activity.resource`). */
-export const RESOURCES = ['AUTH', 'OTP', 'SMART_CONTRACT_INTERFACE', 'USER', 'CREDENTIAL', 'POLICY', 'WEBHOOK_ENDPOINT', 'ORGANIZATION', 'ACTIVITY', 'WALLET'] as const;
+export const RESOURCES = ['AUTH', 'OTP', 'SMART_CONTRACT_INTERFACE', 'USER', 'CREDENTIAL', 'POLICY', 'WEBHOOK_ENDPOINT', 'ORGANIZATION', 'ACTIVITY', 'WALLET', 'PRIVATE_KEY'] as const;
 export type Resource = (typeof RESOURCES)[number];
 
 /** What an activity does to its resource (`activity.action`). */
-export const ACTIONS = ['CREATE', 'UPDATE', 'DELETE', 'VERIFY', 'APPROVE', 'REJECT'] as const;
+export const ACTIONS = ['CREATE', 'UPDATE', 'DELETE', 'VERIFY', 'APPROVE', 'REJECT', 'SIGN'] as const;
 export type Action = (typeof ACTIONS)[number];
 
 export interface ActivityResource {
@@ -51,6 +51,8 @@ export const ACTIVITY_RESOURCES: Readonly<Record<string, ActivityResource>> = Ob
   DELETE_WEBHOOK_ENDPOINT: { resource: 'WEBHOOK_ENDPOINT', action: 'DELETE' },
   CREATE_WALLET: { resource: 'WALLET', action: 'CREATE' },
   CREATE_WALLET_ACCOUNTS: { resource: 'WALLET', action: 'CREATE' },
+  SIGN_RAW_PAYLOAD: { resource: 'PRIVATE_KEY', action: 'SIGN' },
+  SIGN_RAW_PAYLOADS: { resource: 'PRIVATE_KEY', action: 'SIGN' },
   APPROVE_ACTIVITY: { resource: 'ACTIVITY', action: 'APPROVE' },
   REJECT_ACTIVITY: { resource: 'ACTIVITY', action: 'REJECT' },
 });

@@ -248,3 +248,42 @@ export async function findSealedMnemonic(db: Queryable, organizationId: string, 
   );
   return row?.sealed_mnemonic;
 }
+
+/** The account a signature is made with and its wallet's sealed mnemonic. */
+export interface SigningAccount {
+  walletId: string;
+  curve: string;
+  path: string;
+  addressFormat: string;
+  address: string;
+  publicKey: string;
+  sealedMnemonic: string;
+}
+
+/**
+ * The organization's account at `address` with its wallet's sealed mnemonic, for an operation that
+ * opens it; undefined when there is none. An Ethereum address (0x and 40 hex digits) matches without
+ * case, as EIP-55 only adds a checksum to it; any other address matches exactly (Solana's base58 is
+ * case-sensitive). Several formats of one key may share an address: the oldest account is taken.
+ */
+export async function findSigningAccount(db: Queryable, organizationId: string, address: string): Promise<SigningAccount | undefined> {
+  const ethereum = /^0x[0-9a-fA-F]{40}$/.test(address);
+  const [row] = await run<{ wallet_id: string; curve: string; path: string; address_format: string; address: string; public_key: string; sealed_mnemonic: string }>(
+    db,
+    sql`SELECT a.wallet_id, a.curve, a.path, a.address_format, a.address, a.public_key, w.sealed_mnemonic
+          FROM wallet_accounts a JOIN wallets w ON w.id = a.wallet_id
+         WHERE a.organization_id = ${organizationId}::uuid AND w.organization_id = ${organizationId}::uuid
+           AND ${ethereum ? sql`lower(a.address) = ${address.toLowerCase()}::text AND a.address_format = 'ADDRESS_FORMAT_ETHEREUM'` : sql`a.address = ${address}::text`}
+         ORDER BY a.created_at, a.id LIMIT 1`,
+  );
+  if (!row) return undefined;
+  return {
+    walletId: row.wallet_id,
+    curve: row.curve,
+    path: row.path,
+    addressFormat: row.address_format,
+    address: row.address,
+    publicKey: row.public_key,
+    sealedMnemonic: row.sealed_mnemonic,
+  };
+}

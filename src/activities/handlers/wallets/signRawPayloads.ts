@@ -1,0 +1,70 @@
+// The sign_raw_payloads activity (ACTIVITY_TYPE_SIGN_RAW_PAYLOADS): up to MAX_PAYLOADS payloads signed
+// with one wallet account, all read with the same encoding and hash function, the signatures in the
+// order of the payloads. The account's key is derived once for them all and zeroed after; one payload
+// the account cannot sign refuses the whole activity, naming it (`parameters.payloads[2]`).
+import { z } from 'zod';
+import { MAX_PAYLOAD_CHARACTERS, signRawPayload as sign, type RawSignature } from '../../../keys/rawPayload.ts';
+import { ParameterRejected } from '../../../keys/parameterRejected.ts';
+import type { ActivityHandler } from '../../handler.ts';
+import { objectExpected, text } from '../../wire/parameters.ts';
+import { encodingField, hashFunctionField, signatureSchema, signWithField, withAccountKey } from './signingAccount.ts';
+
+/** Payloads one activity signs. */
+export const MAX_PAYLOADS = 100;
+
+const parameters = z.strictObject(
+  {
+    signWith: signWithField(),
+    payloads: z
+      .array(text(MAX_PAYLOAD_CHARACTERS), { error: 'must be an array of payloads (strings)' })
+      .min(1, 'must hold at least one payload')
+      .max(MAX_PAYLOADS, `may hold at most ${MAX_PAYLOADS} payloads`)
+      .describe(`The payloads, 1 to ${MAX_PAYLOADS}, each read as \`encoding\` says`),
+    encoding: encodingField(),
+    hashFunction: hashFunctionField(),
+  },
+  { error: objectExpected() },
+);
+
+const resultSchema = z.strictObject({
+  signatures: z.array(signatureSchema()).describe('One signature per payload, in the order of `payloads`'),
+});
+type SignRawPayloadsResult = { signatures: RawSignature[] };
+
+export const signRawPayloads: ActivityHandler<typeof parameters, SignRawPayloadsResult> = {
+  path: 'sign_raw_payloads',
+  activityType: 'ACTIVITY_TYPE_SIGN_RAW_PAYLOADS',
+  // As the ecosystem's policy engine classes signing, whether with a private key or a wallet account.
+  resource: 'PRIVATE_KEY',
+  action: 'SIGN',
+  reasons: ['WALLET_ACCOUNT_NOT_FOUND'],
+  summary: `\`{signWith, payloads, encoding, hashFunction}\`: up to ${MAX_PAYLOADS} payloads signed with one wallet account; result \`signRawPayloadsResult {signatures}\` ([Wallets](wallets.md#signing-a-payload))`,
+  description:
+    `Signs up to ${MAX_PAYLOADS} payloads, read with the same encoding and hash function, with the key of a wallet account of the organization named by its address. ` +
+    'A payload the account cannot sign is a 400 naming it, and nothing is signed.',
+  intentKey: 'signRawPayloadsIntent',
+  resultKey: 'signRawPayloadsResult',
+  parameters,
+  resultSchema: resultSchema as z.ZodType<SignRawPayloadsResult>,
+  example: {
+    signWith: '0x9858EfFD232B4033E47d90003D41EC34EcaEda94',
+    payloads: ['0x68656c6c6f', '0x776f726c64'],
+    encoding: 'PAYLOAD_ENCODING_HEXADECIMAL',
+    hashFunction: 'HASH_FUNCTION_KECCAK256',
+  },
+
+  async execute(context, intent) {
+    const { encoding, hashFunction } = intent;
+    const signatures = await withAccountKey(context, intent.signWith, (curve, privateKey) =>
+      intent.payloads.map((payload, index) => {
+        try {
+          return sign({ curve, privateKey, payload, encoding, hashFunction });
+        } catch (error) {
+          if (error instanceof ParameterRejected && error.field === 'parameters.payload') throw new ParameterRejected(`parameters.payloads[${index}]`, error.description);
+          throw error;
+        }
+      }),
+    );
+    return { result: { signatures }, effects: [] };
+  },
+};
