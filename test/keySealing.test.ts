@@ -46,6 +46,10 @@ test('sealed key material opens under its KEK for its row, and each sealing diff
   assert.notEqual(await sealKeyMaterial(kek, context, seed()), sealed);
   // The same secret gives the same KEK (another process of the deployment opens it).
   assert.deepEqual(await openKeyMaterial(deploymentSecretKek(Buffer.from(secret)), context, sealed), seed());
+  // An id is one id in any letter case (a request may write its organization's id in capitals).
+  const capitals = { ...context, organizationId: context.organizationId.toUpperCase(), rowId: context.rowId.toUpperCase() };
+  assert.deepEqual(await openKeyMaterial(kek, capitals, sealed), seed());
+  assert.deepEqual(await openKeyMaterial(kek, context, await sealKeyMaterial(kek, capitals, seed())), seed());
 });
 
 test('a sealed value moved to another row, organization or kind does not open', async () => {

@@ -88,7 +88,8 @@ export async function withOpenedKeyMaterial<T>(
 
 /** Each field length-prefixed, so no two contexts share an encoding. */
 function associatedData(context: SealContext, kekId: string): Buffer {
-  const fields = ['signet key material v1', context.organizationId, context.rowId, context.kind, kekId];
+  // Ids are UUIDs, one id in any letter case: a client may write its organization's id in capitals.
+  const fields = ['signet key material v1', context.organizationId.toLowerCase(), context.rowId.toLowerCase(), context.kind, kekId];
   return Buffer.concat(
     fields.map((field) => {
       if (typeof field !== 'string' || field.length === 0 || field.length > MAX_CONTEXT_CHARACTERS) {
