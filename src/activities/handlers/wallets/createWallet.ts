@@ -10,7 +10,7 @@ import { invalidArgument, invalidField } from '../../../errors.ts';
 import { check, lock } from '../../../store/effects.ts';
 import type { ActivityHandler } from '../../handler.ts';
 import { newWalletParameters, planNewWallet } from './newWallet.ts';
-import { MAX_WALLET_ACCOUNTS } from './walletAccounts.ts';
+import { addressList, MAX_WALLET_ACCOUNTS } from './walletAccounts.ts';
 
 export { MAX_WALLET_NAME_LENGTH, WALLET_MNEMONIC } from './newWallet.ts';
 
@@ -21,7 +21,7 @@ const parameters = newWalletParameters();
 
 const resultSchema = z.strictObject({
   walletId: z.uuid().describe('Identifier of the new wallet: get_wallet and list_wallet_accounts take it'),
-  addresses: z.array(z.string()).describe('The address of each account, in the order of `accounts`'),
+  addresses: addressList(),
 });
 type CreateWalletResult = z.infer<typeof resultSchema>;
 

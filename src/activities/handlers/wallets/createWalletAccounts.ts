@@ -13,7 +13,7 @@ import { findSealedMnemonic, type NewWalletAccount } from '../../../store/wallet
 import type { ActivityHandler } from '../../handler.ts';
 import { objectExpected, trueOrFalse } from '../../wire/parameters.ts';
 import { WALLET_MNEMONIC } from './createWallet.ts';
-import { accountList, deriveAccounts, MAX_WALLET_ACCOUNTS } from './walletAccounts.ts';
+import { accountList, addressList, deriveAccounts, MAX_WALLET_ACCOUNTS } from './walletAccounts.ts';
 
 const parameters = z.strictObject(
   {
@@ -25,7 +25,7 @@ const parameters = z.strictObject(
 );
 
 const resultSchema = z.strictObject({
-  addresses: z.array(z.string()).describe('The address of each account, in the order of `accounts`'),
+  addresses: addressList(),
 });
 type CreateWalletAccountsResult = z.infer<typeof resultSchema>;
 

@@ -43,6 +43,9 @@ const fieldOf = (index: number, name: keyof AccountParameters, accounts = 'param
  * The accounts of a request, at most MAX_WALLET_ACCOUNTS: each one's path parsed, its format checked
  * against its curve, an ed25519 path hardened at every step, and no two with the same path and format.
  */
+/** The addresses a result answers, one per account asked for. */
+export const addressList = () => z.array(z.string()).describe('The address of each account, in the order of `accounts`');
+
 export const accountList = () =>
   z
     .array(account, { error: 'must be an array of accounts' })
