@@ -149,6 +149,7 @@ export const REASONS = {
   SMART_CONTRACT_INTERFACE_NOT_FOUND: { status: 404, meaning: 'No such smart contract interface in the organization' },
   WALLET_NOT_FOUND: { status: 404, meaning: 'No such wallet in the organization' },
   WALLET_ACCOUNT_NOT_FOUND: { status: 404, meaning: 'No such account in the wallet' },
+  PRIVATE_KEY_NOT_FOUND: { status: 404, meaning: 'No such private key in the organization' },
   EMAIL_TEMPLATE_NOT_FOUND: { status: 404, meaning: 'No such email template in the organization' },
   SENDER_DOMAIN_NOT_FOUND: { status: 404, meaning: 'No such sender domain in the organization' },
   REQUEST_TIMEOUT: {

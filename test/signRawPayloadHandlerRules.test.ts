@@ -19,7 +19,7 @@ import { effectsOf, ORGANIZATION_ID, planOf } from './support/handlerRules.ts';
 const ETHEREUM = { curve: 'CURVE_SECP256K1', pathFormat: 'PATH_FORMAT_BIP32', path: "m/44'/60'/0'/0/0", addressFormat: 'ADDRESS_FORMAT_ETHEREUM' } as const;
 const SOLANA = { curve: 'CURVE_ED25519', pathFormat: 'PATH_FORMAT_BIP32', path: "m/44'/501'/0'/0'", addressFormat: 'ADDRESS_FORMAT_SOLANA' } as const;
 
-/** A wallet as create_wallet plans it, and a store that answers its accounts by address as findSigningAccount reads them. */
+/** A wallet as create_wallet plans it, and a store that answers its accounts by address as findSigner reads them. */
 async function storedWallet() {
   const plan = await planOf(createWallet, { walletName: 'w', accounts: [ETHEREUM, SOLANA] });
   const writes = effectsOf(plan, 'write');
@@ -31,17 +31,7 @@ async function storedWallet() {
       reads.push(values);
       const account = accounts.find((a) => values.includes(a.address) || values.includes(a.address.toLowerCase()));
       if (!account) return [];
-      return [
-        {
-          wallet_id: wallet.walletId,
-          curve: account.curve,
-          path: account.path,
-          address_format: account.addressFormat,
-          address: account.address,
-          public_key: account.publicKey,
-          sealed_mnemonic: wallet.sealedMnemonic,
-        },
-      ];
+      return [{ kind: 'wallet_account', id: wallet.walletId, curve: account.curve, path: account.path, address: account.address, sealed: wallet.sealedMnemonic }];
     },
   } as unknown as ExecutionContext['db'];
   return { ethereum: accounts[0]!, solana: accounts[1]!, db, reads };

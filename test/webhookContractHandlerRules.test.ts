@@ -73,11 +73,22 @@ describe('smart contract interfaces', () => {
 });
 
 describe('delete_sub_organization', () => {
-  test('only a live sub-organization is deleted, by a request submitted in it', async () => {
+  test('only a live sub-organization is deleted, by a request submitted in it; without deleteWithoutExport, only when every wallet and private key of it was exported', async () => {
     const plan = await planOf(deleteSubOrganization, { deleteWithoutExport: false });
-    assert.deepEqual(checksOf(plan).map(({ name, args }) => ({ name, args })), [{ name: 'isLiveSubOrganization', args: [ORGANIZATION_ID] }]);
+    assert.deepEqual(checksOf(plan).map(({ name, args }) => ({ name, args })), [
+      { name: 'isLiveSubOrganization', args: [ORGANIZATION_ID] },
+      { name: 'organizationKeysExported', args: [ORGANIZATION_ID] },
+    ]);
     assert.equal(effectsOf(plan, 'check')[0]!.error.status, 400);
+    const notExported = effectsOf(plan, 'check')[1]!.error;
+    assert.equal(notExported.status, 400);
+    assert.equal(notExported.fieldViolations[0]!.field, 'parameters.deleteWithoutExport');
+    assert.match(notExported.fieldViolations[0]!.description, /wallets or private keys that have not been exported/);
     assert.deepEqual(effectsOf(plan, 'write').map((w) => [w.name, w.args]), [['deleteSubOrganization', [ORGANIZATION_ID, NOW]]]);
     assert.deepEqual(plan.result, { subOrganizationUuid: ORGANIZATION_ID });
+
+    const forced = await planOf(deleteSubOrganization, { deleteWithoutExport: true });
+    assert.deepEqual(checksOf(forced).map(({ name }) => name), ['isLiveSubOrganization']);
+    assert.deepEqual(effectsOf(forced, 'write').map((w) => [w.name, w.args]), [['deleteSubOrganization', [ORGANIZATION_ID, NOW]]]);
   });
 });

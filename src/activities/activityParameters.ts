@@ -37,6 +37,10 @@ export interface ActivityTypesOfPath {
   delete_webhook_endpoint: 'ACTIVITY_TYPE_DELETE_WEBHOOK_ENDPOINT';
   create_wallet: 'ACTIVITY_TYPE_CREATE_WALLET';
   create_wallet_accounts: 'ACTIVITY_TYPE_CREATE_WALLET_ACCOUNTS';
+  update_wallet: 'ACTIVITY_TYPE_UPDATE_WALLET';
+  delete_wallets: 'ACTIVITY_TYPE_DELETE_WALLETS';
+  create_private_keys: 'ACTIVITY_TYPE_CREATE_PRIVATE_KEYS_V2';
+  delete_private_keys: 'ACTIVITY_TYPE_DELETE_PRIVATE_KEYS';
   sign_raw_payload: 'ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2';
   sign_raw_payloads: 'ACTIVITY_TYPE_SIGN_RAW_PAYLOADS';
   approve_activity: 'ACTIVITY_TYPE_APPROVE_ACTIVITY';
@@ -392,6 +396,26 @@ export interface ActivityParametersOfType {
       addressFormat: string;
     }>;
     persist?: boolean;
+  };
+  ACTIVITY_TYPE_UPDATE_WALLET: {
+    walletId: string;
+    walletName?: string;
+  };
+  ACTIVITY_TYPE_DELETE_WALLETS: {
+    walletIds: Array<string>;
+    deleteWithoutExport?: boolean;
+  };
+  ACTIVITY_TYPE_CREATE_PRIVATE_KEYS_V2: {
+    privateKeys: Array<{
+      privateKeyName: string;
+      curve: string;
+      privateKeyTags?: Array<unknown>;
+      addressFormats: Array<string>;
+    }>;
+  };
+  ACTIVITY_TYPE_DELETE_PRIVATE_KEYS: {
+    privateKeyIds: Array<string>;
+    deleteWithoutExport?: boolean;
   };
   ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2: {
     signWith: string;

@@ -37,6 +37,10 @@ import { deleteWebhookEndpoint } from './handlers/webhooks/deleteWebhookEndpoint
 import { updateWebhookEndpoint } from './handlers/webhooks/updateWebhookEndpoint.ts';
 import { createWallet } from './handlers/wallets/createWallet.ts';
 import { createWalletAccounts } from './handlers/wallets/createWalletAccounts.ts';
+import { deleteWallets } from './handlers/wallets/deleteWallets.ts';
+import { updateWallet } from './handlers/wallets/updateWallet.ts';
+import { createPrivateKeys } from './handlers/privateKeys/createPrivateKeys.ts';
+import { deletePrivateKeys } from './handlers/privateKeys/deletePrivateKeys.ts';
 import { signRawPayload } from './handlers/wallets/signRawPayload.ts';
 import { signRawPayloads } from './handlers/wallets/signRawPayloads.ts';
 
@@ -78,6 +82,10 @@ export const activityHandlers: readonly ActivityHandler[] = [
   deleteWebhookEndpoint,
   createWallet,
   createWalletAccounts,
+  updateWallet,
+  deleteWallets,
+  createPrivateKeys,
+  deletePrivateKeys,
   signRawPayload,
   signRawPayloads,
 ];

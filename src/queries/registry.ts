@@ -7,6 +7,7 @@ import { getMfaStatus } from './mfaStatus.ts';
 import { getOrganization, getOrganizationConfigs } from './organization.ts';
 import { getPolicy, listPolicies } from './policies.ts';
 import { getPolicyEvaluations } from './policyEvaluations.ts';
+import { getPrivateKey, listPrivateKeys } from './privateKeys.ts';
 import type { QueryHandler } from './query.ts';
 import { getSmartContractInterface, listSmartContractInterfaces } from './smartContractInterfaces.ts';
 import { getSubOrgIds, getVerifiedSubOrgIds } from './subOrganizations.ts';
@@ -45,4 +46,6 @@ export const queryHandlers: readonly QueryHandler[] = [
   listWallets,
   listWalletAccounts,
   getWalletAccount,
+  getPrivateKey,
+  listPrivateKeys,
 ];

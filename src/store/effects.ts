@@ -15,13 +15,14 @@ import { chosenEmailTemplate, emailTemplateExists } from './emailTemplates.ts';
 import type { Gate } from './gate.ts';
 import { claimOtp, insertOtp, otpState } from './otps.ts';
 import { queueMessage, type OutboxEntry } from './outbox.ts';
+import { deletePrivateKeysOfActivity, insertPrivateKeysOfActivity, privateKeyExported, privateKeyNameFree, privateKeyOfOrganization, privateKeysRoomFor } from './privateKeys.ts';
 import { deletePoliciesOfActivity, insertPoliciesOfActivity, policiesRoomFor, policyNameFree, policyOfOrganization, updatePolicyOfActivity } from './policies.ts';
 import { takeFromRateWindow, type RateLimit } from './rateWindows.ts';
 import { replaceRootQuorumOfActivity } from './rootQuorums.ts';
 import { senderDomainRegistered } from './senderDomains.ts';
 import { insertSmartContractInterface, removeSmartContractInterface } from './smartContractInterfaces.ts';
 import type { Sql } from './sql.ts';
-import { deleteSubOrganizationOfActivity, insertSubOrganizationOfActivity, isLiveSubOrganization, mayHaveSubOrganizations } from './subOrganizations.ts';
+import { deleteSubOrganizationOfActivity, insertSubOrganizationOfActivity, isLiveSubOrganization, mayHaveSubOrganizations, organizationKeysExported } from './subOrganizations.ts';
 import {
   insertUsersOfActivity,
   lockOrganizationUsers,
@@ -46,7 +47,19 @@ import {
   userTagOfOrganization,
   userTagsBelow,
 } from './userTags.ts';
-import { insertWalletAccountsOfActivity, insertWalletOfActivity, walletAccountFree, walletAccountsRoomFor, walletNameFree, walletsRoomFor } from './wallets.ts';
+import {
+  deleteWalletsOfActivity,
+  insertWalletAccountsOfActivity,
+  insertWalletOfActivity,
+  renameWalletOfActivity,
+  walletAccountFree,
+  walletAccountsRoomFor,
+  walletExported,
+  walletNameFree,
+  walletNameFreeBut,
+  walletOfOrganization,
+  walletsRoomFor,
+} from './wallets.ts';
 import { useVerificationToken, verificationTokenUsedAt, type TokenUsage } from './verificationTokens.ts';
 import { deleteWebhookEndpointOfActivity, insertWebhookEndpointOfActivity, updateWebhookEndpointOfActivity, webhookEndpointOfOrganization, webhookEndpointsRoomFor } from './webhookEndpoints.ts';
 
@@ -77,6 +90,14 @@ const CHECKS = {
   walletsRoomFor,
   walletAccountsRoomFor,
   walletAccountFree,
+  walletNameFreeBut,
+  walletOfOrganization,
+  walletExported,
+  privateKeyNameFree,
+  privateKeysRoomFor,
+  privateKeyOfOrganization,
+  privateKeyExported,
+  organizationKeysExported,
 } satisfies Record<string, (...args: never[]) => Sql>;
 
 /** What is taken from a supply that refuses once spent or taken: each a check that writes (store's Gate). */
@@ -131,6 +152,10 @@ const WRITES = {
   insertSmartContractInterface,
   insertWallet: insertWalletOfActivity,
   insertWalletAccounts: insertWalletAccountsOfActivity,
+  renameWallet: renameWalletOfActivity,
+  deleteWallets: deleteWalletsOfActivity,
+  insertPrivateKeys: insertPrivateKeysOfActivity,
+  deletePrivateKeys: deletePrivateKeysOfActivity,
   insertOtp,
   /** Approval emails to who may vote (queued messages: the delivery worker is woken). */
   requestApprovals: requestApprovalsOfActivity,

@@ -37,13 +37,24 @@ export function insertSubOrganizationOfActivity(activity: Sql, organization: { i
              RETURNING id`;
 }
 
+/** A guard condition: every wallet and private key of the organization was exported (none: true). */
+export function organizationKeysExported(organizationId: string): Sql {
+  return sql`NOT EXISTS (SELECT 1 FROM wallets WHERE organization_id = ${organizationId}::uuid AND NOT exported)
+         AND NOT EXISTS (SELECT 1 FROM private_keys WHERE organization_id = ${organizationId}::uuid AND NOT exported)`;
+}
+
 /**
  * Rows of an activity's statement: the sub-organization is deleted at `now` and every API key
  * (session keys included) and passkey of it revoked, so its credentials are refused from the next
- * statement on, in every process. Its rows (users, activities) stay, for its parent to audit.
+ * statement on, in every process; its wallets, their accounts and its private keys are deleted. Its
+ * other rows (users, activities) stay, for its parent to audit.
  */
 export function deleteSubOrganizationOfActivity(activity: Sql, organizationId: string, now: Date): Sql[] {
   return [
+    // Its key material goes with it: nothing could sign with it any more.
+    sql`DELETE FROM wallet_accounts WHERE organization_id = ${organizationId}::uuid AND EXISTS (SELECT 1 FROM ${activity})`,
+    sql`DELETE FROM wallets WHERE organization_id = ${organizationId}::uuid AND EXISTS (SELECT 1 FROM ${activity})`,
+    sql`DELETE FROM private_keys WHERE organization_id = ${organizationId}::uuid AND EXISTS (SELECT 1 FROM ${activity})`,
     sql`UPDATE organizations o SET deleted_at = ${now}::timestamptz FROM ${activity}
          WHERE o.id = ${organizationId}::uuid AND o.parent_id IS NOT NULL AND o.deleted_at IS NULL RETURNING o.id`,
     sql`UPDATE api_keys k SET revoked_at = ${now}::timestamptz FROM ${activity}

@@ -129,6 +129,21 @@ export function walletAccountFree(walletId: string, path: string, addressFormat:
   return sql`NOT EXISTS (SELECT 1 FROM wallet_accounts WHERE wallet_id = ${walletId}::uuid AND path = ${path} AND address_format = ${addressFormat})`;
 }
 
+/** A guard condition: no wallet of the organization but `walletId` has this name. */
+export function walletNameFreeBut(organizationId: string, name: string, walletId: string): Sql {
+  return sql`NOT EXISTS (SELECT 1 FROM wallets WHERE organization_id = ${organizationId}::uuid AND name = ${name} AND id <> ${walletId}::uuid)`;
+}
+
+/** A guard condition: the organization has this wallet. */
+export function walletOfOrganization(organizationId: string, walletId: string): Sql {
+  return sql`EXISTS (SELECT 1 FROM wallets WHERE organization_id = ${organizationId}::uuid AND id = ${walletId}::uuid)`;
+}
+
+/** A guard condition: the organization's wallet was exported (a wallet that is not there is not). */
+export function walletExported(organizationId: string, walletId: string): Sql {
+  return sql`EXISTS (SELECT 1 FROM wallets WHERE organization_id = ${organizationId}::uuid AND id = ${walletId}::uuid AND exported)`;
+}
+
 /** A row of an activity's statement (`activity` yields its row): the new wallet. */
 export function insertWalletOfActivity(activity: Sql, wallet: NewWallet): Sql {
   return sql`INSERT INTO wallets (id, organization_id, activity_id, name, sealed_mnemonic, exported, imported, created_at, updated_at)
@@ -154,6 +169,25 @@ export function insertWalletAccountsOfActivity(activity: Sql, organizationId: st
                FROM ${activity},
                     jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
                       AS r (id uuid, curve text, path_format text, path text, address_format text, address text, public_key text)`;
+}
+
+/** A row of an activity's statement: the wallet renamed at `now`. */
+export function renameWalletOfActivity(activity: Sql, organizationId: string, walletId: string, name: string, now: Date): Sql {
+  return sql`UPDATE wallets w SET name = ${name}, updated_at = ${now}::timestamptz FROM ${activity}
+              WHERE w.organization_id = ${organizationId}::uuid AND w.id = ${walletId}::uuid`;
+}
+
+/**
+ * Rows of an activity's statement: the organization's wallets deleted, with their accounts (both in
+ * the one statement: the accounts' foreign key is checked at its end, when neither is left).
+ */
+export function deleteWalletsOfActivity(activity: Sql, organizationId: string, walletIds: readonly string[]): Sql[] {
+  return [
+    sql`DELETE FROM wallet_accounts
+         WHERE organization_id = ${organizationId}::uuid AND wallet_id = ANY(${walletIds}::uuid[]) AND EXISTS (SELECT 1 FROM ${activity})`,
+    sql`DELETE FROM wallets
+         WHERE organization_id = ${organizationId}::uuid AND id = ANY(${walletIds}::uuid[]) AND EXISTS (SELECT 1 FROM ${activity})`,
+  ];
 }
 
 /** The organization's wallet, on behalf of a credential checked in the same statement. */
@@ -247,43 +281,4 @@ export async function findSealedMnemonic(db: Queryable, organizationId: string, 
     sql`SELECT sealed_mnemonic FROM wallets WHERE organization_id = ${organizationId}::uuid AND id = ${walletId}::uuid`,
   );
   return row?.sealed_mnemonic;
-}
-
-/** The account a signature is made with and its wallet's sealed mnemonic. */
-export interface SigningAccount {
-  walletId: string;
-  curve: string;
-  path: string;
-  addressFormat: string;
-  address: string;
-  publicKey: string;
-  sealedMnemonic: string;
-}
-
-/**
- * The organization's account at `address` with its wallet's sealed mnemonic, for an operation that
- * opens it; undefined when there is none. An Ethereum address (0x and 40 hex digits) matches without
- * case, as EIP-55 only adds a checksum to it; any other address matches exactly (Solana's base58 is
- * case-sensitive). Several formats of one key may share an address: the oldest account is taken.
- */
-export async function findSigningAccount(db: Queryable, organizationId: string, address: string): Promise<SigningAccount | undefined> {
-  const ethereum = /^0x[0-9a-fA-F]{40}$/.test(address);
-  const [row] = await run<{ wallet_id: string; curve: string; path: string; address_format: string; address: string; public_key: string; sealed_mnemonic: string }>(
-    db,
-    sql`SELECT a.wallet_id, a.curve, a.path, a.address_format, a.address, a.public_key, w.sealed_mnemonic
-          FROM wallet_accounts a JOIN wallets w ON w.id = a.wallet_id
-         WHERE a.organization_id = ${organizationId}::uuid AND w.organization_id = ${organizationId}::uuid
-           AND ${ethereum ? sql`lower(a.address) = ${address.toLowerCase()}::text AND a.address_format = 'ADDRESS_FORMAT_ETHEREUM'` : sql`a.address = ${address}::text`}
-         ORDER BY a.created_at, a.id LIMIT 1`,
-  );
-  if (!row) return undefined;
-  return {
-    walletId: row.wallet_id,
-    curve: row.curve,
-    path: row.path,
-    addressFormat: row.address_format,
-    address: row.address,
-    publicKey: row.public_key,
-    sealedMnemonic: row.sealed_mnemonic,
-  };
 }

@@ -30,10 +30,10 @@ export const signRawPayload: ActivityHandler<typeof parameters, RawSignature> = 
   resource: 'PRIVATE_KEY',
   action: 'SIGN',
   reasons: ['WALLET_ACCOUNT_NOT_FOUND'],
-  summary: '`{signWith, payload, encoding, hashFunction}`: one payload signed with a wallet account; result `signRawPayloadResult {r, s, v}` ([Wallets](wallets.md#signing-a-payload))',
+  summary: '`{signWith, payload, encoding, hashFunction}`: one payload signed with a wallet account or a private key; result `signRawPayloadResult {r, s, v}` ([Wallets](wallets.md#signing-a-payload))',
   description:
-    "Signs one payload with the key of a wallet account of the organization, named by its address; the wallet's sealed mnemonic is opened for this operation only. " +
-    'A signWith the organization has no account at is a 404; a payload, encoding or hash function the account cannot sign is a 400 naming the field.',
+    "Signs one payload with the key of a wallet account of the organization, named by its address, or of a private key, named by its id or address; the sealed key material is opened for this operation only. " +
+    'A signWith the organization has no account or key at is a 404; a payload, encoding or hash function the account cannot sign is a 400 naming the field.',
   intentKey: 'signRawPayloadIntentV2',
   resultKey: 'signRawPayloadResult',
   parameters,

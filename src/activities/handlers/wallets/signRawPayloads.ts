@@ -38,9 +38,9 @@ export const signRawPayloads: ActivityHandler<typeof parameters, SignRawPayloads
   resource: 'PRIVATE_KEY',
   action: 'SIGN',
   reasons: ['WALLET_ACCOUNT_NOT_FOUND'],
-  summary: `\`{signWith, payloads, encoding, hashFunction}\`: up to ${MAX_PAYLOADS} payloads signed with one wallet account; result \`signRawPayloadsResult {signatures}\` ([Wallets](wallets.md#signing-a-payload))`,
+  summary: `\`{signWith, payloads, encoding, hashFunction}\`: up to ${MAX_PAYLOADS} payloads signed with one wallet account or private key; result \`signRawPayloadsResult {signatures}\` ([Wallets](wallets.md#signing-a-payload))`,
   description:
-    `Signs up to ${MAX_PAYLOADS} payloads, read with the same encoding and hash function, with the key of a wallet account of the organization named by its address. ` +
+    `Signs up to ${MAX_PAYLOADS} payloads, read with the same encoding and hash function, with the key of a wallet account of the organization named by its address, or of a private key named by its id or address. ` +
     'A payload the account cannot sign is a 400 naming it, and nothing is signed.',
   intentKey: 'signRawPayloadsIntent',
   resultKey: 'signRawPayloadsResult',

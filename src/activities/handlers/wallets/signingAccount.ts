@@ -1,7 +1,9 @@
-// What the activities that sign with a wallet account share: the fields naming the account and how a
-// payload is read, the {r, s, v} answer, and the account's key for one operation. The account is found
-// by its address (a read before planning); its wallet's sealed mnemonic is opened with the KEK it was
-// sealed under, the key derived by the account's path and curve, used, and the seed and key zeroed.
+// What the signing activities share: the fields naming the key and how a payload is read, the
+// {r, s, v} answer, and the key for one operation. `signWith` is a wallet account's address, a private
+// key's id or a private key's address, found in one read before planning (store/signers.ts). An
+// account's wallet's sealed mnemonic is opened with the KEK it was sealed under and the key derived by
+// the account's path and curve; a private key's sealed material is opened as it is. The key is used,
+// and the seed and the key zeroed.
 import { z } from 'zod';
 import { invalidField, notFound } from '../../../errors.ts';
 import { withOpenedKeyMaterial } from '../../../keys/custody/sealKeyMaterial.ts';
@@ -9,9 +11,10 @@ import { deriveAccountKey, DERIVATION_CURVES, type DerivationCurve } from '../..
 import { mnemonicToSeed } from '../../../keys/mnemonic.ts';
 import { ParameterRejected } from '../../../keys/parameterRejected.ts';
 import { HASH_FUNCTIONS, PAYLOAD_ENCODINGS } from '../../../keys/rawPayload.ts';
-import { findSigningAccount } from '../../../store/wallets.ts';
+import { findSigner } from '../../../store/signers.ts';
 import type { ExecutionContext } from '../../handler.ts';
 import { text } from '../../wire/parameters.ts';
+import { PRIVATE_KEY_MATERIAL } from '../privateKeys/newPrivateKeys.ts';
 import { WALLET_MNEMONIC } from './createWallet.ts';
 
 /** An address is far shorter; the bound keeps a wrong value out of the statement. */
@@ -19,7 +22,7 @@ const MAX_SIGN_WITH_CHARACTERS = 128;
 
 export const signWithField = () =>
   text(MAX_SIGN_WITH_CHARACTERS, (value) => (value === '' ? 'must not be empty' : undefined)).describe(
-    "The address of one of the organization's wallet accounts (an Ethereum address matched without case, any other exactly)",
+    "The address of one of the organization's wallet accounts, the id of one of its private keys, or a private key's address (an Ethereum address matched without case, any other exactly)",
   );
 
 export const encodingField = () => z.enum(PAYLOAD_ENCODINGS, { error: `must be one of ${PAYLOAD_ENCODINGS.join(', ')}` }).describe('How the payload is read');
@@ -40,30 +43,42 @@ export const signatureSchema = () =>
 const isCurve = (value: string): value is DerivationCurve => (DERIVATION_CURVES as readonly string[]).includes(value);
 
 /**
- * `use` applied to the key of the organization's account at `signWith`, zeroed after. No such account
- * is a 404 (WALLET_ACCOUNT_NOT_FOUND, as the ecosystem answers NOT_FOUND); a ParameterRejected `use`
- * throws is a 400 naming its field.
+ * `use` applied to the organization's key at `signWith` (a wallet account's address, a private key's id
+ * or address), zeroed after. No such key is a 404 (WALLET_ACCOUNT_NOT_FOUND, as the ecosystem answers
+ * NOT_FOUND); a ParameterRejected `use` throws is a 400 naming its field.
  */
 export async function withAccountKey<T>(context: ExecutionContext, signWith: string, use: (curve: DerivationCurve, privateKey: Uint8Array) => T): Promise<T> {
   const { organizationId } = context;
-  const account = await findSigningAccount(context.db, organizationId, signWith);
-  if (account === undefined) {
-    throw notFound('WALLET_ACCOUNT_NOT_FOUND', `could not find any resource to sign with: parameters.signWith ${signWith} is no wallet account of the organization`);
+  const signer = await findSigner(context.db, organizationId, signWith);
+  if (signer === undefined) {
+    throw notFound(
+      'WALLET_ACCOUNT_NOT_FOUND',
+      `could not find any resource to sign with: parameters.signWith ${signWith} is no wallet account address, private key id or private key address of the organization`,
+    );
   }
-  const curve = account.curve;
-  if (!isCurve(curve)) throw new Error(`wallet account ${account.address} has curve ${curve}, which Signet does not derive`);
-  return withOpenedKeyMaterial(context.kek, { organizationId, rowId: account.walletId, kind: WALLET_MNEMONIC }, account.sealedMnemonic, (words) => {
+  const curve = signer.curve;
+  if (!isCurve(curve)) throw new Error(`a key of the organization has curve ${curve}, which Signet does not sign with`);
+  const rejected = (error: unknown) => (error instanceof ParameterRejected ? invalidField(error.field, error.description) : error);
+  if (signer.kind === 'private_key') {
+    return withOpenedKeyMaterial(context.kek, { organizationId, rowId: signer.privateKeyId, kind: PRIVATE_KEY_MATERIAL }, signer.sealedPrivateKey, (privateKey) => {
+      try {
+        return use(curve, privateKey);
+      } catch (error) {
+        throw rejected(error);
+      }
+    });
+  }
+  return withOpenedKeyMaterial(context.kek, { organizationId, rowId: signer.walletId, kind: WALLET_MNEMONIC }, signer.sealedMnemonic, (words) => {
     const seed = mnemonicToSeed(words.toString('utf8'));
     try {
-      const key = deriveAccountKey(curve, seed, account.path);
+      const key = deriveAccountKey(curve, seed, signer.path);
       try {
         return use(curve, key.privateKey);
       } finally {
         key.privateKey.fill(0);
       }
     } catch (error) {
-      if (error instanceof ParameterRejected) throw invalidField(error.field, error.description);
-      throw error;
+      throw rejected(error);
     } finally {
       seed.fill(0);
     }

@@ -1,0 +1,52 @@
+// The key a signature is made with, found by `signWith` in one read: a wallet account's address (its
+// wallet's sealed mnemonic and its path), a private key's id, or a private key's address (the key's
+// sealed material). Each branch reads an index: wallet_accounts and private_key_addresses by
+// (organization, address), or by (organization, lower(address)) for Ethereum addresses
+// (035_private_keys.sql); private_keys by its primary key.
+import type { Queryable } from './db.ts';
+import { raw, run, sql } from './sql.ts';
+
+/** What signs: whose row the sealed value is bound to, its curve, and for an account its path. */
+export type Signer =
+  | { kind: 'wallet_account'; walletId: string; curve: string; path: string; address: string; sealedMnemonic: string }
+  | { kind: 'private_key'; privateKeyId: string; curve: string; sealedPrivateKey: string };
+
+const ETHEREUM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+
+/**
+ * The organization's key at `signWith`, for an operation that opens it; undefined when there is none.
+ * An Ethereum address (0x and 40 hex digits) matches without case, as EIP-55 only adds a checksum to
+ * it; any other address matches exactly (Solana's base58 is case-sensitive). A wallet account is taken
+ * before a private key, and of several accounts or keys at one address the oldest.
+ */
+export async function findSigner(db: Queryable, organizationId: string, signWith: string): Promise<Signer | undefined> {
+  const ethereum = ETHEREUM_ADDRESS.test(signWith);
+  const byAddress = (alias: 'a' | 'p') =>
+    ethereum
+      ? sql`lower(${raw(alias)}.address) = ${signWith.toLowerCase()}::text AND ${raw(alias)}.address_format = 'ADDRESS_FORMAT_ETHEREUM'`
+      : sql`${raw(alias)}.address = ${signWith}::text`;
+  const byId = UUID.test(signWith)
+    ? sql`UNION ALL
+          SELECT 2, k.created_at, k.id, 'private_key', k.curve, NULL, NULL, k.sealed_private_key
+            FROM private_keys k WHERE k.organization_id = ${organizationId}::uuid AND k.id = ${signWith.toLowerCase()}::uuid`
+    : sql``;
+  const [row] = await run<{ kind: 'wallet_account' | 'private_key'; id: string; curve: string; path: string | null; address: string | null; sealed: string }>(
+    db,
+    sql`SELECT kind, id, curve, path, address, sealed FROM (
+          SELECT 1 AS rank, a.created_at, a.wallet_id AS id, 'wallet_account' AS kind, a.curve, a.path, a.address, w.sealed_mnemonic AS sealed
+            FROM wallet_accounts a JOIN wallets w ON w.id = a.wallet_id
+           WHERE a.organization_id = ${organizationId}::uuid AND w.organization_id = ${organizationId}::uuid AND ${byAddress('a')}
+          ${byId}
+          UNION ALL
+          SELECT 3, k.created_at, k.id, 'private_key', k.curve, NULL, NULL, k.sealed_private_key
+            FROM private_key_addresses p JOIN private_keys k ON k.id = p.private_key_id
+           WHERE p.organization_id = ${organizationId}::uuid AND k.organization_id = ${organizationId}::uuid AND ${byAddress('p')}
+        ) found
+        ORDER BY rank, created_at, id LIMIT 1`,
+  );
+  if (!row) return undefined;
+  return row.kind === 'wallet_account'
+    ? { kind: 'wallet_account', walletId: row.id, curve: row.curve, path: row.path!, address: row.address!, sealedMnemonic: row.sealed }
+    : { kind: 'private_key', privateKeyId: row.id, curve: row.curve, sealedPrivateKey: row.sealed };
+}
