@@ -138,6 +138,44 @@ for (const tdb of testDatabases) {
       assert.equal(await activityCount(), before);
     });
 
+    test('a private key signs named by its id or by its address (Ethereum in any case, Solana exactly), in sign_raw_payload and sign_raw_payloads', async () => {
+      const answer = (await client.createPrivateKeys(
+        envelope('ACTIVITY_TYPE_CREATE_PRIVATE_KEYS_V2', org.organizationId, {
+          privateKeys: [
+            { privateKeyName: 'Signing key', curve: 'CURVE_SECP256K1', privateKeyTags: [], addressFormats: ['ADDRESS_FORMAT_ETHEREUM'] },
+            { privateKeyName: 'Solana key', curve: 'CURVE_ED25519', privateKeyTags: [], addressFormats: ['ADDRESS_FORMAT_SOLANA'] },
+          ],
+        }) as any,
+      )) as any;
+      const [secp, ed] = answer.activity.result.createPrivateKeysResultV2.privateKeys;
+      const keyAddress: string = secp.addresses[0].address;
+      const text = 'signed by a private key';
+      for (const signWith of [secp.privateKeyId, secp.privateKeyId.toUpperCase(), keyAddress, keyAddress.toLowerCase()]) {
+        const { activity } = await sign(org, { signWith, payload: text, encoding: 'PAYLOAD_ENCODING_TEXT_UTF8', hashFunction: 'HASH_FUNCTION_KECCAK256' });
+        assert.equal(activity.status, 'ACTIVITY_STATUS_COMPLETED', signWith);
+        assert.equal(await signerOf(keccak256(toBytes(text)), activity.result.signRawPayloadResult), keyAddress);
+      }
+      const payloads = ['0x01', '0x0203'];
+      const many = (await client.signRawPayloads(
+        envelope('ACTIVITY_TYPE_SIGN_RAW_PAYLOADS', org.organizationId, { signWith: keyAddress, payloads, encoding: 'PAYLOAD_ENCODING_HEXADECIMAL', hashFunction: 'HASH_FUNCTION_KECCAK256' }) as any,
+      )) as any;
+      const { signatures } = many.activity.result.signRawPayloadsResult;
+      for (const [index, payload] of payloads.entries()) assert.equal(await signerOf(keccak256(payload as Hex), signatures[index]), keyAddress);
+
+      const { privateKey } = (await client.getPrivateKey({ organizationId: org.organizationId, privateKeyId: ed.privateKeyId })) as any;
+      for (const signWith of [ed.privateKeyId, ed.addresses[0].address]) {
+        const { activity } = await sign(org, { signWith, payload: text, encoding: 'PAYLOAD_ENCODING_TEXT_UTF8', hashFunction: 'HASH_FUNCTION_NOT_APPLICABLE' });
+        const { r, s } = activity.result.signRawPayloadResult;
+        assert.ok(ed25519.verify(Buffer.from(r + s, 'hex'), new TextEncoder().encode(text), Buffer.from(privateKey.publicKey, 'hex')));
+      }
+      // A Solana address matches exactly.
+      await refused(
+        sign(org, { signWith: ed.addresses[0].address.toLowerCase(), payload: text, encoding: 'PAYLOAD_ENCODING_TEXT_UTF8', hashFunction: 'HASH_FUNCTION_NOT_APPLICABLE' }),
+        NOT_FOUND,
+        /could not find any resource to sign with/,
+      );
+    });
+
     test('a signWith the organization has no account at is a 404; a bad payload, encoding or hash function a 400 naming the field; nothing is stored', async () => {
       const before = await activityCount();
       const hex = { payload: '0xdeadbeef', encoding: 'PAYLOAD_ENCODING_HEXADECIMAL', hashFunction: 'HASH_FUNCTION_KECCAK256' };
