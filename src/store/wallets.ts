@@ -1,6 +1,7 @@
 // Wallets (table wallets) and their accounts (table wallet_accounts). A wallet's mnemonic is sealed by
-// the caller (keys/custody); only findSealedMnemonic reads it back, for an operation that opens it. An
-// account keeps what answers show (path, address, public key), no private key. Here: the rows an
+// the caller (keys/custody); only findSealedMnemonic and findSigningAccount read it back, for an
+// operation that opens it. An account keeps what answers show (path, address, public key) and its
+// private key sealed the same way, which no answer reads. Here: the rows an
 // activity's statement writes and the guards they depend on, and the reads of the queries, each
 // checking the credential in the same statement.
 import { runWithCredential, type CredentialState, type CredentialUse } from './credentials.ts';
@@ -43,8 +44,8 @@ export interface StoredWalletAccount {
   wallet?: StoredWallet;
 }
 
-/** An account to write. */
-export type NewWalletAccount = Omit<StoredWalletAccount, 'organizationId' | 'walletId' | 'createdAt' | 'updatedAt' | 'wallet'>;
+/** An account to write, its private key already sealed. */
+export type NewWalletAccount = Omit<StoredWalletAccount, 'organizationId' | 'walletId' | 'createdAt' | 'updatedAt' | 'wallet'> & { sealedPrivateKey: string };
 
 interface WalletRow {
   id: string;
@@ -147,13 +148,14 @@ export function insertWalletAccountsOfActivity(activity: Sql, organizationId: st
     address_format: account.addressFormat,
     address: account.address,
     public_key: account.publicKey,
+    sealed_private_key: account.sealedPrivateKey,
   }));
-  return sql`INSERT INTO wallet_accounts (id, wallet_id, organization_id, curve, path_format, path, address_format, address, public_key, created_at, updated_at)
-             SELECT r.id, ${walletId}::uuid, ${organizationId}::uuid, r.curve, r.path_format, r.path, r.address_format, r.address, r.public_key,
+  return sql`INSERT INTO wallet_accounts (id, wallet_id, organization_id, curve, path_format, path, address_format, address, public_key, sealed_private_key, created_at, updated_at)
+             SELECT r.id, ${walletId}::uuid, ${organizationId}::uuid, r.curve, r.path_format, r.path, r.address_format, r.address, r.public_key, r.sealed_private_key,
                     ${now}::timestamptz, ${now}::timestamptz
                FROM ${activity},
                     jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
-                      AS r (id uuid, curve text, path_format text, path text, address_format text, address text, public_key text)`;
+                      AS r (id uuid, curve text, path_format text, path text, address_format text, address text, public_key text, sealed_private_key text)`;
 }
 
 /** The organization's wallet, on behalf of a credential checked in the same statement. */
@@ -249,14 +251,17 @@ export async function findSealedMnemonic(db: Queryable, organizationId: string, 
   return row?.sealed_mnemonic;
 }
 
-/** The account a signature is made with and its wallet's sealed mnemonic. */
+/** The account a signature is made with, its sealed private key and its wallet's sealed mnemonic. */
 export interface SigningAccount {
+  walletAccountId: string;
   walletId: string;
   curve: string;
   path: string;
   addressFormat: string;
   address: string;
   publicKey: string;
+  /** Undefined for an account stored before account keys were sealed: its key is derived from the mnemonic. */
+  sealedPrivateKey: string | undefined;
   sealedMnemonic: string;
 }
 
@@ -268,9 +273,19 @@ export interface SigningAccount {
  */
 export async function findSigningAccount(db: Queryable, organizationId: string, address: string): Promise<SigningAccount | undefined> {
   const ethereum = /^0x[0-9a-fA-F]{40}$/.test(address);
-  const [row] = await run<{ wallet_id: string; curve: string; path: string; address_format: string; address: string; public_key: string; sealed_mnemonic: string }>(
+  const [row] = await run<{
+    id: string;
+    wallet_id: string;
+    curve: string;
+    path: string;
+    address_format: string;
+    address: string;
+    public_key: string;
+    sealed_private_key: string | null;
+    sealed_mnemonic: string;
+  }>(
     db,
-    sql`SELECT a.wallet_id, a.curve, a.path, a.address_format, a.address, a.public_key, w.sealed_mnemonic
+    sql`SELECT a.id, a.wallet_id, a.curve, a.path, a.address_format, a.address, a.public_key, a.sealed_private_key, w.sealed_mnemonic
           FROM wallet_accounts a JOIN wallets w ON w.id = a.wallet_id
          WHERE a.organization_id = ${organizationId}::uuid AND w.organization_id = ${organizationId}::uuid
            AND ${ethereum ? sql`lower(a.address) = ${address.toLowerCase()}::text AND a.address_format = 'ADDRESS_FORMAT_ETHEREUM'` : sql`a.address = ${address}::text`}
@@ -278,12 +293,14 @@ export async function findSigningAccount(db: Queryable, organizationId: string, 
   );
   if (!row) return undefined;
   return {
+    walletAccountId: row.id,
     walletId: row.wallet_id,
     curve: row.curve,
     path: row.path,
     addressFormat: row.address_format,
     address: row.address,
     publicKey: row.public_key,
+    sealedPrivateKey: row.sealed_private_key ?? undefined,
     sealedMnemonic: row.sealed_mnemonic,
   };
 }

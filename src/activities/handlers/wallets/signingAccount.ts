@@ -1,7 +1,8 @@
 // What the activities that sign with a wallet account share: the fields naming the account and how a
 // payload is read, the {r, s, v} answer, and the account's key for one operation. The account is found
-// by its address (a read before planning); its wallet's sealed mnemonic is opened with the KEK it was
-// sealed under, the key derived by the account's path and curve, used, and the seed and key zeroed.
+// by its address (a read before planning); its sealed private key is opened with the KEK it was sealed
+// under, used, and zeroed (an account stored before keys were sealed per account has its key derived
+// from the wallet's mnemonic, seed and key zeroed after).
 import { z } from 'zod';
 import { invalidField, notFound } from '../../../errors.ts';
 import { withOpenedKeyMaterial } from '../../../keys/custody/sealKeyMaterial.ts';
@@ -13,6 +14,7 @@ import { findSigningAccount } from '../../../store/wallets.ts';
 import type { ExecutionContext } from '../../handler.ts';
 import { text } from '../../wire/parameters.ts';
 import { WALLET_MNEMONIC } from './createWallet.ts';
+import { WALLET_ACCOUNT_KEY } from './walletAccounts.ts';
 
 /** An address is far shorter; the bound keeps a wrong value out of the statement. */
 const MAX_SIGN_WITH_CHARACTERS = 128;
@@ -52,18 +54,27 @@ export async function withAccountKey<T>(context: ExecutionContext, signWith: str
   }
   const curve = account.curve;
   if (!isCurve(curve)) throw new Error(`wallet account ${account.address} has curve ${curve}, which Signet does not derive`);
+  const sign = (privateKey: Uint8Array) => {
+    try {
+      return use(curve, privateKey);
+    } catch (error) {
+      if (error instanceof ParameterRejected) throw invalidField(error.field, error.description);
+      throw error;
+    }
+  };
+  if (account.sealedPrivateKey !== undefined) {
+    return withOpenedKeyMaterial(context.kek, { organizationId, rowId: account.walletAccountId, kind: WALLET_ACCOUNT_KEY }, account.sealedPrivateKey, sign);
+  }
+  // An account stored before account keys were sealed: its key derived from the wallet's mnemonic.
   return withOpenedKeyMaterial(context.kek, { organizationId, rowId: account.walletId, kind: WALLET_MNEMONIC }, account.sealedMnemonic, (words) => {
     const seed = mnemonicToSeed(words.toString('utf8'));
     try {
       const key = deriveAccountKey(curve, seed, account.path);
       try {
-        return use(curve, key.privateKey);
+        return sign(key.privateKey);
       } finally {
         key.privateKey.fill(0);
       }
-    } catch (error) {
-      if (error instanceof ParameterRejected) throw invalidField(error.field, error.description);
-      throw error;
     } finally {
       seed.fill(0);
     }
