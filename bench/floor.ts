@@ -1,8 +1,13 @@
 // The benchmark's floor (bench/run.ts): the least a server accepting stamped activities does per
 // request — bare Fastify keeping the raw body, the API-key stamp checked as Signet checks it (P-256
-// ECDSA over the raw bytes, the one public key parsed once), and one INSERT of the body. Its own process:
-//   FLOOR_PORT=… FLOOR_DATABASE_URL=postgres://… FLOOR_PUBLIC_KEY=02… node --import tsx bench/floor.ts
+// ECDSA over the raw bytes, the one public key parsed once), and one INSERT of the body. With
+// FLOOR_SIGNING_KEY (a secp256k1 private key, hex) it also signs, as a signing activity must: the body
+// parsed, its parameters.unsignedTransaction (hex) hashed with Keccak-256 and signed with that key by
+// the curve library Signet signs with (@noble/curves), the signature inserted beside the body. Its own process:
+//   FLOOR_PORT=… FLOOR_DATABASE_URL=postgres://… FLOOR_PUBLIC_KEY=02… [FLOOR_SIGNING_KEY=…] node --import tsx bench/floor.ts
 import { createPublicKey, ECDH, randomUUID, verify } from 'node:crypto';
+import { secp256k1 } from '@noble/curves/secp256k1.js';
+import { keccak_256 } from '@noble/hashes/sha3.js';
 import Fastify from 'fastify';
 import pg from 'pg';
 
@@ -12,6 +17,26 @@ const publicKeyHex = (process.env.FLOOR_PUBLIC_KEY ?? '').toLowerCase();
 if (!databaseUrl || !/^0[23][0-9a-f]{64}$/.test(publicKeyHex)) {
   console.error('floor: set FLOOR_DATABASE_URL and FLOOR_PUBLIC_KEY (compressed P-256 key, hex)');
   process.exit(2);
+}
+
+const signingKeyHex = process.env.FLOOR_SIGNING_KEY;
+if (signingKeyHex !== undefined && !/^[0-9a-f]{64}$/.test(signingKeyHex)) {
+  console.error('floor: FLOOR_SIGNING_KEY is a secp256k1 private key, 64 hex digits');
+  process.exit(2);
+}
+const signingKey = signingKeyHex === undefined ? undefined : Buffer.from(signingKeyHex, 'hex');
+
+/** The transaction's signature, hex (r ‖ s ‖ recovery), or a refusal when the body holds no hex transaction. */
+function signTransactionOf(body: Buffer, key: Uint8Array): string | undefined {
+  let unsigned: unknown;
+  try {
+    unsigned = (JSON.parse(body.toString('utf8')) as { parameters?: { unsignedTransaction?: unknown } }).parameters?.unsignedTransaction;
+  } catch {
+    return undefined;
+  }
+  if (typeof unsigned !== 'string' || !/^(?:[0-9a-fA-F]{2})+$/.test(unsigned)) return undefined;
+  const signature = secp256k1.sign(keccak_256(Buffer.from(unsigned, 'hex')), key);
+  return signature.toCompactHex() + signature.recovery.toString(16).padStart(2, '0');
 }
 
 // Parsed once: the cached key Signet keeps for a key that has authenticated.
@@ -55,8 +80,13 @@ app.post('/public/v1/submit/:activity', async (request, reply) => {
   if (!verify('sha256', body, { key, dsaEncoding: 'der' }, Buffer.from(stamp.signature, 'hex'))) {
     return reply.status(401).send(refuse('bad signature'));
   }
+  let signature: string | undefined;
+  if (signingKey) {
+    signature = signTransactionOf(body, signingKey);
+    if (signature === undefined) return reply.status(400).send({ code: 3, message: 'parameters.unsignedTransaction: not hex' });
+  }
   const id = randomUUID();
-  await pool.query('INSERT INTO floor_activities (id, body) VALUES ($1, $2)', [id, body.toString('utf8')]);
+  await pool.query('INSERT INTO floor_activities (id, body, signature) VALUES ($1, $2, $3)', [id, body.toString('utf8'), signature ?? null]);
   return reply.status(200).send({ activity: { id, status: 'ACTIVITY_STATUS_COMPLETED' } });
 });
 app.get('/healthz', async () => ({ ok: true }));

@@ -13,6 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
+import { serializeTransaction } from 'viem';
 import { largeAbi } from '../test/support/largeAbi.ts';
 import { freePort, ROOT, SIGNET_BIN } from '../test/support/processes.ts';
 import { BackendCpu, cpuMs, hostCpu, memoryMiB } from './processStats.ts';
@@ -88,7 +89,7 @@ const BASELINE_BIN = args.baseline ? path.join(path.resolve(args.baseline), 'bin
 if (BASELINE_BIN && !fs.existsSync(BASELINE_BIN)) fail(`--baseline names no Signet: ${BASELINE_BIN} does not exist`);
 const LUA_SCRIPT = path.join(ROOT, 'bench', 'replay.lua');
 
-type Kind = 'contract' | 'otp' | 'abi';
+type Kind = 'contract' | 'otp' | 'abi' | 'sign';
 
 interface Scenario {
   id: string;
@@ -115,6 +116,7 @@ const SCENARIOS: Scenario[] = [
   { id: 'resubmit-16', title: 'resubmission (16 bodies again)', kind: 'contract', connections: 16, store: 'postgres', resubmit: true, floor: false },
   { id: 'abi-1', title: '400 KiB ABI', kind: 'abi', connections: 1, store: 'postgres', floor: true },
   { id: 'abi-8', title: '400 KiB ABI', kind: 'abi', connections: 8, store: 'postgres', floor: true },
+  { id: 'sign-16', title: 'sign_transaction (EIP-1559) with a wallet account', kind: 'sign', connections: 16, store: 'postgres', floor: true },
   { id: 'embedded-16', title: 'create_smart_contract_interface, embedded', kind: 'contract', connections: 16, store: 'embedded', floor: false },
 ];
 
@@ -241,12 +243,19 @@ async function startSignet(options: { databaseUrl: string; worker: boolean; data
   );
 }
 
-async function startFloor(publicKey: string, profile?: boolean): Promise<Running> {
+async function startFloor(publicKey: string, profile?: boolean, signs?: boolean): Promise<Running> {
   const port = await freePort();
   return startProcess(
     'floor',
     [...profileOptions(profile), '--import', 'tsx', path.join(ROOT, 'bench', 'floor.ts')],
-    { ...cleanEnvironment(), FLOOR_PORT: String(port), FLOOR_DATABASE_URL: benchUrl.toString(), FLOOR_PUBLIC_KEY: publicKey },
+    {
+      ...cleanEnvironment(),
+      FLOOR_PORT: String(port),
+      FLOOR_DATABASE_URL: benchUrl.toString(),
+      FLOOR_PUBLIC_KEY: publicKey,
+      // The floor of a signing scenario signs each transaction's hash with a secp256k1 key of its own.
+      ...(signs ? { FLOOR_SIGNING_KEY: randomBytes(32).toString('hex') } : {}),
+    },
     `http://127.0.0.1:${port}`,
   );
 }
@@ -256,6 +265,8 @@ interface Credentials {
   apiPublicKey: string;
   apiPrivateKey: string;
   key: KeyObject;
+  /** The address of the organization's wallet account a signing scenario signs with. */
+  signWith?: string;
 }
 
 async function adminPost<T>(signet: Running, route: string, body: unknown): Promise<T> {
@@ -346,13 +357,38 @@ async function createPolicyUser(signet: Running, root: Credentials): Promise<Cre
   return { organizationId, apiPublicKey: key.apiPublicKey, apiPrivateKey: key.apiPrivateKey, key: privateKeyOf(key.apiPrivateKey) };
 }
 
-/** The credentials that stamp a scenario's requests, in a new organization. */
+/** The credentials that stamp a scenario's requests, in a new organization (with a wallet, for a signing scenario). */
 async function signerOf(signet: Running, scenario: Scenario): Promise<Credentials> {
   const root = await createOrganization(signet);
+  if (scenario.kind === 'sign') return { ...root, signWith: await createWallet(signet, root) };
   if (scenario.signer !== 'policy') return root;
   const user = await createPolicyUser(signet, root);
   await expectCompleted(signet, prepare(user, scenario.kind, 2 * scenario.connections), scenario);
   return user;
+}
+
+/** A wallet of one Ethereum account (m/44'/60'/0'/0/0) in the organization, by its root user; its address. */
+async function createWallet(signet: Running, root: Credentials): Promise<string> {
+  const body = JSON.stringify({
+    type: 'ACTIVITY_TYPE_CREATE_WALLET',
+    timestampMs: String(Date.now()),
+    organizationId: root.organizationId,
+    parameters: {
+      walletName: `bench ${RUN_ID}`,
+      accounts: [{ curve: 'CURVE_SECP256K1', pathFormat: 'PATH_FORMAT_BIP32', path: "m/44'/60'/0'/0/0", addressFormat: 'ADDRESS_FORMAT_ETHEREUM' }],
+    },
+  });
+  const response = await fetch(`${signet.url}/public/v1/submit/create_wallet`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-stamp': stampOf(root, [body]) },
+    body,
+  });
+  const answer = (await response.json()) as { activity?: { status?: string; result?: { createWalletResult?: { addresses?: string[] } } } };
+  const address = answer.activity?.result?.createWalletResult?.addresses?.[0];
+  if (response.status !== 200 || answer.activity?.status !== 'ACTIVITY_STATUS_COMPLETED' || !address) {
+    throw new Error(`create_wallet by the root user: HTTP ${response.status} ${JSON.stringify(answer).slice(0, 600)}`);
+  }
+  return address;
 }
 
 /**
@@ -396,6 +432,7 @@ interface Prepared {
 
 const CREATE_ROUTE = '/public/v1/submit/create_smart_contract_interface';
 const OTP_ROUTE = '/public/v1/submit/init_otp_auth';
+const SIGN_ROUTE = '/public/v1/submit/sign_transaction';
 const ADDRESS = '0xdAC17F958D2ee523a2206206994597C13D831ec7';
 const SMALL_ABI = JSON.stringify([
   { type: 'function', name: 'transfer', stateMutability: 'nonpayable', inputs: [{ name: 'to', type: 'address' }, { name: 'amount', type: 'uint256' }], outputs: [{ name: '', type: 'bool' }] },
@@ -423,6 +460,21 @@ function prepare(credentials: Credentials, kind: Kind, count: number): Prepared[
     if (kind === 'contract') {
       const parameters = { smartContractAddress: ADDRESS, smartContractInterface: SMALL_ABI, type: 'SMART_CONTRACT_INTERFACE_TYPE_ETHEREUM', label: `bench ${n}` };
       request = { route: CREATE_ROUTE, head: JSON.stringify({ type: 'ACTIVITY_TYPE_CREATE_SMART_CONTRACT_INTERFACE', timestampMs, organizationId, parameters }), tail: '', shared: false };
+    } else if (kind === 'sign') {
+      if (!credentials.signWith) throw new Error('a signing scenario needs credentials with a wallet account (signerOf makes one)');
+      // An EIP-1559 transfer with a nonce of its own, serialized unsigned (hex without 0x, as @turnkey/viem sends it).
+      const unsignedTransaction = serializeTransaction({
+        type: 'eip1559',
+        chainId: 1,
+        nonce: n,
+        to: ADDRESS,
+        value: BigInt(n),
+        gas: 21_000n,
+        maxFeePerGas: 30_000_000_000n,
+        maxPriorityFeePerGas: 1_000_000_000n,
+      }).slice(2);
+      const parameters = { signWith: credentials.signWith, unsignedTransaction, type: 'TRANSACTION_TYPE_ETHEREUM' };
+      request = { route: SIGN_ROUTE, head: JSON.stringify({ type: 'ACTIVITY_TYPE_SIGN_TRANSACTION_V2', timestampMs, organizationId, parameters }), tail: '', shared: false };
     } else if (kind === 'otp') {
       // A contact of its own per request: the per-contact rate limit (10 an hour) is not what is measured.
       const parameters = { otpType: 'OTP_TYPE_EMAIL', contact: `bench-${RUN_ID}-${n}@example.com`, appName: 'Bench' };
@@ -550,7 +602,7 @@ interface RoundResult {
   wrk: WrkResult;
 }
 
-const DEFAULT_RATE: Record<Kind, number> = { contract: 10000, otp: 6000, abi: 1000 };
+const DEFAULT_RATE: Record<Kind, number> = { contract: 10000, otp: 6000, abi: 1000, sign: 6000 };
 
 /** Now on the machine's monotonic clock, in µs: the clock of V8's profile timestamps (another process's too). */
 const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
@@ -658,7 +710,7 @@ async function countStatements(scenarios: Scenario[]): Promise<Map<string, State
     for (const scenario of scenarios) {
       // A policy user gets an organization of its own, primed the same way (signerOf sends a few
       // activities: the key's lookup and the user's tags, read once per authority version).
-      const credentials = scenario.signer === 'policy' ? await signerOf(signet, scenario) : rootCredentials;
+      const credentials = scenario.signer === 'policy' || scenario.kind === 'sign' ? await signerOf(signet, scenario) : rootCredentials;
       const n = scenario.kind === 'abi' ? Math.min(STATEMENT_REQUESTS, 40) : STATEMENT_REQUESTS;
       let requests: Prepared[];
       if (scenario.resubmit) {
@@ -773,7 +825,7 @@ async function runScenario(scenario: Scenario, measureIdle: boolean): Promise<Sc
     const credentials = await signerOf(signet, scenario);
     const targets: Target[] = [];
     if (scenario.floor) {
-      const floor = await startFloor(credentials.apiPublicKey, true);
+      const floor = await startFloor(credentials.apiPublicKey, true, scenario.kind === 'sign');
       started.push(floor);
       targets.push({ role: 'floor', process: floor, embedded: false, rounds: [] });
     }

@@ -255,5 +255,26 @@ for (const tdb of testDatabases) {
         assert.ok(!logs.toLowerCase().includes(value.toLowerCase()), `the ${what} is in the logs`);
       }
     });
+
+    test("each account's key is sealed on its own row; an account stored without one signs with the key derived from the mnemonic, the same signature", async () => {
+      const answer = (await client.createWallet(envelope('ACTIVITY_TYPE_CREATE_WALLET', org.organizationId, { walletName: 'Older', accounts: [ETHEREUM] }) as any)) as any;
+      const [address] = answer.activity.result.createWalletResult.addresses;
+      const [account] = await server.db.query<{ id: string; sealed_private_key: string | null }>('SELECT id, sealed_private_key FROM wallet_accounts WHERE address = $1', [address]);
+      assert.match(account!.sealed_private_key ?? '', /^v1\./, 'the account holds its sealed key');
+      const parameters = { signWith: address, payload: '0x5369676e6574', encoding: 'PAYLOAD_ENCODING_HEXADECIMAL', hashFunction: 'HASH_FUNCTION_KECCAK256' };
+      const sealed = (await sign(org, parameters)).activity.result.signRawPayloadResult;
+      assert.equal(await signerOf(keccak256(parameters.payload as Hex), sealed), address);
+
+      // Another account's sealed key copied onto this row does not open: the seal is bound to its row.
+      const [other] = await server.db.query<{ sealed_private_key: string }>('SELECT sealed_private_key FROM wallet_accounts WHERE address = $1', [ethereumAddress]);
+      await server.db.query('UPDATE wallet_accounts SET sealed_private_key = $1 WHERE id = $2', [other!.sealed_private_key, account!.id]);
+      const moved = (await sign(org, parameters).catch((error: unknown) => error)) as any;
+      assert.ok(moved instanceof Error, 'a key sealed for another row signs nothing');
+      assert.doesNotMatch(String(moved.message), /[0-9a-f]{64}/, 'the refusal carries no key material');
+
+      await server.db.query('UPDATE wallet_accounts SET sealed_private_key = NULL WHERE id = $1', [account!.id]);
+      const derived = (await sign(org, parameters)).activity.result.signRawPayloadResult;
+      assert.deepEqual(derived, sealed, 'RFC 6979 signatures of one key over one hash are equal');
+    });
   });
 }

@@ -1,9 +1,9 @@
 // BIP-39 mnemonics (English wordlist): generation from the CSPRNG, validation with a message that
 // says what is wrong (the count, the position of an unknown word, the checksum) and never repeats
 // a word, and the seed. The encoding and the PBKDF2 are @scure/bip39's.
-import { entropyToMnemonic, mnemonicToEntropy, mnemonicToSeedSync } from '@scure/bip39';
+import { entropyToMnemonic, mnemonicToEntropy } from '@scure/bip39';
 import { wordlist } from '@scure/bip39/wordlists/english';
-import { randomBytes } from 'node:crypto';
+import { pbkdf2Sync, randomBytes } from 'node:crypto';
 import { ParameterRejected } from './parameterRejected.ts';
 
 /** The lengths BIP-39 defines: 128 to 256 bits of entropy, 32 bits apart. */
@@ -61,5 +61,12 @@ export function mnemonicToSeed(mnemonic: string, passphrase = '', field = 'param
   if (typeof passphrase !== 'string' || passphrase.length > MAX_PASSPHRASE_CHARACTERS) {
     throw new ParameterRejected('parameters.passphrase', `must be a string of at most ${MAX_PASSPHRASE_CHARACTERS} characters`);
   }
-  return mnemonicToSeedSync(canonical, passphrase);
+  // BIP-39: PBKDF2-HMAC-SHA512, 2048 rounds, salt "mnemonic" + passphrase, both NFKD. Node's own
+  // PBKDF2 rather than a JavaScript one: the seed is made at every wallet creation and export.
+  const password = Buffer.from(canonical.normalize('NFKD'), 'utf8');
+  try {
+    return pbkdf2Sync(password, Buffer.from(`mnemonic${passphrase.normalize('NFKD')}`, 'utf8'), 2048, 64, 'sha512');
+  } finally {
+    password.fill(0);
+  }
 }

@@ -1,6 +1,6 @@
 // The key a signature is made with, found by `signWith` in one read: a wallet account's address (its
-// wallet's sealed mnemonic and its path), a private key's id, or a private key's address (the key's
-// sealed material). Each branch reads an index: wallet_accounts and private_key_addresses by
+// sealed private key; for an account stored before keys were sealed per account, its wallet's sealed
+// mnemonic and its path), a private key's id, or a private key's address (the key's sealed material). Each branch reads an index: wallet_accounts and private_key_addresses by
 // (organization, address), or by (organization, lower(address)) for Ethereum addresses
 // (035_private_keys.sql); private_keys by its primary key.
 import type { Queryable } from './db.ts';
@@ -8,7 +8,17 @@ import { raw, run, sql } from './sql.ts';
 
 /** What signs: whose row the sealed value is bound to, its curve, and for an account its path. */
 export type Signer =
-  | { kind: 'wallet_account'; walletId: string; curve: string; path: string; address: string; sealedMnemonic: string }
+  | {
+      kind: 'wallet_account';
+      walletAccountId: string;
+      walletId: string;
+      curve: string;
+      path: string;
+      address: string;
+      /** Undefined for an account stored before account keys were sealed (037_wallet_account_keys.sql): its key is derived from the mnemonic. */
+      sealedPrivateKey: string | undefined;
+      sealedMnemonic: string;
+    }
   | { kind: 'private_key'; privateKeyId: string; curve: string; sealedPrivateKey: string };
 
 const ETHEREUM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
@@ -28,18 +38,28 @@ export async function findSigner(db: Queryable, organizationId: string, signWith
       : sql`${raw(alias)}.address = ${signWith}::text`;
   const byId = UUID.test(signWith)
     ? sql`UNION ALL
-          SELECT 2, k.created_at, k.id, 'private_key', k.curve, NULL, NULL, k.sealed_private_key
+          SELECT 2, k.created_at, k.id, 'private_key', k.curve, NULL, NULL, k.sealed_private_key, NULL, NULL
             FROM private_keys k WHERE k.organization_id = ${organizationId}::uuid AND k.id = ${signWith.toLowerCase()}::uuid`
     : sql``;
-  const [row] = await run<{ kind: 'wallet_account' | 'private_key'; id: string; curve: string; path: string | null; address: string | null; sealed: string }>(
+  const [row] = await run<{
+    kind: 'wallet_account' | 'private_key';
+    id: string;
+    curve: string;
+    path: string | null;
+    address: string | null;
+    sealed: string;
+    account_id: string | null;
+    account_key: string | null;
+  }>(
     db,
-    sql`SELECT kind, id, curve, path, address, sealed FROM (
-          SELECT 1 AS rank, a.created_at, a.wallet_id AS id, 'wallet_account' AS kind, a.curve, a.path, a.address, w.sealed_mnemonic AS sealed
+    sql`SELECT kind, id, curve, path, address, sealed, account_id, account_key FROM (
+          SELECT 1 AS rank, a.created_at, a.wallet_id AS id, 'wallet_account' AS kind, a.curve, a.path, a.address, w.sealed_mnemonic AS sealed,
+                 a.id AS account_id, a.sealed_private_key AS account_key
             FROM wallet_accounts a JOIN wallets w ON w.id = a.wallet_id
            WHERE a.organization_id = ${organizationId}::uuid AND w.organization_id = ${organizationId}::uuid AND ${byAddress('a')}
           ${byId}
           UNION ALL
-          SELECT 3, k.created_at, k.id, 'private_key', k.curve, NULL, NULL, k.sealed_private_key
+          SELECT 3, k.created_at, k.id, 'private_key', k.curve, NULL, NULL, k.sealed_private_key, NULL, NULL
             FROM private_key_addresses p JOIN private_keys k ON k.id = p.private_key_id
            WHERE p.organization_id = ${organizationId}::uuid AND k.organization_id = ${organizationId}::uuid AND ${byAddress('p')}
         ) found
@@ -47,6 +67,15 @@ export async function findSigner(db: Queryable, organizationId: string, signWith
   );
   if (!row) return undefined;
   return row.kind === 'wallet_account'
-    ? { kind: 'wallet_account', walletId: row.id, curve: row.curve, path: row.path!, address: row.address!, sealedMnemonic: row.sealed }
+    ? {
+        kind: 'wallet_account',
+        walletAccountId: row.account_id!,
+        walletId: row.id,
+        curve: row.curve,
+        path: row.path!,
+        address: row.address!,
+        sealedPrivateKey: row.account_key ?? undefined,
+        sealedMnemonic: row.sealed,
+      }
     : { kind: 'private_key', privateKeyId: row.id, curve: row.curve, sealedPrivateKey: row.sealed };
 }

@@ -1,6 +1,7 @@
 // Wallets (table wallets) and their accounts (table wallet_accounts). A wallet's mnemonic is sealed by
-// the caller (keys/custody); only findSealedMnemonic reads it back, for an operation that opens it. An
-// account keeps what answers show (path, address, public key), no private key. Here: the rows an
+// the caller (keys/custody); only findSealedMnemonic and findSigningAccount read it back, for an
+// operation that opens it. An account keeps what answers show (path, address, public key) and its
+// private key sealed the same way, which no answer reads. Here: the rows an
 // activity's statement writes and the guards they depend on, and the reads of the queries, each
 // checking the credential in the same statement.
 import { runWithCredential, type CredentialState, type CredentialUse } from './credentials.ts';
@@ -43,8 +44,8 @@ export interface StoredWalletAccount {
   wallet?: StoredWallet;
 }
 
-/** An account to write. */
-export type NewWalletAccount = Omit<StoredWalletAccount, 'organizationId' | 'walletId' | 'createdAt' | 'updatedAt' | 'wallet'>;
+/** An account to write, its private key already sealed. */
+export type NewWalletAccount = Omit<StoredWalletAccount, 'organizationId' | 'walletId' | 'createdAt' | 'updatedAt' | 'wallet'> & { sealedPrivateKey: string };
 
 interface WalletRow {
   id: string;
@@ -162,13 +163,14 @@ export function insertWalletAccountsOfActivity(activity: Sql, organizationId: st
     address_format: account.addressFormat,
     address: account.address,
     public_key: account.publicKey,
+    sealed_private_key: account.sealedPrivateKey,
   }));
-  return sql`INSERT INTO wallet_accounts (id, wallet_id, organization_id, curve, path_format, path, address_format, address, public_key, created_at, updated_at)
-             SELECT r.id, ${walletId}::uuid, ${organizationId}::uuid, r.curve, r.path_format, r.path, r.address_format, r.address, r.public_key,
+  return sql`INSERT INTO wallet_accounts (id, wallet_id, organization_id, curve, path_format, path, address_format, address, public_key, sealed_private_key, created_at, updated_at)
+             SELECT r.id, ${walletId}::uuid, ${organizationId}::uuid, r.curve, r.path_format, r.path, r.address_format, r.address, r.public_key, r.sealed_private_key,
                     ${now}::timestamptz, ${now}::timestamptz
                FROM ${activity},
                     jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
-                      AS r (id uuid, curve text, path_format text, path text, address_format text, address text, public_key text)`;
+                      AS r (id uuid, curve text, path_format text, path text, address_format text, address text, public_key text, sealed_private_key text)`;
 }
 
 /** A row of an activity's statement: the wallet renamed at `now`. */

@@ -55,10 +55,10 @@ export const createWalletAccounts: ActivityHandler<typeof parameters, CreateWall
     const { walletId } = intent;
     const sealed = await findSealedMnemonic(context.db, organizationId, walletId);
     if (sealed === undefined) throw notFound('WALLET_NOT_FOUND', `no wallet ${walletId} in organization ${organizationId}`);
-    const accounts: NewWalletAccount[] = await withOpenedKeyMaterial(context.kek, { organizationId, rowId: walletId, kind: WALLET_MNEMONIC }, sealed, (words) => {
+    const accounts: NewWalletAccount[] = await withOpenedKeyMaterial(context.kek, { organizationId, rowId: walletId, kind: WALLET_MNEMONIC }, sealed, async (words) => {
       const seed = mnemonicToSeed(words.toString('utf8'));
       try {
-        return deriveAccounts(seed, intent.accounts);
+        return await deriveAccounts(context.kek, organizationId, seed, intent.accounts);
       } finally {
         seed.fill(0);
       }

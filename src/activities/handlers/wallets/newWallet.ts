@@ -65,7 +65,7 @@ export async function planNewWallet(
   let sealedMnemonic: string;
   let accounts;
   try {
-    accounts = deriveAccounts(seed, parameters.accounts, `${field}.accounts`);
+    accounts = await deriveAccounts(kek, organizationId, seed, parameters.accounts, `${field}.accounts`);
     sealedMnemonic = await sealKeyMaterial(kek, { organizationId, rowId: walletId, kind: WALLET_MNEMONIC }, words);
   } finally {
     seed.fill(0);

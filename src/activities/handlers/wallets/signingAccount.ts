@@ -1,9 +1,9 @@
 // What the signing activities share: the fields naming the key and how a payload is read, the
 // {r, s, v} answer, and the key for one operation. `signWith` is a wallet account's address, a private
-// key's id or a private key's address, found in one read before planning (store/signers.ts). An
-// account's wallet's sealed mnemonic is opened with the KEK it was sealed under and the key derived by
-// the account's path and curve; a private key's sealed material is opened as it is. The key is used,
-// and the seed and the key zeroed.
+// key's id or a private key's address, found in one read before planning (store/signers.ts). The
+// account's or private key's sealed key is opened with the KEK it was sealed under, used, and zeroed
+// (an account stored before keys were sealed per account has its key derived from its wallet's
+// mnemonic by its path and curve, the seed zeroed too).
 import { z } from 'zod';
 import { invalidField, notFound } from '../../../errors.ts';
 import { withOpenedKeyMaterial } from '../../../keys/custody/sealKeyMaterial.ts';
@@ -16,6 +16,7 @@ import type { ExecutionContext } from '../../handler.ts';
 import { text } from '../../wire/parameters.ts';
 import { PRIVATE_KEY_MATERIAL } from '../privateKeys/newPrivateKeys.ts';
 import { WALLET_MNEMONIC } from './createWallet.ts';
+import { WALLET_ACCOUNT_KEY } from './walletAccounts.ts';
 
 /** An address is far shorter; the bound keeps a wrong value out of the statement. */
 const MAX_SIGN_WITH_CHARACTERS = 128;
@@ -58,27 +59,29 @@ export async function withAccountKey<T>(context: ExecutionContext, signWith: str
   }
   const curve = signer.curve;
   if (!isCurve(curve)) throw new Error(`a key of the organization has curve ${curve}, which Signet does not sign with`);
-  const rejected = (error: unknown) => (error instanceof ParameterRejected ? invalidField(error.field, error.description) : error);
+  const sign = (privateKey: Uint8Array) => {
+    try {
+      return use(curve, privateKey);
+    } catch (error) {
+      throw error instanceof ParameterRejected ? invalidField(error.field, error.description) : error;
+    }
+  };
   if (signer.kind === 'private_key') {
-    return withOpenedKeyMaterial(context.kek, { organizationId, rowId: signer.privateKeyId, kind: PRIVATE_KEY_MATERIAL }, signer.sealedPrivateKey, (privateKey) => {
-      try {
-        return use(curve, privateKey);
-      } catch (error) {
-        throw rejected(error);
-      }
-    });
+    return withOpenedKeyMaterial(context.kek, { organizationId, rowId: signer.privateKeyId, kind: PRIVATE_KEY_MATERIAL }, signer.sealedPrivateKey, sign);
   }
+  if (signer.sealedPrivateKey !== undefined) {
+    return withOpenedKeyMaterial(context.kek, { organizationId, rowId: signer.walletAccountId, kind: WALLET_ACCOUNT_KEY }, signer.sealedPrivateKey, sign);
+  }
+  // An account stored before account keys were sealed: its key derived from the wallet's mnemonic.
   return withOpenedKeyMaterial(context.kek, { organizationId, rowId: signer.walletId, kind: WALLET_MNEMONIC }, signer.sealedMnemonic, (words) => {
     const seed = mnemonicToSeed(words.toString('utf8'));
     try {
       const key = deriveAccountKey(curve, seed, signer.path);
       try {
-        return use(curve, key.privateKey);
+        return sign(key.privateKey);
       } finally {
         key.privateKey.fill(0);
       }
-    } catch (error) {
-      throw rejected(error);
     } finally {
       seed.fill(0);
     }

@@ -1,14 +1,16 @@
 // What the wallet activities share: an account's parameters as the wire gives them
 // ({curve, pathFormat, path, addressFormat}), checked so that a wrong curve, format or path is a 400
 // naming its field (`parameters.accounts[1].path`) before anything is derived, and the accounts
-// derived from a seed, each with its address and public key. No private key leaves this file: each
-// is zeroed once its public key is made.
+// derived from a seed, each with its address, public key and private key sealed for the store. No
+// private key leaves this file in clear: each is zeroed once sealed.
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { invalidField } from '../../../errors.ts';
 import { accountPublicKeyHex, addressOf, checkAddressFormat } from '../../../keys/addresses.ts';
 import { accountKeyDeriver, DERIVATION_CURVES, MAX_PATH_CHARACTERS, parseDerivationPath, type DerivationCurve } from '../../../keys/derivation.ts';
 import { ParameterRejected } from '../../../keys/parameterRejected.ts';
+import type { KeyEncryptionKey } from '../../../keys/custody/keyEncryptionKey.ts';
+import { sealKeyMaterial } from '../../../keys/custody/sealKeyMaterial.ts';
 import type { NewWalletAccount } from '../../../store/wallets.ts';
 
 /** Accounts one request may derive, and one wallet may hold. */
@@ -85,30 +87,44 @@ export const accountList = () =>
     )
     .describe(`The accounts to derive, at most ${MAX_WALLET_ACCOUNTS}; [] for none`);
 
+/** The kind an account's sealed private key is bound to (with the organization and the account's id). */
+export const WALLET_ACCOUNT_KEY = 'wallet_account_key';
+
 /**
- * The accounts derived from `seed`, in the order asked, each with a new id; each parent key derived
- * once. A refusal names its field under `field` (the request's name for the list).
+ * The accounts derived from `seed`, in the order asked, each with a new id and its private key sealed
+ * for `organizationId` and that id (so that a signature opens one small value, not the mnemonic); each
+ * parent key derived once. A refusal names its field under `field` (the request's name for the list).
  */
-export function deriveAccounts(seed: Uint8Array, accounts: readonly AccountParameters[], field = 'parameters.accounts'): NewWalletAccount[] {
+export async function deriveAccounts(
+  kek: KeyEncryptionKey,
+  organizationId: string,
+  seed: Uint8Array,
+  accounts: readonly AccountParameters[],
+  field = 'parameters.accounts',
+): Promise<NewWalletAccount[]> {
   const deriver = accountKeyDeriver(seed);
   try {
-    return accounts.map((params, index) => {
+    const derived: NewWalletAccount[] = [];
+    for (const [index, params] of accounts.entries()) {
       const fields = { path: fieldOf(index, 'path', field), curve: fieldOf(index, 'curve', field) };
       const key = deriver.derive(params.curve, params.path, fields);
       try {
-        return {
-          walletAccountId: randomUUID(),
+        const walletAccountId = randomUUID();
+        derived.push({
+          walletAccountId,
           curve: key.curve,
           pathFormat: params.pathFormat,
           path: params.path,
           addressFormat: params.addressFormat,
           address: addressOf(key.curve, params.addressFormat, key.publicKey, fieldOf(index, 'addressFormat', field)),
           publicKey: accountPublicKeyHex(key.curve, key.publicKey),
-        };
+          sealedPrivateKey: await sealKeyMaterial(kek, { organizationId, rowId: walletAccountId, kind: WALLET_ACCOUNT_KEY }, key.privateKey),
+        });
       } finally {
         key.privateKey.fill(0);
       }
-    });
+    }
+    return derived;
   } catch (error) {
     if (error instanceof ParameterRejected) throw invalidField(error.field, error.description);
     throw error;
