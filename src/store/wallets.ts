@@ -1,5 +1,6 @@
 // Wallets (table wallets) and their accounts (table wallet_accounts). A wallet's mnemonic is sealed by
-// the caller (keys/custody); only findSealedMnemonic reads it back, for an operation that opens it. An
+// the caller (keys/custody); only findSealedMnemonic and the signer lookup (signers.ts) read it back,
+// for an operation that opens it. An
 // account keeps what answers show (path, address, public key), no private key. Here: the rows an
 // activity's statement writes and the guards they depend on, and the reads of the queries, each
 // checking the credential in the same statement.
