@@ -23,6 +23,7 @@ import { startTestServer, type Credentials, type TestServer } from './support/se
 
 const INVALID_ARGUMENT = 3;
 const NOT_FOUND = 5;
+const PERMISSION_DENIED = 7;
 
 type KeyParams = { privateKeyName: string; curve: string; privateKeyTags: string[]; addressFormats: string[] };
 const SECP = { privateKeyName: 'Hot', curve: 'CURVE_SECP256K1', privateKeyTags: [], addressFormats: ['ADDRESS_FORMAT_ETHEREUM', 'ADDRESS_FORMAT_COMPRESSED'] };
@@ -182,6 +183,38 @@ for (const tdb of testDatabases) {
           assert.ok(!text.toLowerCase().includes(secret.toLowerCase()), `a private key is in the ${where}`);
         }
       }
+    });
+
+    test('a user no policy allows is refused (403); under a policy asking for the root user too, create_private_keys waits and the approval creates the key once', async () => {
+      const { userId } = await server.admin('POST', `/organizations/${org.organizationId}/users`, { userName: 'member' });
+      const key = await server.admin('POST', `/organizations/${org.organizationId}/api-keys`, { userId });
+      const member = { ...org, userId, apiPublicKey: key.apiPublicKey, apiPrivateKey: key.apiPrivateKey };
+      await refused(create([{ ...ED, privateKeyName: 'Member key' }], member), PERMISSION_DENIED, /./);
+
+      const { activity: policy } = (await client.createPolicy({
+        type: 'ACTIVITY_TYPE_CREATE_POLICY_V3',
+        ...stamp(org.organizationId),
+        parameters: {
+          policyName: 'private keys need the member and the root user',
+          effect: 'EFFECT_ALLOW',
+          condition: "activity.resource == 'PRIVATE_KEY' && activity.action == 'CREATE'",
+          consensus: `approvers.filter(user, user.id == '${userId}' || user.id == '${org.userId}').count() >= 2`,
+          notes: '',
+        },
+      })) as any;
+      assert.equal(policy.status, 'ACTIVITY_STATUS_COMPLETED');
+      const { activity: waiting } = await create([{ ...ED, privateKeyName: 'Member key' }], member);
+      assert.equal(waiting.status, 'ACTIVITY_STATUS_CONSENSUS_NEEDED');
+      const count = async () => (await server.db.query('SELECT 1 FROM private_keys WHERE organization_id = $1 AND name = $2', [org.organizationId, 'Member key'])).length;
+      assert.equal(await count(), 0);
+      const approval = { type: 'ACTIVITY_TYPE_APPROVE_ACTIVITY' as const, ...stamp(org.organizationId), parameters: { fingerprint: waiting.fingerprint } };
+      const { activity: approved } = (await seen(client.approveActivity(approval) as Promise<any>)) as any;
+      assert.equal(approved.status, 'ACTIVITY_STATUS_COMPLETED');
+      const [made] = approved.result.createPrivateKeysResultV2.privateKeys;
+      assert.equal(await count(), 1);
+      const { activity: again } = (await client.approveActivity(approval)) as any;
+      assert.deepEqual(again.result.createPrivateKeysResultV2.privateKeys, [made]);
+      assert.equal(await count(), 1);
     });
 
     test('delete_private_keys: an unknown id is a 404 naming it; a key never exported is a 400 unless deleteWithoutExport; then it is gone', async () => {

@@ -1,7 +1,7 @@
 // Wallets (table wallets) and their accounts (table wallet_accounts). A wallet's mnemonic is sealed by
-// the caller (keys/custody); only findSealedMnemonic and findSigningAccount read it back, for an
-// operation that opens it. An account keeps what answers show (path, address, public key) and its
-// private key sealed the same way, which no answer reads. Here: the rows an
+// the caller (keys/custody); only findSealedMnemonic and the signer lookup (signers.ts) read it back,
+// for an operation that opens it. An account keeps what answers show (path, address, public key) and
+// its private key sealed the same way, which only the signer lookup reads. Here: the rows an
 // activity's statement writes and the guards they depend on, and the reads of the queries, each
 // checking the credential in the same statement.
 import { runWithCredential, type CredentialState, type CredentialUse } from './credentials.ts';
