@@ -39,6 +39,7 @@ import { createWallet } from './handlers/wallets/createWallet.ts';
 import { createWalletAccounts } from './handlers/wallets/createWalletAccounts.ts';
 import { signRawPayload } from './handlers/wallets/signRawPayload.ts';
 import { signRawPayloads } from './handlers/wallets/signRawPayloads.ts';
+import { signTransaction } from './handlers/wallets/signTransaction.ts';
 
 export const activityHandlers: readonly ActivityHandler[] = [
   initOtpAuth,
@@ -80,6 +81,7 @@ export const activityHandlers: readonly ActivityHandler[] = [
   createWalletAccounts,
   signRawPayload,
   signRawPayloads,
+  signTransaction,
 ];
 
 /**
