@@ -46,10 +46,11 @@ const parameters = z
   )
   // Intake, not execution: a transaction that does not parse is refused at submission, never stored to wait.
   .superRefine((value, ctx) => {
-    // A value over the field's bound is refused by the field alone.
-    if (value.unsignedTransaction.length > MAX_UNSIGNED_TRANSACTION_CHARACTERS) return;
+    // A type or a value the fields refuse (over the bound) is refused by the fields alone.
+    const { type, unsignedTransaction } = value;
+    if (!Object.hasOwn(TRANSACTION_TYPES, type) || typeof unsignedTransaction !== 'string' || unsignedTransaction.length > MAX_UNSIGNED_TRANSACTION_CHARACTERS) return;
     try {
-      TRANSACTION_TYPES[value.type].parse(value.unsignedTransaction);
+      TRANSACTION_TYPES[type].parse(unsignedTransaction);
     } catch (error) {
       if (!(error instanceof ParameterRejected)) throw error;
       ctx.addIssue({ code: 'custom', path: ['unsignedTransaction'], message: error.description });
