@@ -258,7 +258,7 @@ describe('expressions that fail never allow', () => {
 
   test('an activity type the table does not list has no resource: reading it fails', () => {
     const decision = decide(
-      input({ submitter: PLAIN, activity: { type: 'ACTIVITY_TYPE_SIGN_TRANSACTION_V2', params: {} }, policies: [policy('allow-sign', 'EFFECT_ALLOW', "activity.resource == 'PRIVATE_KEY'")] }),
+      input({ submitter: PLAIN, activity: { type: 'ACTIVITY_TYPE_CREATE_PRIVATE_KEY_TAG', params: {} }, policies: [policy('allow-sign', 'EFFECT_ALLOW', "activity.resource == 'PRIVATE_KEY'")] }),
     );
     assert.equal(decision.outcome, 'OUTCOME_DENY_IMPLICIT');
     assert.deepEqual(decision.evaluations, [{ policyId: 'allow-sign', outcome: 'OUTCOME_ERROR', error: "condition at 10: no field 'resource'" }]);
@@ -427,7 +427,7 @@ describe('how an activity looks to policies', () => {
       ['ACTIVITY_TYPE_REJECT_ACTIVITY', 'ACTIVITY', 'REJECT'],
     ];
     for (const [type, resource, action] of expected) assert.deepEqual(activityResource(type), { resource, action }, type);
-    assert.equal(activityResource('ACTIVITY_TYPE_SIGN_TRANSACTION_V2'), undefined);
+    assert.equal(activityResource('ACTIVITY_TYPE_CREATE_PRIVATE_KEY_TAG'), undefined);
     assert.equal(activityResource('ACTIVITY_TYPE_CONSTRUCTOR'), undefined, 'no inherited entries');
     assert.equal(activityResource('ACTIVITY_TYPE_toString'), undefined);
     for (const kind of Object.keys(ACTIVITY_RESOURCES)) assert.match(kind, /^[A-Z_]+$/, `${kind} is a kind, not a type`);

@@ -43,6 +43,7 @@ export interface ActivityTypesOfPath {
   delete_private_keys: 'ACTIVITY_TYPE_DELETE_PRIVATE_KEYS';
   sign_raw_payload: 'ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2';
   sign_raw_payloads: 'ACTIVITY_TYPE_SIGN_RAW_PAYLOADS';
+  sign_transaction: 'ACTIVITY_TYPE_SIGN_TRANSACTION_V2';
   approve_activity: 'ACTIVITY_TYPE_APPROVE_ACTIVITY';
   reject_activity: 'ACTIVITY_TYPE_REJECT_ACTIVITY';
 }
@@ -428,6 +429,11 @@ export interface ActivityParametersOfType {
     payloads: Array<string>;
     encoding: 'PAYLOAD_ENCODING_HEXADECIMAL' | 'PAYLOAD_ENCODING_TEXT_UTF8' | 'PAYLOAD_ENCODING_EIP712' | 'PAYLOAD_ENCODING_EIP7702_AUTHORIZATION';
     hashFunction: 'HASH_FUNCTION_KECCAK256' | 'HASH_FUNCTION_SHA256' | 'HASH_FUNCTION_NO_OP' | 'HASH_FUNCTION_NOT_APPLICABLE';
+  };
+  ACTIVITY_TYPE_SIGN_TRANSACTION_V2: {
+    signWith: string;
+    unsignedTransaction: string;
+    type: 'TRANSACTION_TYPE_ETHEREUM' | 'TRANSACTION_TYPE_SOLANA';
   };
   ACTIVITY_TYPE_APPROVE_ACTIVITY: {
     fingerprint: string;

@@ -43,6 +43,7 @@ import { createPrivateKeys } from './handlers/privateKeys/createPrivateKeys.ts';
 import { deletePrivateKeys } from './handlers/privateKeys/deletePrivateKeys.ts';
 import { signRawPayload } from './handlers/wallets/signRawPayload.ts';
 import { signRawPayloads } from './handlers/wallets/signRawPayloads.ts';
+import { signTransaction } from './handlers/wallets/signTransaction.ts';
 
 export const activityHandlers: readonly ActivityHandler[] = [
   initOtpAuth,
@@ -88,6 +89,7 @@ export const activityHandlers: readonly ActivityHandler[] = [
   deletePrivateKeys,
   signRawPayload,
   signRawPayloads,
+  signTransaction,
 ];
 
 /**

@@ -57,6 +57,7 @@ export const ACTIVITY_RESOURCES: Readonly<Record<string, ActivityResource>> = Ob
   DELETE_PRIVATE_KEYS: { resource: 'PRIVATE_KEY', action: 'DELETE' },
   SIGN_RAW_PAYLOAD: { resource: 'PRIVATE_KEY', action: 'SIGN' },
   SIGN_RAW_PAYLOADS: { resource: 'PRIVATE_KEY', action: 'SIGN' },
+  SIGN_TRANSACTION: { resource: 'PRIVATE_KEY', action: 'SIGN' },
   APPROVE_ACTIVITY: { resource: 'ACTIVITY', action: 'APPROVE' },
   REJECT_ACTIVITY: { resource: 'ACTIVITY', action: 'REJECT' },
 });
