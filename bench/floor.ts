@@ -50,7 +50,7 @@ const key = createPublicKey({
 const pool = new pg.Pool({ connectionString: databaseUrl, max: 10, application_name: 'signet-bench-floor' });
 pool.on('error', () => {});
 await pool.query(
-  'CREATE TABLE IF NOT EXISTS floor_activities (id uuid PRIMARY KEY, body text NOT NULL, created_at timestamptz NOT NULL DEFAULT now())',
+  'CREATE TABLE IF NOT EXISTS floor_activities (id uuid PRIMARY KEY, body text NOT NULL, signature text, created_at timestamptz NOT NULL DEFAULT now())',
 );
 
 const app = Fastify({ logger: false, bodyLimit: 1024 * 1024 });
