@@ -39,6 +39,10 @@ export interface ActivityTypesOfPath {
   create_wallet_accounts: 'ACTIVITY_TYPE_CREATE_WALLET_ACCOUNTS';
   sign_raw_payload: 'ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2';
   sign_raw_payloads: 'ACTIVITY_TYPE_SIGN_RAW_PAYLOADS';
+  export_wallet: 'ACTIVITY_TYPE_EXPORT_WALLET';
+  export_wallet_account: 'ACTIVITY_TYPE_EXPORT_WALLET_ACCOUNT';
+  init_import_wallet: 'ACTIVITY_TYPE_INIT_IMPORT_WALLET';
+  import_wallet: 'ACTIVITY_TYPE_IMPORT_WALLET';
   approve_activity: 'ACTIVITY_TYPE_APPROVE_ACTIVITY';
   reject_activity: 'ACTIVITY_TYPE_REJECT_ACTIVITY';
 }
@@ -404,6 +408,29 @@ export interface ActivityParametersOfType {
     payloads: Array<string>;
     encoding: 'PAYLOAD_ENCODING_HEXADECIMAL' | 'PAYLOAD_ENCODING_TEXT_UTF8' | 'PAYLOAD_ENCODING_EIP712' | 'PAYLOAD_ENCODING_EIP7702_AUTHORIZATION';
     hashFunction: 'HASH_FUNCTION_KECCAK256' | 'HASH_FUNCTION_SHA256' | 'HASH_FUNCTION_NO_OP' | 'HASH_FUNCTION_NOT_APPLICABLE';
+  };
+  ACTIVITY_TYPE_EXPORT_WALLET: {
+    walletId: string;
+    targetPublicKey: string;
+    language?: 'MNEMONIC_LANGUAGE_ENGLISH' | 'MNEMONIC_LANGUAGE_SIMPLIFIED_CHINESE' | 'MNEMONIC_LANGUAGE_TRADITIONAL_CHINESE' | 'MNEMONIC_LANGUAGE_CZECH' | 'MNEMONIC_LANGUAGE_FRENCH' | 'MNEMONIC_LANGUAGE_ITALIAN' | 'MNEMONIC_LANGUAGE_JAPANESE' | 'MNEMONIC_LANGUAGE_KOREAN' | 'MNEMONIC_LANGUAGE_SPANISH';
+  };
+  ACTIVITY_TYPE_EXPORT_WALLET_ACCOUNT: {
+    address: string;
+    targetPublicKey: string;
+  };
+  ACTIVITY_TYPE_INIT_IMPORT_WALLET: {
+    userId: string;
+  };
+  ACTIVITY_TYPE_IMPORT_WALLET: {
+    userId: string;
+    walletName: string;
+    encryptedBundle: string;
+    accounts: Array<{
+      curve: string;
+      pathFormat: 'PATH_FORMAT_BIP32';
+      path: string;
+      addressFormat: string;
+    }>;
   };
   ACTIVITY_TYPE_APPROVE_ACTIVITY: {
     fingerprint: string;

@@ -37,6 +37,10 @@ import { deleteWebhookEndpoint } from './handlers/webhooks/deleteWebhookEndpoint
 import { updateWebhookEndpoint } from './handlers/webhooks/updateWebhookEndpoint.ts';
 import { createWallet } from './handlers/wallets/createWallet.ts';
 import { createWalletAccounts } from './handlers/wallets/createWalletAccounts.ts';
+import { exportWallet } from './handlers/wallets/exportWallet.ts';
+import { exportWalletAccount } from './handlers/wallets/exportWalletAccount.ts';
+import { importWallet } from './handlers/wallets/importWallet.ts';
+import { initImportWallet } from './handlers/wallets/initImportWallet.ts';
 import { signRawPayload } from './handlers/wallets/signRawPayload.ts';
 import { signRawPayloads } from './handlers/wallets/signRawPayloads.ts';
 
@@ -80,6 +84,10 @@ export const activityHandlers: readonly ActivityHandler[] = [
   createWalletAccounts,
   signRawPayload,
   signRawPayloads,
+  exportWallet,
+  exportWalletAccount,
+  initImportWallet,
+  importWallet,
 ];
 
 /**

@@ -15,6 +15,7 @@ import { chosenEmailTemplate, emailTemplateExists } from './emailTemplates.ts';
 import type { Gate } from './gate.ts';
 import { claimOtp, insertOtp, otpState } from './otps.ts';
 import { queueMessage, type OutboxEntry } from './outbox.ts';
+import { replacePendingImportOfActivity, usePendingImport } from './pendingImports.ts';
 import { deletePoliciesOfActivity, insertPoliciesOfActivity, policiesRoomFor, policyNameFree, policyOfOrganization, updatePolicyOfActivity } from './policies.ts';
 import { takeFromRateWindow, type RateLimit } from './rateWindows.ts';
 import { replaceRootQuorumOfActivity } from './rootQuorums.ts';
@@ -46,7 +47,7 @@ import {
   userTagOfOrganization,
   userTagsBelow,
 } from './userTags.ts';
-import { insertWalletAccountsOfActivity, insertWalletOfActivity, walletAccountFree, walletAccountsRoomFor, walletNameFree, walletsRoomFor } from './wallets.ts';
+import { insertWalletAccountsOfActivity, insertWalletOfActivity, markWalletExportedOfActivity, walletAccountFree, walletAccountsRoomFor, walletNameFree, walletsRoomFor } from './wallets.ts';
 import { useVerificationToken, verificationTokenUsedAt, type TokenUsage } from './verificationTokens.ts';
 import { deleteWebhookEndpointOfActivity, insertWebhookEndpointOfActivity, updateWebhookEndpointOfActivity, webhookEndpointOfOrganization, webhookEndpointsRoomFor } from './webhookEndpoints.ts';
 
@@ -100,6 +101,8 @@ const TAKES = {
   credentialIds: credentialIdsFree,
   userContacts: userContactsFree,
   usersContacts: usersContactsFree,
+  /** A pending import's one use, while unexpired. */
+  pendingImport: usePendingImport,
 } satisfies Record<string, (...args: never[]) => Gate>;
 
 /** The rows an activity writes, each a statement part reading the activity's own row. */
@@ -131,6 +134,8 @@ const WRITES = {
   insertSmartContractInterface,
   insertWallet: insertWalletOfActivity,
   insertWalletAccounts: insertWalletAccountsOfActivity,
+  markWalletExported: markWalletExportedOfActivity,
+  replacePendingImport: replacePendingImportOfActivity,
   insertOtp,
   /** Approval emails to who may vote (queued messages: the delivery worker is woken). */
   requestApprovals: requestApprovalsOfActivity,

@@ -40,24 +40,31 @@ export const signatureSchema = () =>
 const isCurve = (value: string): value is DerivationCurve => (DERIVATION_CURVES as readonly string[]).includes(value);
 
 /**
- * `use` applied to the key of the organization's account at `signWith`, zeroed after. No such account
- * is a 404 (WALLET_ACCOUNT_NOT_FOUND, as the ecosystem answers NOT_FOUND); a ParameterRejected `use`
- * throws is a 400 naming its field.
+ * `use` applied to the key of the organization's account at `signWith`, zeroed after (once `use`'s
+ * promise settles, when it returns one). No such account is a 404 (WALLET_ACCOUNT_NOT_FOUND, as the
+ * ecosystem answers NOT_FOUND; `field` names the parameter that gave the address); a ParameterRejected
+ * `use` throws is a 400 naming its field.
  */
-export async function withAccountKey<T>(context: ExecutionContext, signWith: string, use: (curve: DerivationCurve, privateKey: Uint8Array) => T): Promise<T> {
+export async function withAccountKey<T>(
+  context: ExecutionContext,
+  signWith: string,
+  use: (curve: DerivationCurve, privateKey: Uint8Array) => T | Promise<T>,
+  field = 'parameters.signWith',
+): Promise<T> {
   const { organizationId } = context;
   const account = await findSigningAccount(context.db, organizationId, signWith);
   if (account === undefined) {
-    throw notFound('WALLET_ACCOUNT_NOT_FOUND', `could not find any resource to sign with: parameters.signWith ${signWith} is no wallet account of the organization`);
+    const what = field === 'parameters.signWith' ? 'could not find any resource to sign with: ' : '';
+    throw notFound('WALLET_ACCOUNT_NOT_FOUND', `${what}${field} ${signWith} is no wallet account of the organization`);
   }
   const curve = account.curve;
   if (!isCurve(curve)) throw new Error(`wallet account ${account.address} has curve ${curve}, which Signet does not derive`);
-  return withOpenedKeyMaterial(context.kek, { organizationId, rowId: account.walletId, kind: WALLET_MNEMONIC }, account.sealedMnemonic, (words) => {
+  return withOpenedKeyMaterial(context.kek, { organizationId, rowId: account.walletId, kind: WALLET_MNEMONIC }, account.sealedMnemonic, async (words) => {
     const seed = mnemonicToSeed(words.toString('utf8'));
     try {
       const key = deriveAccountKey(curve, seed, account.path);
       try {
-        return use(curve, key.privateKey);
+        return await use(curve, key.privateKey);
       } finally {
         key.privateKey.fill(0);
       }
