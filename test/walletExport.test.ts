@@ -5,7 +5,9 @@
 // Solana in its 64-byte form); a targetPublicKey that is not an uncompressed P-256 key is a 400 naming
 // it. The BIP-39 vector mnemonic encrypted by encryptWalletToBundle to init_import_wallet's bundle
 // imports to its known address, the wallet marked imported; a replayed, expired or foreign bundle is a
-// 400 naming encryptedBundle. No mnemonic is in the logs nor in the store outside the sealed column.
+// 400 naming encryptedBundle. A user no policy allows cannot export; under a policy asking for its and
+// the root user's approvals the export waits, and the approval exports, the bundle read back from the
+// activity. No mnemonic is in the logs nor in the store outside the sealed column.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { decryptExportBundle, encryptWalletToBundle, generateP256KeyPair } from '@turnkey/crypto';
@@ -29,6 +31,7 @@ type Importer = Pick<Credentials, 'organizationId' | 'userId'>;
 
 const INVALID_ARGUMENT = 3;
 const NOT_FOUND = 5;
+const PERMISSION_DENIED = 7;
 
 for (const tdb of testDatabases) {
   describe(`wallet export and import (${tdb.name})`, () => {
@@ -228,6 +231,41 @@ for (const tdb of testDatabases) {
         NOT_FOUND,
         /no user/,
       );
+    });
+
+    test('a user no policy allows is refused (403); under a policy asking for it and the root user, the export waits and the approval exports once', async () => {
+      const { userId } = await server.admin('POST', `/organizations/${org.organizationId}/users`, { userName: 'exporter' });
+      const key = await server.admin('POST', `/organizations/${org.organizationId}/api-keys`, { userId });
+      const member: Credentials = { ...org, userId, apiPublicKey: key.apiPublicKey, apiPrivateKey: key.apiPrivateKey };
+      const target = generateP256KeyPair();
+      const body = () => submit('ACTIVITY_TYPE_EXPORT_WALLET', { walletId, targetPublicKey: target.publicKeyUncompressed });
+      await refused(server.client(member).exportWallet(body()), PERMISSION_DENIED, /not allowed/);
+
+      const { activity: policy } = (await client.createPolicy(
+        submit('ACTIVITY_TYPE_CREATE_POLICY_V3', {
+          policyName: 'exports need the member and the root user',
+          effect: 'EFFECT_ALLOW',
+          condition: "activity.resource == 'WALLET' && activity.action == 'EXPORT'",
+          consensus: `approvers.filter(user, user.id == '${userId}' || user.id == '${org.userId}').count() >= 2`,
+          notes: '',
+        }),
+      )) as any;
+      assert.equal(policy.status, 'ACTIVITY_STATUS_COMPLETED');
+      const { activity: waiting } = (await server.client(member).exportWallet(body())) as any;
+      assert.equal(waiting.status, 'ACTIVITY_STATUS_CONSENSUS_NEEDED');
+      const { activity: approved } = (await client.approveActivity(submit('ACTIVITY_TYPE_APPROVE_ACTIVITY', { fingerprint: waiting.fingerprint }))) as any;
+      assert.equal(approved.status, 'ACTIVITY_STATUS_COMPLETED');
+      // The client that waited reads the bundle from the activity, as the ecosystem's clients poll it.
+      const { activity: read } = (await client.getActivity({ organizationId: org.organizationId, activityId: waiting.id })) as any;
+      assert.equal(read.result.exportWalletResult.exportBundle, approved.result.exportWalletResult.exportBundle);
+      const mnemonic = await decryptExportBundle({
+        exportBundle: read.result.exportWalletResult.exportBundle,
+        embeddedKey: target.privateKey,
+        organizationId: org.organizationId,
+        dangerouslyOverrideSignerPublicKey: signerKey,
+        returnMnemonic: true,
+      });
+      assert.equal(mnemonicToAccount(mnemonic).address, ethereumAddress);
     });
 
     test('no mnemonic is in the logs, nor in the store outside the sealed mnemonic column', async () => {
