@@ -11,15 +11,7 @@
 import { generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import { p256PointHex, uncompressedPublicKeyHex } from './p256.ts';
 import { ParameterRejected } from './parameterRejected.ts';
-
-type TurnkeyCrypto = typeof import('@turnkey/crypto');
-let library: Promise<TurnkeyCrypto> | undefined;
-
-/** @turnkey/crypto, loaded once: it is heavy, and only export and import need it here. */
-function turnkeyCrypto(): Promise<TurnkeyCrypto> {
-  library ??= import('@turnkey/crypto');
-  return library;
-}
+import { turnkeyCrypto } from './turnkeyCrypto.ts';
 
 /** The version field the ecosystem's bundles carry. */
 export const BUNDLE_VERSION = 'v1.0.0';
