@@ -14,6 +14,7 @@ import { decryptExportBundle, encryptWalletToBundle, generateP256KeyPair } from 
 import { base58 } from '@scure/base';
 import type { TurnkeyClient } from '@turnkey/http';
 import { mnemonicToAccount, privateKeyToAccount } from 'viem/accounts';
+import { deleteExpiredPendingImports } from '../src/store/pendingImports.ts';
 import { testDatabases } from './support/databases.ts';
 import { envelope } from './support/envelopes.ts';
 import { logCapture } from './support/logCapture.ts';
@@ -224,6 +225,13 @@ for (const tdb of testDatabases) {
       await refused(importWith(member, 'Late', expiring), INVALID_ARGUMENT, /expired/, 'parameters.encryptedBundle');
       const { activity } = await importWith(member, 'In time', await encrypt(await importBundleFor(member), member));
       assert.deepEqual(activity.result.importWalletResult.addresses, [VECTOR_ADDRESS]);
+
+      // The housekeeping deletes pending imports past their expiry, sealed keys and all.
+      await importBundleFor(member);
+      await server.db.query("UPDATE pending_imports SET expires_at = now() - interval '1 second' WHERE user_id = $1", [memberId]);
+      assert.equal(await deleteExpiredPendingImports(server.db), 1);
+      const [left] = await server.db.query<{ n: number }>('SELECT count(*)::int AS n FROM pending_imports WHERE user_id = $1', [memberId]);
+      assert.equal(left!.n, 0);
 
       // A user the organization does not have gets no import bundle.
       await refused(

@@ -1,7 +1,8 @@
 // Pending imports (table pending_imports): the target key of a user's import bundle, its private half
 // sealed by the caller (keys/custody), from the init_import activity that made it to the import that
 // uses it. Here: the row an init's statement writes (replacing the user's earlier one of that kind),
-// the read an import plans with, and the gate that uses a row once while it is unexpired.
+// the read an import plans with, the gate that uses a row once while it is unexpired, and the
+// housekeeping's deletion of expired rows.
 import type { Queryable } from './db.ts';
 import type { Gate } from './gate.ts';
 import { run, sql, type Sql } from './sql.ts';
@@ -73,4 +74,10 @@ export function usePendingImport(organizationId: string, pendingImportId: string
                                    AND expires_at > ${now}::timestamptz AND ${proceed}
                                 RETURNING id`,
   };
+}
+
+/** The housekeeping's part: pending imports past their expiry deleted, sealed keys and all (how many). */
+export async function deleteExpiredPendingImports(db: Queryable): Promise<number> {
+  const deleted = await db.query('DELETE FROM pending_imports WHERE expires_at < now() RETURNING id');
+  return deleted.length;
 }
