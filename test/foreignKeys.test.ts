@@ -52,6 +52,10 @@ const EXPECTED_KEYS = [
   'wallet_accounts.wallet_id → wallets.id',
   'wallets.activity_id → activities.id',
   'wallets.organization_id → organizations.id',
+  // 036: pending imports.
+  'pending_imports.activity_id → activities.id',
+  'pending_imports.organization_id → organizations.id',
+  'pending_imports.user_id → users.id',
 ].sort();
 
 for (const tdb of testDatabases) {

@@ -34,6 +34,7 @@ interface SignerKeys {
   verificationTokenSignerPublicKey: string;
   sessionSignerPublicKey: string;
   appProofSignerPublicKey: string;
+  enclaveSignerPublicKey: string;
 }
 
 type KeyPair = ReturnType<typeof generateP256KeyPair>;
@@ -117,10 +118,16 @@ for (const tdb of testDatabases) {
       return { type, timestampMs: String(Date.now()), organizationId: org.organizationId, parameters };
     }
 
-    test('signet-keys.json publishes four distinct uncompressed P-256 keys, the same on every read', async () => {
-      assert.deepEqual(Object.keys(keys).sort(), ['appProofSignerPublicKey', 'otpEncryptionBundleSignerPublicKey', 'sessionSignerPublicKey', 'verificationTokenSignerPublicKey']);
+    test('signet-keys.json publishes five distinct uncompressed P-256 keys, the same on every read', async () => {
+      assert.deepEqual(Object.keys(keys).sort(), [
+        'appProofSignerPublicKey',
+        'enclaveSignerPublicKey',
+        'otpEncryptionBundleSignerPublicKey',
+        'sessionSignerPublicKey',
+        'verificationTokenSignerPublicKey',
+      ]);
       for (const key of Object.values(keys)) assert.match(key, /^04[0-9a-f]{128}$/);
-      assert.equal(new Set(Object.values(keys)).size, 4);
+      assert.equal(new Set(Object.values(keys)).size, 5);
       assert.deepEqual(await (await fetch(`${server.baseUrl}/.well-known/signet-keys.json`)).json(), keys);
       // Another process on the same store publishes, and signs with, the same keys.
       const second = await startServer({ ...server.config, outboxWorker: false }, { db: server.db });

@@ -44,6 +44,10 @@ export interface ActivityTypesOfPath {
   sign_raw_payload: 'ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2';
   sign_raw_payloads: 'ACTIVITY_TYPE_SIGN_RAW_PAYLOADS';
   sign_transaction: 'ACTIVITY_TYPE_SIGN_TRANSACTION_V2';
+  export_wallet: 'ACTIVITY_TYPE_EXPORT_WALLET';
+  export_wallet_account: 'ACTIVITY_TYPE_EXPORT_WALLET_ACCOUNT';
+  init_import_wallet: 'ACTIVITY_TYPE_INIT_IMPORT_WALLET';
+  import_wallet: 'ACTIVITY_TYPE_IMPORT_WALLET';
   approve_activity: 'ACTIVITY_TYPE_APPROVE_ACTIVITY';
   reject_activity: 'ACTIVITY_TYPE_REJECT_ACTIVITY';
 }
@@ -434,6 +438,29 @@ export interface ActivityParametersOfType {
     signWith: string;
     unsignedTransaction: string;
     type: 'TRANSACTION_TYPE_ETHEREUM' | 'TRANSACTION_TYPE_SOLANA';
+  };
+  ACTIVITY_TYPE_EXPORT_WALLET: {
+    walletId: string;
+    targetPublicKey: string;
+    language?: 'MNEMONIC_LANGUAGE_ENGLISH' | 'MNEMONIC_LANGUAGE_SIMPLIFIED_CHINESE' | 'MNEMONIC_LANGUAGE_TRADITIONAL_CHINESE' | 'MNEMONIC_LANGUAGE_CZECH' | 'MNEMONIC_LANGUAGE_FRENCH' | 'MNEMONIC_LANGUAGE_ITALIAN' | 'MNEMONIC_LANGUAGE_JAPANESE' | 'MNEMONIC_LANGUAGE_KOREAN' | 'MNEMONIC_LANGUAGE_SPANISH';
+  };
+  ACTIVITY_TYPE_EXPORT_WALLET_ACCOUNT: {
+    address: string;
+    targetPublicKey: string;
+  };
+  ACTIVITY_TYPE_INIT_IMPORT_WALLET: {
+    userId: string;
+  };
+  ACTIVITY_TYPE_IMPORT_WALLET: {
+    userId: string;
+    walletName: string;
+    encryptedBundle: string;
+    accounts: Array<{
+      curve: string;
+      pathFormat: 'PATH_FORMAT_BIP32';
+      path: string;
+      addressFormat: string;
+    }>;
   };
   ACTIVITY_TYPE_APPROVE_ACTIVITY: {
     fingerprint: string;

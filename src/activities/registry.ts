@@ -41,6 +41,10 @@ import { deleteWallets } from './handlers/wallets/deleteWallets.ts';
 import { updateWallet } from './handlers/wallets/updateWallet.ts';
 import { createPrivateKeys } from './handlers/privateKeys/createPrivateKeys.ts';
 import { deletePrivateKeys } from './handlers/privateKeys/deletePrivateKeys.ts';
+import { exportWallet } from './handlers/wallets/exportWallet.ts';
+import { exportWalletAccount } from './handlers/wallets/exportWalletAccount.ts';
+import { importWallet } from './handlers/wallets/importWallet.ts';
+import { initImportWallet } from './handlers/wallets/initImportWallet.ts';
 import { signRawPayload } from './handlers/wallets/signRawPayload.ts';
 import { signRawPayloads } from './handlers/wallets/signRawPayloads.ts';
 import { signTransaction } from './handlers/wallets/signTransaction.ts';
@@ -90,6 +94,10 @@ export const activityHandlers: readonly ActivityHandler[] = [
   signRawPayload,
   signRawPayloads,
   signTransaction,
+  exportWallet,
+  exportWalletAccount,
+  initImportWallet,
+  importWallet,
 ];
 
 /**

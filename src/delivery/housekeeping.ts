@@ -1,10 +1,11 @@
 // The periodic clean-up, a job of its own beside the outbox worker: every period one process of all
-// (elected in the store) deletes the finished messages retention lets go, idle rate windows and the
-// uses of expired verification tokens, and vacuums the delivery tables, so that claims and rate
+// (elected in the store) deletes the finished messages retention lets go, idle rate windows, the
+// uses of expired verification tokens and expired pending imports, and vacuums the delivery tables, so that claims and rate
 // checks stay cheap without relying on autovacuum.
 import type { Database } from '../store/db.ts';
 import { claimMaintenance, vacuumDeliveryTables } from '../store/maintenance.ts';
 import { deleteFinishedMessages } from '../store/outbox.ts';
+import { deleteExpiredPendingImports } from '../store/pendingImports.ts';
 import { deleteIdleRateWindows } from '../store/rateWindows.ts';
 import { deleteExpiredTokenUses } from '../store/verificationTokens.ts';
 import type { DeliveryLogger } from './logger.ts';
@@ -72,8 +73,9 @@ export class Housekeeping {
       }
       const windows = await deleteIdleRateWindows(db, this.options.longestRateWindowSeconds);
       const tokenUses = await deleteExpiredTokenUses(db);
+      const pendingImports = await deleteExpiredPendingImports(db);
       await vacuumDeliveryTables(db);
-      logger.info({ deletedMessages: deleted, deletedRateWindows: windows, deletedTokenUses: tokenUses }, 'outbox maintenance done');
+      logger.info({ deletedMessages: deleted, deletedRateWindows: windows, deletedTokenUses: tokenUses, deletedPendingImports: pendingImports }, 'outbox maintenance done');
     } catch (error) {
       logger.warn({ err: error }, 'outbox maintenance failed; it is tried again next period');
     }

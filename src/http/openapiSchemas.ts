@@ -68,6 +68,9 @@ export const serviceAnswers = {
     [SERVICE_KEYS.verificationToken.published]: uncompressedKey("Signs verify_otp's verificationToken: verifyOtpVerificationToken's override"),
     [SERVICE_KEYS.session.published]: uncompressedKey("Signs otp_login's session JWT: verifySessionJwtSignature's override"),
     [SERVICE_KEYS.appProof.published]: uncompressedKey('Signs App Proofs: the second half of their publicKey'),
+    [SERVICE_KEYS.enclaveSigner.published]: uncompressedKey(
+      "Signs export and import bundles: decryptExportBundle's, encryptWalletToBundle's and encryptPrivateKeyToBundle's dangerouslyOverrideSignerPublicKey",
+    ),
   }),
 };
 

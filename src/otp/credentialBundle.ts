@@ -6,7 +6,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { createBase58check } from '@scure/base';
 import { compressedPublicKeyHex, p256PointHex } from '../keys/p256.ts';
-import { turnkeyCrypto } from './turnkeyCrypto.ts';
+import { turnkeyCrypto } from '../keys/turnkeyCrypto.ts';
 
 const base58check = createBase58check(sha256);
 

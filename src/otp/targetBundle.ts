@@ -3,7 +3,7 @@
 // encryptOtpCodeToBundle; decryption is that library's own HPKE.
 import { generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import { p256PointHex, uncompressedPublicKeyHex } from '../keys/p256.ts';
-import { turnkeyCrypto } from './turnkeyCrypto.ts';
+import { turnkeyCrypto } from '../keys/turnkeyCrypto.ts';
 
 /** A fresh P-256 key pair for one OTP: the client encrypts the code to its public half. */
 export interface TargetKey {

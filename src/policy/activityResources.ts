@@ -8,7 +8,7 @@ export const RESOURCES = ['AUTH', 'OTP', 'SMART_CONTRACT_INTERFACE', 'USER', 'CR
 export type Resource = (typeof RESOURCES)[number];
 
 /** What an activity does to its resource (`activity.action`). */
-export const ACTIONS = ['CREATE', 'UPDATE', 'DELETE', 'VERIFY', 'APPROVE', 'REJECT', 'SIGN'] as const;
+export const ACTIONS = ['CREATE', 'UPDATE', 'DELETE', 'VERIFY', 'APPROVE', 'REJECT', 'SIGN', 'EXPORT', 'IMPORT'] as const;
 export type Action = (typeof ACTIONS)[number];
 
 export interface ActivityResource {
@@ -58,6 +58,10 @@ export const ACTIVITY_RESOURCES: Readonly<Record<string, ActivityResource>> = Ob
   SIGN_RAW_PAYLOAD: { resource: 'PRIVATE_KEY', action: 'SIGN' },
   SIGN_RAW_PAYLOADS: { resource: 'PRIVATE_KEY', action: 'SIGN' },
   SIGN_TRANSACTION: { resource: 'PRIVATE_KEY', action: 'SIGN' },
+  EXPORT_WALLET: { resource: 'WALLET', action: 'EXPORT' },
+  EXPORT_WALLET_ACCOUNT: { resource: 'WALLET', action: 'EXPORT' },
+  INIT_IMPORT_WALLET: { resource: 'WALLET', action: 'IMPORT' },
+  IMPORT_WALLET: { resource: 'WALLET', action: 'IMPORT' },
   APPROVE_ACTIVITY: { resource: 'ACTIVITY', action: 'APPROVE' },
   REJECT_ACTIVITY: { resource: 'ACTIVITY', action: 'REJECT' },
 });

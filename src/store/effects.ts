@@ -16,6 +16,7 @@ import type { Gate } from './gate.ts';
 import { claimOtp, insertOtp, otpState } from './otps.ts';
 import { queueMessage, type OutboxEntry } from './outbox.ts';
 import { deletePrivateKeysOfActivity, insertPrivateKeysOfActivity, privateKeyExported, privateKeyNameFree, privateKeyOfOrganization, privateKeysRoomFor } from './privateKeys.ts';
+import { replacePendingImportOfActivity, usePendingImport } from './pendingImports.ts';
 import { deletePoliciesOfActivity, insertPoliciesOfActivity, policiesRoomFor, policyNameFree, policyOfOrganization, updatePolicyOfActivity } from './policies.ts';
 import { takeFromRateWindow, type RateLimit } from './rateWindows.ts';
 import { replaceRootQuorumOfActivity } from './rootQuorums.ts';
@@ -51,6 +52,7 @@ import {
   deleteWalletsOfActivity,
   insertWalletAccountsOfActivity,
   insertWalletOfActivity,
+  markWalletExportedOfActivity,
   renameWalletOfActivity,
   walletAccountFree,
   walletAccountsRoomFor,
@@ -121,6 +123,8 @@ const TAKES = {
   credentialIds: credentialIdsFree,
   userContacts: userContactsFree,
   usersContacts: usersContactsFree,
+  /** A pending import's one use, while unexpired. */
+  pendingImport: usePendingImport,
 } satisfies Record<string, (...args: never[]) => Gate>;
 
 /** The rows an activity writes, each a statement part reading the activity's own row. */
@@ -156,6 +160,8 @@ const WRITES = {
   deleteWallets: deleteWalletsOfActivity,
   insertPrivateKeys: insertPrivateKeysOfActivity,
   deletePrivateKeys: deletePrivateKeysOfActivity,
+  markWalletExported: markWalletExportedOfActivity,
+  replacePendingImport: replacePendingImportOfActivity,
   insertOtp,
   /** Approval emails to who may vote (queued messages: the delivery worker is woken). */
   requestApprovals: requestApprovalsOfActivity,

@@ -26,6 +26,8 @@ export interface NewWallet {
   name: string;
   sealedMnemonic: string;
   createdAt: Date;
+  /** The mnemonic came from the client (import_wallet), not Signet's CSPRNG. */
+  imported?: boolean;
 }
 
 export interface StoredWalletAccount {
@@ -148,7 +150,7 @@ export function walletExported(organizationId: string, walletId: string): Sql {
 /** A row of an activity's statement (`activity` yields its row): the new wallet. */
 export function insertWalletOfActivity(activity: Sql, wallet: NewWallet): Sql {
   return sql`INSERT INTO wallets (id, organization_id, activity_id, name, sealed_mnemonic, exported, imported, created_at, updated_at)
-             SELECT ${wallet.walletId}::uuid, ${wallet.organizationId}::uuid, id, ${wallet.name}, ${wallet.sealedMnemonic}, false, false,
+             SELECT ${wallet.walletId}::uuid, ${wallet.organizationId}::uuid, id, ${wallet.name}, ${wallet.sealedMnemonic}, false, ${wallet.imported ?? false},
                     ${wallet.createdAt}::timestamptz, ${wallet.createdAt}::timestamptz
                FROM ${activity}`;
 }
@@ -190,6 +192,12 @@ export function deleteWalletsOfActivity(activity: Sql, organizationId: string, w
     sql`DELETE FROM wallets
          WHERE organization_id = ${organizationId}::uuid AND id = ANY(${walletIds}::uuid[]) AND EXISTS (SELECT 1 FROM ${activity})`,
   ];
+}
+
+/** A row of an activity's statement: the wallet marked exported (its mnemonic left sealed to a client's key). */
+export function markWalletExportedOfActivity(activity: Sql, organizationId: string, walletId: string, now: Date): Sql {
+  return sql`UPDATE wallets SET exported = true, updated_at = ${now}::timestamptz
+              WHERE organization_id = ${organizationId}::uuid AND id = ${walletId}::uuid AND EXISTS (SELECT 1 FROM ${activity})`;
 }
 
 /** The organization's wallet, on behalf of a credential checked in the same statement. */

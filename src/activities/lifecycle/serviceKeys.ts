@@ -18,6 +18,12 @@ export const SERVICE_KEYS = {
   session: { purpose: 'session', published: 'sessionSignerPublicKey' },
   /** Signs App Proofs (the signing half of the proofs' publicKey). */
   appProof: { purpose: 'app-proof', published: 'appProofSignerPublicKey' },
+  /**
+   * Signs export bundles and import bundles (decryptExportBundle's, encryptWalletToBundle's and
+   * encryptPrivateKeyToBundle's signer override): the ecosystem verifies them against its signer
+   * enclave's key, not the key of OTP bundles, so Signet keeps a key of its own for them.
+   */
+  enclaveSigner: { purpose: 'enclave-signer', published: 'enclaveSignerPublicKey' },
 } as const;
 
 export type ServiceKeyName = keyof typeof SERVICE_KEYS;

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { KeyEncryptionKey } from '../../../keys/custody/keyEncryptionKey.ts';
 import { sealKeyMaterial } from '../../../keys/custody/sealKeyMaterial.ts';
-import { generateMnemonic, MNEMONIC_WORD_COUNTS, mnemonicToSeed, type MnemonicWordCount } from '../../../keys/mnemonic.ts';
+import { generateMnemonic, MNEMONIC_WORD_COUNTS, mnemonicToSeed, parseMnemonic, type MnemonicWordCount } from '../../../keys/mnemonic.ts';
 import { write, type Effect } from '../../../store/effects.ts';
 import { objectExpected, trimmedName } from '../../wire/parameters.ts';
 import { accountList, deriveAccounts } from './walletAccounts.ts';
@@ -56,12 +56,30 @@ export async function planNewWallet(
   parameters: NewWalletParameters,
   field = 'parameters',
 ): Promise<NewWalletPlan> {
-  const { organizationId, now } = owner;
-  const walletId = randomUUID();
-  // A JavaScript string cannot be zeroed: the mnemonic's text lives only in this call, its bytes are zeroed.
+  // A JavaScript string cannot be zeroed: the mnemonic's text lives only in this call and planWallet.
   const mnemonic = generateMnemonic(parameters.mnemonicLength as MnemonicWordCount);
-  const words = Buffer.from(mnemonic, 'utf8');
-  const seed = mnemonicToSeed(mnemonic);
+  return planWallet(kek, owner, parameters, mnemonic, { field });
+}
+
+/**
+ * The wallet of `mnemonic` (checked: a wrong one is a ParameterRejected naming `mnemonicField`) with
+ * the accounts `parameters` ask for, owned by `organizationId`: the mnemonic sealed for that
+ * organization and the wallet's id, the accounts derived (a refusal names its field under `field`),
+ * and the writes that store it, marked `imported` when the mnemonic came from the client.
+ */
+export async function planWallet(
+  kek: KeyEncryptionKey,
+  owner: { organizationId: string; now: Date },
+  parameters: Pick<NewWalletParameters, 'walletName' | 'accounts'>,
+  mnemonic: string,
+  options: { field?: string; mnemonicField?: string; imported?: boolean } = {},
+): Promise<NewWalletPlan> {
+  const { organizationId, now } = owner;
+  const { field = 'parameters', imported = false } = options;
+  const walletId = randomUUID();
+  const seed = mnemonicToSeed(mnemonic, '', options.mnemonicField);
+  // Sealed in its canonical form (parseMnemonic's), the form every later derivation reads.
+  const words = Buffer.from(parseMnemonic(mnemonic, options.mnemonicField), 'utf8');
   let sealedMnemonic: string;
   let accounts;
   try {
@@ -75,7 +93,7 @@ export async function planNewWallet(
     walletId,
     addresses: accounts.map((account) => account.address),
     writes: [
-      write('insertWallet', { walletId, organizationId, name: parameters.walletName, sealedMnemonic, createdAt: now }),
+      write('insertWallet', { walletId, organizationId, name: parameters.walletName, sealedMnemonic, createdAt: now, ...(imported ? { imported } : {}) }),
       ...(accounts.length > 0 ? [write('insertWalletAccounts', organizationId, walletId, accounts, now)] : []),
     ],
   };

@@ -45,23 +45,34 @@ const isCurve = (value: string): value is DerivationCurve => (DERIVATION_CURVES 
 
 /**
  * `use` applied to the organization's key at `signWith` (a wallet account's address, a private key's id
- * or address), zeroed after. No such key is a 404 (WALLET_ACCOUNT_NOT_FOUND, as the ecosystem answers
- * NOT_FOUND); a ParameterRejected `use` throws is a 400 naming its field.
+ * or address; with `walletAccountOnly`, a wallet account's address only), zeroed once `use` returns or
+ * its promise settles. No such key is a 404 (WALLET_ACCOUNT_NOT_FOUND, as the ecosystem answers
+ * NOT_FOUND; `field` names the parameter that gave it); a ParameterRejected `use` throws is a 400
+ * naming its field.
  */
-export async function withAccountKey<T>(context: ExecutionContext, signWith: string, use: (curve: DerivationCurve, privateKey: Uint8Array) => T): Promise<T> {
+export async function withAccountKey<T>(
+  context: ExecutionContext,
+  signWith: string,
+  use: (curve: DerivationCurve, privateKey: Uint8Array) => T | Promise<T>,
+  options: { field?: string; walletAccountOnly?: boolean } = {},
+): Promise<T> {
   const { organizationId } = context;
-  const signer = await findSigner(context.db, organizationId, signWith);
+  const field = options.field ?? 'parameters.signWith';
+  const found = await findSigner(context.db, organizationId, signWith);
+  const signer = options.walletAccountOnly && found?.kind !== 'wallet_account' ? undefined : found;
   if (signer === undefined) {
     throw notFound(
       'WALLET_ACCOUNT_NOT_FOUND',
-      `could not find any resource to sign with: parameters.signWith ${signWith} is no wallet account address, private key id or private key address of the organization`,
+      options.walletAccountOnly
+        ? `${field} ${signWith} is no wallet account of the organization`
+        : `could not find any resource to sign with: ${field} ${signWith} is no wallet account address, private key id or private key address of the organization`,
     );
   }
   const curve = signer.curve;
   if (!isCurve(curve)) throw new Error(`a key of the organization has curve ${curve}, which Signet does not sign with`);
-  const sign = (privateKey: Uint8Array) => {
+  const sign = async (privateKey: Uint8Array) => {
     try {
-      return use(curve, privateKey);
+      return await use(curve, privateKey);
     } catch (error) {
       throw error instanceof ParameterRejected ? invalidField(error.field, error.description) : error;
     }
@@ -73,12 +84,12 @@ export async function withAccountKey<T>(context: ExecutionContext, signWith: str
     return withOpenedKeyMaterial(context.kek, { organizationId, rowId: signer.walletAccountId, kind: WALLET_ACCOUNT_KEY }, signer.sealedPrivateKey, sign);
   }
   // An account stored before account keys were sealed: its key derived from the wallet's mnemonic.
-  return withOpenedKeyMaterial(context.kek, { organizationId, rowId: signer.walletId, kind: WALLET_MNEMONIC }, signer.sealedMnemonic, (words) => {
+  return withOpenedKeyMaterial(context.kek, { organizationId, rowId: signer.walletId, kind: WALLET_MNEMONIC }, signer.sealedMnemonic, async (words) => {
     const seed = mnemonicToSeed(words.toString('utf8'));
     try {
       const key = deriveAccountKey(curve, seed, signer.path);
       try {
-        return sign(key.privateKey);
+        return await sign(key.privateKey);
       } finally {
         key.privateKey.fill(0);
       }
