@@ -161,10 +161,10 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     if (token.generated) made.generated.push(adminTokenPath(config));
     // Opened and checked by a wrap and unwrap before the server listens: a problem stops the start.
     hsmKek = config.pkcs11 ? await openPkcs11Kek(config.pkcs11) : undefined;
-    // Seals under the HSM's key when there is one; opens what the deployment secret sealed too (before
-    // the move to the HSM), until `signet keys rewrap` has re-sealed it.
+    // Seals under the HSM's key when there is one; opens what the deployment secret (before the move to
+    // the HSM) and the HSM's previous key sealed too, until `signet keys rewrap` has re-sealed it.
     const secretKek = deploymentSecretKek(secret);
-    const kek: KeyRing = keyRing(hsmKek ?? secretKek, secretKek);
+    const kek: KeyRing = keyRing(hsmKek ?? secretKek, ...(hsmKek?.previous ? [hsmKek.previous] : []), secretKek);
 
     let worker: OutboxWorker | undefined;
     const handlers = options.handlers ?? activityHandlers;
