@@ -6,10 +6,14 @@
 // beside itself (fixtures, migrations, the repository's root) are the same as under tsx.
 // Run by `npm test` (pretest); a single file still runs as it is: node --import tsx --test test/x.test.ts
 // With --unit, only the unit tests (scripts/unit-tests.js), into signet-unit-tests/: `npm run test:unit`.
+// Without it, the wallet test files of scripts/hsm-tests.js are bundled a second time as
+// <name>.softhsm.test.mjs with SIGNET_TEST_KEK=softhsm built in: their servers hold the key-encryption
+// key in a SoftHSM2 token (where SoftHSM2 is installed; a line says so where it is not).
 import * as esbuild from 'esbuild';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { hsmTests, softHsmMissing } from './hsm-tests.js';
 import { unitTests } from './unit-tests.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -47,8 +51,7 @@ const tests = (unit ? unitTests() : fs.readdirSync(path.join(root, 'test')).filt
 );
 // From scratch, so a test deleted or renamed leaves no bundle behind.
 fs.rmSync(BUNDLES, { recursive: true, force: true });
-await esbuild.build({
-  entryPoints: tests,
+const options = {
   outdir: BUNDLES,
   outExtension: { '.js': '.mjs' },
   bundle: true,
@@ -59,4 +62,17 @@ await esbuild.build({
   sourcemap: 'linked',
   plugins: [boundedTests, ownImportMetaUrl],
   logLevel: 'warning',
-});
+};
+await esbuild.build({ ...options, entryPoints: tests });
+if (!unit) {
+  const missing = softHsmMissing();
+  if (missing) {
+    process.stdout.write(`bundle-tests: the wallet tests run once, not again with the key-encryption key in SoftHSM2: ${missing}\n`);
+  } else {
+    await esbuild.build({
+      ...options,
+      entryPoints: Object.fromEntries(hsmTests().map((name) => [name.replace(/\.test\.ts$/, '.softhsm.test'), path.join(root, 'test', name)])),
+      define: { 'process.env.SIGNET_TEST_KEK': '"softhsm"' },
+    });
+  }
+}

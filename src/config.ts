@@ -101,19 +101,27 @@ type Pkcs11Values = Values<typeof SETTINGS.pkcs11>;
 export const MAX_PKCS11_LABELS = 64 - 'pkcs11:'.length - 2 - 12;
 
 /** The HSM's four settings, all given or none (then undefined: no HSM). */
-function pkcs11Settings(values: Pkcs11Values) {
-  const entries = Object.entries(values) as Array<[keyof Pkcs11Values, string | undefined]>;
+function pkcs11Settings({ previousKeyLabel, ...values }: Pkcs11Values) {
+  const entries = Object.entries(values) as Array<[keyof typeof values, string | undefined]>;
   const missing = entries.filter(([, value]) => value === undefined).map(([key]) => SETTINGS.pkcs11[key].env);
-  if (missing.length === entries.length) return undefined;
+  if (missing.length === entries.length) {
+    if (previousKeyLabel !== undefined) throw new ConfigError('SIGNET_PKCS11_PREVIOUS_KEY_LABEL is set without an HSM: it goes with the four SIGNET_PKCS11_* settings');
+    return undefined;
+  }
   if (missing.length > 0) {
     const given = entries.filter(([, value]) => value !== undefined).map(([key]) => SETTINGS.pkcs11[key].env);
     throw new ConfigError(`${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} required with ${given.join(', ')}: an HSM needs all four SIGNET_PKCS11_* settings`);
   }
-  const { module, tokenLabel, pin, keyLabel } = values as Required<{ [K in keyof Pkcs11Values]: string }>;
+  const { module, tokenLabel, pin, keyLabel } = values as Required<{ [K in keyof typeof values]: string }>;
   if (tokenLabel.length + keyLabel.length > MAX_PKCS11_LABELS) {
     throw new ConfigError(`SIGNET_PKCS11_TOKEN_LABEL and SIGNET_PKCS11_KEY_LABEL have at most ${MAX_PKCS11_LABELS} characters together (the key-encryption key's id names both)`);
   }
-  return { module, tokenLabel, pin, keyLabel };
+  if (previousKeyLabel === undefined) return { module, tokenLabel, pin, keyLabel };
+  if (tokenLabel.length + previousKeyLabel.length > MAX_PKCS11_LABELS) {
+    throw new ConfigError(`SIGNET_PKCS11_TOKEN_LABEL and SIGNET_PKCS11_PREVIOUS_KEY_LABEL have at most ${MAX_PKCS11_LABELS} characters together (the key-encryption key's id names both)`);
+  }
+  if (previousKeyLabel === keyLabel) throw new ConfigError('SIGNET_PKCS11_PREVIOUS_KEY_LABEL names the key of SIGNET_PKCS11_KEY_LABEL: give the label of the key it replaces, or unset it');
+  return { module, tokenLabel, pin, keyLabel, previousKeyLabel };
 }
 
 export function loadConfig(env: Env = process.env) {

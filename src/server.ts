@@ -22,7 +22,7 @@ import { buildApp } from './http/app.ts';
 import { connectionBounds, limitConnections, openFileLimit, type ConnectionBounds } from './http/connectionLimits.ts';
 import { Metrics } from './http/metrics.ts';
 import { deploymentSecretKek } from './keys/custody/deploymentSecretKek.ts';
-import type { KeyEncryptionKey } from './keys/custody/keyEncryptionKey.ts';
+import { keyRing, type KeyRing } from './keys/custody/keyRing.ts';
 import { openDatabase, type Database } from './store/db.ts';
 import { ping } from './store/health.ts';
 import { migrate } from './store/migrate.ts';
@@ -38,8 +38,11 @@ export interface RunningServer {
   /** http://host:port the server listens on. */
   url: string;
   adminToken: string;
-  /** The key-encryption key of wallet key material: in the HSM of SIGNET_PKCS11_*, else derived from the deployment secret. */
-  kek: KeyEncryptionKey;
+  /**
+   * The key-encryption keys of wallet key material: sealing under the HSM key of SIGNET_PKCS11_*, else
+   * under the one derived from the deployment secret; opening under either.
+   */
+  kek: KeyRing;
   /** How many connections it holds open at most, read from the open-file limit at start. */
   connections: ConnectionBounds;
   /** Written on the first start of an empty embedded store. */
@@ -158,7 +161,10 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     if (token.generated) made.generated.push(adminTokenPath(config));
     // Opened and checked by a wrap and unwrap before the server listens: a problem stops the start.
     hsmKek = config.pkcs11 ? await openPkcs11Kek(config.pkcs11) : undefined;
-    const kek: KeyEncryptionKey = hsmKek ?? deploymentSecretKek(secret);
+    // Seals under the HSM's key when there is one; opens what the deployment secret (before the move to
+    // the HSM) and the HSM's previous key sealed too, until `signet keys rewrap` has re-sealed it.
+    const secretKek = deploymentSecretKek(secret);
+    const kek: KeyRing = keyRing(hsmKek ?? secretKek, ...(hsmKek?.previous ? [hsmKek.previous] : []), secretKek);
 
     let worker: OutboxWorker | undefined;
     const handlers = options.handlers ?? activityHandlers;
@@ -178,7 +184,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     const metrics = new Metrics(outbox, [...handlers, ...voteRoutes].map((declared) => declared.activityType), (error) =>
       app.log.warn({ err: error }, 'metrics: cannot read the outbox depth; reported as NaN'),
     );
-    const app = buildApp({ config, db, ping: () => ping(db), pipeline, credentials: new CredentialCache(), handlers, adminToken: token.token, metrics, clock, logger: options.logger ?? false, onQueued: () => worker?.wake() });
+    const app = buildApp({ config, db, ping: () => ping(db), pipeline, credentials: new CredentialCache(), handlers, adminToken: token.token, metrics, clock, kek, logger: options.logger ?? false, onQueued: () => worker?.wake() });
     worker = new OutboxWorker({
       db,
       secret,

@@ -71,7 +71,7 @@ test('a sealed value moved to another row, organization or kind does not open', 
 test('another KEK fails clearly: another secret names both KEKs; a KEK claiming the id but holding another key cannot unwrap', async () => {
   const sealed = await sealKeyMaterial(kek, context, seed());
   const other = deploymentSecretKek(randomBytes(32));
-  await assert.rejects(openKeyMaterial(other, context, sealed), unreadable('other_kek', new RegExp(`sealed under key-encryption key ${kek.id}, not ${other.id}`)));
+  await assert.rejects(openKeyMaterial(other, context, sealed), unreadable('other_kek', new RegExp(`sealed under key-encryption key ${kek.id}, not ${other.id} \\(the wallet_seed of row ${context.rowId}, organization ${context.organizationId}\\)`)));
   const impostor: KeyEncryptionKey = { id: kek.id, wrap: other.wrap, unwrap: (wrapped) => other.unwrap({ ...wrapped, kekId: other.id }) };
   await assert.rejects(openKeyMaterial(impostor, context, sealed), unreadable('unwrap_failed', /does not open this data key/));
   for (const text of ['', 'v1.secret:00.AA', 'v2.secret:00.AA.AA', `v1.bad id.${'A'.repeat(80)}.${'A'.repeat(80)}`, 'v1.secret:00.AA.AA']) {

@@ -16,8 +16,6 @@ import type { TurnkeyClient } from '@turnkey/http';
 import { keccak256, recoverAddress, toBytes, type Hex } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
 import { WALLET_MNEMONIC } from '../src/activities/handlers/wallets/createWallet.ts';
-import { deploymentSecret } from '../src/admin/localSecrets.ts';
-import { deploymentSecretKek } from '../src/keys/custody/deploymentSecretKek.ts';
 import { openKeyMaterial } from '../src/keys/custody/sealKeyMaterial.ts';
 import { deriveAccountKey } from '../src/keys/derivation.ts';
 import { mnemonicToSeed } from '../src/keys/mnemonic.ts';
@@ -231,7 +229,7 @@ for (const tdb of testDatabases) {
 
     test('neither the mnemonic, its seed nor an account private key is in the store or in the logs', async () => {
       const [row] = await server.db.query<{ sealed_mnemonic: string }>('SELECT sealed_mnemonic FROM wallets WHERE id = $1', [walletId]);
-      const opened = await openKeyMaterial(deploymentSecretKek(deploymentSecret(server.config).key), { organizationId: org.organizationId, rowId: walletId, kind: WALLET_MNEMONIC }, row!.sealed_mnemonic);
+      const opened = await openKeyMaterial(server.server.kek, { organizationId: org.organizationId, rowId: walletId, kind: WALLET_MNEMONIC }, row!.sealed_mnemonic);
       const mnemonic = opened.toString('utf8');
       opened.fill(0);
       const ethereumKey = Buffer.from(mnemonicToAccount(mnemonic).getHdKey().privateKey!).toString('hex');

@@ -9,9 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import type { TurnkeyClient } from '@turnkey/http';
 import { mnemonicToAccount } from 'viem/accounts';
 import { WALLET_MNEMONIC } from '../src/activities/handlers/wallets/newWallet.ts';
-import { deploymentSecret } from '../src/admin/localSecrets.ts';
 import { generateApiKeyPair } from '../src/admin/organizations.ts';
-import { deploymentSecretKek } from '../src/keys/custody/deploymentSecretKek.ts';
 import { openKeyMaterial } from '../src/keys/custody/sealKeyMaterial.ts';
 import { testDatabases } from './support/databases.ts';
 import { refused } from './support/refusals.ts';
@@ -60,7 +58,7 @@ for (const tdb of testDatabases) {
 
       const [row] = await server.db.query<{ organization_id: string; sealed_mnemonic: string }>('SELECT organization_id, sealed_mnemonic FROM wallets WHERE id = $1', [walletId]);
       assert.equal(row!.organization_id, subOrganizationId);
-      const kek = deploymentSecretKek(deploymentSecret(server.config).key);
+      const kek = server.server.kek;
       const opened = await openKeyMaterial(kek, { organizationId: subOrganizationId, rowId: walletId, kind: WALLET_MNEMONIC }, row!.sealed_mnemonic);
       const mnemonic = opened.toString('utf8');
       opened.fill(0);

@@ -9,14 +9,13 @@ import { after, before, describe, test } from 'node:test';
 import type { TurnkeyClient } from '@turnkey/http';
 import { mnemonicToAccount } from 'viem/accounts';
 import { WALLET_MNEMONIC } from '../src/activities/handlers/wallets/createWallet.ts';
-import { deploymentSecret } from '../src/admin/localSecrets.ts';
-import { deploymentSecretKek } from '../src/keys/custody/deploymentSecretKek.ts';
 import { openKeyMaterial } from '../src/keys/custody/sealKeyMaterial.ts';
 import { mnemonicToSeed } from '../src/keys/mnemonic.ts';
 import { testDatabases } from './support/databases.ts';
 import { logCapture } from './support/logCapture.ts';
 import { refused } from './support/refusals.ts';
 import { startTestServer, type Credentials, type TestServer } from './support/server.ts';
+import { testKekInSoftHsm } from './support/softhsm.ts';
 
 const ETHEREUM = { curve: 'CURVE_SECP256K1', pathFormat: 'PATH_FORMAT_BIP32', path: "m/44'/60'/0'/0/0", addressFormat: 'ADDRESS_FORMAT_ETHEREUM' } as const;
 const SOLANA = { curve: 'CURVE_ED25519', pathFormat: 'PATH_FORMAT_BIP32', path: "m/44'/501'/0'/0'", addressFormat: 'ADDRESS_FORMAT_SOLANA' } as const;
@@ -89,9 +88,12 @@ for (const tdb of testDatabases) {
       await refused(client.getWalletAccount({ organizationId: org.organizationId, walletId, path: "m/44'/60'/0'/0/9" }), NOT_FOUND, /no account/);
     });
 
-    test("the sealed mnemonic, opened with the deployment secret's KEK, derives the Ethereum address as viem does; it is nowhere in clear, in the store nor in the logs", async () => {
+    test("the sealed mnemonic, opened with the server's KEK, derives the Ethereum address as viem does; it is nowhere in clear, in the store nor in the logs", async () => {
       const [row] = await server.db.query<{ sealed_mnemonic: string }>('SELECT sealed_mnemonic FROM wallets WHERE id = $1', [walletId]);
-      const kek = deploymentSecretKek(deploymentSecret(server.config).key);
+      const kek = server.server.kek;
+      // Sealed under the KEK the server seals with: a SoftHSM2 token's key when SIGNET_TEST_KEK=softhsm.
+      assert.match(kek.id, testKekInSoftHsm ? /^pkcs11:signet-test:kek:[0-9a-f]{12}$/ : /^secret:[0-9a-f]{16}$/);
+      assert.ok(row!.sealed_mnemonic.startsWith(`v1.${kek.id}.`));
       const opened = await openKeyMaterial(kek, { organizationId: org.organizationId, rowId: walletId, kind: WALLET_MNEMONIC }, row!.sealed_mnemonic);
       const mnemonic = opened.toString('utf8');
       opened.fill(0);
@@ -149,7 +151,7 @@ for (const tdb of testDatabases) {
       assert.equal(answer.activity.status, 'ACTIVITY_STATUS_COMPLETED');
       const [added] = answer.activity.result.createWalletAccountsResult.addresses;
       const [row] = await server.db.query<{ sealed_mnemonic: string }>('SELECT sealed_mnemonic FROM wallets WHERE id = $1', [walletId]);
-      const opened = await openKeyMaterial(deploymentSecretKek(deploymentSecret(server.config).key), { organizationId: org.organizationId, rowId: walletId, kind: WALLET_MNEMONIC }, row!.sealed_mnemonic);
+      const opened = await openKeyMaterial(server.server.kek, { organizationId: org.organizationId, rowId: walletId, kind: WALLET_MNEMONIC }, row!.sealed_mnemonic);
       const mnemonic = opened.toString('utf8');
       opened.fill(0);
       assert.equal(added, mnemonicToAccount(mnemonic, { addressIndex: 1 }).address);

@@ -406,6 +406,7 @@ export const COMMANDS: readonly Command[] = ([
     args: [{ name: 'FILE', description: 'a file signet backup wrote' }],
     run: async (input, context) => (await import('./backup.ts')).restore(input.args[0]!, context.config()),
   },
+  adminCommand(ADMIN_ROUTES.rewrapKeys),
   {
     name: 'help',
     summary: 'this list, or the options of one command',

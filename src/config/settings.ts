@@ -377,7 +377,7 @@ export const SETTINGS = {
       env: 'SIGNET_PKCS11_MODULE',
       schema: matching('file path', /^[^\0]{1,4096}$/, 'must be the path of a PKCS#11 library, e.g. /usr/lib/softhsm/libsofthsm2.so'),
       description:
-        'The PKCS#11 library of the HSM, e.g. `/usr/lib/softhsm/libsofthsm2.so`. Set with the three next ones: wallet keys\' data keys are then wrapped in the HSM, under the key `SIGNET_PKCS11_KEY_LABEL`, instead of under the deployment secret. Needs the optional package `pkcs11js`. Unset: no HSM. See [A key-encryption key in an HSM](operations.md#a-key-encryption-key-in-an-hsm).',
+        'The PKCS#11 library of the HSM, e.g. `/usr/lib/softhsm/libsofthsm2.so`. Set with the three next ones: wallet keys\' data keys are then wrapped in the HSM, under the key `SIGNET_PKCS11_KEY_LABEL`, instead of under the deployment secret (what the deployment secret sealed before keeps opening; `signet keys rewrap` re-seals it under the HSM\'s key). Needs the optional package `pkcs11js`. Unset: no HSM. See [A key-encryption key in an HSM](operations.md#a-key-encryption-key-in-an-hsm).',
       group: 'hsm',
     }),
     tokenLabel: setting({
@@ -401,6 +401,14 @@ export const SETTINGS = {
       defaultText: '–',
       description:
         'With `SIGNET_PKCS11_MODULE`: the label of the AES-256 key in the token (exactly one key has it; sensitive, not extractable), made with the token\'s own tools. Signet never creates it. With the token label at most 43 characters together (the key-encryption key\'s id names both).',
+      group: 'hsm',
+    }),
+    previousKeyLabel: setting({
+      env: 'SIGNET_PKCS11_PREVIOUS_KEY_LABEL',
+      schema: matching('label', /^[A-Za-z0-9_-]{1,32}$/, 'must be the label of the previous key: 1 to 32 letters, digits, "_" or "-"'),
+      defaultText: 'unset',
+      description:
+        'Optional, with the four others: the label of the key of the same token that `SIGNET_PKCS11_KEY_LABEL` replaces. Values sealed under it keep opening (nothing new is sealed under it) until `signet keys rewrap` has re-sealed them under the new key; then unset it. See [Moving to an HSM, rotating](operations.md#moving-to-an-hsm-rotating).',
       group: 'hsm',
     }),
   },

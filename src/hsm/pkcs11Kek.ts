@@ -2,6 +2,8 @@
 // operator made with the token's own tools, sensitive and not extractable, that never leaves the
 // token. A data key is wrapped in the token with AES-GCM (a random 96-bit IV each time, the KEK's id
 // as associated data): `wrapped` is IV ‖ ciphertext ‖ tag, the layout of the deployment-secret KEK.
+// With SIGNET_PKCS11_PREVIOUS_KEY_LABEL, the key it replaces is found in the same session and
+// checked the same way; it only opens (`previous`), until `signet keys rewrap` has re-sealed its values.
 //
 // One session, logged in once and reused; calls on it are serialised (PKCS#11 sessions are not to be
 // used by two operations at once). When the token drops the session (a restart of the token or of
@@ -66,10 +68,11 @@ export interface Binding {
 
 /** The optional binding's name, held in a variable so that the compiler does not look for it. */
 const BINDING: string = 'pkcs11js';
-/** A logged-in session and the key's handle in it. */
+/** A logged-in session and the key's handle in it (and the previous key's, with SIGNET_PKCS11_PREVIOUS_KEY_LABEL). */
 interface Connection {
   session: Handle;
   key: Handle;
+  previous?: Handle;
 }
 
 const DATA_KEY = 32;
@@ -80,8 +83,13 @@ const CHECK_IV = Buffer.alloc(IV);
 const CHECK_AAD = Buffer.from('signet pkcs11 key check value v1');
 const CHECK_HEX = 12;
 
-/** A key-encryption key that holds a resource (a session in a token) until closed. */
+/**
+ * A key-encryption key that holds a resource (a session in a token) until closed; with a previous key
+ * label, that key too (on the same session), which only opens: values sealed under it open until
+ * `signet keys rewrap` has re-sealed them.
+ */
 export interface ClosableKek extends KeyEncryptionKey {
+  previous?: KeyEncryptionKey;
   close(): Promise<void>;
 }
 
@@ -167,9 +175,16 @@ export async function openPkcs11Kek(settings: Pkcs11Settings, binding?: Binding)
         throw new ConfigError(`SIGNET_PKCS11_PIN: cannot log in to the token "${settings.tokenLabel}": ${why}${/PIN_INCORRECT/.test(why) ? ' (wrong PIN)' : ''}`);
       }
     }
+    const key = findKey(opened, settings.keyLabel, 'SIGNET_PKCS11_KEY_LABEL');
+    const previous = settings.previousKeyLabel === undefined ? undefined : findKey(opened, settings.previousKeyLabel, 'SIGNET_PKCS11_PREVIOUS_KEY_LABEL');
+    return { session: opened, key, ...(previous ? { previous } : {}) };
+  };
+
+  /** The one secret key of this label in the session's token, checked to be fit for wrapping data keys; a ConfigError naming `setting` otherwise. */
+  function findKey(opened: Handle, label: string, setting: string): Handle {
     pkcs11.C_FindObjectsInit(opened, [
       { type: p11.CKA_CLASS, value: p11.CKO_SECRET_KEY },
-      { type: p11.CKA_LABEL, value: settings.keyLabel },
+      { type: p11.CKA_LABEL, value: label },
     ]);
     let keys: Handle[];
     try {
@@ -177,8 +192,8 @@ export async function openPkcs11Kek(settings: Pkcs11Settings, binding?: Binding)
     } finally {
       pkcs11.C_FindObjectsFinal(opened);
     }
-    if (keys.length === 0) throw new ConfigError(`SIGNET_PKCS11_KEY_LABEL: no secret key labelled "${settings.keyLabel}" in the token "${settings.tokenLabel}"; make it with the token's tools (docs/operations.md)`);
-    if (keys.length > 1) throw new ConfigError(`SIGNET_PKCS11_KEY_LABEL: several secret keys are labelled "${settings.keyLabel}" in the token "${settings.tokenLabel}"; exactly one must be`);
+    if (keys.length === 0) throw new ConfigError(`${setting}: no secret key labelled "${label}" in the token "${settings.tokenLabel}"; make it with the token's tools (docs/operations.md)`);
+    if (keys.length > 1) throw new ConfigError(`${setting}: several secret keys are labelled "${label}" in the token "${settings.tokenLabel}"; exactly one must be`);
     const key = keys[0]!;
     const [type, length, extractable, sensitive, encrypt, decrypt] = pkcs11.C_GetAttributeValue(opened, key, [
       { type: p11.CKA_KEY_TYPE },
@@ -188,43 +203,52 @@ export async function openPkcs11Kek(settings: Pkcs11Settings, binding?: Binding)
       { type: p11.CKA_ENCRYPT },
       { type: p11.CKA_DECRYPT },
     ]).map((attribute) => attribute.value as Buffer);
-    const named = `SIGNET_PKCS11_KEY_LABEL: the key "${settings.keyLabel}"`;
+    const named = `${setting}: the key "${label}"`;
     if (ulong(type!) !== p11.CKK_AES) throw new ConfigError(`${named} is not an AES key (CKA_KEY_TYPE)`);
     if (ulong(length!) !== 32) throw new ConfigError(`${named} is not 256 bits long (CKA_VALUE_LEN ${ulong(length!)} bytes, not 32)`);
     if (extractable![0] !== 0) throw new ConfigError(`${named} is extractable (CKA_EXTRACTABLE): make one that is not, so it never leaves the token`);
     if (sensitive![0] === 0) throw new ConfigError(`${named} is not sensitive (CKA_SENSITIVE): make one that is, so its value is never revealed`);
     if (encrypt![0] === 0 || decrypt![0] === 0) throw new ConfigError(`${named} may not ${encrypt![0] === 0 ? 'encrypt (CKA_ENCRYPT)' : 'decrypt (CKA_DECRYPT)'}, which wrapping data keys needs`);
-    return { session: opened, key };
-  };
+    return key;
+  }
 
   const gcm = (iv: Buffer, aad: Buffer) => ({ mechanism: p11.CKM_AES_GCM, parameter: { type: p11.CK_PARAMS_AES_GCM, iv, aad, ivBits: IV * 8, tagBits: TAG * 8 } });
   // The operations themselves run off the event loop (a network HSM answers in milliseconds).
-  const encrypt = async (at: Connection, iv: Buffer, aad: Buffer, data: Buffer): Promise<Buffer> => {
-    pkcs11.C_EncryptInit(at.session, gcm(iv, aad), at.key);
-    return pkcs11.C_EncryptAsync(at.session, data, Buffer.alloc(data.length + TAG));
+  const encrypt = async (session: Handle, key: Handle, iv: Buffer, aad: Buffer, data: Buffer): Promise<Buffer> => {
+    pkcs11.C_EncryptInit(session, gcm(iv, aad), key);
+    return pkcs11.C_EncryptAsync(session, data, Buffer.alloc(data.length + TAG));
   };
-  const decrypt = async (at: Connection, iv: Buffer, aad: Buffer, data: Buffer): Promise<Buffer> => {
-    pkcs11.C_DecryptInit(at.session, gcm(iv, aad), at.key);
+  const decrypt = async (session: Handle, key: Handle, iv: Buffer, aad: Buffer, data: Buffer): Promise<Buffer> => {
+    pkcs11.C_DecryptInit(session, gcm(iv, aad), key);
     // The answer is a view of the output buffer, not a copy: the caller zeroes the one data key.
-    return pkcs11.C_DecryptAsync(at.session, data, Buffer.alloc(data.length));
+    return pkcs11.C_DecryptAsync(session, data, Buffer.alloc(data.length));
   };
-  const checkValue = async (at: Connection) => (await encrypt(at, CHECK_IV, CHECK_AAD, Buffer.alloc(16))).toString('hex').slice(0, CHECK_HEX);
+  const checkValue = async (session: Handle, key: Handle) => (await encrypt(session, key, CHECK_IV, CHECK_AAD, Buffer.alloc(16))).toString('hex').slice(0, CHECK_HEX);
+  /** The ids of the key and of the previous one, each naming its check value. */
+  const idsOf = async (at: Connection) => ({
+    key: `pkcs11:${settings.tokenLabel}:${settings.keyLabel}:${await checkValue(at.session, at.key)}`,
+    previous: at.previous === undefined ? undefined : `pkcs11:${settings.tokenLabel}:${settings.previousKeyLabel}:${await checkValue(at.session, at.previous)}`,
+  });
 
   let current: Connection;
   let id: string;
+  let previousId: string | undefined;
   try {
     current = connect();
-    id = `pkcs11:${settings.tokenLabel}:${settings.keyLabel}:${await checkValue(current)}`;
+    ({ key: id, previous: previousId } = await idsOf(current));
   } catch (error) {
     finalize();
     if (error instanceof ConfigError) throw error;
     throw new ConfigError(`SIGNET_PKCS11_KEY_LABEL: the key "${settings.keyLabel}" of the token "${settings.tokenLabel}" cannot be used: ${reason(error)}`);
   }
-  if (!KEK_ID.test(id)) {
+  if (!KEK_ID.test(id) || (previousId !== undefined && !KEK_ID.test(previousId))) {
     finalize();
     throw new ConfigError('SIGNET_PKCS11_TOKEN_LABEL and SIGNET_PKCS11_KEY_LABEL are letters, digits, "_" and "-", at most 43 characters together (the key-encryption key\'s id names both)');
   }
-  const fingerprint = id.slice(id.lastIndexOf(':') + 1);
+  if (previousId === id) {
+    finalize();
+    throw new ConfigError(`SIGNET_PKCS11_PREVIOUS_KEY_LABEL: the key "${settings.previousKeyLabel}" is the same key as "${settings.keyLabel}" (the same check value)`);
+  }
 
   let closed = false;
   let queue: Promise<unknown> = Promise.resolve();
@@ -239,7 +263,8 @@ export async function openPkcs11Kek(settings: Pkcs11Settings, binding?: Binding)
         finalize();
         pkcs11.C_Initialize();
         current = connect();
-        if ((await checkValue(current)) !== fingerprint) throw new Error(`the key labelled "${settings.keyLabel}" is another key than ${id} now`);
+        const now = await idsOf(current);
+        if (now.key !== id || now.previous !== previousId) throw new Error(`the keys labelled "${settings.keyLabel}"${previousId ? ` and "${settings.previousKeyLabel}"` : ''} are other keys than ${[id, previousId].filter(Boolean).join(' and ')} now`);
         return await operation(current);
       }
     };
@@ -248,14 +273,45 @@ export async function openPkcs11Kek(settings: Pkcs11Settings, binding?: Binding)
     return result;
   };
 
+  /** Unwrapping with the key `pick` chooses, whose id is `keyId`. */
+  const unwrapper =
+    (keyId: string, pick: (at: Connection) => Handle) =>
+    async ({ kekId, wrapped }: WrappedDataKey): Promise<Uint8Array> => {
+      if (kekId !== keyId) throw new KeyMaterialUnreadable('other_kek', `sealed under key-encryption key ${kekId}, not ${keyId}`);
+      if (wrapped.length !== IV + DATA_KEY + TAG) throw new KeyMaterialUnreadable('format', 'the wrapped data key has the wrong length');
+      const bytes = Buffer.from(wrapped);
+      try {
+        return await serialised((at) => decrypt(at.session, pick(at), bytes.subarray(0, IV), Buffer.from(keyId), bytes.subarray(IV)));
+      } catch (error) {
+        const why = reason(error);
+        if (/CKR_(ENCRYPTED_DATA_INVALID|ENCRYPTED_DATA_LEN_RANGE)/.test(why)) {
+          throw new KeyMaterialUnreadable('unwrap_failed', `key-encryption key ${keyId} does not open this data key`);
+        }
+        throw new KeyMaterialUnreadable('unwrap_failed', `key-encryption key ${keyId} cannot unwrap a data key: ${why}`);
+      }
+    };
+
+  // The previous key only opens: nothing new is sealed under it.
+  const previous: KeyEncryptionKey | undefined =
+    previousId === undefined
+      ? undefined
+      : {
+          id: previousId,
+          wrap: async () => {
+            throw new KeyMaterialUnreadable('unwrap_failed', `key-encryption key ${previousId} is the previous key: it only opens`);
+          },
+          unwrap: unwrapper(previousId, (at) => at.previous!),
+        };
+
   const kek: ClosableKek = {
     id,
+    ...(previous ? { previous } : {}),
     async wrap(dataKey: Uint8Array): Promise<WrappedDataKey> {
       if (dataKey.length !== DATA_KEY) throw new RangeError('a data key has 32 bytes');
       const iv = randomBytes(IV);
       const plain = Buffer.from(dataKey);
       try {
-        const sealed = await serialised((at) => encrypt(at, iv, Buffer.from(id), plain));
+        const sealed = await serialised((at) => encrypt(at.session, at.key, iv, Buffer.from(id), plain));
         return { kekId: id, wrapped: Buffer.concat([iv, sealed]) };
       } catch (error) {
         throw new KeyMaterialUnreadable('unwrap_failed', `key-encryption key ${id} cannot wrap a data key: ${reason(error)}`);
@@ -263,20 +319,7 @@ export async function openPkcs11Kek(settings: Pkcs11Settings, binding?: Binding)
         plain.fill(0);
       }
     },
-    async unwrap({ kekId, wrapped }: WrappedDataKey): Promise<Uint8Array> {
-      if (kekId !== id) throw new KeyMaterialUnreadable('other_kek', `sealed under key-encryption key ${kekId}, not ${id}`);
-      if (wrapped.length !== IV + DATA_KEY + TAG) throw new KeyMaterialUnreadable('format', 'the wrapped data key has the wrong length');
-      const bytes = Buffer.from(wrapped);
-      try {
-        return await serialised((at) => decrypt(at, bytes.subarray(0, IV), Buffer.from(id), bytes.subarray(IV)));
-      } catch (error) {
-        const why = reason(error);
-        if (/CKR_(ENCRYPTED_DATA_INVALID|ENCRYPTED_DATA_LEN_RANGE)/.test(why)) {
-          throw new KeyMaterialUnreadable('unwrap_failed', `key-encryption key ${id} does not open this data key`);
-        }
-        throw new KeyMaterialUnreadable('unwrap_failed', `key-encryption key ${id} cannot unwrap a data key: ${why}`);
-      }
-    },
+    unwrap: unwrapper(id, (at) => at.key),
     async close() {
       if (closed) return;
       closed = true;

@@ -731,6 +731,29 @@ export const ADMIN_ROUTES = {
     download: { mediaType: 'application/gzip', description: "The gzip-compressed tarball of the embedded store's PGlite data directory" },
     notFound: 'Not given for this route',
   }),
+  rewrapKeys: adminRoute({
+    method: 'post',
+    path: '/admin/v1/keys/rewrap',
+    summary: 'Re-seal wallet key material under the configured key-encryption key',
+    description:
+      'Every sealed value of the store not sealed under the key-encryption key the server seals with (its HSM key when SIGNET_PKCS11_* is set, else the one of the deployment secret) ' +
+      'is opened with the key it names and sealed again, row by row, each write guarded by the value read so that a concurrent write is never lost; the server serves meanwhile. ' +
+      'Running it again finds them current. A value no key the server reaches opens is counted as unreadable and named in the server\'s log (never shown). The CLI: signet keys rewrap.',
+    answer: z.strictObject({
+      kekId: z.string().describe('The key-encryption key every value readable is sealed under now'),
+      rewrapped: z.number().int().describe('Values sealed again under it by this call'),
+      alreadyCurrent: z.number().int().describe('Values that were sealed under it already'),
+      unreadable: z.number().int().describe('Values no key-encryption key the server reaches opens, each named in its log; left as they are'),
+    }),
+    notFound: 'Not given for this route',
+    cli: {
+      name: 'keys',
+      sub: 'rewrap',
+      summary: 're-seal every wallet key under the configured key-encryption key (moving to an HSM, rotating), while the server serves; exits 1 when some cannot be opened',
+      flags: {},
+      output: { succeeded: (answer) => answer.unreadable === 0 },
+    },
+  }),
 };
 
 export type AdminRoutes = typeof ADMIN_ROUTES;

@@ -1,6 +1,6 @@
 // /admin/v1: operator endpoints for organizations, users, API keys, WebAuthn authenticators, the
 // root quorum, sender domains, email templates, the delivery state of OTP messages, webhook endpoints (a test event) and the embedded
-// store's snapshot (a file, its fields as headers: adminApi.ts's download), each served
+// store's snapshot (a file, its fields as headers: adminApi.ts's download) and the re-sealing of wallet keys, each served
 // as adminApi.ts declares it by a handler that calls the operator action of src/admin/. Bearer token
 // compared in constant time; only from allowed client addresses; wrong tokens throttled per address.
 import { createHash, timingSafeEqual } from 'node:crypto';
@@ -24,6 +24,7 @@ import { listDeliveries } from '../admin/deliveries.ts';
 import { listWebhookEndpoints, testWebhookEndpoint } from '../admin/webhooks.ts';
 import { addEmailTemplate, listEmailTemplates, removeEmailTemplate } from '../admin/emailTemplates.ts';
 import { storeSnapshot } from '../admin/backup.ts';
+import { rewrapKeyMaterial, type RewrapLog } from '../admin/keyRewrap.ts';
 import { pageRequest, pageRows } from '../queries/pagination.ts';
 import { parseJsonDocument } from '../wire/jsonDocument.ts';
 import { schemaError } from '../wire/violations.ts';
@@ -48,12 +49,14 @@ type AdminHandler<Route extends AdminRoute<any, any, any, any, any>> = (request:
   params: z.output<Route['params']>;
   query: z.output<NonNullable<Route['query']>>;
   body: z.output<NonNullable<Route['body']>>;
+  /** The request's logger. */
+  log: RewrapLog;
 }) => Promise<[NonNullable<Route['download']>] extends [never] ? z.input<Route['answer']> : AdminFile<z.input<Route['answer']>>>;
 
 type AdminHandlers = { [Name in keyof AdminRoutes]: AdminHandler<AdminRoutes[Name]> };
 
 /** Each route's handler: the operator action of src/admin/ it calls, and a list's page. */
-function adminHandlers({ db, config, onQueued }: AppDependencies): AdminHandlers {
+function adminHandlers({ db, config, kek, onQueued }: AppDependencies): AdminHandlers {
   return {
     createOrganization: async ({ body }) =>
       createOrganization(db, {
@@ -127,6 +130,7 @@ function adminHandlers({ db, config, onQueued }: AppDependencies): AdminHandlers
       return registerAuthenticator(db, { organizationId: params.organizationId, userId: params.userId, name: body.name, ...verified });
     },
     backup: async () => storeSnapshot(db, config),
+    rewrapKeys: async ({ log }) => rewrapKeyMaterial(db, kek, log),
   };
 }
 
@@ -200,7 +204,7 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AppDependencies)
           method: route.method.toUpperCase(),
           url: fastifyPath(route),
           handler: async (request, reply) => {
-            const answer = await handler(checkedRequest(route, request));
+            const answer = await handler({ ...checkedRequest(route, request), log: request.log });
             if (!route.download) return answer;
             const { fields, file } = answer as AdminFile<Record<string, string>>;
             for (const [field, value] of Object.entries(fields)) reply.header(downloadHeader(field), value);

@@ -6,6 +6,7 @@ import type { ActivityPipeline } from '../activities/lifecycle/pipeline.ts';
 import type { ActivityHandler } from '../activities/handler.ts';
 import type { CredentialCache } from '../auth/credentialCache.ts';
 import type { Config } from '../config.ts';
+import type { KeyRing } from '../keys/custody/keyRing.ts';
 import type { QueryContext } from '../queries/query.ts';
 import type { Clock } from '../wire/clock.ts';
 import type { Metrics } from './metrics.ts';
@@ -25,6 +26,8 @@ export interface AppDependencies {
   /** The time stamps, credentials and failure windows are judged at. */
   clock: Clock;
   logger?: FastifyServerOptions['logger'];
+  /** The key-encryption keys of wallet key material (the admin API's rewrap re-seals under the one that seals). */
+  kek: KeyRing;
   /** Wakes the delivery worker after the admin API queued a message (a webhook's test event). */
   onQueued?: () => void;
 }

@@ -10,6 +10,7 @@ import { startServer, type RunningServer, type StartOptions } from '../../src/se
 import type { Database } from '../../src/store/db.ts';
 import { TestClock } from './clock.ts';
 import type { TestDatabase } from './databases.ts';
+import { softHsmEnv, testKekInSoftHsm } from './softhsm.ts';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789-abcdefghij';
 
@@ -54,6 +55,8 @@ export async function startTestServer(
     SIGNET_DATA_DIR: dataDir,
     SIGNET_ADMIN_TOKEN: ADMIN_TOKEN,
     SIGNET_OUTBOX_POLL_MS: '20',
+    // SIGNET_TEST_KEK=softhsm: wallet keys sealed under a key of a SoftHSM2 token (test/support/softhsm.ts).
+    ...(testKekInSoftHsm ? softHsmEnv() : {}),
     ...env,
   });
   const clock = new TestClock();

@@ -42,8 +42,21 @@ export async function sealKeyMaterial(kek: KeyEncryptionKey, context: SealContex
   }
 }
 
-/** The plaintext of a sealed value of this row; the caller zeroes it after use. Throws KeyMaterialUnreadable. */
+/**
+ * The plaintext of a sealed value of this row; the caller zeroes it after use. Throws
+ * KeyMaterialUnreadable, its message naming the row (its kind, id and organization: never material),
+ * so that the log line of the operation that failed says which key to look at.
+ */
 export async function openKeyMaterial(kek: KeyEncryptionKey, context: SealContext, sealed: string): Promise<Buffer> {
+  try {
+    return await open(kek, context, sealed);
+  } catch (error) {
+    if (!(error instanceof KeyMaterialUnreadable)) throw error;
+    throw new KeyMaterialUnreadable(error.problem, `${error.message} (the ${context.kind} of row ${context.rowId}, organization ${context.organizationId})`);
+  }
+}
+
+async function open(kek: KeyEncryptionKey, context: SealContext, sealed: string): Promise<Buffer> {
   const parts = typeof sealed === 'string' ? sealed.split('.') : [];
   const [version, kekId, wrapped, box] = parts;
   if (parts.length !== 4 || version !== VERSION || !KEK_ID.test(kekId!) || !BASE64URL.test(wrapped!) || !BASE64URL.test(box!)) {
@@ -51,7 +64,7 @@ export async function openKeyMaterial(kek: KeyEncryptionKey, context: SealContex
   }
   const raw = Buffer.from(box!, 'base64url');
   if (raw.length < NONCE + 1 + TAG) throw new KeyMaterialUnreadable('format', 'the sealed value is truncated');
-  if (kekId !== kek.id) throw new KeyMaterialUnreadable('other_kek', `sealed under key-encryption key ${kekId}, not ${kek.id}`);
+  // The KEK says whether it opens a value of this id (one KEK only its own; a key ring any of its members').
   const dataKey = await kek.unwrap({ kekId: kekId!, wrapped: Buffer.from(wrapped!, 'base64url') });
   const pieces: Buffer[] = [];
   try {
@@ -69,6 +82,20 @@ export async function openKeyMaterial(kek: KeyEncryptionKey, context: SealContex
     dataKey.fill(0);
     for (const part of pieces) part.fill(0);
   }
+}
+
+/** The id of the KEK a sealed value names (undefined for text that is no sealed value): which KEK opens it, read without opening it. */
+export function sealedUnder(sealed: string): string | undefined {
+  const parts = sealed.split('.');
+  return parts.length === 4 && parts[0] === VERSION && KEK_ID.test(parts[1]!) ? parts[1] : undefined;
+}
+
+/**
+ * The value sealed again under `kek` (its data key, nonce and wrapping all new), for the same row:
+ * what moving to another KEK does. Opened and re-sealed in memory, the plaintext zeroed after.
+ */
+export async function resealKeyMaterial(kek: KeyEncryptionKey, context: SealContext, sealed: string): Promise<string> {
+  return withOpenedKeyMaterial(kek, context, sealed, (plaintext) => sealKeyMaterial(kek, context, plaintext));
 }
 
 /** Opens the value, hands the plaintext to `use`, and zeroes it when `use` returns or throws. */
