@@ -13,7 +13,10 @@ import { TurnkeyClient } from '@turnkey/http';
 import { ApiKeyStamper } from '@turnkey/api-key-stamper';
 import { keccak256, recoverAddress, toHex, type Hex } from 'viem';
 import { generateMnemonic } from '../src/keys/mnemonic.ts';
+import { PRIVATE_KEY_MATERIAL } from '../src/activities/handlers/privateKeys/newPrivateKeys.ts';
 import { WALLET_MNEMONIC } from '../src/activities/handlers/wallets/createWallet.ts';
+import { IMPORT_TARGET_KEY } from '../src/activities/handlers/wallets/keyBundles.ts';
+import { WALLET_ACCOUNT_KEY } from '../src/activities/handlers/wallets/walletAccounts.ts';
 import { rewrapKeyMaterial } from '../src/admin/keyRewrap.ts';
 import { deploymentSecretKek } from '../src/keys/custody/deploymentSecretKek.ts';
 import { keyRing } from '../src/keys/custody/keyRing.ts';
@@ -29,7 +32,6 @@ import { softHsmEnv, softHsmMissing } from './support/softhsm.ts';
 
 const ETHEREUM = { curve: 'CURVE_SECP256K1', pathFormat: 'PATH_FORMAT_BIP32', path: "m/44'/60'/0'/0/0", addressFormat: 'ADDRESS_FORMAT_ETHEREUM' } as const;
 const OTP_SECRET = 'rewrap-test-otp-secret-0123456789-abcdefghijklmnop';
-const wallets = SEALED_COLUMNS.find((at) => at.table === 'wallets')!;
 
 type Keys = Pick<Credentials, 'apiPublicKey' | 'apiPrivateKey'>;
 
@@ -46,10 +48,12 @@ async function signer(text: string, signature: { r: string; s: string; v: string
   return recoverAddress({ hash: keccak256(toHex(text) as Hex), signature: { r: `0x${signature.r}`, s: `0x${signature.s}`, yParity: Number(signature.v) } });
 }
 
-async function createWallet(client: TurnkeyClient, organizationId: string, walletName: string): Promise<{ walletId: string; address: string }> {
+/** A wallet of one account: two sealed values, the wallet's mnemonic and the account's key. */
+async function createWallet(client: TurnkeyClient, organizationId: string, walletName: string): Promise<{ walletId: string; accountId: string; address: string }> {
   const answer = (await client.createWallet(envelope('ACTIVITY_TYPE_CREATE_WALLET', organizationId, { walletName, accounts: [ETHEREUM] }) as any)) as any;
   const { walletId, addresses } = answer.activity.result.createWalletResult;
-  return { walletId, address: addresses[0] };
+  const { accounts } = (await client.getWalletAccounts({ organizationId, walletId })) as any;
+  return { walletId, accountId: accounts[0].walletAccountId, address: addresses[0] };
 }
 
 for (const tdb of testDatabases) {
@@ -66,8 +70,13 @@ for (const tdb of testDatabases) {
     });
     after(() => server.close());
 
-    test('the sealed columns name the kind the wallets are sealed as', () => {
-      assert.equal(wallets.kind, WALLET_MNEMONIC);
+    test('the sealed columns name the kinds the handlers seal as, each table once', () => {
+      const kindOf = (table: string) => SEALED_COLUMNS.find((at) => at.table === table)?.kind;
+      assert.equal(kindOf('wallets'), WALLET_MNEMONIC);
+      assert.equal(kindOf('wallet_accounts'), WALLET_ACCOUNT_KEY);
+      assert.equal(kindOf('private_keys'), PRIVATE_KEY_MATERIAL);
+      assert.equal(kindOf('pending_imports'), IMPORT_TARGET_KEY);
+      assert.equal(new Set(SEALED_COLUMNS.map((at) => at.table)).size, SEALED_COLUMNS.length);
     });
 
     test('values re-seal under the new KEK, a write meanwhile is kept, a second run finds them current; one no KEK opens is counted, named and left', async () => {
@@ -77,20 +86,26 @@ for (const tdb of testDatabases) {
       const sealedOf = async (walletId: string) =>
         (await server.db.query<{ sealed_mnemonic: string }>('SELECT sealed_mnemonic FROM wallets WHERE id = $1', [walletId]))[0]!.sealed_mnemonic;
       const contextOf = (walletId: string) => ({ organizationId: org.organizationId, rowId: walletId, kind: WALLET_MNEMONIC });
+      const accountKeyOf = async (accountId: string) =>
+        (await server.db.query<{ sealed_private_key: string }>('SELECT sealed_private_key FROM wallet_accounts WHERE id = $1', [accountId]))[0]!.sealed_private_key;
 
-      // The wallet "Lost" sealed under a KEK this process does not reach (another deployment's secret).
+      // The wallet "Lost" (its mnemonic and its account's key) sealed under a KEK this process does not
+      // reach (another deployment's secret).
+      const elsewhere = deploymentSecretKek(randomBytes(32));
       const foreignMnemonic = generateMnemonic(12);
-      const foreign = await sealKeyMaterial(deploymentSecretKek(randomBytes(32)), contextOf(lost.walletId), Buffer.from(foreignMnemonic));
+      const foreign = await sealKeyMaterial(elsewhere, contextOf(lost.walletId), Buffer.from(foreignMnemonic));
       await server.db.query('UPDATE wallets SET sealed_mnemonic = $2 WHERE id = $1', [lost.walletId, foreign]);
+      const foreignKey = await sealKeyMaterial(elsewhere, { organizationId: org.organizationId, rowId: lost.accountId, kind: WALLET_ACCOUNT_KEY }, randomBytes(32));
+      await server.db.query('UPDATE wallet_accounts SET sealed_private_key = $2 WHERE id = $1', [lost.accountId, foreignKey]);
       // Signing with it answers 500 and the log names the row; the others sign.
       const refused = await sign(client, org.organizationId, lost.address, 'lost').then(
         () => assert.fail('signed with a key no KEK opens'),
         (error: unknown) => error,
       );
       assert.match(String(refused), /500|Internal/i);
-      const failed = log.lines().find((line) => line.msg === 'request failed' && String(line.err?.message).includes(lost.walletId));
+      const failed = log.lines().find((line) => line.msg === 'request failed' && String(line.err?.message).includes(lost.accountId));
       assert.ok(failed, 'a log line names the row');
-      assert.match(failed.err.message, new RegExp(`sealed under key-encryption key ${sealedUnder(foreign)}, which this process cannot reach .*the wallet_mnemonic of row ${lost.walletId}, organization ${org.organizationId}`));
+      assert.match(failed.err.message, new RegExp(`sealed under key-encryption key ${sealedUnder(foreign)}, which this process cannot reach .*the wallet_account_key of row ${lost.accountId}, organization ${org.organizationId}`));
       assert.equal(await signer('fine', (await sign(client, org.organizationId, a.address, 'fine')).activity.result.signRawPayloadResult), a.address);
 
       // A new KEK to move to, the server's (the deployment secret's) still reachable.
@@ -114,23 +129,36 @@ for (const tdb of testDatabases) {
 
       const counts = await rewrapKeyMaterial(racing, ring, rewrapLog);
       assert.ok(interposed);
-      assert.deepEqual(counts, { kekId: next.id, rewrapped: 2, alreadyCurrent: 0, unreadable: 1 });
-      for (const { walletId } of [a, b]) assert.equal(sealedUnder(await sealedOf(walletId)), next.id);
+      // A's and B's mnemonics and account keys; Lost's two unreadable.
+      assert.deepEqual(counts, { kekId: next.id, rewrapped: 4, alreadyCurrent: 0, unreadable: 2 });
+      for (const { walletId, accountId } of [a, b]) {
+        assert.equal(sealedUnder(await sealedOf(walletId)), next.id);
+        assert.equal(sealedUnder(await accountKeyOf(accountId)), next.id);
+      }
       // The write made meanwhile is the one kept, now under the new KEK.
       const opened = await openKeyMaterial(next, contextOf(a.walletId), await sealedOf(a.walletId));
       assert.equal(opened.toString('utf8'), written);
       opened.fill(0);
       // The unreadable one is left as it was, and named (never its material).
       assert.equal(await sealedOf(lost.walletId), foreign);
-      assert.equal(warnings.length, 1);
+      assert.equal(await accountKeyOf(lost.accountId), foreignKey);
+      assert.equal(warnings.length, 2);
       assert.deepEqual(warnings[0]!.fields, { table: 'wallets', column: 'sealed_mnemonic', rowId: lost.walletId, organizationId: org.organizationId, sealedUnder: sealedUnder(foreign), problem: 'other_kek' });
+      assert.deepEqual(warnings[1]!.fields, {
+        table: 'wallet_accounts',
+        column: 'sealed_private_key',
+        rowId: lost.accountId,
+        organizationId: org.organizationId,
+        sealedUnder: sealedUnder(foreignKey),
+        problem: 'other_kek',
+      });
       assert.ok(!JSON.stringify(warnings).includes(foreignMnemonic));
 
       // Idempotent: nothing left to do but the unreadable one.
-      assert.deepEqual(await rewrapKeyMaterial(server.db, ring, rewrapLog), { kekId: next.id, rewrapped: 0, alreadyCurrent: 2, unreadable: 1 });
+      assert.deepEqual(await rewrapKeyMaterial(server.db, ring, rewrapLog), { kekId: next.id, rewrapped: 0, alreadyCurrent: 4, unreadable: 2 });
       // The server, which does not reach the new KEK, cannot sign with B any more: 500, B named.
       await assert.rejects(sign(client, org.organizationId, b.address, 'moved'));
-      assert.ok(log.lines().some((line) => line.msg === 'request failed' && String(line.err?.message).includes(b.walletId)));
+      assert.ok(log.lines().some((line) => line.msg === 'request failed' && String(line.err?.message).includes(b.accountId)));
       assert.ok(!log.text().includes(written) && !log.text().includes(foreignMnemonic), 'no mnemonic in the logs');
     });
   });
@@ -194,20 +222,20 @@ for (const tdb of testDatabases) {
       stop = true;
       const signed = await Promise.all(signatures);
       assert.equal(rewrap.code, 0, rewrap.stderr);
-      assert.match(rewrap.stdout, /^kekId: pkcs11:signet-test:kek:[0-9a-f]{12}\nrewrapped: 1\nalreadyCurrent: 1\nunreadable: 0\n$/);
+      assert.match(rewrap.stdout, /^kekId: pkcs11:signet-test:kek:[0-9a-f]{12}\nrewrapped: 2\nalreadyCurrent: 2\nunreadable: 0\n$/);
       assert.ok(signed.every((count) => count > 0), `both lanes signed during the rewrap (${signed.join(', ')})`);
       // Again: everything current.
       const again = await signet(['keys', 'rewrap', '--json'], { SIGNET_URL: second.baseUrl, SIGNET_ADMIN_TOKEN: ADMIN_TOKEN, SIGNET_DATA_DIR: store.dataDir });
       assert.equal(again.code, 0, again.stderr);
-      assert.deepEqual(JSON.parse(again.stdout), { kekId: JSON.parse(again.stdout).kekId, rewrapped: 0, alreadyCurrent: 2, unreadable: 0 });
+      assert.deepEqual(JSON.parse(again.stdout), { kekId: JSON.parse(again.stdout).kekId, rewrapped: 0, alreadyCurrent: 4, unreadable: 0 });
       assert.equal(await second.served.stop(), 0);
 
       // 4. Every value is sealed in the token now.
       const db = await store.open();
       try {
-        const rows = await db.query<{ sealed_mnemonic: string }>('SELECT sealed_mnemonic FROM wallets');
-        assert.equal(rows.length, 2);
-        for (const row of rows) assert.match(sealedUnder(row.sealed_mnemonic)!, /^pkcs11:signet-test:kek:/);
+        const rows = await db.query<{ sealed: string }>('SELECT sealed_mnemonic AS sealed FROM wallets UNION ALL SELECT sealed_private_key FROM wallet_accounts');
+        assert.equal(rows.length, 4);
+        for (const row of rows) assert.match(sealedUnder(row.sealed)!, /^pkcs11:signet-test:kek:/);
       } finally {
         await db.close();
       }
@@ -221,7 +249,7 @@ for (const tdb of testDatabases) {
       const fourth = await start(false);
       await assert.rejects(sign(clientOf(fourth.baseUrl), org.organizationId, old.address, 'no token'));
       assert.equal(await fourth.served.stop(), 0);
-      assert.match(fourth.served.output(), new RegExp(`sealed under key-encryption key pkcs11:signet-test:kek:[0-9a-f]{12}, which this process cannot reach.*the wallet_mnemonic of row ${old.walletId}`));
+      assert.match(fourth.served.output(), new RegExp(`sealed under key-encryption key pkcs11:signet-test:kek:[0-9a-f]{12}, which this process cannot reach.*the wallet_account_key of row ${old.accountId}`));
     });
   });
 }
