@@ -13,8 +13,6 @@ import { base58 } from '@scure/base';
 import { toHex } from 'viem';
 import { privateKeyToAddress } from 'viem/accounts';
 import { MAX_PRIVATE_KEYS, PRIVATE_KEY_MATERIAL } from '../src/activities/handlers/privateKeys/newPrivateKeys.ts';
-import { deploymentSecret } from '../src/admin/localSecrets.ts';
-import { deploymentSecretKek } from '../src/keys/custody/deploymentSecretKek.ts';
 import { openKeyMaterial } from '../src/keys/custody/sealKeyMaterial.ts';
 import { testDatabases } from './support/databases.ts';
 import { logCapture } from './support/logCapture.ts';
@@ -146,9 +144,9 @@ for (const tdb of testDatabases) {
       await refused(create([{ ...ED, privateKeyName: 'one more' }], bounded), INVALID_ARGUMENT, new RegExp(`at most ${MAX_PRIVATE_KEYS} private keys`));
     });
 
-    test("the sealed key, opened with the deployment secret's KEK, makes the address viem makes; it is nowhere in clear: store, logs, answers, errors", async () => {
+    test("the sealed key, opened with the server's KEK, makes the address viem makes; it is nowhere in clear: store, logs, answers, errors", async () => {
       const rows = await server.db.query<{ id: string; sealed_private_key: string }>('SELECT id, sealed_private_key FROM private_keys WHERE organization_id = $1', [org.organizationId]);
-      const kek = deploymentSecretKek(deploymentSecret(server.config).key);
+      const kek = server.server.kek;
       const secrets: string[] = [];
       for (const { id, sealed_private_key } of rows) {
         const opened = await openKeyMaterial(kek, { organizationId: org.organizationId, rowId: id, kind: PRIVATE_KEY_MATERIAL }, sealed_private_key);
