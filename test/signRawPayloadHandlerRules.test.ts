@@ -2,7 +2,9 @@
 // signWith, an Ethereum address in lower case), a signature by the account's key derived from the
 // wallet's sealed mnemonic and nothing written; a signWith the organization has no account at refused
 // by a 404, a payload, encoding or hash function the account cannot sign by a 400 naming the field;
-// sign_raw_payloads' signatures in order, the payload it cannot sign named, its list's bounds.
+// sign_raw_payloads' signatures in order, the payload it cannot sign named, its list's bounds. The
+// prepare step (before the decision) reads the account once and refuses what its curve cannot sign
+// without its key; execute signs with the account it found, reading nothing more.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ed25519 } from '@noble/curves/ed25519.js';
@@ -14,7 +16,7 @@ import { MAX_PAYLOADS, signRawPayloads } from '../src/activities/handlers/wallet
 import { SignetError } from '../src/errors.ts';
 import type { NewWallet, NewWalletAccount } from '../src/store/wallets.ts';
 import { fieldViolations } from '../src/wire/violations.ts';
-import { effectsOf, ORGANIZATION_ID, planOf } from './support/handlerRules.ts';
+import { effectsOf, ORGANIZATION_ID, planOf, rulesContext } from './support/handlerRules.ts';
 
 const ETHEREUM = { curve: 'CURVE_SECP256K1', pathFormat: 'PATH_FORMAT_BIP32', path: "m/44'/60'/0'/0/0", addressFormat: 'ADDRESS_FORMAT_ETHEREUM' } as const;
 const SOLANA = { curve: 'CURVE_ED25519', pathFormat: 'PATH_FORMAT_BIP32', path: "m/44'/501'/0'/0'", addressFormat: 'ADDRESS_FORMAT_SOLANA' } as const;
@@ -108,6 +110,40 @@ describe('sign_raw_payload', () => {
       /^parameters\.encoding: PAYLOAD_ENCODING_EIP712 is for secp256k1/,
     );
     assert.match((await refusal(planOf(signRawPayload, { signWith: ethereum.address, ...hex, payload: 'xyz' }, { db })))[0]!, /^parameters\.payload: must be an even number/);
+  });
+
+  test('prepare finds the account and refuses what its curve cannot sign, without its key; execute signs with it, reading nothing more', async () => {
+    const { ethereum, solana, db, reads } = await storedWallet();
+    const context = rulesContext(signRawPayload, { db });
+    // The prepare context holds no key-encryption key: nothing can be opened before the decision.
+    const { kek: _kek, secret: _secret, keys: _keys, activityId: _id, ...prepareContext } = context;
+    const intent = signRawPayload.parameters.parse({ signWith: ethereum.address, payload: '0x00', encoding: 'PAYLOAD_ENCODING_HEXADECIMAL', hashFunction: 'HASH_FUNCTION_KECCAK256' });
+    const account = await signRawPayload.prepare!(prepareContext, intent);
+    assert.equal(account.address, ethereum.address);
+    assert.equal(account.curve, 'CURVE_SECP256K1');
+    assert.equal(reads.length, 1);
+    const plan = await signRawPayload.execute(context, intent, account);
+    assert.equal(reads.length, 1, 'execute read nothing more');
+    const { r, s, v } = plan.result;
+    assert.equal(await recoverAddress({ hash: keccak256('0x00'), signature: { r: `0x${r}`, s: `0x${s}`, yParity: Number(v) } }), ethereum.address);
+
+    const refusedAt = async (parameters: Record<string, unknown>) => {
+      try {
+        await signRawPayload.prepare!(prepareContext, signRawPayload.parameters.parse({ ...intent, ...parameters }));
+      } catch (error) {
+        assert.ok(error instanceof SignetError && error.status === 400, String(error));
+        return error.fieldViolations.map((violation) => violation.field);
+      }
+      return assert.fail('prepared');
+    };
+    assert.deepEqual(await refusedAt({ signWith: solana.address }), ['parameters.hashFunction']);
+    assert.deepEqual(await refusedAt({ signWith: solana.address, encoding: 'PAYLOAD_ENCODING_EIP7702_AUTHORIZATION', hashFunction: 'HASH_FUNCTION_NOT_APPLICABLE' }), ['parameters.encoding']);
+    assert.deepEqual(await refusedAt({ hashFunction: 'HASH_FUNCTION_NO_OP' }), ['parameters.payload']);
+    const many = signRawPayloads.parameters.parse({ signWith: ethereum.address, payloads: ['0x00', 'no'], encoding: 'PAYLOAD_ENCODING_HEXADECIMAL', hashFunction: 'HASH_FUNCTION_KECCAK256' });
+    assert.deepEqual(
+      (await refusal(signRawPayloads.prepare!(prepareContext, many))).map((line) => line.split(':')[0]),
+      ['parameters.payloads[1]'],
+    );
   });
 
   test('the schema refuses a missing or empty signWith, an unknown encoding or hash function, an unknown field', () => {

@@ -53,13 +53,16 @@ export function rulesContext(handler: Pick<ActivityHandler, 'path'>, overrides: 
   };
 }
 
-/** What `handler` plans for `parameters` (validated by its schema first, as the pipeline does). */
+/** What `handler` plans for `parameters` (validated by its schema first, and prepared, as the pipeline does). */
 export async function planOf<Schema extends z.ZodType>(
   handler: ActivityHandler<Schema>,
   parameters: z.input<Schema>,
   overrides: Partial<ExecutionContext> = {},
 ): Promise<ActivityPlan> {
-  return handler.execute(rulesContext(handler, overrides), handler.parameters.parse(parameters));
+  // As the pipeline does: the handler's prepare step (when it has one) first, its outcome handed to execute.
+  const context = rulesContext(handler, overrides);
+  const intent = handler.parameters.parse(parameters);
+  return handler.execute(context, intent, await handler.prepare?.(context, intent));
 }
 
 /** The effects of one kind, in order. */

@@ -1,7 +1,8 @@
 // What the activities that sign with a wallet account share: the fields naming the account and how a
-// payload is read, the {r, s, v} answer, and the account's key for one operation. The account is found
-// by its address (a read before planning); its wallet's sealed mnemonic is opened with the KEK it was
-// sealed under, the key derived by the account's path and curve, used, and the seed and key zeroed.
+// payload is read, the {r, s, v} answer, the account found by its address and what it can sign checked
+// (their prepare step, before the activity is decided), and the account's key for one operation (their
+// execute): its wallet's sealed mnemonic is opened with the KEK it was sealed under, the key derived by
+// the account's path and curve, used, and the seed and key zeroed.
 import { z } from 'zod';
 import { invalidField, notFound } from '../../../errors.ts';
 import { withOpenedKeyMaterial } from '../../../keys/custody/sealKeyMaterial.ts';
@@ -9,8 +10,8 @@ import { deriveAccountKey, DERIVATION_CURVES, type DerivationCurve } from '../..
 import { mnemonicToSeed } from '../../../keys/mnemonic.ts';
 import { ParameterRejected } from '../../../keys/parameterRejected.ts';
 import { HASH_FUNCTIONS, PAYLOAD_ENCODINGS } from '../../../keys/rawPayload.ts';
-import { findSigningAccount } from '../../../store/wallets.ts';
-import type { ExecutionContext } from '../../handler.ts';
+import { findSigningAccount, type SigningAccount } from '../../../store/wallets.ts';
+import type { ExecutionContext, PrepareContext } from '../../handler.ts';
 import { text } from '../../wire/parameters.ts';
 import { WALLET_MNEMONIC } from './createWallet.ts';
 
@@ -39,33 +40,51 @@ export const signatureSchema = () =>
 
 const isCurve = (value: string): value is DerivationCurve => (DERIVATION_CURVES as readonly string[]).includes(value);
 
+/** A wallet account that signs, found by its address: the prepared value of the signing activities. */
+export type SignerAccount = SigningAccount & { curve: DerivationCurve };
+
 /**
- * `use` applied to the key of the organization's account at `signWith`, zeroed after. No such account
- * is a 404 (WALLET_ACCOUNT_NOT_FOUND, as the ecosystem answers NOT_FOUND); a ParameterRejected `use`
- * throws is a 400 naming its field.
+ * The organization's account at `signWith`, and `check` (what the intent asks of the account's
+ * curve, without its key) passed. No such account is a 404 (WALLET_ACCOUNT_NOT_FOUND, as the ecosystem
+ * answers NOT_FOUND); a ParameterRejected `check` throws is a 400 naming its field.
  */
-export async function withAccountKey<T>(context: ExecutionContext, signWith: string, use: (curve: DerivationCurve, privateKey: Uint8Array) => T): Promise<T> {
-  const { organizationId } = context;
-  const account = await findSigningAccount(context.db, organizationId, signWith);
+export async function signerAt(context: PrepareContext, signWith: string, check: (curve: DerivationCurve) => void): Promise<SignerAccount> {
+  const account = await findSigningAccount(context.db, context.organizationId, signWith);
   if (account === undefined) {
     throw notFound('WALLET_ACCOUNT_NOT_FOUND', `could not find any resource to sign with: parameters.signWith ${signWith} is no wallet account of the organization`);
   }
-  const curve = account.curve;
+  const { curve } = account;
   if (!isCurve(curve)) throw new Error(`wallet account ${account.address} has curve ${curve}, which Signet does not derive`);
-  return withOpenedKeyMaterial(context.kek, { organizationId, rowId: account.walletId, kind: WALLET_MNEMONIC }, account.sealedMnemonic, (words) => {
-    const seed = mnemonicToSeed(words.toString('utf8'));
-    try {
-      const key = deriveAccountKey(curve, seed, account.path);
+  refusingParameters(() => check(curve));
+  return { ...account, curve };
+}
+
+/** `use` applied to the key of `account` (as signerAt found it), zeroed after; a ParameterRejected `use` throws is a 400 naming its field. */
+export async function withAccountKey<T>(context: ExecutionContext, account: SignerAccount, use: (curve: DerivationCurve, privateKey: Uint8Array) => T): Promise<T> {
+  const { curve } = account;
+  return withOpenedKeyMaterial(context.kek, { organizationId: context.organizationId, rowId: account.walletId, kind: WALLET_MNEMONIC }, account.sealedMnemonic, (words) =>
+    refusingParameters(() => {
+      const seed = mnemonicToSeed(words.toString('utf8'));
       try {
-        return use(curve, key.privateKey);
+        const key = deriveAccountKey(curve, seed, account.path);
+        try {
+          return use(curve, key.privateKey);
+        } finally {
+          key.privateKey.fill(0);
+        }
       } finally {
-        key.privateKey.fill(0);
+        seed.fill(0);
       }
-    } catch (error) {
-      if (error instanceof ParameterRejected) throw invalidField(error.field, error.description);
-      throw error;
-    } finally {
-      seed.fill(0);
-    }
-  });
+    }),
+  );
+}
+
+/** `run`'s value; a ParameterRejected it throws becomes the 400 naming its field. */
+function refusingParameters<T>(run: () => T): T {
+  try {
+    return run();
+  } catch (error) {
+    if (error instanceof ParameterRejected) throw invalidField(error.field, error.description);
+    throw error;
+  }
 }
