@@ -6,7 +6,8 @@
 // activity), a later approval is refused, and two approvals racing (in two processes on PostgreSQL)
 // sign once: one answer carries the signature, the other is refused, the store has one completed
 // activity with one approval. A request the account could never sign is refused at submission (400 or
-// 404, nothing stored), even when the activity would have waited for approvals.
+// 404, nothing stored), even when the activity would have waited for approvals; the check is made
+// again at the approval that executes it, which fails it, unsigned, when the account is gone meanwhile.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ApiKeyStamper } from '@turnkey/api-key-stamper';
@@ -228,7 +229,7 @@ for (const tdb of testDatabases) {
     });
 
     test('what the account could never sign is refused at submission, even when the activity would wait: nothing stored, nothing waits', async () => {
-      const { root, ethereum, solana } = await quorumOfTwo('Refused at submission');
+      const { root, alice, ethereum, solana } = await quorumOfTwo('Refused at submission');
       const { organizationId } = root;
       const stored = (await activitiesOf(organizationId)).length;
       const sign = (parameters: Record<string, unknown>) =>
@@ -261,6 +262,14 @@ for (const tdb of testDatabases) {
       // A request the account can sign still waits, as before.
       const { activity } = (await sign({ signWith: solana, payload: 'gm', encoding: 'PAYLOAD_ENCODING_TEXT_UTF8', hashFunction: 'HASH_FUNCTION_NOT_APPLICABLE' })) as any;
       assert.equal(activity.status, 'ACTIVITY_STATUS_CONSENSUS_NEEDED');
+
+      // The check is made again by the approval that executes it: an account gone meanwhile fails it, unsigned.
+      await server.db.query('DELETE FROM wallet_accounts WHERE organization_id = $1 AND address = $2', [organizationId, solana]);
+      const { activity: failed } = (await alice.client.approveActivity(approval(organizationId, activity.fingerprint) as any)) as any;
+      assert.equal(failed.status, 'ACTIVITY_STATUS_FAILED');
+      assert.equal(failed.failure.code, NOT_FOUND);
+      assert.match(failed.failure.message, /no wallet account of the organization/);
+      assert.equal(failed.result.signRawPayloadResult, undefined);
     });
   });
 }

@@ -1,8 +1,9 @@
 // Execute: the one path from "allowed" to an effect ready to write. The handler plans the effect (the
-// only call of ActivityHandler.execute, given what its prepare step read: prepare.ts), its effects are compiled into the parts of the activity's
-// statement (src/store/effects.ts), its result is made ready to store (bearer secrets replaced)
-// and, when they were asked for, the App Proofs of that stored result are signed. A submission
-// allowed at once and the approval that allows a waiting activity both come here.
+// only call of ActivityHandler.execute, given what its prepare step read: prepare.ts, run again here
+// when an approval executes a waiting activity), its effects are compiled into the parts of the
+// activity's statement (src/store/effects.ts), its result is made ready to store (bearer secrets
+// replaced) and, when they were asked for, the App Proofs of that stored result are signed. A
+// submission allowed at once and the approval that allows a waiting activity both come here.
 import type { Principal } from '../../auth/principal.ts';
 import { SignetError } from '../../errors.ts';
 import type { Queryable } from '../../store/db.ts';
