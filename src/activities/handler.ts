@@ -2,8 +2,9 @@
 // handler declares its wire names and parameter schema, may prepare the activity before it is decided
 // (read what its intent names and check the intent against it: lifecycle/prepare.ts), and executes
 // the activity once it is allowed: it plans the activity's result and effects (as data:
-// src/store/effects.ts), which the pipeline compiles and writes with the activity and its vote in one statement. Everything common (envelope, stamp,
-// liveness, idempotency, votes, rendering, errors) belongs to the lifecycle.
+// src/store/effects.ts), which the pipeline compiles and writes with the activity and its vote in one
+// statement. Everything common (envelope, stamp, liveness, idempotency, votes, rendering, errors)
+// belongs to the lifecycle.
 //
 // Each behaviour flag is read in one place of the lifecycle:
 //   takes                 lifecycle/intake.ts, envelopeOf (which handler of a type takes the body)

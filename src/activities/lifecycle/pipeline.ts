@@ -1,10 +1,11 @@
 // An activity's lifecycle, one pipeline, in submit's order: intake (intake.ts: the envelope and the
 // handler's parameter schema make the intent), prepare (prepare.ts: the handler's optional check of
-// the intent against what it names in the store, a refusal before anything is decided), decide (decide.ts: the organization's root quorum and
-// policies over the approvers: allowed now, waiting for more approvals, or refused), execute
-// (execute.ts: the handler's effect, planned when the activity is allowed), and commit (commit.ts: the
-// activity, its vote, its rows and the checks they depend on written in one statement; then the
-// stored activity, rendered for its reader). Liveness and idempotency come before. The stamp was
+// the intent against what it names in the store, a refusal before anything is decided), decide
+// (decide.ts: the organization's root quorum and policies over the approvers: allowed now, waiting
+// for more approvals, or refused), execute (execute.ts: the handler's effect, planned when the
+// activity is allowed), and commit (commit.ts: the activity, its vote, its rows and the checks they
+// depend on written in one statement; then the stored activity, rendered for its reader). Liveness
+// and idempotency come before. The stamp was
 // verified before (auth/), over the raw bytes, by the caller. A vote (votes.ts) decides a waiting
 // activity again and, when it is allowed, executes it then, once, by the same execute and commit.
 import { randomUUID } from 'node:crypto';
