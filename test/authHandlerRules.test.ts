@@ -318,7 +318,7 @@ describe('stamp_login (the session plans)', () => {
       attestedContact: { email: 'alice@example.com' },
       credential: { kind: 'verificationToken', tokenId, expiresAt, now: NOW },
     };
-    const plan = await stampLogin.execute({ ...context, principal }, stampLogin.parameters.parse({ publicKey: SESSION_KEY }));
+    const plan = await stampLogin.execute({ ...context, principal }, stampLogin.parameters.parse({ publicKey: SESSION_KEY }), undefined);
     const [used] = effectsOf(plan, 'take');
     assert.equal(used!.name, 'verificationToken');
     assert.deepEqual(used!.args, [{ id: tokenId, organizationId: ORGANIZATION_ID, expiresAt }, 'login', context.activityId, NOW]);
@@ -344,7 +344,7 @@ describe('otp_login (the user read first)', () => {
     const tokenId = JSON.parse(Buffer.from(verificationToken.split('.')[1]!, 'base64url').toString('utf8')).id as string;
     const db = rowsStore({ 'FROM users': [{ id: ALICE, user_name: 'alice' }] });
     const context = rulesContext(otpLogin, { db, keys });
-    const plan = await otpLogin.execute(context, otpLogin.parameters.parse({ verificationToken, publicKey: SESSION_KEY, invalidateExisting: true }));
+    const plan = await otpLogin.execute(context, otpLogin.parameters.parse({ verificationToken, publicKey: SESSION_KEY, invalidateExisting: true }), undefined);
     assert.deepEqual(checksOf(plan).map((c) => [c.name, c.args]), [
       ['userActive', [ORGANIZATION_ID, ALICE]],
       ['sessionKeyAvailable', [ORGANIZATION_ID, ALICE, SESSION_KEY]],

@@ -2,19 +2,20 @@
 // signWith, an Ethereum address in lower case), a signature by the account's key derived from the
 // wallet's sealed mnemonic and nothing written; a signWith the organization has no account at refused
 // by a 404, a payload, encoding or hash function the account cannot sign by a 400 naming the field;
-// sign_raw_payloads' signatures in order, the payload it cannot sign named, its list's bounds.
+// sign_raw_payloads' signatures in order, the payload it cannot sign named, its list's bounds. The
+// prepare step (before the decision) reads the account once and refuses what its curve cannot sign
+// without its key; execute signs with the account it found, reading nothing more.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { keccak256, recoverAddress, toBytes } from 'viem';
-import type { ExecutionContext } from '../src/activities/handler.ts';
 import { createWallet } from '../src/activities/handlers/wallets/createWallet.ts';
 import { signRawPayload } from '../src/activities/handlers/wallets/signRawPayload.ts';
 import { MAX_PAYLOADS, signRawPayloads } from '../src/activities/handlers/wallets/signRawPayloads.ts';
 import { SignetError } from '../src/errors.ts';
 import type { NewWallet, NewWalletAccount } from '../src/store/wallets.ts';
 import { fieldViolations } from '../src/wire/violations.ts';
-import { effectsOf, ORGANIZATION_ID, planOf } from './support/handlerRules.ts';
+import { effectsOf, ORGANIZATION_ID, planOf, rulesContext, signerStore } from './support/handlerRules.ts';
 
 const ETHEREUM = { curve: 'CURVE_SECP256K1', pathFormat: 'PATH_FORMAT_BIP32', path: "m/44'/60'/0'/0/0", addressFormat: 'ADDRESS_FORMAT_ETHEREUM' } as const;
 const SOLANA = { curve: 'CURVE_ED25519', pathFormat: 'PATH_FORMAT_BIP32', path: "m/44'/501'/0'/0'", addressFormat: 'ADDRESS_FORMAT_SOLANA' } as const;
@@ -25,15 +26,7 @@ async function storedWallet() {
   const writes = effectsOf(plan, 'write');
   const wallet = writes.find((w) => w.name === 'insertWallet')!.args[0] as NewWallet;
   const accounts = writes.find((w) => w.name === 'insertWalletAccounts')!.args[2] as NewWalletAccount[];
-  const reads: unknown[][] = [];
-  const db = {
-    async query(_text: string, values: unknown[]) {
-      reads.push(values);
-      const account = accounts.find((a) => values.includes(a.address) || values.includes(a.address.toLowerCase()));
-      if (!account) return [];
-      return [{ kind: 'wallet_account', id: wallet.walletId, curve: account.curve, path: account.path, address: account.address, sealed: wallet.sealedMnemonic }];
-    },
-  } as unknown as ExecutionContext['db'];
+  const { db, reads } = signerStore(wallet, accounts);
   return { ethereum: accounts[0]!, solana: accounts[1]!, db, reads };
 }
 
@@ -98,6 +91,40 @@ describe('sign_raw_payload', () => {
       /^parameters\.encoding: PAYLOAD_ENCODING_EIP712 is for secp256k1/,
     );
     assert.match((await refusal(planOf(signRawPayload, { signWith: ethereum.address, ...hex, payload: 'xyz' }, { db })))[0]!, /^parameters\.payload: must be an even number/);
+  });
+
+  test('prepare finds the account and refuses what its curve cannot sign, without its key; execute signs with it, reading nothing more', async () => {
+    const { ethereum, solana, db, reads } = await storedWallet();
+    const context = rulesContext(signRawPayload, { db });
+    // The prepare context holds no key-encryption key: nothing can be opened before the decision.
+    const { kek: _kek, secret: _secret, keys: _keys, activityId: _id, ...prepareContext } = context;
+    const intent = signRawPayload.parameters.parse({ signWith: ethereum.address, payload: '0x00', encoding: 'PAYLOAD_ENCODING_HEXADECIMAL', hashFunction: 'HASH_FUNCTION_KECCAK256' });
+    const account = await signRawPayload.prepare!(prepareContext, intent);
+    assert.equal(account.kind === 'wallet_account' && account.address, ethereum.address);
+    assert.equal(account.curve, 'CURVE_SECP256K1');
+    assert.equal(reads.length, 1);
+    const plan = await signRawPayload.execute(context, intent, account);
+    assert.equal(reads.length, 1, 'execute read nothing more');
+    const { r, s, v } = plan.result;
+    assert.equal(await recoverAddress({ hash: keccak256('0x00'), signature: { r: `0x${r}`, s: `0x${s}`, yParity: Number(v) } }), ethereum.address);
+
+    const refusedAt = async (parameters: Record<string, unknown>) => {
+      try {
+        await signRawPayload.prepare!(prepareContext, signRawPayload.parameters.parse({ ...intent, ...parameters }));
+      } catch (error) {
+        assert.ok(error instanceof SignetError && error.status === 400, String(error));
+        return error.fieldViolations.map((violation) => violation.field);
+      }
+      return assert.fail('prepared');
+    };
+    assert.deepEqual(await refusedAt({ signWith: solana.address }), ['parameters.hashFunction']);
+    assert.deepEqual(await refusedAt({ signWith: solana.address, encoding: 'PAYLOAD_ENCODING_EIP7702_AUTHORIZATION', hashFunction: 'HASH_FUNCTION_NOT_APPLICABLE' }), ['parameters.encoding']);
+    assert.deepEqual(await refusedAt({ hashFunction: 'HASH_FUNCTION_NO_OP' }), ['parameters.payload']);
+    const many = signRawPayloads.parameters.parse({ signWith: ethereum.address, payloads: ['0x00', 'no'], encoding: 'PAYLOAD_ENCODING_HEXADECIMAL', hashFunction: 'HASH_FUNCTION_KECCAK256' });
+    assert.deepEqual(
+      (await refusal(signRawPayloads.prepare!(prepareContext, many))).map((line) => line.split(':')[0]),
+      ['parameters.payloads[1]'],
+    );
   });
 
   test('the schema refuses a missing or empty signWith, an unknown encoding or hash function, an unknown field', () => {

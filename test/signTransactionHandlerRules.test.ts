@@ -11,44 +11,25 @@ import { describe, test } from 'node:test';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { Keypair, PublicKey, SystemProgram, Transaction, TransactionMessage, VersionedTransaction } from '@solana/web3.js';
 import { parseTransaction, recoverTransactionAddress, serializeTransaction, type TransactionSerializable } from 'viem';
-import type { ExecutionContext } from '../src/activities/handler.ts';
 import { createWallet } from '../src/activities/handlers/wallets/createWallet.ts';
 import { MAX_UNSIGNED_TRANSACTION_CHARACTERS, signTransaction } from '../src/activities/handlers/wallets/signTransaction.ts';
 import { SignetError } from '../src/errors.ts';
 import type { NewWallet, NewWalletAccount } from '../src/store/wallets.ts';
 import { fieldViolations } from '../src/wire/violations.ts';
-import { effectsOf, ORGANIZATION_ID, planOf } from './support/handlerRules.ts';
+import { effectsOf, ORGANIZATION_ID, planOf, signerStore } from './support/handlerRules.ts';
 
 const ETHEREUM = { curve: 'CURVE_SECP256K1', pathFormat: 'PATH_FORMAT_BIP32', path: "m/44'/60'/0'/0/0", addressFormat: 'ADDRESS_FORMAT_ETHEREUM' } as const;
 const SOLANA = { curve: 'CURVE_ED25519', pathFormat: 'PATH_FORMAT_BIP32', path: "m/44'/501'/0'/0'", addressFormat: 'ADDRESS_FORMAT_SOLANA' } as const;
 const RECIPIENT = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
 const BLOCKHASH = 'EETubP5AKHgjPAhzPAFcb8BAY1hMH639CWCFTqi3hq1k';
 
-/** A wallet as create_wallet plans it, and a store that answers its accounts by address as findSigningAccount reads them. */
+/** A wallet as create_wallet plans it, and a store that answers its accounts by address as findSigner reads them. */
 async function storedWallet() {
   const plan = await planOf(createWallet, { walletName: 'w', accounts: [ETHEREUM, SOLANA] });
   const writes = effectsOf(plan, 'write');
   const wallet = writes.find((w) => w.name === 'insertWallet')!.args[0] as NewWallet;
   const accounts = writes.find((w) => w.name === 'insertWalletAccounts')!.args[2] as NewWalletAccount[];
-  const reads: unknown[][] = [];
-  const db = {
-    async query(_text: string, values: unknown[]) {
-      reads.push(values);
-      const account = accounts.find((a) => values.includes(a.address) || values.includes(a.address.toLowerCase()));
-      if (!account) return [];
-      return [
-        {
-          wallet_id: wallet.walletId,
-          curve: account.curve,
-          path: account.path,
-          address_format: account.addressFormat,
-          address: account.address,
-          public_key: account.publicKey,
-          sealed_mnemonic: wallet.sealedMnemonic,
-        },
-      ];
-    },
-  } as unknown as ExecutionContext['db'];
+  const { db, reads } = signerStore(wallet, accounts);
   return { ethereum: accounts[0]!, solana: accounts[1]!, db, reads };
 }
 

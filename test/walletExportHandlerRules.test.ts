@@ -104,7 +104,7 @@ describe('export and import activities (rules)', () => {
   test("init_import_wallet: the user checked, the target key sealed for its pending import alone, an hour's use, the earlier one replaced", async () => {
     const signer = newSigner();
     const context = rulesContext(initImportWallet, { keys: keysOf(signer) });
-    const plan = await initImportWallet.execute(context, { userId: USER });
+    const plan = await initImportWallet.execute(context, { userId: USER }, undefined);
     assert.deepEqual(
       checksOf(plan).map(({ name, args }) => ({ name, args })),
       [{ name: 'userActive', args: [ORGANIZATION_ID, USER] }],

@@ -9,6 +9,7 @@ import { UsersView } from './views/users.tsx';
 import { SubOrganizationsView } from './views/subOrganizations.tsx';
 import { ContractsView } from './views/contracts.tsx';
 import { RootQuorumView } from './views/rootQuorum.tsx';
+import { WalletsView } from './views/wallets.tsx';
 
 export { navigate } from './navigation.ts';
 
@@ -27,6 +28,7 @@ export interface Route {
 
 export const ROUTES: Route[] = [
   { path: 'activities', title: 'Activities', component: ActivitiesView },
+  { path: 'wallets', title: 'Wallets', component: WalletsView },
   { path: 'policies', title: 'Policies', component: PoliciesView },
   { path: 'users', title: 'Users', component: UsersView },
   { path: 'sub-organizations', title: 'Sub-organizations', component: SubOrganizationsView },

@@ -1,8 +1,10 @@
 // The contract between the activity lifecycle (lifecycle/pipeline.ts) and one activity type. A
-// handler declares its wire names and parameter schema, and executes the activity once it is allowed:
-// it plans the activity's result and effects (as data: src/store/effects.ts), which the pipeline
-// compiles and writes with the activity and its vote in one statement. Everything common (envelope, stamp,
-// liveness, idempotency, votes, rendering, errors) belongs to the lifecycle.
+// handler declares its wire names and parameter schema, may prepare the activity before it is decided
+// (read what its intent names and check the intent against it: lifecycle/prepare.ts), and executes
+// the activity once it is allowed: it plans the activity's result and effects (as data:
+// src/store/effects.ts), which the pipeline compiles and writes with the activity and its vote in one
+// statement. Everything common (envelope, stamp, liveness, idempotency, votes, rendering, errors)
+// belongs to the lifecycle.
 //
 // Each behaviour flag is read in one place of the lifecycle:
 //   takes                 lifecycle/intake.ts, envelopeOf (which handler of a type takes the body)
@@ -12,6 +14,8 @@
 //   parentMaySubmit       lifecycle/context.ts, parentMaySubmit
 //   neverWaits            lifecycle/pipeline.ts, decideSubmission
 //   rootQuorumOnly        lifecycle/decide.ts, decidedOf
+// The optional step `prepare` is called in one place, lifecycle/prepare.ts (before the decision at
+// submission, pipeline.ts; before execute at the approval that allows a waiting activity, execute.ts).
 import type { z } from 'zod';
 import type { Principal } from '../auth/principal.ts';
 import type { Config } from '../config.ts';
@@ -42,6 +46,12 @@ export interface ExecutionContext {
 }
 
 /**
+ * What a handler prepares an activity with (ActivityHandler.prepare): the store to read and who asks,
+ * no key material and no activity id (nothing is decided yet).
+ */
+export type PrepareContext = Pick<ExecutionContext, 'organizationId' | 'principal' | 'now' | 'config' | 'db'>;
+
+/**
  * What an activity does: its result and its effects (src/store/effects.ts), which the pipeline writes
  * with the activity in one statement. Effects are data: what must hold, what is taken, locked,
  * written and queued, each naming one of the store's operations and its arguments.
@@ -58,7 +68,7 @@ export interface ActivityPlan<Result extends object = object> {
   effects: readonly Effect[];
 }
 
-export interface ActivityHandler<Schema extends z.ZodType = z.ZodType, Result extends object = object> {
+export interface ActivityHandler<Schema extends z.ZodType = z.ZodType, Result extends object = object, Prepared = unknown> {
   /** Last segment of POST /public/v1/submit/<path>. Several handlers may share a path (verify_otp V1 and V2). */
   path: string;
   /** Value of the envelope's `type`, e.g. ACTIVITY_TYPE_INIT_OTP_AUTH_V3. */
@@ -130,9 +140,20 @@ export interface ActivityHandler<Schema extends z.ZodType = z.ZodType, Result ex
    */
   resultSchema?: z.ZodType<Result>;
   /**
+   * Checks the intent against what it names in the store, before the activity is decided, so that a
+   * request that could never execute is refused at submission (a 400 or 404, nothing stored) rather
+   * than waiting for approvals and failing at the one that allows it: sign_raw_payload reads the
+   * account at `signWith` and checks that its curve takes the encoding, hash function and payload.
+   * It only reads (no effects, no key material) and throws a SignetError to refuse. What it returns is
+   * handed to `execute`: called at submission, then at once for an activity allowed now (so the read
+   * is not made twice); called again at the approval that executes a waiting activity, whose refusal
+   * then fails it (what it read may have changed meanwhile). Without it, `execute` gets `undefined`.
+   */
+  prepare?(context: PrepareContext, intent: z.output<Schema>): Promise<Prepared>;
+  /**
    * Executes the activity, called when it is allowed: plans its effect, which the pipeline writes. Throw
    * a SignetError to refuse the request before anything is written; a refusal that must leave a trace
-   * (a wrong OTP guess counted) writes it first.
+   * (a wrong OTP guess counted) writes it first. `prepared` is what `prepare` returned for this execution.
    */
-  execute(context: ExecutionContext, intent: z.output<Schema>): Promise<ActivityPlan<Result>>;
+  execute(context: ExecutionContext, intent: z.output<Schema>, prepared: Prepared): Promise<ActivityPlan<Result>>;
 }

@@ -60,7 +60,18 @@ const HEX = /^(0x)?((?:[0-9a-fA-F]{2})*)$/;
 
 /** Signs one payload; a ParameterRejected naming parameters.payload, .encoding or .hashFunction when it cannot. */
 export function signRawPayload(request: RawPayloadRequest): RawSignature {
-  const { curve, privateKey, payload, encoding, hashFunction } = request;
+  const signed = bytesToSign(request);
+  return request.curve === 'CURVE_ED25519' ? signEd25519(request.privateKey, signed) : signSecp256k1(request.privateKey, signed);
+}
+
+/**
+ * What a key of `curve` signs for this payload, encoding and hash function: the 32-byte digest
+ * (secp256k1) or the message itself (ed25519). A ParameterRejected naming parameters.payload,
+ * .encoding or .hashFunction when such a key cannot sign it: the check signing makes, without a key
+ * (a signing activity's prepare step makes it before the activity is decided).
+ */
+export function bytesToSign(request: Omit<RawPayloadRequest, 'privateKey'>): Uint8Array {
+  const { curve, payload, encoding, hashFunction } = request;
   if (typeof encoding !== 'string' || !(PAYLOAD_ENCODINGS as readonly string[]).includes(encoding)) {
     throw new ParameterRejected(FIELD.encoding, `must be one of ${PAYLOAD_ENCODINGS.join(', ')}`);
   }
@@ -71,8 +82,8 @@ export function signRawPayload(request: RawPayloadRequest): RawSignature {
   if (payload.length > MAX_PAYLOAD_CHARACTERS) {
     throw new ParameterRejected(FIELD.payload, `is ${payload.length} characters long; the limit is ${MAX_PAYLOAD_CHARACTERS}`);
   }
-  if (curve === 'CURVE_ED25519') return signEd25519(privateKey, payload, encoding as PayloadEncoding, hashFunction as HashFunction);
-  return signSecp256k1(privateKey, payloadDigest(payload, encoding as PayloadEncoding, hashFunction as HashFunction));
+  if (curve === 'CURVE_ED25519') return ed25519Message(payload, encoding as PayloadEncoding, hashFunction as HashFunction);
+  return payloadDigest(payload, encoding as PayloadEncoding, hashFunction as HashFunction);
 }
 
 /** The 32 bytes a secp256k1 key signs for this payload, encoding and hash function. */
@@ -182,13 +193,18 @@ export function signSecp256k1(privateKey: Uint8Array, digest: Uint8Array): RawSi
   };
 }
 
-function signEd25519(privateKey: Uint8Array, payload: string, encoding: PayloadEncoding, hashFunction: HashFunction): RawSignature {
+/** The message an ed25519 key signs: the payload's bytes, as Ed25519 hashes the message itself. */
+function ed25519Message(payload: string, encoding: PayloadEncoding, hashFunction: HashFunction): Uint8Array {
   if (encoding !== 'PAYLOAD_ENCODING_HEXADECIMAL' && encoding !== 'PAYLOAD_ENCODING_TEXT_UTF8') {
     throw new ParameterRejected(FIELD.encoding, `${encoding} is for secp256k1 (Ethereum) keys; an ed25519 key signs PAYLOAD_ENCODING_HEXADECIMAL or PAYLOAD_ENCODING_TEXT_UTF8`);
   }
   if (hashFunction !== 'HASH_FUNCTION_NOT_APPLICABLE') {
     throw new ParameterRejected(FIELD.hashFunction, 'must be HASH_FUNCTION_NOT_APPLICABLE for an ed25519 key: Ed25519 signs the message itself, not a digest');
   }
-  const signature = Buffer.from(ed25519.sign(payloadBytes(payload, encoding), privateKey));
+  return payloadBytes(payload, encoding);
+}
+
+function signEd25519(privateKey: Uint8Array, message: Uint8Array): RawSignature {
+  const signature = Buffer.from(ed25519.sign(message, privateKey));
   return { r: signature.subarray(0, 32).toString('hex'), s: signature.subarray(32).toString('hex'), v: '00' };
 }

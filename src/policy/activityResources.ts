@@ -7,7 +7,10 @@
 export const RESOURCES = ['AUTH', 'OTP', 'SMART_CONTRACT_INTERFACE', 'USER', 'CREDENTIAL', 'POLICY', 'WEBHOOK_ENDPOINT', 'ORGANIZATION', 'ACTIVITY', 'WALLET', 'PRIVATE_KEY'] as const;
 export type Resource = (typeof RESOURCES)[number];
 
-/** What an activity does to its resource (`activity.action`). */
+/**
+ * What an activity does to its resource (`activity.action`). EXPORT and IMPORT are the wallet and
+ * private key exports and imports', as the ecosystem classes them (WALLET or PRIVATE_KEY, EXPORT or IMPORT).
+ */
 export const ACTIONS = ['CREATE', 'UPDATE', 'DELETE', 'VERIFY', 'APPROVE', 'REJECT', 'SIGN', 'EXPORT', 'IMPORT'] as const;
 export type Action = (typeof ACTIONS)[number];
 

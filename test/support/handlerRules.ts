@@ -53,13 +53,16 @@ export function rulesContext(handler: Pick<ActivityHandler, 'path'>, overrides: 
   };
 }
 
-/** What `handler` plans for `parameters` (validated by its schema first, as the pipeline does). */
+/** What `handler` plans for `parameters` (validated by its schema first, and prepared, as the pipeline does). */
 export async function planOf<Schema extends z.ZodType>(
   handler: ActivityHandler<Schema>,
   parameters: z.input<Schema>,
   overrides: Partial<ExecutionContext> = {},
 ): Promise<ActivityPlan> {
-  return handler.execute(rulesContext(handler, overrides), handler.parameters.parse(parameters));
+  // As the pipeline does: the handler's prepare step (when it has one) first, its outcome handed to execute.
+  const context = rulesContext(handler, overrides);
+  const intent = handler.parameters.parse(parameters);
+  return handler.execute(context, intent, await handler.prepare?.(context, intent));
 }
 
 /** The effects of one kind, in order. */
@@ -70,4 +73,36 @@ export function effectsOf<Kind extends Effect['kind']>(plan: ActivityPlan, kind:
 /** The checks, as `name(args…) → message` lines, for a test to compare as a whole. */
 export function checksOf(plan: ActivityPlan): Array<{ name: string; args: unknown[]; message: string }> {
   return effectsOf(plan, 'check').map((effect) => ({ name: effect.name, args: [...effect.args], message: effect.error.message }));
+}
+
+/**
+ * A store that answers the signer lookup (store/signers.ts) with `accounts` of `wallet`, found by
+ * address (an Ethereum one in any case), each with its sealed key as create_wallet planned it; every
+ * read's values kept in `reads`.
+ */
+export function signerStore(
+  wallet: { walletId: string; sealedMnemonic: string },
+  accounts: ReadonlyArray<{ walletAccountId: string; curve: string; path: string; address: string; sealedPrivateKey: string }>,
+) {
+  const reads: unknown[][] = [];
+  const db = {
+    async query(_text: string, values: unknown[]) {
+      reads.push(values);
+      const account = accounts.find((a) => values.includes(a.address) || values.includes(a.address.toLowerCase()));
+      if (!account) return [];
+      return [
+        {
+          kind: 'wallet_account',
+          id: wallet.walletId,
+          curve: account.curve,
+          path: account.path,
+          address: account.address,
+          sealed: wallet.sealedMnemonic,
+          account_id: account.walletAccountId,
+          account_key: account.sealedPrivateKey,
+        },
+      ];
+    },
+  } as unknown as ExecutionContext['db'];
+  return { db, reads };
 }

@@ -1,8 +1,9 @@
 // Execute: the one path from "allowed" to an effect ready to write. The handler plans the effect (the
-// only call of ActivityHandler.execute), its effects are compiled into the parts of the activity's
-// statement (src/store/effects.ts), its result is made ready to store (bearer secrets replaced)
-// and, when they were asked for, the App Proofs of that stored result are signed. A submission
-// allowed at once and the approval that allows a waiting activity both come here.
+// only call of ActivityHandler.execute, given what its prepare step read: prepare.ts, run again here
+// when an approval executes a waiting activity), its effects are compiled into the parts of the
+// activity's statement (src/store/effects.ts), its result is made ready to store (bearer secrets
+// replaced) and, when they were asked for, the App Proofs of that stored result are signed. A
+// submission allowed at once and the approval that allows a waiting activity both come here.
 import type { Principal } from '../../auth/principal.ts';
 import { SignetError } from '../../errors.ts';
 import type { Queryable } from '../../store/db.ts';
@@ -12,6 +13,7 @@ import { createAppProof } from './appProofs.ts';
 import { withoutSecrets } from './commit.ts';
 import { executionContext, type Lifecycle } from './context.ts';
 import type { CompiledPlan, Executed, Execution } from './model.ts';
+import { prepare, type Preparation } from './prepare.ts';
 
 /** The allowed activity, as execute needs it. */
 export interface AllowedActivity {
@@ -26,14 +28,21 @@ export interface AllowedActivity {
   now: Date;
   /** The store, or the transaction of the vote that allows it. */
   db: Queryable;
+  /**
+   * What the handler prepared at submission, for an activity allowed then. Absent (an approval
+   * executing a waiting activity), the handler prepares it again now, and its refusal is execute's.
+   */
+  preparation?: Extract<Preparation, { kind: 'prepared' }>;
 }
 
 /** The effect of an allowed activity, or the client error its handler refused it with. */
 export async function execute(lifecycle: Lifecycle, handler: ActivityHandler, activity: AllowedActivity): Promise<Execution> {
   const { activityId, organizationId, principal, now, db } = activity;
+  const preparation = activity.preparation ?? (await prepare(handler, { organizationId, principal, now, db, config: lifecycle.deps.config }, activity.intent));
+  if (preparation.kind === 'refused') return preparation;
   let plan: ActivityPlan;
   try {
-    plan = await handler.execute(executionContext(lifecycle, { activityId, organizationId, principal, now, db }), activity.intent);
+    plan = await handler.execute(executionContext(lifecycle, { activityId, organizationId, principal, now, db }), activity.intent, preparation.prepared);
   } catch (error) {
     if (error instanceof SignetError && error.status < 500) return { kind: 'refused', error };
     throw error;

@@ -1,9 +1,11 @@
 // An activity's lifecycle, one pipeline, in submit's order: intake (intake.ts: the envelope and the
-// handler's parameter schema make the intent), decide (decide.ts: the organization's root quorum and
-// policies over the approvers: allowed now, waiting for more approvals, or refused), execute
-// (execute.ts: the handler's effect, planned when the activity is allowed), and commit (commit.ts: the
-// activity, its vote, its rows and the checks they depend on written in one statement; then the
-// stored activity, rendered for its reader). Liveness and idempotency come before. The stamp was
+// handler's parameter schema make the intent), prepare (prepare.ts: the handler's optional check of
+// the intent against what it names in the store, a refusal before anything is decided), decide
+// (decide.ts: the organization's root quorum and policies over the approvers: allowed now, waiting
+// for more approvals, or refused), execute (execute.ts: the handler's effect, planned when the
+// activity is allowed), and commit (commit.ts: the activity, its vote, its rows and the checks they
+// depend on written in one statement; then the stored activity, rendered for its reader). Liveness
+// and idempotency come before. The stamp was
 // verified before (auth/), over the raw bytes, by the caller. A vote (votes.ts) decides a waiting
 // activity again and, when it is allowed, executes it then, once, by the same execute and commit.
 import { randomUUID } from 'node:crypto';
@@ -22,6 +24,7 @@ import { decideActivity, decidedOf, MAX_DECISIONS, refusal, type Access, type Au
 import { execute, waiting } from './execute.ts';
 import { fingerprintOf, intake, organizationOf, storedFormOf, type Declared } from './intake.ts';
 import type { Executed, LifecycleDependencies, StoredForm, Submission, SubmissionOutcome } from './model.ts';
+import { prepare } from './prepare.ts';
 import type { ServiceKeys } from './serviceKeys.ts';
 import { vote, type VoteRoute } from './votes.ts';
 
@@ -53,24 +56,28 @@ export class ActivityPipeline {
     // 1. Intake, pure: the intent, and the activity as it is stored.
     const { intent, generateAppProofs } = intake(handler, envelope);
     const stored = storedFormOf(handler, submission, intent);
+    // 2. Prepare: the handler checks its intent against what it reads (the account a signature names),
+    // so that what could never execute is refused now, not at the approval that would allow it.
+    const preparation = await prepare(handler, { organizationId: body.organizationId, principal, now, db: lifecycle.deps.db, config: lifecycle.deps.config }, intent);
+    if (preparation.kind === 'refused') return orStored(preparation.error);
 
     for (let attempt = 1; ; attempt++) {
       if (attempt > MAX_DECISIONS) {
         throw unavailable("the organization's root quorum or policies kept changing while the activity was decided; nothing was stored, submit again", 'AUTHORITY_CHANGING');
       }
-      // 2. Decide, with the submitter as the one approver so far.
+      // 3. Decide, with the submitter as the one approver so far.
       const decided = await decideSubmission(lifecycle, handler, submission, intent, stored);
       if (decided.kind === 'again') continue;
       if (decided.kind === 'refused') return orStored(decided.error);
       const { authority, decision } = decided;
       const allowed = decided.kind === 'allowed';
 
-      // 3. Execute, now that the activity is allowed. One that waits for approvals has no effect yet
+      // 4. Execute, now that the activity is allowed. One that waits for approvals has no effect yet
       // (it is executed when a vote allows it): who may vote on it is emailed, by rows of its statement.
       const activityId = randomUUID();
       let executed: Executed;
       if (allowed) {
-        const execution = await execute(lifecycle, handler, { activityId, ...body, timestampMs: envelope.timestampMs, intent, generateAppProofs, now, db: lifecycle.deps.db });
+        const execution = await execute(lifecycle, handler, { activityId, ...body, timestampMs: envelope.timestampMs, intent, generateAppProofs, now, db: lifecycle.deps.db, preparation });
         if (execution.kind === 'refused') return orStored(execution.error);
         executed = execution.executed;
       } else {
@@ -78,7 +85,7 @@ export class ActivityPipeline {
         executed = waiting(await approvalRequests(lifecycle.deps, { authority, decided: decided.activity, approvers: [decided.submitter], activity }, now));
       }
 
-      // 4. Commit: the activity with its status, its submitter's vote, and the plan's rows and checks,
+      // 5. Commit: the activity with its status, its submitter's vote, and the plan's rows and checks,
       // in one statement; then the answer its outcome gives.
       const status = allowed ? ACTIVITY_STATUS.COMPLETED : ACTIVITY_STATUS.CONSENSUS_NEEDED;
       const written = await writeNew(lifecycle, handler, submission, { activityId, fingerprint: body.fingerprint, now, status, executed, stored, evaluations: decision.evaluations, authority });

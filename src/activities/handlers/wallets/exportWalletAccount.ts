@@ -9,7 +9,7 @@ import { sealExportBundle } from '../../../keys/bundles.ts';
 import type { ActivityHandler } from '../../handler.ts';
 import { objectExpected } from '../../wire/parameters.ts';
 import { bundleSigner, EXAMPLE_TARGET_PUBLIC_KEY, targetPublicKeyField } from './keyBundles.ts';
-import { signWithField, withAccountKey } from './signingAccount.ts';
+import { signerAt, signWithField, withAccountKey, type SignerKey } from './signingAccount.ts';
 
 const parameters = z.strictObject(
   {
@@ -27,7 +27,7 @@ const resultSchema = z.strictObject({
 });
 type ExportWalletAccountResult = z.infer<typeof resultSchema>;
 
-export const exportWalletAccount: ActivityHandler<typeof parameters, ExportWalletAccountResult> = {
+export const exportWalletAccount: ActivityHandler<typeof parameters, ExportWalletAccountResult, SignerKey> = {
   path: 'export_wallet_account',
   activityType: 'ACTIVITY_TYPE_EXPORT_WALLET_ACCOUNT',
   resource: 'WALLET',
@@ -44,14 +44,15 @@ export const exportWalletAccount: ActivityHandler<typeof parameters, ExportWalle
   resultSchema,
   example: { address: '0x9858EfFD232B4033E47d90003D41EC34EcaEda94', targetPublicKey: EXAMPLE_TARGET_PUBLIC_KEY },
 
-  async execute(context, intent) {
+  prepare(context, intent) {
+    return signerAt(context, intent.address, () => {}, { field: 'parameters.address', walletAccountOnly: true });
+  },
+
+  async execute(context, intent, account) {
     const { organizationId } = context;
     const signer = await bundleSigner(context);
-    const exportBundle = await withAccountKey(
-      context,
-      intent.address,
-      (_curve, privateKey) => sealExportBundle(signer, { organizationId, targetPublicKey: intent.targetPublicKey }, privateKey),
-      { field: 'parameters.address', walletAccountOnly: true },
+    const exportBundle = await withAccountKey(context, account, (_curve, privateKey) =>
+      sealExportBundle(signer, { organizationId, targetPublicKey: intent.targetPublicKey }, privateKey),
     );
     return { result: { address: intent.address, exportBundle }, effects: [] };
   },

@@ -1,13 +1,15 @@
 // The sign_raw_payload activity (ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2): one payload signed with the key of
-// an account of the organization's wallets, named by its address (`signWith`). The account's wallet's
+// an account of the organization's wallets, named by its address (`signWith`). Before it is decided,
+// the account is found and its curve checked against the encoding, hash function and payload (prepare),
+// so a request it could never sign is refused at submission, not at an approval. The account's wallet's
 // sealed mnemonic is opened for this one operation, with the KEK it was sealed under; the account's
 // key is derived by its path and curve, signs, and the seed and the key are zeroed. An activity that
 // waits for approvals signs when the approval that allows it executes it, once.
 import { z } from 'zod';
-import { MAX_PAYLOAD_CHARACTERS, signRawPayload as sign, type RawSignature } from '../../../keys/rawPayload.ts';
+import { bytesToSign, MAX_PAYLOAD_CHARACTERS, signRawPayload as sign, type RawSignature } from '../../../keys/rawPayload.ts';
 import type { ActivityHandler } from '../../handler.ts';
 import { objectExpected, text } from '../../wire/parameters.ts';
-import { encodingField, hashFunctionField, signatureSchema, signWithField, withAccountKey } from './signingAccount.ts';
+import { encodingField, hashFunctionField, signatureSchema, signerAt, signWithField, withAccountKey, type SignerKey } from './signingAccount.ts';
 
 const parameters = z.strictObject(
   {
@@ -23,7 +25,7 @@ const parameters = z.strictObject(
 
 const resultSchema = signatureSchema();
 
-export const signRawPayload: ActivityHandler<typeof parameters, RawSignature> = {
+export const signRawPayload: ActivityHandler<typeof parameters, RawSignature, SignerKey> = {
   path: 'sign_raw_payload',
   activityType: 'ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2',
   // As the ecosystem's policy engine classes signing, whether with a private key or a wallet account.
@@ -45,9 +47,14 @@ export const signRawPayload: ActivityHandler<typeof parameters, RawSignature> = 
     hashFunction: 'HASH_FUNCTION_KECCAK256',
   },
 
-  async execute(context, intent) {
+  prepare(context, intent) {
     const { payload, encoding, hashFunction } = intent;
-    const result = await withAccountKey(context, intent.signWith, (curve, privateKey) => sign({ curve, privateKey, payload, encoding, hashFunction }));
+    return signerAt(context, intent.signWith, (curve) => bytesToSign({ curve, payload, encoding, hashFunction }));
+  },
+
+  async execute(context, intent, account) {
+    const { payload, encoding, hashFunction } = intent;
+    const result = await withAccountKey(context, account, (curve, privateKey) => sign({ curve, privateKey, payload, encoding, hashFunction }));
     return { result, effects: [] };
   },
 };

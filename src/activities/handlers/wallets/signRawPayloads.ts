@@ -1,13 +1,14 @@
 // The sign_raw_payloads activity (ACTIVITY_TYPE_SIGN_RAW_PAYLOADS): up to MAX_PAYLOADS payloads signed
 // with one wallet account, all read with the same encoding and hash function, the signatures in the
 // order of the payloads. The account's key is derived once for them all and zeroed after; one payload
-// the account cannot sign refuses the whole activity, naming it (`parameters.payloads[2]`).
+// the account cannot sign refuses the whole activity, naming it (`parameters.payloads[2]`), at
+// submission (the prepare step checks every payload against the account's curve before the decision).
 import { z } from 'zod';
-import { MAX_PAYLOAD_CHARACTERS, signRawPayload as sign, type RawSignature } from '../../../keys/rawPayload.ts';
+import { bytesToSign, MAX_PAYLOAD_CHARACTERS, signRawPayload as sign, type RawSignature } from '../../../keys/rawPayload.ts';
 import { ParameterRejected } from '../../../keys/parameterRejected.ts';
 import type { ActivityHandler } from '../../handler.ts';
 import { objectExpected, text } from '../../wire/parameters.ts';
-import { encodingField, hashFunctionField, signatureSchema, signWithField, withAccountKey } from './signingAccount.ts';
+import { encodingField, hashFunctionField, signatureSchema, signerAt, signWithField, withAccountKey, type SignerKey } from './signingAccount.ts';
 
 /** Payloads one activity signs. */
 export const MAX_PAYLOADS = 100;
@@ -31,7 +32,7 @@ const resultSchema = z.strictObject({
 });
 type SignRawPayloadsResult = { signatures: RawSignature[] };
 
-export const signRawPayloads: ActivityHandler<typeof parameters, SignRawPayloadsResult> = {
+export const signRawPayloads: ActivityHandler<typeof parameters, SignRawPayloadsResult, SignerKey> = {
   path: 'sign_raw_payloads',
   activityType: 'ACTIVITY_TYPE_SIGN_RAW_PAYLOADS',
   // As the ecosystem's policy engine classes signing, whether with a private key or a wallet account.
@@ -53,18 +54,26 @@ export const signRawPayloads: ActivityHandler<typeof parameters, SignRawPayloads
     hashFunction: 'HASH_FUNCTION_KECCAK256',
   },
 
-  async execute(context, intent) {
+  prepare(context, intent) {
     const { encoding, hashFunction } = intent;
-    const signatures = await withAccountKey(context, intent.signWith, (curve, privateKey) =>
-      intent.payloads.map((payload, index) => {
-        try {
-          return sign({ curve, privateKey, payload, encoding, hashFunction });
-        } catch (error) {
-          if (error instanceof ParameterRejected && error.field === 'parameters.payload') throw new ParameterRejected(`parameters.payloads[${index}]`, error.description);
-          throw error;
-        }
-      }),
+    return signerAt(context, intent.signWith, (curve) => intent.payloads.forEach((payload, index) => eachPayload(index, () => bytesToSign({ curve, payload, encoding, hashFunction }))));
+  },
+
+  async execute(context, intent, account) {
+    const { encoding, hashFunction } = intent;
+    const signatures = await withAccountKey(context, account, (curve, privateKey) =>
+      intent.payloads.map((payload, index) => eachPayload(index, () => sign({ curve, privateKey, payload, encoding, hashFunction }))),
     );
     return { result: { signatures }, effects: [] };
   },
 };
+
+/** `run`'s value; a refusal of `parameters.payload` it throws names the payload at `index` instead. */
+function eachPayload<T>(index: number, run: () => T): T {
+  try {
+    return run();
+  } catch (error) {
+    if (error instanceof ParameterRejected && error.field === 'parameters.payload') throw new ParameterRejected(`parameters.payloads[${index}]`, error.description);
+    throw error;
+  }
+}

@@ -17,7 +17,7 @@ import type { DerivationCurve } from '../../../keys/derivation.ts';
 import { ParameterRejected } from '../../../keys/parameterRejected.ts';
 import type { ActivityHandler } from '../../handler.ts';
 import { objectExpected, text } from '../../wire/parameters.ts';
-import { signWithField, withAccountKey } from './signingAccount.ts';
+import { signerAt, signWithField, withAccountKey, type SignerKey } from './signingAccount.ts';
 
 /** The transaction types Signet signs, each with the curve of the accounts that sign it and its parser. */
 const TRANSACTION_TYPES = {
@@ -62,7 +62,7 @@ const resultSchema = z.strictObject({
 });
 type SignTransactionResult = z.output<typeof resultSchema>;
 
-export const signTransaction: ActivityHandler<typeof parameters, SignTransactionResult> = {
+export const signTransaction: ActivityHandler<typeof parameters, SignTransactionResult, SignerKey> = {
   path: 'sign_transaction',
   activityType: 'ACTIVITY_TYPE_SIGN_TRANSACTION_V2',
   // As the ecosystem's policy engine classes signing, whether with a private key or a wallet account.
@@ -85,13 +85,19 @@ export const signTransaction: ActivityHandler<typeof parameters, SignTransaction
     type: 'TRANSACTION_TYPE_ETHEREUM',
   },
 
-  async execute(context, intent) {
-    const { type, unsignedTransaction } = intent;
-    const signedTransaction = await withAccountKey(context, intent.signWith, (curve, privateKey) => {
+  prepare(context, intent) {
+    const { type } = intent;
+    return signerAt(context, intent.signWith, (curve) => {
       const expected = TRANSACTION_TYPES[type].curve;
       if (curve !== expected) {
-        throw new ParameterRejected('parameters.type', `${type} is signed by a ${expected} account; parameters.signWith is a ${curve} account`);
+        throw new ParameterRejected('parameters.type', `${type} is signed by a ${expected} key; parameters.signWith is a ${curve} key`);
       }
+    });
+  },
+
+  async execute(context, intent, signer) {
+    const { type, unsignedTransaction } = intent;
+    const signedTransaction = await withAccountKey(context, signer, (_curve, privateKey) => {
       return type === 'TRANSACTION_TYPE_ETHEREUM'
         ? signEthereumTransaction(unsignedTransaction, privateKey).signedTransaction
         : signSolanaTransaction(unsignedTransaction, privateKey).signedTransaction;

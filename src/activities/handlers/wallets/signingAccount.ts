@@ -1,9 +1,10 @@
 // What the signing activities share: the fields naming the key and how a payload is read, the
-// {r, s, v} answer, and the key for one operation. `signWith` is a wallet account's address, a private
-// key's id or a private key's address, found in one read before planning (store/signers.ts). The
-// account's or private key's sealed key is opened with the KEK it was sealed under, used, and zeroed
-// (an account stored before keys were sealed per account has its key derived from its wallet's
-// mnemonic by its path and curve, the seed zeroed too).
+// {r, s, v} answer, the key found and what it can sign checked (their prepare step, before the
+// activity is decided), and the key for one operation (their execute). `signWith` is a wallet
+// account's address, a private key's id or a private key's address, found in one read
+// (store/signers.ts). The account's or private key's sealed key is opened with the KEK it was sealed
+// under, used, and zeroed (an account stored before keys were sealed per account has its key derived
+// from its wallet's mnemonic by its path and curve, the seed zeroed too).
 import { z } from 'zod';
 import { invalidField, notFound } from '../../../errors.ts';
 import { withOpenedKeyMaterial } from '../../../keys/custody/sealKeyMaterial.ts';
@@ -11,8 +12,8 @@ import { deriveAccountKey, DERIVATION_CURVES, type DerivationCurve } from '../..
 import { mnemonicToSeed } from '../../../keys/mnemonic.ts';
 import { ParameterRejected } from '../../../keys/parameterRejected.ts';
 import { HASH_FUNCTIONS, PAYLOAD_ENCODINGS } from '../../../keys/rawPayload.ts';
-import { findSigner } from '../../../store/signers.ts';
-import type { ExecutionContext } from '../../handler.ts';
+import { findSigner, type Signer } from '../../../store/signers.ts';
+import type { ExecutionContext, PrepareContext } from '../../handler.ts';
 import { text } from '../../wire/parameters.ts';
 import { PRIVATE_KEY_MATERIAL } from '../privateKeys/newPrivateKeys.ts';
 import { WALLET_MNEMONIC } from './createWallet.ts';
@@ -43,22 +44,24 @@ export const signatureSchema = () =>
 
 const isCurve = (value: string): value is DerivationCurve => (DERIVATION_CURVES as readonly string[]).includes(value);
 
+/** The key that signs, found by signWith: the prepared value of the signing activities. */
+export type SignerKey = Signer & { curve: DerivationCurve };
+
 /**
- * `use` applied to the organization's key at `signWith` (a wallet account's address, a private key's id
- * or address; with `walletAccountOnly`, a wallet account's address only), zeroed once `use` returns or
- * its promise settles. No such key is a 404 (WALLET_ACCOUNT_NOT_FOUND, as the ecosystem answers
- * NOT_FOUND; `field` names the parameter that gave it); a ParameterRejected `use` throws is a 400
- * naming its field.
+ * The organization's key at `signWith` (a wallet account's address, a private key's id or address;
+ * with `walletAccountOnly`, a wallet account's address only), and `check` (what the intent asks of the
+ * key's curve, without the key) passed. No such key is a 404 (WALLET_ACCOUNT_NOT_FOUND, as the
+ * ecosystem answers NOT_FOUND; `field` names the parameter that gave it); a ParameterRejected `check`
+ * throws is a 400 naming its field.
  */
-export async function withAccountKey<T>(
-  context: ExecutionContext,
+export async function signerAt(
+  context: PrepareContext,
   signWith: string,
-  use: (curve: DerivationCurve, privateKey: Uint8Array) => T | Promise<T>,
+  check: (curve: DerivationCurve) => void,
   options: { field?: string; walletAccountOnly?: boolean } = {},
-): Promise<T> {
-  const { organizationId } = context;
+): Promise<SignerKey> {
   const field = options.field ?? 'parameters.signWith';
-  const found = await findSigner(context.db, organizationId, signWith);
+  const found = await findSigner(context.db, context.organizationId, signWith);
   const signer = options.walletAccountOnly && found?.kind !== 'wallet_account' ? undefined : found;
   if (signer === undefined) {
     throw notFound(
@@ -68,13 +71,28 @@ export async function withAccountKey<T>(
         : `could not find any resource to sign with: ${field} ${signWith} is no wallet account address, private key id or private key address of the organization`,
     );
   }
-  const curve = signer.curve;
+  const { curve } = signer;
   if (!isCurve(curve)) throw new Error(`a key of the organization has curve ${curve}, which Signet does not sign with`);
+  refusingParameters(() => check(curve));
+  return { ...signer, curve };
+}
+
+/**
+ * `use` applied to the key `signer` names (as signerAt found it), zeroed once `use` returns or its
+ * promise settles; a ParameterRejected `use` throws is a 400 naming its field.
+ */
+export async function withAccountKey<T>(
+  context: ExecutionContext,
+  signer: SignerKey,
+  use: (curve: DerivationCurve, privateKey: Uint8Array) => T | Promise<T>,
+): Promise<T> {
+  const { organizationId } = context;
+  const { curve } = signer;
   const sign = async (privateKey: Uint8Array) => {
     try {
       return await use(curve, privateKey);
     } catch (error) {
-      throw error instanceof ParameterRejected ? invalidField(error.field, error.description) : error;
+      throw refusal(error);
     }
   };
   if (signer.kind === 'private_key') {
@@ -87,7 +105,7 @@ export async function withAccountKey<T>(
   return withOpenedKeyMaterial(context.kek, { organizationId, rowId: signer.walletId, kind: WALLET_MNEMONIC }, signer.sealedMnemonic, async (words) => {
     const seed = mnemonicToSeed(words.toString('utf8'));
     try {
-      const key = deriveAccountKey(curve, seed, signer.path);
+      const key = refusingParameters(() => deriveAccountKey(curve, seed, signer.path));
       try {
         return await sign(key.privateKey);
       } finally {
@@ -98,3 +116,15 @@ export async function withAccountKey<T>(
     }
   });
 }
+
+/** `run`'s value; a ParameterRejected it throws becomes the 400 naming its field. */
+function refusingParameters<T>(run: () => T): T {
+  try {
+    return run();
+  } catch (error) {
+    throw refusal(error);
+  }
+}
+
+/** A ParameterRejected as the 400 naming its field; any other error as it is. */
+const refusal = (error: unknown) => (error instanceof ParameterRejected ? invalidField(error.field, error.description) : error);
