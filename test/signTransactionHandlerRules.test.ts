@@ -187,10 +187,10 @@ describe('sign_transaction', () => {
   test("a type the account's curve cannot sign is a 400 naming parameters.type; a Solana transaction the account does not sign names signWith", async () => {
     const { ethereum, solana, db } = await storedWallet();
     assert.deepEqual(await refusal(planOf(signTransaction, { signWith: solana.address, unsignedTransaction: ethereumTransaction(), type: 'TRANSACTION_TYPE_ETHEREUM' }, { db })), [
-      'parameters.type: TRANSACTION_TYPE_ETHEREUM is signed by a CURVE_SECP256K1 account; parameters.signWith is a CURVE_ED25519 account',
+      'parameters.type: TRANSACTION_TYPE_ETHEREUM is signed by a CURVE_SECP256K1 key; parameters.signWith is a CURVE_ED25519 key',
     ]);
     assert.deepEqual(await refusal(planOf(signTransaction, { signWith: ethereum.address, unsignedTransaction: solanaTransfer(solana.address), type: 'TRANSACTION_TYPE_SOLANA' }, { db })), [
-      'parameters.type: TRANSACTION_TYPE_SOLANA is signed by a CURVE_ED25519 account; parameters.signWith is a CURVE_SECP256K1 account',
+      'parameters.type: TRANSACTION_TYPE_SOLANA is signed by a CURVE_ED25519 key; parameters.signWith is a CURVE_SECP256K1 key',
     ]);
     const stranger = Keypair.generate().publicKey.toBase58();
     const [notSigner] = await refusal(planOf(signTransaction, { signWith: solana.address, unsignedTransaction: solanaTransfer(stranger), type: 'TRANSACTION_TYPE_SOLANA' }, { db }));

@@ -12,9 +12,9 @@
 //   (its recipient in an address lookup table) that LiteSVM (test/support/litesvm.ts) executes, the
 //   recipient's lamports moving;
 // and over the wire: a transaction that does not parse is a 400 at submission even when signing waits
-// for approvals (nothing stored); a type the account cannot sign is a 400 naming parameters.type (and,
-// when it waited for approvals, FAILED at the approval); a transaction waiting for approvals is signed
-// at the approval that allows it, once, and mined.
+// for approvals (nothing stored); a type the account cannot sign is a 400 naming parameters.type, at
+// submission too; a transaction waiting for approvals is signed at the approval that allows it, once,
+// and mined.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Keypair, PublicKey, SystemProgram, Transaction, TransactionMessage, VersionedTransaction } from '@solana/web3.js';
@@ -345,7 +345,7 @@ for (const tdb of testDatabases) {
         await refused(
           client.signTransaction(signBody({ signWith: solanaAddress, unsignedTransaction: unsigned.slice(2), type: 'TRANSACTION_TYPE_ETHEREUM' })),
           INVALID_ARGUMENT,
-          /TRANSACTION_TYPE_ETHEREUM is signed by a CURVE_SECP256K1 account/,
+          /TRANSACTION_TYPE_ETHEREUM is signed by a CURVE_SECP256K1 key/,
           'parameters.type',
         );
         await refused(
@@ -420,15 +420,16 @@ for (const tdb of testDatabases) {
         await mined(hash);
         assert.equal(await chain.getBalance({ address: to }), value);
 
-        // The account's curve is the store's: a type it cannot sign waits like any, and the approval that
-        // executes it answers it FAILED, naming the field, with nothing signed.
-        const { activity: wrongCurve } = await member.signTransaction(signBody({ signWith: solanaAddress, unsignedTransaction: unsigned, type: 'TRANSACTION_TYPE_ETHEREUM' }));
-        assert.equal(wrongCurve.status, 'ACTIVITY_STATUS_CONSENSUS_NEEDED');
-        const { activity: failed } = await client.approveActivity({ ...approval, parameters: { fingerprint: wrongCurve.fingerprint } });
-        assert.equal(failed.status, 'ACTIVITY_STATUS_FAILED');
-        assert.equal((failed as { failure?: { code: number } }).failure?.code, INVALID_ARGUMENT);
-        assert.match(String((failed as { failure?: { message: string } }).failure?.message), /parameters\.type: TRANSACTION_TYPE_ETHEREUM is signed by a CURVE_SECP256K1 account/);
-        assert.equal(failed.result.signTransactionResult, undefined);
+        // The account's curve is the store's, read before the decision: a type it cannot sign is refused
+        // at submission even where it would wait, naming the field, with nothing stored or signed.
+        const waitingBefore = await activityCount();
+        await refused(
+          member.signTransaction(signBody({ signWith: solanaAddress, unsignedTransaction: unsigned, type: 'TRANSACTION_TYPE_ETHEREUM' })),
+          INVALID_ARGUMENT,
+          /TRANSACTION_TYPE_ETHEREUM is signed by a CURVE_SECP256K1 key/,
+          'parameters.type',
+        );
+        assert.equal(await activityCount(), waitingBefore);
       });
     });
   });
