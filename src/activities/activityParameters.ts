@@ -48,6 +48,9 @@ export interface ActivityTypesOfPath {
   export_wallet_account: 'ACTIVITY_TYPE_EXPORT_WALLET_ACCOUNT';
   init_import_wallet: 'ACTIVITY_TYPE_INIT_IMPORT_WALLET';
   import_wallet: 'ACTIVITY_TYPE_IMPORT_WALLET';
+  export_private_key: 'ACTIVITY_TYPE_EXPORT_PRIVATE_KEY';
+  init_import_private_key: 'ACTIVITY_TYPE_INIT_IMPORT_PRIVATE_KEY';
+  import_private_key: 'ACTIVITY_TYPE_IMPORT_PRIVATE_KEY';
   approve_activity: 'ACTIVITY_TYPE_APPROVE_ACTIVITY';
   reject_activity: 'ACTIVITY_TYPE_REJECT_ACTIVITY';
 }
@@ -461,6 +464,20 @@ export interface ActivityParametersOfType {
       path: string;
       addressFormat: string;
     }>;
+  };
+  ACTIVITY_TYPE_EXPORT_PRIVATE_KEY: {
+    privateKeyId: string;
+    targetPublicKey: string;
+  };
+  ACTIVITY_TYPE_INIT_IMPORT_PRIVATE_KEY: {
+    userId: string;
+  };
+  ACTIVITY_TYPE_IMPORT_PRIVATE_KEY: {
+    userId: string;
+    privateKeyName: string;
+    encryptedBundle: string;
+    curve: string;
+    addressFormats: Array<string>;
   };
   ACTIVITY_TYPE_APPROVE_ACTIVITY: {
     fingerprint: string;

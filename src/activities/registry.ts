@@ -41,6 +41,9 @@ import { deleteWallets } from './handlers/wallets/deleteWallets.ts';
 import { updateWallet } from './handlers/wallets/updateWallet.ts';
 import { createPrivateKeys } from './handlers/privateKeys/createPrivateKeys.ts';
 import { deletePrivateKeys } from './handlers/privateKeys/deletePrivateKeys.ts';
+import { exportPrivateKey } from './handlers/privateKeys/exportPrivateKey.ts';
+import { importPrivateKey } from './handlers/privateKeys/importPrivateKey.ts';
+import { initImportPrivateKey } from './handlers/privateKeys/initImportPrivateKey.ts';
 import { exportWallet } from './handlers/wallets/exportWallet.ts';
 import { exportWalletAccount } from './handlers/wallets/exportWalletAccount.ts';
 import { importWallet } from './handlers/wallets/importWallet.ts';
@@ -98,6 +101,9 @@ export const activityHandlers: readonly ActivityHandler[] = [
   exportWalletAccount,
   initImportWallet,
   importWallet,
+  exportPrivateKey,
+  initImportPrivateKey,
+  importPrivateKey,
 ];
 
 /**

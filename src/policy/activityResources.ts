@@ -65,6 +65,9 @@ export const ACTIVITY_RESOURCES: Readonly<Record<string, ActivityResource>> = Ob
   EXPORT_WALLET_ACCOUNT: { resource: 'WALLET', action: 'EXPORT' },
   INIT_IMPORT_WALLET: { resource: 'WALLET', action: 'IMPORT' },
   IMPORT_WALLET: { resource: 'WALLET', action: 'IMPORT' },
+  EXPORT_PRIVATE_KEY: { resource: 'PRIVATE_KEY', action: 'EXPORT' },
+  INIT_IMPORT_PRIVATE_KEY: { resource: 'PRIVATE_KEY', action: 'IMPORT' },
+  IMPORT_PRIVATE_KEY: { resource: 'PRIVATE_KEY', action: 'IMPORT' },
   APPROVE_ACTIVITY: { resource: 'ACTIVITY', action: 'APPROVE' },
   REJECT_ACTIVITY: { resource: 'ACTIVITY', action: 'REJECT' },
 });

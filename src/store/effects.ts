@@ -15,7 +15,7 @@ import { chosenEmailTemplate, emailTemplateExists } from './emailTemplates.ts';
 import type { Gate } from './gate.ts';
 import { claimOtp, insertOtp, otpState } from './otps.ts';
 import { queueMessage, type OutboxEntry } from './outbox.ts';
-import { deletePrivateKeysOfActivity, insertPrivateKeysOfActivity, privateKeyExported, privateKeyNameFree, privateKeyOfOrganization, privateKeysRoomFor } from './privateKeys.ts';
+import { deletePrivateKeysOfActivity, insertPrivateKeysOfActivity, markPrivateKeyExportedOfActivity, privateKeyExported, privateKeyNameFree, privateKeyOfOrganization, privateKeysRoomFor } from './privateKeys.ts';
 import { replacePendingImportOfActivity, usePendingImport } from './pendingImports.ts';
 import { deletePoliciesOfActivity, insertPoliciesOfActivity, policiesRoomFor, policyNameFree, policyOfOrganization, updatePolicyOfActivity } from './policies.ts';
 import { takeFromRateWindow, type RateLimit } from './rateWindows.ts';
@@ -161,6 +161,7 @@ const WRITES = {
   insertPrivateKeys: insertPrivateKeysOfActivity,
   deletePrivateKeys: deletePrivateKeysOfActivity,
   markWalletExported: markWalletExportedOfActivity,
+  markPrivateKeyExported: markPrivateKeyExportedOfActivity,
   replacePendingImport: replacePendingImportOfActivity,
   insertOtp,
   /** Approval emails to who may vote (queued messages: the delivery worker is woken). */

@@ -5,7 +5,7 @@
 // the same statement. No read here selects the sealed column.
 import { runWithCredential, type CredentialState, type CredentialUse } from './credentials.ts';
 import type { Queryable } from './db.ts';
-import { sql, type Sql } from './sql.ts';
+import { run, sql, type Sql } from './sql.ts';
 
 export interface PrivateKeyAddress {
   format: string;
@@ -33,6 +33,8 @@ export interface NewPrivateKey {
   publicKey: string;
   sealedPrivateKey: string;
   addresses: PrivateKeyAddress[];
+  /** Brought in by import_private_key rather than made here. */
+  imported?: boolean;
 }
 
 interface PrivateKeyRow {
@@ -91,15 +93,22 @@ export function privateKeyExported(organizationId: string, privateKeyId: string)
 
 /** Rows of an activity's statement (`activity` yields its row): the new private keys and their addresses, created at `now`. */
 export function insertPrivateKeysOfActivity(activity: Sql, organizationId: string, keys: readonly NewPrivateKey[], now: Date): Sql[] {
-  const rows = keys.map((key) => ({ id: key.privateKeyId, name: key.name, curve: key.curve, public_key: key.publicKey, sealed_private_key: key.sealedPrivateKey }));
+  const rows = keys.map((key) => ({
+    id: key.privateKeyId,
+    name: key.name,
+    curve: key.curve,
+    public_key: key.publicKey,
+    sealed_private_key: key.sealedPrivateKey,
+    imported: key.imported === true,
+  }));
   const addresses = keys.flatMap((key) =>
     key.addresses.map((address, position) => ({ private_key_id: key.privateKeyId, position, address_format: address.format, address: address.address })),
   );
   return [
     sql`INSERT INTO private_keys (id, organization_id, activity_id, name, curve, public_key, sealed_private_key, exported, imported, created_at, updated_at)
-        SELECT r.id, ${organizationId}::uuid, a.id, r.name, r.curve, r.public_key, r.sealed_private_key, false, false, ${now}::timestamptz, ${now}::timestamptz
+        SELECT r.id, ${organizationId}::uuid, a.id, r.name, r.curve, r.public_key, r.sealed_private_key, false, r.imported, ${now}::timestamptz, ${now}::timestamptz
           FROM ${activity} a,
-               jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS r (id uuid, name text, curve text, public_key text, sealed_private_key text)
+               jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS r (id uuid, name text, curve text, public_key text, sealed_private_key text, imported boolean)
         RETURNING id`,
     // Its key's row is written by the part above, in the same statement: the foreign key is checked at its end.
     sql`INSERT INTO private_key_addresses (private_key_id, organization_id, position, address_format, address)
@@ -107,6 +116,12 @@ export function insertPrivateKeysOfActivity(activity: Sql, organizationId: strin
           FROM ${activity},
                jsonb_to_recordset(${JSON.stringify(addresses)}::jsonb) AS r (private_key_id uuid, position integer, address_format text, address text)`,
   ];
+}
+
+/** A row of an activity's statement: the organization's private key marked exported at `now`. */
+export function markPrivateKeyExportedOfActivity(activity: Sql, organizationId: string, privateKeyId: string, now: Date): Sql {
+  return sql`UPDATE private_keys SET exported = true, updated_at = ${now}::timestamptz
+              WHERE organization_id = ${organizationId}::uuid AND id = ${privateKeyId}::uuid AND EXISTS (SELECT 1 FROM ${activity})`;
 }
 
 /** A row of an activity's statement: the organization's private keys deleted (their addresses by the foreign key's cascade). */
@@ -144,4 +159,13 @@ export async function listPrivateKeysFor(
          ORDER BY k.created_at DESC, k.id DESC LIMIT ${limit}`,
   );
   return refused ? { refused } : { privateKeys: rows.map(privateKeyOf) };
+}
+
+/** The organization's private key's curve and sealed material, for an operation that opens it; undefined when there is none. */
+export async function findSealedPrivateKey(db: Queryable, organizationId: string, privateKeyId: string): Promise<{ curve: string; sealedPrivateKey: string } | undefined> {
+  const [row] = await run<{ curve: string; sealed_private_key: string }>(
+    db,
+    sql`SELECT curve, sealed_private_key FROM private_keys WHERE organization_id = ${organizationId}::uuid AND id = ${privateKeyId}::uuid`,
+  );
+  return row ? { curve: row.curve, sealedPrivateKey: row.sealed_private_key } : undefined;
 }

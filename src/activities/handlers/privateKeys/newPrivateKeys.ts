@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { accountPublicKeyHex, addressOf, checkAddressFormat } from '../../../keys/addresses.ts';
 import type { KeyEncryptionKey } from '../../../keys/custody/keyEncryptionKey.ts';
 import { sealKeyMaterial } from '../../../keys/custody/sealKeyMaterial.ts';
-import { DERIVATION_CURVES, type DerivationCurve } from '../../../keys/derivation.ts';
+import { DERIVATION_CURVES, type AccountKey, type DerivationCurve } from '../../../keys/derivation.ts';
 import { ParameterRejected } from '../../../keys/parameterRejected.ts';
 import { generatePrivateKey } from '../../../keys/privateKey.ts';
 import type { NewPrivateKey } from '../../../store/privateKeys.ts';
@@ -90,21 +90,36 @@ export const privateKeyList = () =>
 export async function newPrivateKeys(kek: KeyEncryptionKey, organizationId: string, keys: readonly PrivateKeyParameters[]): Promise<NewPrivateKey[]> {
   const made: NewPrivateKey[] = [];
   for (const params of keys) {
-    const curve = params.curve as DerivationCurve;
-    const privateKeyId = randomUUID();
-    const key = generatePrivateKey(curve);
+    const key = generatePrivateKey(params.curve as DerivationCurve);
     try {
-      made.push({
-        privateKeyId,
-        name: params.privateKeyName,
-        curve,
-        publicKey: accountPublicKeyHex(curve, key.publicKey),
-        addresses: params.addressFormats.map((format) => ({ format, address: addressOf(curve, format, key.publicKey) })),
-        sealedPrivateKey: await sealKeyMaterial(kek, { organizationId, rowId: privateKeyId, kind: PRIVATE_KEY_MATERIAL }, key.privateKey),
-      });
+      made.push(await sealedPrivateKey(kek, organizationId, { name: params.privateKeyName, addressFormats: params.addressFormats }, key));
     } finally {
       key.privateKey.fill(0);
     }
   }
   return made;
+}
+
+/**
+ * A key (made here or imported) as the store keeps it: a new id, its addresses in `addressFormats`
+ * (checked against its curve by the caller's schema), its private key sealed for `organizationId` and
+ * that id. The caller zeroes `key.privateKey`.
+ */
+export async function sealedPrivateKey(
+  kek: KeyEncryptionKey,
+  organizationId: string,
+  named: { name: string; addressFormats: readonly string[]; imported?: boolean },
+  key: AccountKey,
+): Promise<NewPrivateKey> {
+  const privateKeyId = randomUUID();
+  const { curve } = key;
+  return {
+    privateKeyId,
+    name: named.name,
+    curve,
+    publicKey: accountPublicKeyHex(curve, key.publicKey),
+    addresses: named.addressFormats.map((format) => ({ format, address: addressOf(curve, format, key.publicKey) })),
+    sealedPrivateKey: await sealKeyMaterial(kek, { organizationId, rowId: privateKeyId, kind: PRIVATE_KEY_MATERIAL }, key.privateKey),
+    ...(named.imported ? { imported: true } : {}),
+  };
 }

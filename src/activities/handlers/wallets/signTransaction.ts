@@ -1,11 +1,10 @@
 // The sign_transaction activity (ACTIVITY_TYPE_SIGN_TRANSACTION_V2): one serialized unsigned
-// transaction signed with the key of the organization's account at `signWith`, answered serialized
-// with its signature, in hex without 0x as the ecosystem's libraries read it. Ethereum (legacy with
-// EIP-155, EIP-2930, EIP-1559, EIP-7702) by a secp256k1 account; Solana (legacy and v0 messages, the
-// signer's slot filled) by an ed25519 account. The transaction is parsed at intake, by the parameter
-// schema: a malformed one is refused when submitted, before anything is decided or stored, and never
-// waits for approvals. The account's curve is known only from the store, so a transaction type the
-// account cannot sign is refused at execution.
+// transaction signed with the organization's key at `signWith` (a wallet account's or a private key's),
+// answered serialized with its signature, in hex without 0x as the ecosystem's libraries read it.
+// Ethereum (legacy with EIP-155, EIP-2930, EIP-1559, EIP-7702) by a secp256k1 key; Solana (legacy and
+// v0 messages, the signer's slot filled) by an ed25519 key. The transaction is parsed at intake, by the
+// parameter schema, and the key found and its curve checked against the type by prepare: either
+// refusal comes at submission, before anything is decided or stored, and never waits for approvals.
 import { z } from 'zod';
 import {
   MAX_TRANSACTION_BYTES as MAX_ETHEREUM_TRANSACTION_BYTES,
@@ -70,10 +69,10 @@ export const signTransaction: ActivityHandler<typeof parameters, SignTransaction
   action: 'SIGN',
   reasons: ['WALLET_ACCOUNT_NOT_FOUND'],
   summary:
-    '`{signWith, unsignedTransaction, type}`: an Ethereum or Solana transaction signed with a wallet account; result `signTransactionResult {signedTransaction}` ([Wallets](wallets.md#signing-a-transaction))',
+    '`{signWith, unsignedTransaction, type}`: an Ethereum or Solana transaction signed with a wallet account or a private key; result `signTransactionResult {signedTransaction}` ([Wallets](wallets.md#signing-a-transaction))',
   description:
-    "Signs one serialized transaction with the key of a wallet account of the organization, named by its address: Ethereum (legacy with EIP-155, EIP-2930, EIP-1559, EIP-7702) with a secp256k1 account, Solana (legacy or v0, the signer's slot filled) with an ed25519 account. " +
-    'A transaction that does not parse is a 400 at submission; a type the account cannot sign a 400 naming `parameters.type`; a signWith the organization has no account at a 404.',
+    "Signs one serialized transaction with a key of the organization, a wallet account's or a private key's (signWith: the account's address, the key's id or address): Ethereum (legacy with EIP-155, EIP-2930, EIP-1559, EIP-7702) with a secp256k1 key, Solana (legacy or v0, the signer's slot filled) with an ed25519 key. " +
+    "A transaction that does not parse is a 400 at submission; a type the key's curve cannot sign a 400 naming `parameters.type`; a signWith the organization has no key at a 404, both at submission.",
   intentKey: 'signTransactionIntentV2',
   resultKey: 'signTransactionResult',
   parameters,
