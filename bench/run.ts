@@ -1056,6 +1056,7 @@ try {
   const created16 = results.find((r) => r.scenario.id === 'create-16');
   const policy16 = results.find((r) => r.scenario.id === 'policy-16');
   const abi1 = results.find((r) => r.scenario.id === 'abi-1');
+  const sign16 = results.find((r) => r.scenario.id === 'sign-16');
   const rateOf = (r: ScenarioResult | undefined, role: Target['role']) => {
     const t = r?.targets.find((x) => x.role === role);
     return t ? medianOf(t.rounds, (x) => x.rate) : undefined;
@@ -1065,12 +1066,14 @@ try {
   const perOtp = statements.get('otp-16')?.perActivity;
   const ratio = (rateOf(created16, 'signet') ?? NaN) / (rateOf(created16, 'floor') ?? NaN);
   const policyRatio = (rateOf(policy16, 'signet') ?? NaN) / (rateOf(policy16, 'floor') ?? NaN);
+  const signRatio = (rateOf(sign16, 'signet') ?? NaN) / (rateOf(sign16, 'floor') ?? NaN);
   const abiP50 = abi1 ? medianOf(abi1.targets.find((t) => t.role === 'signet')!.rounds, (r) => r.p50Ms) : undefined;
   out.push('');
   out.push('targets:');
   out.push(`  statements per new activity ${fmt(perNew, 2)} (target 1) ${check(perNew === undefined ? undefined : perNew <= 1.0001)}; init_otp_auth ${fmt(perOtp, 2)} (at most 2) ${check(perOtp === undefined ? undefined : perOtp <= 2.0001)}`);
   out.push(`  create_smart_contract_interface at 16 connections, root user: ${fmt(ratio, 2)}× the floor (at least 0.7×) ${check(Number.isFinite(ratio) ? ratio >= 0.7 : undefined)}`);
   out.push(`  the same by a user allowed by 1 of 20 policies: ${fmt(policyRatio, 2)}× the floor (at least 0.6×) ${check(Number.isFinite(policyRatio) ? policyRatio >= 0.6 : undefined)}`);
+  out.push(`  sign_transaction (EIP-1559) at 16 connections: ${fmt(signRatio, 2)}× the floor that signs (at least 0.6×) ${check(Number.isFinite(signRatio) ? signRatio >= 0.6 : undefined)}`);
   out.push(`  400 KiB ABI at 1 connection: p50 ${fmt(abiP50, 1)} ms (at most 25 ms) ${check(abiP50 === undefined ? undefined : abiP50 <= 25)}`);
   out.push(`  idle RSS on PostgreSQL ${mib(idlePostgres)} (at most 130 MiB) ${check(idlePostgres === undefined ? undefined : idlePostgres <= 130)}; embedded ${mib(idleEmbedded)} (stated)`);
   const stolen = medianOf(results.flatMap((r) => r.targets.flatMap((t) => t.rounds)), (r) => r.stolen);

@@ -10,7 +10,6 @@ import * as TxEnvelopeEip2930 from 'ox/TxEnvelopeEip2930';
 import * as TxEnvelopeEip7702 from 'ox/TxEnvelopeEip7702';
 import * as TxEnvelopeLegacy from 'ox/TxEnvelopeLegacy';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
-import { addressOf } from '../../keys/addresses.ts';
 import { ParameterRejected } from '../../keys/parameterRejected.ts';
 
 /** Geth's transaction pool takes transactions of at most 128 KiB; a bigger one could not be sent. */
@@ -105,8 +104,8 @@ export function parseEthereumTransaction(unsignedTransaction: unknown): ParsedEt
 export interface SignedEthereumTransaction {
   /** The signed transaction in hex, without 0x, as sign_transaction answers it. */
   signedTransaction: string;
-  /** The decoded fields and the signer's address (EIP-55), for the policies and the audit. */
-  transaction: EthereumTransaction & { from: string };
+  /** The decoded fields, for the policies and the audit (the signer is the caller's: it holds the key's address). */
+  transaction: EthereumTransaction;
 }
 
 /** Signs the transaction's signing hash with a secp256k1 key (deterministic, low s). */
@@ -115,8 +114,8 @@ export function signEthereumTransaction(unsignedTransaction: unknown, privateKey
   const digest = signPayload(envelope);
   const signature = secp256k1.sign(digest, privateKey, { lowS: true });
   const signed = serialize(envelope, { r: signature.r, s: signature.s, yParity: signature.recovery });
-  const from = addressOf('CURVE_SECP256K1', 'ADDRESS_FORMAT_ETHEREUM', secp256k1.getPublicKey(privateKey, true));
-  return { signedTransaction: signed.slice(2), transaction: { ...transaction, from } };
+  // No public key made here: a second point multiplication would double a signature's cost.
+  return { signedTransaction: signed.slice(2), transaction };
 }
 
 function deserialize(type: EthereumTransactionType, hex: `0x${string}`): Envelope {
