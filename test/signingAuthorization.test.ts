@@ -248,7 +248,7 @@ for (const tdb of testDatabases) {
       await refused(sign({ hashFunction: 'HASH_FUNCTION_NOT_APPLICABLE' }), INVALID_ARGUMENT, /for ed25519 keys/, 'parameters.hashFunction');
       await refused(sign({ hashFunction: 'HASH_FUNCTION_NO_OP' }), INVALID_ARGUMENT, /32-byte digest/, 'parameters.payload');
       await refused(sign({ encoding: 'PAYLOAD_ENCODING_EIP712', payload: '{"types": {}}', hashFunction: 'HASH_FUNCTION_NO_OP' }), INVALID_ARGUMENT, /primaryType/, 'parameters.payload');
-      await refused(sign({ signWith: '0x0000000000000000000000000000000000000001' }), NOT_FOUND, /no wallet account of the organization/);
+      await refused(sign({ signWith: '0x0000000000000000000000000000000000000001' }), NOT_FOUND, /is no wallet account address, private key id or private key address of the organization/);
       await refused(
         root.client.signRawPayloads(
           envelope('ACTIVITY_TYPE_SIGN_RAW_PAYLOADS', organizationId, { signWith: ethereum, payloads: ['0x01', '0x0g'], encoding: 'PAYLOAD_ENCODING_HEXADECIMAL', hashFunction: 'HASH_FUNCTION_KECCAK256' }) as any,
@@ -268,7 +268,7 @@ for (const tdb of testDatabases) {
       const { activity: failed } = (await alice.client.approveActivity(approval(organizationId, activity.fingerprint) as any)) as any;
       assert.equal(failed.status, 'ACTIVITY_STATUS_FAILED');
       assert.equal(failed.failure.code, NOT_FOUND);
-      assert.match(failed.failure.message, /no wallet account of the organization/);
+      assert.match(failed.failure.message, /is no wallet account address, private key id or private key address of the organization/);
       assert.equal(failed.result.signRawPayloadResult, undefined);
     });
   });
