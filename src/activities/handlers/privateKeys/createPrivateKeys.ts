@@ -9,21 +9,17 @@ import { invalidArgument, invalidField } from '../../../errors.ts';
 import { check, lock, write } from '../../../store/effects.ts';
 import type { ActivityHandler } from '../../handler.ts';
 import { objectExpected } from '../../wire/parameters.ts';
-import { MAX_PRIVATE_KEYS, newPrivateKeys, privateKeyList } from './newPrivateKeys.ts';
+import { MAX_PRIVATE_KEYS, newPrivateKeys, privateKeyList, privateKeyAddress } from './newPrivateKeys.ts';
 
 const parameters = z.strictObject({ privateKeys: privateKeyList() }, { error: objectExpected() });
 
-const addressSchema = z.strictObject({
-  format: z.string().describe('The address format, e.g. ADDRESS_FORMAT_ETHEREUM'),
-  address: z.string().describe('The key’s address in that format'),
-});
 
 const resultSchema = z.strictObject({
   privateKeys: z
     .array(
       z.strictObject({
         privateKeyId: z.uuid().describe('Identifier of the new key: get_private_key takes it, and signWith'),
-        addresses: z.array(addressSchema).describe('One address per format asked for, in their order'),
+        addresses: z.array(privateKeyAddress()).describe('One address per format asked for, in their order'),
       }),
     )
     .describe('The new keys, in the order of `privateKeys`'),

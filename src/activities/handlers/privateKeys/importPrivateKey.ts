@@ -12,7 +12,7 @@ import { check, lock, write } from '../../../store/effects.ts';
 import type { ActivityHandler } from '../../handler.ts';
 import { objectExpected, trimmedName } from '../../wire/parameters.ts';
 import { encryptedBundleField, withImportedBytes } from '../wallets/keyBundles.ts';
-import { MAX_PRIVATE_KEY_NAME_LENGTH, MAX_PRIVATE_KEYS, sealedPrivateKey } from './newPrivateKeys.ts';
+import { MAX_PRIVATE_KEY_NAME_LENGTH, MAX_PRIVATE_KEYS, privateKeyAddress, sealedPrivateKey } from './newPrivateKeys.ts';
 
 const isCurve = (value: unknown): value is DerivationCurve => (DERIVATION_CURVES as readonly unknown[]).includes(value);
 /** Address formats one key may have: each supported format at most once. */
@@ -54,7 +54,7 @@ const parameters = z
 
 const resultSchema = z.strictObject({
   privateKeyId: z.uuid().describe('Identifier of the imported key'),
-  addresses: z.array(z.strictObject({ format: z.string(), address: z.string() })).describe('Its address in each format asked for, in order'),
+  addresses: z.array(privateKeyAddress()).describe('Its address in each format asked for, in order'),
 });
 type ImportPrivateKeyResult = z.infer<typeof resultSchema>;
 

@@ -20,6 +20,13 @@ export const PRIVATE_KEY_MATERIAL = 'private_key';
 /** Private keys an organization may have (and so one request may create). */
 export const MAX_PRIVATE_KEYS = 100;
 export const MAX_PRIVATE_KEY_NAME_LENGTH = 256;
+/** One address of a key in an answer. */
+export const privateKeyAddress = () =>
+  z.strictObject({
+    format: z.string().describe('The address format, e.g. ADDRESS_FORMAT_ETHEREUM'),
+    address: z.string().describe('The key’s address in that format'),
+  });
+
 /** Address formats one key may have: each supported format at most once. */
 const MAX_ADDRESS_FORMATS = 8;
 
