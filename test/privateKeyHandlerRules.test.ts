@@ -229,7 +229,8 @@ describe('signing with a private key', () => {
       const { db, reads } = storeOf(secp);
       const plan = await planOf(signRawPayload, { signWith, payload: 'hello', encoding: 'PAYLOAD_ENCODING_TEXT_UTF8', hashFunction: 'HASH_FUNCTION_KECCAK256' }, { db });
       assert.equal(reads.length, 1);
-      assert.deepEqual(plan.effects, []);
+      // Nothing written: the activity is kept only while the key is still there.
+      assert.deepEqual(checksOf(plan).map(({ name, args }) => ({ name, args })), [{ name: 'signerStillThere', args: [ORGANIZATION_ID, 'private_key', secp.privateKeyId] }]);
       const { r, s, v } = plan.result as { r: string; s: string; v: string };
       const signer = await recoverAddress({ hash: keccak256(toBytes('hello')), signature: { r: `0x${r}`, s: `0x${s}`, yParity: Number(v) } });
       assert.equal(signer, secp.addresses[0]!.address);

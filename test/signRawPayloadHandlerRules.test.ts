@@ -15,7 +15,7 @@ import { MAX_PAYLOADS, signRawPayloads } from '../src/activities/handlers/wallet
 import { SignetError } from '../src/errors.ts';
 import type { NewWallet, NewWalletAccount } from '../src/store/wallets.ts';
 import { fieldViolations } from '../src/wire/violations.ts';
-import { effectsOf, ORGANIZATION_ID, planOf, rulesContext, signerStore } from './support/handlerRules.ts';
+import { effectsOf, ORGANIZATION_ID, planOf, rulesContext, signerStore, checksOf } from './support/handlerRules.ts';
 
 const ETHEREUM = { curve: 'CURVE_SECP256K1', pathFormat: 'PATH_FORMAT_BIP32', path: "m/44'/60'/0'/0/0", addressFormat: 'ADDRESS_FORMAT_ETHEREUM' } as const;
 const SOLANA = { curve: 'CURVE_ED25519', pathFormat: 'PATH_FORMAT_BIP32', path: "m/44'/501'/0'/0'", addressFormat: 'ADDRESS_FORMAT_SOLANA' } as const;
@@ -62,7 +62,8 @@ describe('sign_raw_payload', () => {
     );
     assert.equal(reads.length, 1);
     assert.ok(reads[0]!.includes(ORGANIZATION_ID) && reads[0]!.includes(ethereum.address.toLowerCase()));
-    assert.deepEqual(plan.effects, []);
+    // Nothing written: the activity is kept only while the account is still there.
+    assert.deepEqual(checksOf(plan).map(({ name, args }) => ({ name, args })), [{ name: 'signerStillThere', args: [ORGANIZATION_ID, 'wallet_account', ethereum.walletAccountId] }]);
     const { r, s, v } = plan.result as { r: string; s: string; v: string };
     const signer = await recoverAddress({ hash: keccak256(toBytes(text)), signature: { r: `0x${r}`, s: `0x${s}`, yParity: Number(v) } });
     assert.equal(signer, ethereum.address);

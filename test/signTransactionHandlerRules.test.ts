@@ -16,7 +16,7 @@ import { MAX_UNSIGNED_TRANSACTION_CHARACTERS, signTransaction } from '../src/act
 import { SignetError } from '../src/errors.ts';
 import type { NewWallet, NewWalletAccount } from '../src/store/wallets.ts';
 import { fieldViolations } from '../src/wire/violations.ts';
-import { effectsOf, ORGANIZATION_ID, planOf, signerStore } from './support/handlerRules.ts';
+import { effectsOf, ORGANIZATION_ID, planOf, signerStore, checksOf } from './support/handlerRules.ts';
 
 const ETHEREUM = { curve: 'CURVE_SECP256K1', pathFormat: 'PATH_FORMAT_BIP32', path: "m/44'/60'/0'/0/0", addressFormat: 'ADDRESS_FORMAT_ETHEREUM' } as const;
 const SOLANA = { curve: 'CURVE_ED25519', pathFormat: 'PATH_FORMAT_BIP32', path: "m/44'/501'/0'/0'", addressFormat: 'ADDRESS_FORMAT_SOLANA' } as const;
@@ -80,7 +80,7 @@ describe('sign_transaction', () => {
     const plan = await planOf(signTransaction, { signWith: ethereum.address, unsignedTransaction: unsigned.slice(2), type: 'TRANSACTION_TYPE_ETHEREUM' }, { db });
     assert.equal(reads.length, 1);
     assert.ok(reads[0]!.includes(ORGANIZATION_ID) && reads[0]!.includes(ethereum.address.toLowerCase()));
-    assert.deepEqual(plan.effects, []);
+    assert.deepEqual(checksOf(plan).map(({ name, args }) => ({ name, args })), [{ name: 'signerStillThere', args: [ORGANIZATION_ID, 'wallet_account', ethereum.walletAccountId] }]);
     const { signedTransaction } = plan.result as { signedTransaction: string };
     assert.match(signedTransaction, /^02[0-9a-f]+$/);
     const signed = `0x${signedTransaction}` as const;

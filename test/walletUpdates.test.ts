@@ -83,6 +83,8 @@ for (const tdb of testDatabases) {
       await refused(remove([first.walletId, second.walletId]), INVALID_ARGUMENT, /has not been exported/, 'parameters.deleteWithoutExport');
       assert.equal((await sign(client, org.organizationId, first.addresses[0]!)).activity.status, 'ACTIVITY_STATUS_COMPLETED');
 
+      // Signed with once before its deletion: the server keeps the key it found for a few seconds.
+      assert.equal((await sign(client, org.organizationId, first.addresses[0]!)).activity.status, 'ACTIVITY_STATUS_COMPLETED');
       const answer = await remove([first.walletId, second.walletId], true);
       assert.deepEqual(answer.activity.result.deleteWalletsResult, { walletIds: [first.walletId, second.walletId] });
       await refused(client.getWallet({ organizationId: org.organizationId, walletId: first.walletId }), NOT_FOUND, /no wallet/);
@@ -90,7 +92,11 @@ for (const tdb of testDatabases) {
       assert.deepEqual(accounts, []);
       const rows = await server.db.query('SELECT 1 FROM wallet_accounts WHERE wallet_id = ANY($1::uuid[])', [[first.walletId, second.walletId]]);
       assert.equal(rows.length, 0);
+      // The activity's statement finds the account gone: a 404, and no activity kept with a signature.
+      const activities = async () => (await server.db.query<{ n: number }>('SELECT count(*)::int AS n FROM activities WHERE organization_id = $1', [org.organizationId]))[0]!.n;
+      const before = await activities();
       await refused(sign(client, org.organizationId, first.addresses[0]!), NOT_FOUND, /could not find any resource to sign with/);
+      assert.equal(await activities(), before);
       // Deleted once, a wallet is unknown to a second deletion.
       await refused(remove([first.walletId], true), NOT_FOUND, /no wallet/);
     });

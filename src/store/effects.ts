@@ -17,6 +17,7 @@ import { claimOtp, insertOtp, otpState } from './otps.ts';
 import { queueMessage, type OutboxEntry } from './outbox.ts';
 import { deletePrivateKeysOfActivity, insertPrivateKeysOfActivity, markPrivateKeyExportedOfActivity, privateKeyExported, privateKeyNameFree, privateKeyOfOrganization, privateKeysRoomFor } from './privateKeys.ts';
 import { replacePendingImportOfActivity, usePendingImport } from './pendingImports.ts';
+import { signerStillThere } from './signers.ts';
 import { deletePoliciesOfActivity, insertPoliciesOfActivity, policiesRoomFor, policyNameFree, policyOfOrganization, updatePolicyOfActivity } from './policies.ts';
 import { takeFromRateWindow, type RateLimit } from './rateWindows.ts';
 import { replaceRootQuorumOfActivity } from './rootQuorums.ts';
@@ -100,6 +101,7 @@ const CHECKS = {
   privateKeyOfOrganization,
   privateKeyExported,
   organizationKeysExported,
+  signerStillThere,
 } satisfies Record<string, (...args: never[]) => Sql>;
 
 /** What is taken from a supply that refuses once spent or taken: each a check that writes (store's Gate). */

@@ -9,7 +9,7 @@ import { sealExportBundle } from '../../../keys/bundles.ts';
 import type { ActivityHandler } from '../../handler.ts';
 import { objectExpected } from '../../wire/parameters.ts';
 import { bundleSigner, EXAMPLE_TARGET_PUBLIC_KEY, targetPublicKeyField } from './keyBundles.ts';
-import { signerAt, signWithField, withAccountKey, type SignerKey } from './signingAccount.ts';
+import { signerAt, signWithField, withAccountKey, type SignerKey, signerStillThere } from './signingAccount.ts';
 
 const parameters = z.strictObject(
   {
@@ -54,6 +54,6 @@ export const exportWalletAccount: ActivityHandler<typeof parameters, ExportWalle
     const exportBundle = await withAccountKey(context, account, (_curve, privateKey) =>
       sealExportBundle(signer, { organizationId, targetPublicKey: intent.targetPublicKey }, privateKey),
     );
-    return { result: { address: intent.address, exportBundle }, effects: [] };
+    return { result: { address: intent.address, exportBundle }, effects: [signerStillThere(context, account)] };
   },
 };

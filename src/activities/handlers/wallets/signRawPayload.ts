@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { bytesToSign, MAX_PAYLOAD_CHARACTERS, signRawPayload as sign, type RawSignature } from '../../../keys/rawPayload.ts';
 import type { ActivityHandler } from '../../handler.ts';
 import { objectExpected, text } from '../../wire/parameters.ts';
-import { encodingField, hashFunctionField, signatureSchema, signerAt, signWithField, withAccountKey, type SignerKey } from './signingAccount.ts';
+import { encodingField, hashFunctionField, signatureSchema, signerAt, signWithField, withAccountKey, type SignerKey, signerStillThere } from './signingAccount.ts';
 
 const parameters = z.strictObject(
   {
@@ -55,6 +55,6 @@ export const signRawPayload: ActivityHandler<typeof parameters, RawSignature, Si
   async execute(context, intent, account) {
     const { payload, encoding, hashFunction } = intent;
     const result = await withAccountKey(context, account, (curve, privateKey) => sign({ curve, privateKey, payload, encoding, hashFunction }));
-    return { result, effects: [] };
+    return { result, effects: [signerStillThere(context, account)] };
   },
 };

@@ -8,7 +8,7 @@ import { bytesToSign, MAX_PAYLOAD_CHARACTERS, signRawPayload as sign, type RawSi
 import { ParameterRejected } from '../../../keys/parameterRejected.ts';
 import type { ActivityHandler } from '../../handler.ts';
 import { objectExpected, text } from '../../wire/parameters.ts';
-import { encodingField, hashFunctionField, signatureSchema, signerAt, signWithField, withAccountKey, type SignerKey } from './signingAccount.ts';
+import { encodingField, hashFunctionField, signatureSchema, signerAt, signWithField, withAccountKey, type SignerKey, signerStillThere } from './signingAccount.ts';
 
 /** Payloads one activity signs. */
 export const MAX_PAYLOADS = 100;
@@ -64,7 +64,7 @@ export const signRawPayloads: ActivityHandler<typeof parameters, SignRawPayloads
     const signatures = await withAccountKey(context, account, (curve, privateKey) =>
       intent.payloads.map((payload, index) => eachPayload(index, () => sign({ curve, privateKey, payload, encoding, hashFunction }))),
     );
-    return { result: { signatures }, effects: [] };
+    return { result: { signatures }, effects: [signerStillThere(context, account)] };
   },
 };
 

@@ -16,7 +16,7 @@ import type { DerivationCurve } from '../../../keys/derivation.ts';
 import { ParameterRejected } from '../../../keys/parameterRejected.ts';
 import type { ActivityHandler } from '../../handler.ts';
 import { objectExpected, text } from '../../wire/parameters.ts';
-import { signerAt, signWithField, withAccountKey, type SignerKey } from './signingAccount.ts';
+import { signerAt, signWithField, withAccountKey, type SignerKey, signerStillThere } from './signingAccount.ts';
 
 /** The transaction types Signet signs, each with the curve of the accounts that sign it and its parser. */
 const TRANSACTION_TYPES = {
@@ -101,6 +101,6 @@ export const signTransaction: ActivityHandler<typeof parameters, SignTransaction
         ? signEthereumTransaction(unsignedTransaction, privateKey).signedTransaction
         : signSolanaTransaction(unsignedTransaction, privateKey).signedTransaction;
     });
-    return { result: { signedTransaction }, effects: [] };
+    return { result: { signedTransaction }, effects: [signerStillThere(context, signer)] };
   },
 };

@@ -12,6 +12,7 @@ import { deriveAccountKey, DERIVATION_CURVES, type DerivationCurve } from '../..
 import { mnemonicToSeed } from '../../../keys/mnemonic.ts';
 import { ParameterRejected } from '../../../keys/parameterRejected.ts';
 import { HASH_FUNCTIONS, PAYLOAD_ENCODINGS } from '../../../keys/rawPayload.ts';
+import { check, type Effect } from '../../../store/effects.ts';
 import { findSigner, type Signer } from '../../../store/signers.ts';
 import type { ExecutionContext, PrepareContext } from '../../handler.ts';
 import { text } from '../../wire/parameters.ts';
@@ -128,3 +129,13 @@ function refusingParameters<T>(run: () => T): T {
 
 /** A ParameterRejected as the 400 naming its field; any other error as it is. */
 const refusal = (error: unknown) => (error instanceof ParameterRejected ? invalidField(error.field, error.description) : error);
+
+/**
+ * The effect a signing activity carries: its key's row is still there when the activity is written
+ * (the key may have been found a few seconds earlier); else nothing is written nor answered but a 404.
+ */
+export function signerStillThere(context: ExecutionContext, signer: SignerKey): Effect {
+  const { organizationId } = context;
+  const [rowId, what] = signer.kind === 'private_key' ? [signer.privateKeyId, 'private key'] : [signer.walletAccountId, 'wallet account'];
+  return check('signerStillThere', [organizationId, signer.kind, rowId], notFound('WALLET_ACCOUNT_NOT_FOUND', `could not find any resource to sign with: the ${what} at parameters.signWith was deleted while this request was made, and no signature is answered`));
+}
