@@ -7,7 +7,7 @@
 // checks, under the organization's lock, that its name is free and the organization has room for it.
 import { z } from 'zod';
 import { invalidArgument, invalidField } from '../../../errors.ts';
-import { check, lock } from '../../../store/effects.ts';
+import { check, lock, type Effect } from '../../../store/effects.ts';
 import type { ActivityHandler } from '../../handler.ts';
 import { newWalletParameters, planNewWallet } from './newWallet.ts';
 import { addressList, MAX_WALLET_ACCOUNTS } from './walletAccounts.ts';
@@ -18,6 +18,23 @@ export { MAX_WALLET_NAME_LENGTH, WALLET_MNEMONIC } from './newWallet.ts';
 export const MAX_WALLETS = 100;
 
 const parameters = newWalletParameters();
+
+/**
+ * What a wallet added to an organization must hold (create_wallet, import_wallet): its name free and
+ * room for one more, counted under the organization's lock so that concurrent ones count one after
+ * the other and the bound is exact.
+ */
+export function newWalletChecks(organizationId: string, walletName: string): Effect[] {
+  return [
+    lock('organization', organizationId),
+    check(
+      'walletNameFree',
+      [organizationId, walletName],
+      invalidField('parameters.walletName', `the organization already has a wallet named ${JSON.stringify(walletName)}; wallet names are unique in an organization`),
+    ),
+    check('walletsRoomFor', [organizationId, MAX_WALLETS], invalidArgument(`the organization has ${MAX_WALLETS} wallets, the most it may have`)),
+  ];
+}
 
 const resultSchema = z.strictObject({
   walletId: z.uuid().describe('Identifier of the new wallet: get_wallet and list_wallet_accounts take it'),
@@ -56,14 +73,7 @@ export const createWallet: ActivityHandler<typeof parameters, CreateWalletResult
     return {
       result: { walletId: wallet.walletId, addresses: wallet.addresses },
       effects: [
-        // Concurrent creations count one after the other, so the bound is exact.
-        lock('organization', organizationId),
-        check(
-          'walletNameFree',
-          [organizationId, intent.walletName],
-          invalidField('parameters.walletName', `the organization already has a wallet named ${JSON.stringify(intent.walletName)}; wallet names are unique in an organization`),
-        ),
-        check('walletsRoomFor', [organizationId, MAX_WALLETS], invalidArgument(`the organization has ${MAX_WALLETS} wallets, the most it may have`)),
+        ...newWalletChecks(organizationId, intent.walletName),
         ...wallet.writes,
       ],
     };

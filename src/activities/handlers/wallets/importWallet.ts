@@ -5,11 +5,10 @@
 // the wallet marked imported. The pending import is used in the activity's statement, once and while
 // unexpired; the wallet's name and the organization's room are checked there too, under its lock.
 import { z } from 'zod';
-import { invalidArgument, invalidField } from '../../../errors.ts';
-import { check, lock } from '../../../store/effects.ts';
+import { invalidField } from '../../../errors.ts';
 import type { ActivityHandler } from '../../handler.ts';
 import { objectExpected, trimmedName } from '../../wire/parameters.ts';
-import { MAX_WALLETS } from './createWallet.ts';
+import { MAX_WALLETS, newWalletChecks } from './createWallet.ts';
 import { encryptedBundleField, withImportedBytes } from './keyBundles.ts';
 import { MAX_WALLET_NAME_LENGTH, planWallet } from './newWallet.ts';
 import { accountList, addressList, MAX_WALLET_ACCOUNTS } from './walletAccounts.ts';
@@ -76,13 +75,7 @@ export const importWallet: ActivityHandler<typeof parameters, ImportWalletResult
     return {
       result: { walletId: wallet.walletId, addresses: wallet.addresses },
       effects: [
-        lock('organization', organizationId),
-        check(
-          'walletNameFree',
-          [organizationId, intent.walletName],
-          invalidField('parameters.walletName', `the organization already has a wallet named ${JSON.stringify(intent.walletName)}; wallet names are unique in an organization`),
-        ),
-        check('walletsRoomFor', [organizationId, MAX_WALLETS], invalidArgument(`the organization has ${MAX_WALLETS} wallets, the most it may have`)),
+        ...newWalletChecks(organizationId, intent.walletName),
         ...effects,
         ...wallet.writes,
       ],
