@@ -234,8 +234,15 @@ export class SignetError extends Error {
     message: string,
     options: SignetErrorOptions = {},
   ) {
+    // A refusal of the client's request (4xx) is answered, not debugged: its stack is not captured,
+    // which costs more than the rest of the error (activities plan their refusals before they know
+    // whether one is needed: store/effects.ts's check). A 5xx keeps its stack for the log.
+    const status = options.status ?? REASONS[reason].status;
+    const stackTraceLimit = Error.stackTraceLimit;
+    if (status < 500) Error.stackTraceLimit = 0;
     super(message);
-    this.status = options.status ?? REASONS[reason].status;
+    Error.stackTraceLimit = stackTraceLimit;
+    this.status = status;
     this.code = grpcCodeOf(reason);
     this.fieldViolations = options.fieldViolations ?? [];
     this.retryAfterSeconds = options.retryAfterSeconds;
