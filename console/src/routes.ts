@@ -9,6 +9,7 @@ import { UsersView } from './views/users.tsx';
 import { SubOrganizationsView } from './views/subOrganizations.tsx';
 import { ContractsView } from './views/contracts.tsx';
 import { RootQuorumView } from './views/rootQuorum.tsx';
+import { TryTransactionView } from './views/tryTransaction.tsx';
 import { WalletsView } from './views/wallets.tsx';
 
 export { navigate } from './navigation.ts';
@@ -30,6 +31,7 @@ export const ROUTES: Route[] = [
   { path: 'activities', title: 'Activities', component: ActivitiesView },
   { path: 'wallets', title: 'Wallets', component: WalletsView },
   { path: 'policies', title: 'Policies', component: PoliciesView },
+  { path: 'try-transaction', title: 'Try a transaction', component: TryTransactionView },
   { path: 'users', title: 'Users', component: UsersView },
   { path: 'sub-organizations', title: 'Sub-organizations', component: SubOrganizationsView },
   { path: 'contracts', title: 'Smart contracts', component: ContractsView },
