@@ -41,13 +41,17 @@ export interface DecisionInput extends DecisionContext {
   readonly submitter: Approver;
 }
 
-export type Outcome =
-  | 'OUTCOME_ALLOW'
-  | 'OUTCOME_DENY_EXPLICIT'
-  | 'OUTCOME_DENY_IMPLICIT'
-  | 'OUTCOME_REQUIRES_CONSENSUS'
-  | 'OUTCOME_REJECTED'
-  | 'OUTCOME_ERROR';
+/** What a decision or one policy's evaluation says, as the wire names it. */
+export const OUTCOMES = [
+  'OUTCOME_ALLOW',
+  'OUTCOME_DENY_EXPLICIT',
+  'OUTCOME_DENY_IMPLICIT',
+  'OUTCOME_REQUIRES_CONSENSUS',
+  'OUTCOME_REJECTED',
+  'OUTCOME_ERROR',
+] as const;
+
+export type Outcome = (typeof OUTCOMES)[number];
 
 /**
  * What one policy whose condition held (or failed) says on its own: ALLOW or DENY_EXPLICIT when it
