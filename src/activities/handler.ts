@@ -15,12 +15,15 @@
 //   neverWaits            lifecycle/pipeline.ts, decideSubmission
 //   rootQuorumOnly        lifecycle/decide.ts, decidedOf
 // The optional step `prepare` is called in one place, lifecycle/prepare.ts (before the decision at
-// submission, pipeline.ts; before execute at the approval that allows a waiting activity, execute.ts).
+// submission, pipeline.ts; before execute at the approval that allows a waiting activity, execute.ts);
+// the optional step `view` in one place too, lifecycle/view.ts (before a decision that reads policies
+// or may wait: at submission, at each vote, and for a reader's canApprove).
 import type { z } from 'zod';
 import type { Principal } from '../auth/principal.ts';
 import type { Config } from '../config.ts';
 import type { Reason } from '../errors.ts';
-import type { Action, Resource } from '../policy/index.ts';
+import type { Action, Resource, SigningBindings } from '../policy/index.ts';
+import type { ReadableSummary } from '../readable/index.ts';
 import type { KeyEncryptionKey } from '../keys/custody/keyEncryptionKey.ts';
 import type { Effect } from '../store/effects.ts';
 import type { Queryable } from '../store/db.ts';
@@ -66,6 +69,18 @@ export interface ActivityPlan<Result extends object = object> {
    */
   secretFields?: readonly string[];
   effects: readonly Effect[];
+}
+
+/**
+ * What policies and people read of an activity beyond its parameters (ActivityHandler.view): for an
+ * activity that signs, what it signs decoded with the organization's smart contract interfaces, and
+ * the key it signs with.
+ */
+export interface ActivityView {
+  /** The keywords a policy condition reads when the activity signs: `eth`, `solana`, `wallet`, `wallet_account`, `private_key`. */
+  signing?: SigningBindings;
+  /** What is signed, in words, for those asked to approve it (the console, the approval email, the webhook event). */
+  summary?: ReadableSummary;
 }
 
 export interface ActivityHandler<Schema extends z.ZodType = z.ZodType, Result extends object = object, Prepared = unknown> {
@@ -150,6 +165,14 @@ export interface ActivityHandler<Schema extends z.ZodType = z.ZodType, Result ex
    * then fails it (what it read may have changed meanwhile). Without it, `execute` gets `undefined`.
    */
   prepare?(context: PrepareContext, intent: z.output<Schema>): Promise<Prepared>;
+  /**
+   * What policies and approvers read of the activity beyond its parameters (ActivityView), from its
+   * intent, what `prepare` returned, and what it reads (the organization's interfaces for the
+   * contracts a transaction calls). Only reads; asked only when a decision reads policies or the
+   * activity may wait for approvals (lifecycle/view.ts), so an activity its root user does alone
+   * reads nothing more. What cannot be decoded is left out (a condition reading it fails closed).
+   */
+  view?(context: PrepareContext, intent: z.output<Schema>, prepared: Prepared): Promise<ActivityView>;
   /**
    * Executes the activity, called when it is allowed: plans its effect, which the pipeline writes. Throw
    * a SignetError to refuse the request before anything is written; a refusal that must leave a trace

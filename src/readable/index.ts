@@ -12,6 +12,7 @@ export {
   summarizeSolanaTransaction,
   summarizeTypedData,
   type EthereumSummary,
+  type ReadableSummary,
   type SolanaSummary,
   type TypedDataSummary,
 } from './summary.ts';

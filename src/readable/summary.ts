@@ -68,6 +68,9 @@ export interface TypedDataSummary {
   readonly text: string;
 }
 
+/** What a person reads of a transaction or typed data: one of the summaries above, by its `kind`. */
+export type ReadableSummary = EthereumSummary | SolanaSummary | TypedDataSummary;
+
 /** `amount` in units of 10^decimals as decimal text, without trailing zeros: 1500000000000000000 wei → '1.5'. */
 export function formatUnits(amount: bigint, decimals: number): string {
   const negative = amount < 0n;

@@ -2,7 +2,7 @@
 import type { Queryable } from './db.ts';
 import { runWithCredential, type CredentialState, type CredentialUse } from './credentials.ts';
 import { pageOf, pageStatement, type Page, type PageRequest } from './pages.ts';
-import { raw, sql, type Sql } from './sql.ts';
+import { raw, run, sql, type Sql } from './sql.ts';
 
 export interface SmartContractInterfaceRecord {
   id: string;
@@ -102,4 +102,32 @@ export async function listSmartContractInterfacesFor(
   if (refused) return { refused };
   const found = pageOf<InterfaceRow>(rows, page);
   return { page: { ...found, rows: found.rows.map(fromRow) } };
+}
+
+/** At most this many contracts or programs are looked up for one transaction (a Solana message names at most 256 accounts). */
+const MAX_LOOKED_UP = 256;
+
+/**
+ * The organization's interfaces stored for the contracts a transaction names: Ethereum ABIs whose
+ * address is one of `ethereum` (matched without case), Solana IDLs whose program id is one of
+ * `solana` (exactly), newest first (where one address has several, decoding takes the newest).
+ */
+export async function findInterfacesFor(
+  db: Queryable,
+  organizationId: string,
+  addresses: { ethereum: readonly string[]; solana: readonly string[] },
+): Promise<Pick<SmartContractInterfaceRecord, 'smartContractAddress' | 'smartContractInterface' | 'type' | 'label'>[]> {
+  const ethereum = [...new Set(addresses.ethereum.map((address) => address.toLowerCase()))].slice(0, MAX_LOOKED_UP);
+  const solana = [...new Set(addresses.solana)].slice(0, MAX_LOOKED_UP);
+  if (ethereum.length === 0 && solana.length === 0) return [];
+  const rows = await run<Pick<InterfaceRow, 'smart_contract_address' | 'smart_contract_interface' | 'type' | 'label'>>(
+    db,
+    sql`SELECT smart_contract_address, smart_contract_interface, type, label
+          FROM smart_contract_interfaces
+         WHERE organization_id = ${organizationId}::uuid
+           AND ((type = 'SMART_CONTRACT_INTERFACE_TYPE_ETHEREUM' AND lower(smart_contract_address) = ANY(${ethereum}::text[]))
+             OR (type = 'SMART_CONTRACT_INTERFACE_TYPE_SOLANA' AND smart_contract_address = ANY(${solana}::text[])))
+         ORDER BY created_at DESC, id`,
+  );
+  return rows.map((row) => ({ smartContractAddress: row.smart_contract_address, smartContractInterface: row.smart_contract_interface, type: row.type, label: row.label }));
 }

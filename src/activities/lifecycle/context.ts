@@ -11,12 +11,14 @@ import { authorityVersionFor } from '../../store/authority.ts';
 import type { Queryable } from '../../store/db.ts';
 import { findOrganizationPlace } from '../../store/organizations.ts';
 import { systemClock, type Clock } from '../../wire/clock.ts';
-import type { ActivityHandler, ExecutionContext } from '../handler.ts';
+import type { ActivityHandler, ActivityView, ExecutionContext } from '../handler.ts';
 import type { Envelope } from '../wire/envelope.ts';
 import { ACTIVITY_STATUS } from '../wire/status.ts';
-import { accessOf, Authorities, NO_ACCESS, type Access, type Authority } from './decide.ts';
+import { accessOf, Authorities, intentOf, NO_ACCESS, type Access, type Authority } from './decide.ts';
 import { handlerOfType } from './intake.ts';
 import type { LifecycleDependencies } from './model.ts';
+import { prepare } from './prepare.ts';
+import { viewNeeded, viewOf } from './view.ts';
 
 /** The lifecycle's state, made once per server and shared by every request. */
 export interface Lifecycle {
@@ -38,7 +40,15 @@ export async function accessFor(lifecycle: Lifecycle, record: ActivityRecord, re
   if (record.status !== ACTIVITY_STATUS.CONSENSUS_NEEDED || reader.organizationId !== record.organizationId) return NO_ACCESS;
   const { db, handlers } = lifecycle.deps;
   const authority = await lifecycle.authorities.of(db, record.organizationId);
-  return accessOf(authority, record, await lifecycle.authorities.approverOf(db, authority, reader), handlerOfType(handlers, record.type));
+  const handler = handlerOfType(handlers, record.type);
+  // Who may vote can depend on what a waiting signature signs (a policy reading eth.tx): viewed as a vote would.
+  let view: ActivityView | undefined;
+  if (handler && viewNeeded(handler, authority)) {
+    const context = { organizationId: record.organizationId, principal: reader, now: lifecycle.now(), db, config: lifecycle.deps.config };
+    const intent = intentOf(record);
+    view = await viewOf(handler, context, intent, await prepare(handler, context, intent), authority);
+  }
+  return accessOf(authority, record, await lifecycle.authorities.approverOf(db, authority, reader), handler, view);
 }
 
 /**

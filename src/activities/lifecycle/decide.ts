@@ -15,13 +15,15 @@ import {
   type Effect,
   type Policy,
   type RootQuorum,
+  type SigningBindings,
 } from '../../policy/index.ts';
+import type { ReadableSummary } from '../../readable/index.ts';
 import { readAuthority, readApproverUser, type ApproverUser } from '../../store/authority.ts';
 import type { StoredPolicy } from '../../store/policies.ts';
 import type { Queryable } from '../../store/db.ts';
 import type { ActivityRecord, VoteRecord } from '../../store/activities.ts';
 import type { Principal } from '../../auth/principal.ts';
-import type { ActivityHandler } from '../handler.ts';
+import type { ActivityHandler, ActivityView } from '../handler.ts';
 import { ACTIVITY_STATUS } from '../wire/status.ts';
 
 /** An organization's root quorum and policies, as of one version of its authority. */
@@ -187,11 +189,24 @@ export interface DecidedActivity {
   intent: unknown;
   /** Decided by the root quorum alone (policies not consulted). */
   rootQuorumOnly?: boolean;
+  /** What a signing activity's conditions read (eth, solana, wallet, …: lifecycle/view.ts); absent when not viewed. */
+  signing?: SigningBindings;
+  /** What it signs in words, for those asked to approve it. */
+  summary?: ReadableSummary;
 }
 
-/** The activity of `handler` as a decision reads it: the one place ActivityHandler.rootQuorumOnly is read. */
-export function decidedOf(handler: Pick<ActivityHandler, 'rootQuorumOnly'> | undefined, type: string, intent: unknown): DecidedActivity {
-  return { type, intent, rootQuorumOnly: handler?.rootQuorumOnly === true };
+/**
+ * The activity of `handler` as a decision reads it, with its view when it was asked for one
+ * (view.ts): the one place ActivityHandler.rootQuorumOnly is read.
+ */
+export function decidedOf(handler: Pick<ActivityHandler, 'rootQuorumOnly'> | undefined, type: string, intent: unknown, view?: ActivityView): DecidedActivity {
+  return {
+    type,
+    intent,
+    rootQuorumOnly: handler?.rootQuorumOnly === true,
+    ...(view?.signing ? { signing: view.signing } : {}),
+    ...(view?.summary ? { summary: view.summary } : {}),
+  };
 }
 
 /** What the policy module decides with; the submitter is the first approver. */
@@ -207,6 +222,7 @@ function contextOf(authority: Authority, activity: DecidedActivity, approvers: r
         return (params ??= paramsForPolicy(activity.intent));
       },
     },
+    ...(activity.signing ? { signing: activity.signing } : {}),
     approvers,
     submitter: approvers[0]!,
   };
@@ -287,11 +303,11 @@ export const NO_ACCESS: Access = Object.freeze({ canApprove: false, canReject: f
  * rejected by the same, and by its submitter (who withdraws it) while it waits. One whose submitter
  * was removed can no longer be allowed: it can only be rejected.
  */
-export function accessOf(authority: Authority, record: ActivityRecord, reader: Approver, handler?: Pick<ActivityHandler, 'rootQuorumOnly'>): Access {
+export function accessOf(authority: Authority, record: ActivityRecord, reader: Approver, handler?: Pick<ActivityHandler, 'rootQuorumOnly'>, view?: ActivityView): Access {
   if (record.status !== ACTIVITY_STATUS.CONSENSUS_NEEDED) return NO_ACCESS;
   const voted = record.votes.find((vote) => vote.userId === reader.user.id);
   const submitter = record.votes[0]?.userId === reader.user.id;
-  const activity = decidedOf(handler, record.type, intentOf(record));
+  const activity = decidedOf(handler, record.type, intentOf(record), view);
   const may = voted === undefined && mayVoteOn(authority, activity, approversOf(record), reader);
   return {
     canApprove: may && submitterRemoved(record) === undefined,

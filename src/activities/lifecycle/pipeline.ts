@@ -14,7 +14,7 @@ import type { Config } from '../../config.ts';
 import { requestNotAuthorized, unauthenticated, unavailable, type SignetError } from '../../errors.ts';
 import type { Approver, Decision } from '../../policy/index.ts';
 import { findActivity, type ActivityRecord } from '../../store/activities.ts';
-import type { ActivityHandler } from '../handler.ts';
+import type { ActivityHandler, PrepareContext } from '../handler.ts';
 import type { Envelope } from '../wire/envelope.ts';
 import { ACTIVITY_STATUS } from '../wire/status.ts';
 import { approvalRequests, newWaitingActivity, reportSkippedApprovals } from './approvalRequests.ts';
@@ -25,7 +25,8 @@ import { dryRun, type DryRunAnswer, type DryRunRequest } from './dryRun.ts';
 import { execute, waiting } from './execute.ts';
 import { fingerprintOf, intake, organizationOf, storedFormOf, type Declared } from './intake.ts';
 import type { Executed, LifecycleDependencies, StoredForm, Submission, SubmissionOutcome } from './model.ts';
-import { prepare } from './prepare.ts';
+import { prepare, type Preparation } from './prepare.ts';
+import { viewOf } from './view.ts';
 import type { ServiceKeys } from './serviceKeys.ts';
 import { vote, type VoteRoute } from './votes.ts';
 
@@ -59,7 +60,8 @@ export class ActivityPipeline {
     const stored = storedFormOf(handler, submission, intent);
     // 2. Prepare: the handler checks its intent against what it reads (the account a signature names),
     // so that what could never execute is refused now, not at the approval that would allow it.
-    const preparation = await prepare(handler, { organizationId: body.organizationId, principal, now, db: lifecycle.deps.db, config: lifecycle.deps.config }, intent);
+    const prepareContext = { organizationId: body.organizationId, principal, now, db: lifecycle.deps.db, config: lifecycle.deps.config };
+    const preparation = await prepare(handler, prepareContext, intent);
     if (preparation.kind === 'refused') return orStored(preparation.error);
 
     for (let attempt = 1; ; attempt++) {
@@ -67,7 +69,7 @@ export class ActivityPipeline {
         throw unavailable("the organization's root quorum or policies kept changing while the activity was decided; nothing was stored, submit again", 'AUTHORITY_CHANGING');
       }
       // 3. Decide, with the submitter as the one approver so far.
-      const decided = await decideSubmission(lifecycle, handler, submission, intent, stored);
+      const decided = await decideSubmission(lifecycle, handler, submission, { intent, stored, preparation, prepareContext });
       if (decided.kind === 'again') continue;
       if (decided.kind === 'refused') return orStored(decided.error);
       const { authority, decision } = decided;
@@ -178,12 +180,19 @@ type SubmissionDecision =
  * it reaches into a sub-organization), with the submitter as the one approver. Before a refusal is
  * answered, a changed authority makes it decided again. The one place ActivityHandler.neverWaits is read.
  */
-async function decideSubmission(lifecycle: Lifecycle, handler: ActivityHandler, submission: Submission, intent: unknown, stored: StoredForm): Promise<SubmissionDecision> {
+async function decideSubmission(
+  lifecycle: Lifecycle,
+  handler: ActivityHandler,
+  submission: Submission,
+  { intent, stored, preparation, prepareContext }: { intent: unknown; stored: StoredForm; preparation: Preparation; prepareContext: PrepareContext },
+): Promise<SubmissionDecision> {
   const { db } = lifecycle.deps;
   const { envelope, principal } = submission;
   const authority = await lifecycle.authorities.of(db, principal.organizationId);
   const submitter = await lifecycle.authorities.approverOf(db, authority, principal);
-  const activity = decidedOf(handler, envelope.type, intent);
+  // What policies and approvers read of it beyond its parameters, when they may read it.
+  const view = await viewOf(handler, prepareContext, intent, preparation, authority);
+  const activity = decidedOf(handler, envelope.type, intent, view);
   const decision = decideActivity(authority, activity, [submitter]);
   const refused = async (error: SignetError): Promise<SubmissionDecision> => ((await changedSince(lifecycle, authority, principal, db)) ? { kind: 'again' } : { kind: 'refused', error });
   if (decision.outcome === 'OUTCOME_DENY_EXPLICIT' || decision.outcome === 'OUTCOME_DENY_IMPLICIT') {

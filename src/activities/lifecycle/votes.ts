@@ -32,6 +32,8 @@ import {
   type DecidedActivity,
 } from './decide.ts';
 import { execute } from './execute.ts';
+import { prepare, type Preparation } from './prepare.ts';
+import { viewNeeded, viewOf } from './view.ts';
 import { generateAppProofsOf, handlerOfType, type Declared } from './intake.ts';
 import type { Evaluations, Submission, SubmissionOutcome, VoteAnswer, VoteSelection } from './model.ts';
 
@@ -169,7 +171,13 @@ async function voteIn(lifecycle: Lifecycle, tx: Queryable, ballot: Ballot): Prom
       `activity ${target.id} is ${target.status}: only an activity waiting for approvals (${ACTIVITY_STATUS.CONSENSUS_NEEDED}) can be approved or rejected`,
     );
   }
-  const decided = decidedOf(handler, target.type, intentOf(target));
+  // Prepared again (what it names may have changed since it was submitted), and viewed when the
+  // decision may read its view; what was prepared is handed on to execute.
+  const intent = intentOf(target);
+  const prepareContext = { organizationId, principal, now: ballot.now, db: tx, config: lifecycle.deps.config };
+  const preparation = viewNeeded(handler, ballot.authority) ? await prepare(handler, prepareContext, intent) : undefined;
+  const view = preparation && (await viewOf(handler, prepareContext, intent, preparation, ballot.authority));
+  const decided = decidedOf(handler, target.type, intent, view);
   // A removed user is not an approver: its approval no longer counts, and its own activity is never allowed.
   const approvers = approversOf(target);
   if (!withdrawal && !mayVoteOn(ballot.authority, decided, approvers, ballot.voter)) {
@@ -179,7 +187,7 @@ async function voteIn(lifecycle: Lifecycle, tx: Queryable, ballot: Ballot): Prom
         'a policy allowing this activity counts, take part in approving it',
     );
   }
-  return decideAgain(lifecycle, tx, { target, principal, now: ballot.now }, { ballot, handler, decided, approvers });
+  return decideAgain(lifecycle, tx, { target, principal, now: ballot.now }, { ballot, handler, decided, approvers, ...(preparation?.kind === 'prepared' ? { preparation } : {}) });
 }
 
 /** The waiting activity decided again with the vote: rejected, failed, still waiting, or allowed and executed. */
@@ -187,7 +195,13 @@ async function decideAgain(
   lifecycle: Lifecycle,
   tx: Queryable,
   on: VoteOn,
-  { ballot, handler, decided, approvers }: { ballot: Ballot; handler: ActivityHandler; decided: DecidedActivity; approvers: Approver[] },
+  {
+    ballot,
+    handler,
+    decided,
+    approvers,
+    preparation,
+  }: { ballot: Ballot; handler: ActivityHandler; decided: DecidedActivity; approvers: Approver[]; preparation?: Extract<Preparation, { kind: 'prepared' }> },
 ): Promise<VoteAnswer> {
   const { target, principal, now } = on;
   const { organizationId } = target;
@@ -258,6 +272,7 @@ async function decideAgain(
     principal,
     now,
     db: tx,
+    ...(preparation ? { preparation } : {}),
   });
   if (execution.kind === 'refused') return failed(execution.error);
   const { plan, storedResult, appProofs } = execution.executed;

@@ -10,6 +10,7 @@ import { bytesToSign, MAX_PAYLOAD_CHARACTERS, signRawPayload as sign, type RawSi
 import type { ActivityHandler } from '../../handler.ts';
 import { objectExpected, text } from '../../wire/parameters.ts';
 import { encodingField, hashFunctionField, signatureSchema, signerAt, signWithField, withAccountKey, type SignerKey, signerStillThere } from './signingAccount.ts';
+import { payloadView } from './signingView.ts';
 
 const parameters = z.strictObject(
   {
@@ -50,6 +51,10 @@ export const signRawPayload: ActivityHandler<typeof parameters, RawSignature, Si
   prepare(context, intent) {
     const { payload, encoding, hashFunction } = intent;
     return signerAt(context, intent.signWith, (curve) => bytesToSign({ curve, payload, encoding, hashFunction }));
+  },
+
+  view(context, intent, account) {
+    return payloadView(context, [intent.payload], intent.encoding, account);
   },
 
   async execute(context, intent, account) {

@@ -9,6 +9,7 @@ import { ParameterRejected } from '../../../keys/parameterRejected.ts';
 import type { ActivityHandler } from '../../handler.ts';
 import { objectExpected, text } from '../../wire/parameters.ts';
 import { encodingField, hashFunctionField, signatureSchema, signerAt, signWithField, withAccountKey, type SignerKey, signerStillThere } from './signingAccount.ts';
+import { payloadView } from './signingView.ts';
 
 /** Payloads one activity signs. */
 export const MAX_PAYLOADS = 100;
@@ -57,6 +58,10 @@ export const signRawPayloads: ActivityHandler<typeof parameters, SignRawPayloads
   prepare(context, intent) {
     const { encoding, hashFunction } = intent;
     return signerAt(context, intent.signWith, (curve) => intent.payloads.forEach((payload, index) => eachPayload(index, () => bytesToSign({ curve, payload, encoding, hashFunction }))));
+  },
+
+  view(context, intent, account) {
+    return payloadView(context, intent.payloads, intent.encoding, account);
   },
 
   async execute(context, intent, account) {

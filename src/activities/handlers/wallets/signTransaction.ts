@@ -17,6 +17,7 @@ import { ParameterRejected } from '../../../keys/parameterRejected.ts';
 import type { ActivityHandler } from '../../handler.ts';
 import { objectExpected, text } from '../../wire/parameters.ts';
 import { signerAt, signWithField, withAccountKey, type SignerKey, signerStillThere } from './signingAccount.ts';
+import { transactionView } from './signingView.ts';
 
 /** The transaction types Signet signs, each with the curve of the accounts that sign it and its parser. */
 const TRANSACTION_TYPES = {
@@ -92,6 +93,10 @@ export const signTransaction: ActivityHandler<typeof parameters, SignTransaction
         throw new ParameterRejected('parameters.type', `${type} is signed by a ${expected} key; parameters.signWith is a ${curve} key`);
       }
     });
+  },
+
+  view(context, intent, signer) {
+    return transactionView(context, intent.type, intent.unsignedTransaction, signer);
   },
 
   async execute(context, intent, signer) {
