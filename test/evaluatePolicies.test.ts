@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
+import { serializeTransaction } from 'viem';
 import { evaluatePolicies } from '../src/queries/evaluatePolicies.ts';
 import { testDatabases } from './support/databases.ts';
 import { envelope } from './support/envelopes.ts';
@@ -17,6 +18,11 @@ type Keys = Pick<Credentials, 'apiPublicKey' | 'apiPrivateKey'>;
 type Member = Keys & { userId: string };
 
 const ERRING = "activity.type == 'ACTIVITY_TYPE_CREATE_POLICY_V3' && activity.params.nothing == 1";
+const ETHEREUM = { curve: 'CURVE_SECP256K1', pathFormat: 'PATH_FORMAT_BIP32', path: "m/44'/60'/0'/0/0", addressFormat: 'ADDRESS_FORMAT_ETHEREUM' };
+
+/** An unsigned EIP-1559 transfer of `value` wei on chain 1, hex as sign_transaction takes it. */
+const transfer = (value: bigint) =>
+  serializeTransaction({ type: 'eip1559', chainId: 1, nonce: 0, to: '0x0000000000000000000000000000000000000001', value, gas: 21000n, maxFeePerGas: 20_000_000_000n, maxPriorityFeePerGas: 1_000_000_000n }).slice(2);
 
 for (const tdb of testDatabases) {
   describe(`evaluate_policies (${tdb.name})`, () => {
@@ -26,6 +32,7 @@ for (const tdb of testDatabases) {
     let alice: Member, bob: Member, carol: Member, dave: Member;
     const policyIds: Record<string, string> = {};
     let child: { subOrganizationId: string; rootUserIds: string[] };
+    let signWith: string;
 
     /** Submits an activity as the organization's root user (who decides alone): its result. */
     async function asRoot(path: string, type: string, parameters: object): Promise<Record<string, any>> {
@@ -94,6 +101,9 @@ for (const tdb of testDatabases) {
         rootQuorumThreshold: 1,
       });
       child = made.createSubOrganizationResultV8;
+      const wallet = await asRoot('create_wallet', 'ACTIVITY_TYPE_CREATE_WALLET', { walletName: 'Treasury', accounts: [ETHEREUM] });
+      [signWith] = wallet.createWalletResult.addresses;
+      await policy('Small transfers', 'EFFECT_ALLOW', "activity.type == 'ACTIVITY_TYPE_SIGN_TRANSACTION_V2' && eth.tx.value <= 1000");
       before_ = await stored();
     });
     after(() => server.close());
@@ -181,6 +191,19 @@ for (const tdb of testDatabases) {
       });
       assert.equal(answer.status, 404, answer.text);
       assert.match(answer.json.message, /signWith/);
+    });
+
+    test("a signature's transaction is read as a submission's is (eth.tx): a small transfer allowed, a large one not", async () => {
+      const sign = (value: bigint) => ({ type: 'ACTIVITY_TYPE_SIGN_TRANSACTION_V2', parameters: { signWith, unsignedTransaction: transfer(value), type: 'TRANSACTION_TYPE_ETHEREUM' } });
+      const small = await dryRun(alice, { activity: sign(1n) });
+      assert.equal(small.status, 200, small.text);
+      assert.deepEqual(small.json, {
+        outcome: 'OUTCOME_ALLOW',
+        policyEvaluations: [{ policyId: policyIds['Small transfers'], policyName: 'Small transfers', outcome: 'OUTCOME_ALLOW' }],
+        couldBeApprovedBy: [],
+      });
+      const large = await dryRun(alice, { activity: sign(10n ** 18n) });
+      assert.deepEqual(large.json, { outcome: 'OUTCOME_DENY_IMPLICIT', policyEvaluations: [], couldBeApprovedBy: [] });
     });
 
     test('a bad type, bad parameters, a user or approver not of the organization: refused, naming the field', async () => {

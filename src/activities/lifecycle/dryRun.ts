@@ -1,6 +1,6 @@
 // A dry run (evaluate_policies): the decision a hypothetical activity would get from its organization's
 // root quorum and policies as they are now, made by the lifecycle's own steps (intake's parameter
-// schema, the handler's prepare, decidedOf, decideActivity, mayVoteOn), with users of the
+// schema, the handler's prepare and view, decidedOf, decideActivity, mayVoteOn), with users of the
 // organization named as its submitter and its approvers. Nothing is stored, sent, queued or signed:
 // no activity, no vote, no email, no webhook, no rate window; execute is never called.
 import { apiKeyCredentialType, type Principal } from '../../auth/principal.ts';
@@ -12,6 +12,7 @@ import { changedSince, type Lifecycle } from './context.ts';
 import { decideActivity, decidedOf, mayVoteOn, type Authority } from './decide.ts';
 import { handlersOfType, handlerTaking, intake } from './intake.ts';
 import { prepare } from './prepare.ts';
+import { viewOf } from './view.ts';
 
 /** Approvers a dry run may name besides its submitter. */
 export const DRY_RUN_MAX_APPROVERS = 100;
@@ -70,14 +71,17 @@ export async function dryRun(lifecycle: Lifecycle, principal: Principal, request
   const namedApprovers = approverIds.map((id, i) => userOf(id, `approverIds[${i}]`));
 
   // Prepare: the handler reads what its intent names (the account a signature is made with), and may refuse.
-  const preparation = await prepare(handler, { organizationId, principal, now, db, config }, intent);
+  const prepareContext = { organizationId, principal, now, db, config };
+  const preparation = await prepare(handler, prepareContext, intent);
   if (preparation.kind === 'refused') throw preparation.error;
 
   // Decide, over the organization's authority as it is now (read again when another process changed it).
   const authority = await liveAuthority(lifecycle, principal, organizationId);
   const submitter = namedSubmitter ?? (await lifecycle.authorities.approverOf(db, authority, principal));
   const approvers = [submitter, ...namedApprovers];
-  const decided = decidedOf(handler, activity.type, intent);
+  // What policies read of it beyond its parameters (a signature's eth.tx, solana.tx, wallet, …), when they may read it.
+  const view = await viewOf(handler, prepareContext, intent, preparation, authority);
+  const decided = decidedOf(handler, activity.type, intent, view);
   const decision = decideActivity(authority, decided, approvers);
 
   let couldBeApprovedBy: string[] = [];
