@@ -189,7 +189,7 @@ describe('expressions that fail never allow', () => {
     const decision = decide(input({ submitter: PLAIN, policies: [policy('allow-bad', 'EFFECT_ALLOW', 'activity.params.missing == 1')] }));
     assert.deepEqual(decision, {
       outcome: 'OUTCOME_DENY_IMPLICIT',
-      evaluations: [{ policyId: 'allow-bad', outcome: 'OUTCOME_ERROR', error: "condition at 17: no field 'missing'" }],
+      evaluations: [{ policyId: 'allow-bad', outcome: 'OUTCOME_ERROR', error: "condition at 17: no field 'missing'", position: 16 }],
     });
   });
 
@@ -197,7 +197,7 @@ describe('expressions that fail never allow', () => {
     const decision = decide(input({ submitter: PLAIN, policies: [policy('allow-second', 'EFFECT_ALLOW', undefined, "approvers[1].id == 'x'")] }));
     assert.deepEqual(decision, {
       outcome: 'OUTCOME_DENY_IMPLICIT',
-      evaluations: [{ policyId: 'allow-second', outcome: 'OUTCOME_ERROR', error: 'consensus at 11: index 1 out of range for a list of length 1' }],
+      evaluations: [{ policyId: 'allow-second', outcome: 'OUTCOME_ERROR', error: 'consensus at 11: index 1 out of range for a list of length 1', position: 10 }],
     });
   });
 
@@ -215,9 +215,22 @@ describe('expressions that fail never allow', () => {
       policyName: 'deny-bad name',
       evaluations: [
         { policyId: 'allow-all', outcome: 'OUTCOME_ALLOW' },
-        { policyId: 'deny-bad', outcome: 'OUTCOME_ERROR', error: 'condition at 23: cannot compare string with int' },
+        { policyId: 'deny-bad', outcome: 'OUTCOME_ERROR', error: 'condition at 23: cannot compare string with int', position: 22 },
       ],
     });
+  });
+
+  test("an error's position is the 0-based offset, in its expression, of the part that failed", () => {
+    const condition = "activity.type != '' && activity.params.nothing == 1";
+    const consensus = "approvers.count() >= 1 && approvers[3].id == 'x'";
+    const decision = decide(
+      input({ submitter: PLAIN, policies: [policy('bad-condition', 'EFFECT_ALLOW', condition), policy('bad-consensus', 'EFFECT_ALLOW', undefined, consensus)] }),
+    );
+    const [first, second] = decision.evaluations;
+    assert.equal(first!.position, condition.indexOf('nothing'));
+    assert.equal(second!.position, consensus.indexOf('3'));
+    assert.match(first!.error!, new RegExp(`^condition at ${condition.indexOf('nothing') + 1}: no field 'nothing'$`));
+    assert.match(second!.error!, new RegExp(`^consensus at ${consensus.indexOf('3') + 1}: index 3 out of range`));
   });
 
   test('a DENY whose consensus fails denies', () => {
@@ -261,7 +274,7 @@ describe('expressions that fail never allow', () => {
       input({ submitter: PLAIN, activity: { type: 'ACTIVITY_TYPE_CREATE_PRIVATE_KEY_TAG', params: {} }, policies: [policy('allow-sign', 'EFFECT_ALLOW', "activity.resource == 'PRIVATE_KEY'")] }),
     );
     assert.equal(decision.outcome, 'OUTCOME_DENY_IMPLICIT');
-    assert.deepEqual(decision.evaluations, [{ policyId: 'allow-sign', outcome: 'OUTCOME_ERROR', error: "condition at 10: no field 'resource'" }]);
+    assert.deepEqual(decision.evaluations, [{ policyId: 'allow-sign', outcome: 'OUTCOME_ERROR', error: "condition at 10: no field 'resource'", position: 9 }]);
   });
 });
 

@@ -7,7 +7,7 @@
 // belongs to the lifecycle.
 //
 // Each behaviour flag is read in one place of the lifecycle:
-//   takes                 lifecycle/intake.ts, envelopeOf (which handler of a type takes the body)
+//   takes                 lifecycle/intake.ts, handlerTaking (which handler of a type takes the body)
 //   redact                lifecycle/intake.ts, storedFormOf (the activity as stored, and whether it may wait)
 //   acceptsAttestedStamp  http/submitRoutes.ts (a path takes X-Stamp-Attested when a handler of it does)
 //   fromSubOrganization   http/submitRoutes.ts (the stamp check lets a sub-organization name its parent)

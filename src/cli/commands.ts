@@ -296,6 +296,15 @@ export const COMMANDS: readonly Command[] = ([
       printActivity(await user(input, context).submit('delete_policy', 'ACTIVITY_TYPE_DELETE_POLICY', { policyId: input.args[0]! }), input),
   },
   {
+    name: 'policy',
+    sub: 'test',
+    summary: 'check the outcome the live root quorum and policies give each case of a file (an activity, its submitter, its approvers); nothing is stored',
+    flags: { credentials },
+    args: [{ name: 'FILE', description: 'JSON {"cases": [{"name", "activity": {"type", "parameters"}, "userId"?, "approverIds"?, "expectedOutcome"}]}' }],
+    stamped: true,
+    run: async (input, context) => (await import('./policyTest.ts')).policyTest(input.args[0]!, () => user(input, context)),
+  },
+  {
     name: 'quorum',
     sub: 'show',
     summary: "the organization's root quorum: its threshold and its users",

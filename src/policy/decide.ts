@@ -3,6 +3,7 @@
 import { activityKind, activityResource } from './activityResources.ts';
 import type { CompiledExpression } from './compile.ts';
 import { evaluate, stepBudget, type StepBudget } from './evaluate.ts';
+import type { ExpressionError } from './failure.ts';
 import type { Bindings, PolicyActivity, PolicyValue, SigningBindings } from './keywords.ts';
 import { countsVoter, type Candidate } from './voters.ts';
 
@@ -40,13 +41,17 @@ export interface DecisionInput extends DecisionContext {
   readonly submitter: Approver;
 }
 
-export type Outcome =
-  | 'OUTCOME_ALLOW'
-  | 'OUTCOME_DENY_EXPLICIT'
-  | 'OUTCOME_DENY_IMPLICIT'
-  | 'OUTCOME_REQUIRES_CONSENSUS'
-  | 'OUTCOME_REJECTED'
-  | 'OUTCOME_ERROR';
+/** What a decision or one policy's evaluation says, as the wire names it. */
+export const OUTCOMES = [
+  'OUTCOME_ALLOW',
+  'OUTCOME_DENY_EXPLICIT',
+  'OUTCOME_DENY_IMPLICIT',
+  'OUTCOME_REQUIRES_CONSENSUS',
+  'OUTCOME_REJECTED',
+  'OUTCOME_ERROR',
+] as const;
+
+export type Outcome = (typeof OUTCOMES)[number];
 
 /**
  * What one policy whose condition held (or failed) says on its own: ALLOW or DENY_EXPLICIT when it
@@ -59,6 +64,8 @@ export interface PolicyEvaluation {
   readonly outcome: Outcome;
   /** For OUTCOME_ERROR: the expression ('condition' or 'consensus') and its error message. */
   readonly error?: string;
+  /** For OUTCOME_ERROR: the 0-based character offset, in that expression, of the sub-expression whose evaluation failed. */
+  readonly position?: number;
 }
 
 export type Decision =
@@ -92,19 +99,22 @@ const validThreshold = (threshold: number) => Number.isSafeInteger(threshold) &&
 
 type Verdict =
   | { readonly kind: 'omitted' }
-  | { readonly kind: 'error'; readonly error: string }
+  | { readonly kind: 'error'; readonly error: string; readonly position: number }
   | { readonly kind: 'applies' }
   | { readonly kind: 'consensus-pending'; readonly consensus: CompiledExpression };
+
+/** An expression's failure as a verdict: its message, and where it failed as a 0-based offset (the error's position is 1-based). */
+const failed = (expression: 'condition' | 'consensus', error: ExpressionError): Verdict => ({ kind: 'error', error: `${expression} ${error.message}`, position: error.position - 1 });
 
 function judge(policy: Policy, conditionScope: Bindings, consensusScope: Bindings, budget: StepBudget): Verdict {
   if (policy.condition !== undefined) {
     const condition = evaluate(policy.condition, conditionScope, { budget });
-    if (!condition.ok) return { kind: 'error', error: `condition ${condition.error.message}` };
+    if (!condition.ok) return failed('condition', condition.error);
     if (!condition.value) return { kind: 'omitted' };
   }
   if (policy.consensus === undefined) return { kind: 'applies' };
   const consensus = evaluate(policy.consensus, consensusScope, { budget });
-  if (!consensus.ok) return { kind: 'error', error: `consensus ${consensus.error.message}` };
+  if (!consensus.ok) return failed('consensus', consensus.error);
   return consensus.value ? { kind: 'applies' } : { kind: 'consensus-pending', consensus: policy.consensus };
 }
 
@@ -139,7 +149,7 @@ export function decide(input: DecisionInput): Decision {
       case 'omitted':
         continue;
       case 'error':
-        evaluations.push({ policyId: policy.policyId, outcome: 'OUTCOME_ERROR', error: verdict.error });
+        evaluations.push({ policyId: policy.policyId, outcome: 'OUTCOME_ERROR', error: verdict.error, position: verdict.position });
         // Fail closed: a DENY that cannot be evaluated denies; an ALLOW that cannot be evaluated allows nothing.
         if (deny) deniedBy ??= policy;
         continue;

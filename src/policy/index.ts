@@ -5,6 +5,7 @@ export { compileExpression, type CompiledExpression } from './compile.ts';
 export {
   decide,
   mayVote,
+  OUTCOMES,
   type Approver,
   type Decision,
   type DecisionContext,

@@ -3,17 +3,9 @@
 // the root quorum decided lists none.
 import { z } from 'zod';
 import { notFound } from '../errors.ts';
+import { OUTCOMES } from '../policy/index.ts';
 import { policyEvaluationsFor } from '../store/votes.ts';
 import { granted, type QueryHandler } from './query.ts';
-
-const OUTCOMES = [
-  'OUTCOME_ALLOW',
-  'OUTCOME_DENY_EXPLICIT',
-  'OUTCOME_DENY_IMPLICIT',
-  'OUTCOME_REQUIRES_CONSENSUS',
-  'OUTCOME_REJECTED',
-  'OUTCOME_ERROR',
-] as const;
 
 const evaluationSchema = z
   .strictObject({

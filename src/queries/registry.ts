@@ -1,6 +1,7 @@
 // Every query Signet answers. Adding one is writing its file and listing it here.
 import { getAppProofKeys, getAppProofs } from './appProofs.ts';
 import { getApiKey, getApiKeys, getAuthenticator, getAuthenticators } from './credentials.ts';
+import { evaluatePolicies } from './evaluatePolicies.ts';
 import { getActivity } from './getActivity.ts';
 import { listActivities } from './listActivities.ts';
 import { getMfaStatus } from './mfaStatus.ts';
@@ -31,6 +32,7 @@ export const queryHandlers: readonly QueryHandler[] = [
   getPolicyEvaluations,
   getPolicy,
   listPolicies,
+  evaluatePolicies,
   getMfaStatus,
   whoami,
   getUser,

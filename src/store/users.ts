@@ -387,6 +387,25 @@ export async function listUsersFor(
   return refused ? { refused } : { users: rows.map(withCredentialsFromRow) };
 }
 
+/**
+ * The users among `userIds` (UUIDs) that are of the organization and not removed, each with its
+ * credentials as findUserFor reads them, in one statement on behalf of a credential checked in it.
+ */
+export async function findUsersFor(
+  db: Queryable,
+  use: CredentialUse,
+  query: { organizationId: string; userIds: readonly string[]; now: Date; credentialsLimit: number },
+): Promise<{ refused?: CredentialState; users?: UserWithCredentials[] }> {
+  const ids = [...new Set(query.userIds.map((id) => id.toLowerCase()))];
+  const { refused, rows } = await runWithCredential<UserWithCredentialsRow>(
+    db,
+    use,
+    sql`SELECT ${withCredentials(query.now, query.credentialsLimit)} FROM users a
+         WHERE a.organization_id = ${query.organizationId}::uuid AND a.id = ANY(${ids}::uuid[]) AND a.removed_at IS NULL`,
+  );
+  return refused ? { refused } : { users: rows.map(withCredentialsFromRow) };
+}
+
 /** What findWhoamiFor reads, without the credential check around it. */
 export function whoamiStatement(organizationId: string, userId: string): Sql {
   return sql`SELECT o.name AS organization_name, u.user_name FROM users u JOIN organizations o ON o.id = u.organization_id

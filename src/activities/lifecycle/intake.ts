@@ -44,21 +44,26 @@ export function envelopeOf<D extends Declared>(handlers: readonly D[], document:
     const accepted = [...new Set(handlers.flatMap((h) => [h.activityType, ...(h.otherActivityTypes ?? [])]))];
     throw invalidField('type', `this endpoint accepts ${accepted.map((t) => `"${t}"`).join(' or ')}, got "${envelope.type}"`);
   }
+  return { envelope, handler: handlerTaking(typed, envelope.parameters)! };
+}
+
+/** Among one type's handlers, the one that takes these parameters; the first when none says so. */
+export function handlerTaking<D extends Declared>(typed: readonly D[], parameters: Record<string, unknown>): D | undefined {
   // The one place `takes` branches: among one type's handlers, the shape of the parameters chooses.
-  const handler = typed.find((h) => h.takes?.(envelope.parameters) ?? true) ?? typed[0]!;
-  return { envelope, handler };
+  return typed.find((h) => h.takes?.(parameters) ?? true) ?? typed[0];
 }
 
 /**
  * The intent, which the handler's parameter schema makes of the envelope's parameters (strict,
- * defaults filled), and the App Proofs flag; or a 400 naming what is wrong.
+ * defaults filled), and the App Proofs flag; or a 400 naming what is wrong, the field under `at`
+ * (`parameters` in an envelope; a dry run's request has them elsewhere).
  */
-export function intake(handler: Pick<ActivityHandler, 'parameters'>, envelope: Envelope): Intake {
+export function intake(handler: Pick<ActivityHandler, 'parameters'>, envelope: Pick<Envelope, 'parameters' | 'generateAppProofs'>, at = 'parameters'): Intake {
   // The ecosystem's server-side and browser SDKs send the App Proofs flag inside `parameters`.
   const { generateAppProofs: flagged, ...parameters } = envelope.parameters;
-  if (flagged !== undefined && typeof flagged !== 'boolean') throw invalidField('parameters.generateAppProofs', 'must be true or false');
+  if (flagged !== undefined && typeof flagged !== 'boolean') throw invalidField(`${at}.generateAppProofs`, 'must be true or false');
   const parsed = handler.parameters.safeParse(parameters, { reportInput: true });
-  if (!parsed.success) throw schemaError(parsed.error, 'parameters', 'invalid parameters');
+  if (!parsed.success) throw schemaError(parsed.error, at, 'invalid parameters');
   return { intent: parsed.data, generateAppProofs: envelope.generateAppProofs === true || flagged === true };
 }
 

@@ -21,6 +21,7 @@ import { approvalRequests, newWaitingActivity, reportSkippedApprovals } from './
 import { answer, settle, storedOr, writeNew } from './commit.ts';
 import { accessFor, changedSince, lifecycleOf, parentMaySubmit, type Lifecycle } from './context.ts';
 import { decideActivity, decidedOf, MAX_DECISIONS, refusal, type Access, type Authority, type DecidedActivity } from './decide.ts';
+import { dryRun, type DryRunAnswer, type DryRunRequest } from './dryRun.ts';
 import { execute, waiting } from './execute.ts';
 import { fingerprintOf, intake, organizationOf, storedFormOf, type Declared } from './intake.ts';
 import type { Executed, LifecycleDependencies, StoredForm, Submission, SubmissionOutcome } from './model.ts';
@@ -115,6 +116,11 @@ export class ActivityPipeline {
   /** What `reader` may still do with the activity (canApprove, canReject), for the queries that read it. */
   accessFor(record: ActivityRecord, reader: Principal): Promise<Access> {
     return accessFor(this.lifecycle, record, reader);
+  }
+
+  /** The decision a hypothetical activity would get now, nothing stored (evaluate_policies). */
+  dryRun(request: DryRunRequest, caller: Principal): Promise<DryRunAnswer> {
+    return dryRun(this.lifecycle, caller, request);
   }
 }
 
