@@ -1,8 +1,9 @@
 // The console's "Try a transaction" page in a real headless Chromium, signed in as the root user: an
 // unsigned ERC-20 transfer built by viem, pasted with the account that would sign it and the user who
 // would submit it, is decided by the organization's live policies (an ALLOW whose condition reads the
-// ABI-decoded amount): under the cap it would be signed at once, over it refused, with each policy's
-// outcome; with a two-approver policy it would wait, naming who could still approve. Nothing is
+// ABI-decoded amount): under the cap it would be signed at once, with each policy's outcome; over it,
+// to a recipient no policy names, refused; to the recipient a two-approver policy names, it would
+// wait, naming who could still approve, and with that approval it would be signed. Nothing is
 // stored, sent or signed. The page fits 375 and 1280 px without scrolling sideways, and every control
 // is reached by Tab and named.
 import assert from 'node:assert/strict';
@@ -18,12 +19,13 @@ import type { Credentials } from './support/server.ts';
 const ETHEREUM = { curve: 'CURVE_SECP256K1', pathFormat: 'PATH_FORMAT_BIP32', path: "m/44'/60'/0'/0/0", addressFormat: 'ADDRESS_FORMAT_ETHEREUM' } as const;
 const TOKEN = '0x00000000000000000000000000000000000000c0';
 const RECIPIENT = '0x1111111111111111111111111111111111111111';
+const STRANGER = '0x2222222222222222222222222222222222222222';
 const ERC20 = parseAbi(['function transfer(address to, uint256 amount) returns (bool)']);
 /** Above 2^53: the cap compares exactly. */
 const CAP = 10n ** 21n;
 
 /** An unsigned EIP-1559 transfer of `amount` base units of the token, as viem serializes it. */
-const transfer = (amount: bigint) =>
+const transfer = (amount: bigint, to: `0x${string}` = RECIPIENT) =>
   serializeTransaction({
     chainId: 1,
     type: 'eip1559',
@@ -32,7 +34,7 @@ const transfer = (amount: bigint) =>
     gas: 60_000n,
     maxFeePerGas: 2n,
     maxPriorityFeePerGas: 1n,
-    data: encodeFunctionData({ abi: ERC20, functionName: 'transfer', args: [RECIPIENT, amount] }),
+    data: encodeFunctionData({ abi: ERC20, functionName: 'transfer', args: [to, amount] }),
   });
 
 for (const tdb of testDatabases) {
@@ -111,7 +113,7 @@ for (const tdb of testDatabases) {
       await submit('create_policy', 'ACTIVITY_TYPE_CREATE_POLICY_V3', {
         policyName: 'bob moves more with alice',
         effect: 'EFFECT_ALLOW',
-        condition: `eth.tx.contract_call_args['amount'] > ${CAP}`,
+        condition: `eth.tx.contract_call_args['amount'] > ${CAP} && eth.tx.contract_call_args['to'] == '${RECIPIENT}'`,
         consensus: `approvers.any(user, user.id == '${bob.userId}') && approvers.any(user, user.id == '${alice.userId}')`,
         notes: '',
       });
@@ -130,13 +132,14 @@ for (const tdb of testDatabases) {
 
       const under = await tryTransaction(transfer(CAP), 'alice');
       assert.match((await under.getByRole('status').textContent())!, /Allowed: it would be signed at once/);
+      assert.match((await under.textContent())!, new RegExp(`What it does: On Ethereum \\(chain 1\\) call transfer\\(to=${RECIPIENT}, amount=${CAP}\\) on Test token`));
       const rows = await under.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => Array.from(tr.children).map((cell) => (cell.textContent ?? '').trim())));
       assert.deepEqual(rows.find((row) => row[0] === 'alice moves up to the cap')?.[1], 'allow');
       await checkNoHorizontalScroll(page);
       await checkKeyboardAndLabels(page);
       await screenshot(page, 'try-transaction');
 
-      const over = await tryTransaction(transfer(CAP + 1n), 'alice');
+      const over = await tryTransaction(transfer(CAP + 1n, STRANGER), 'alice');
       assert.match((await over.getByRole('status').textContent())!, /Refused: neither the root quorum nor any policy allows it/);
 
       const waits = await tryTransaction(transfer(CAP + 1n), 'bob');

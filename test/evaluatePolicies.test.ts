@@ -197,13 +197,18 @@ for (const tdb of testDatabases) {
       const sign = (value: bigint) => ({ type: 'ACTIVITY_TYPE_SIGN_TRANSACTION_V2', parameters: { signWith, unsignedTransaction: transfer(value), type: 'TRANSACTION_TYPE_ETHEREUM' } });
       const small = await dryRun(alice, { activity: sign(1n) });
       assert.equal(small.status, 200, small.text);
-      assert.deepEqual(small.json, {
+      const { summary, ...decision } = small.json;
+      assert.deepEqual(decision, {
         outcome: 'OUTCOME_ALLOW',
         policyEvaluations: [{ policyId: policyIds['Small transfers'], policyName: 'Small transfers', outcome: 'OUTCOME_ALLOW' }],
         couldBeApprovedBy: [],
       });
+      // What it signs, as its approvers would read it.
+      assert.equal(summary.kind, 'ethereum_transaction');
+      assert.match(summary.text, /^On Ethereum \(chain 1\) send to 0x[0-9a-fA-F]{40} with 0\.000000000000000001 ETH from 0x[0-9a-f]{40}$/);
       const large = await dryRun(alice, { activity: sign(10n ** 18n) });
-      assert.deepEqual(large.json, { outcome: 'OUTCOME_DENY_IMPLICIT', policyEvaluations: [], couldBeApprovedBy: [] });
+      assert.deepEqual({ ...large.json, summary: undefined }, { outcome: 'OUTCOME_DENY_IMPLICIT', policyEvaluations: [], couldBeApprovedBy: [], summary: undefined });
+      assert.match(large.json.summary.text, / with 1 ETH /);
     });
 
     test('a bad type, bad parameters, a user or approver not of the organization: refused, naming the field', async () => {

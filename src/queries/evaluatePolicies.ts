@@ -56,6 +56,15 @@ export const evaluatePolicies: QueryHandler<typeof request> = {
       couldBeApprovedBy: z
         .array(z.uuid())
         .describe(`For REQUIRES_CONSENSUS: users whose approval could still count (not the submitter, not the approvers given), among the first ${DRY_RUN_USERS_SCANNED} users of the organization`),
+      summary: z
+        .looseObject({
+          kind: z.string().describe('ethereum_transaction, solana_transaction or eip712: which fields follow (docs/policies.md)'),
+          text: z.string().describe('The summary in one line'),
+        })
+        .optional()
+        .describe(
+          "For a signing activity decided by policies or a root quorum of more than one: what it signs as the organization's smart contract interfaces decode it (kind ethereum_transaction, solana_transaction or eip712, with a one-line `text`), as its approvers would read it",
+        ),
     })
     .meta({ id: 'PolicyDryRun', description: 'What the root quorum and policies would decide for a hypothetical activity' }),
   run: (context, query) => context.dryRun(query),

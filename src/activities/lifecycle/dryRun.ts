@@ -6,6 +6,7 @@
 import { apiKeyCredentialType, type Principal } from '../../auth/principal.ts';
 import { credentialRefused, invalidField, notFound } from '../../errors.ts';
 import type { Approver, Decision, Outcome } from '../../policy/index.ts';
+import type { ReadableSummary } from '../../readable/index.ts';
 import { findUsersFor, listUsersFor, type UserWithCredentials } from '../../store/users.ts';
 import type { CredentialState } from '../../store/credentials.ts';
 import { changedSince, type Lifecycle } from './context.ts';
@@ -34,6 +35,8 @@ export interface DryRunAnswer {
   outcome: Outcome;
   policyEvaluations: Array<{ policyId: string; policyName: string; outcome: Outcome; error?: string; position?: number }>;
   couldBeApprovedBy: string[];
+  /** What a signing activity signs, in words, when it was viewed (view.ts). */
+  summary?: ReadableSummary;
 }
 
 /**
@@ -93,7 +96,7 @@ export async function dryRun(lifecycle: Lifecycle, principal: Principal, request
       .filter((user) => mayVoteOn(authority, decided, approvers, approverOfUser(user)))
       .map((user) => user.id);
   }
-  return { outcome: decision.outcome, policyEvaluations: evaluationsOf(decision, authority), couldBeApprovedBy };
+  return { outcome: decision.outcome, policyEvaluations: evaluationsOf(decision, authority), couldBeApprovedBy, ...(view?.summary ? { summary: view.summary } : {}) };
 }
 
 /** The submitter's id: the request's userId, else the caller's user (a parent's credential must name a user of the sub-organization). */
