@@ -110,7 +110,11 @@ export interface SignedEthereumTransaction {
 
 /** Signs the transaction's signing hash with a secp256k1 key (deterministic, low s). */
 export function signEthereumTransaction(unsignedTransaction: unknown, privateKey: Uint8Array): SignedEthereumTransaction {
-  const { envelope, transaction } = parseEthereumTransaction(unsignedTransaction);
+  return signParsedEthereumTransaction(parseEthereumTransaction(unsignedTransaction), privateKey);
+}
+
+/** signEthereumTransaction of a transaction parsed already (parseEthereumTransaction): a signature that costs no second parse. */
+export function signParsedEthereumTransaction({ envelope, transaction }: ParsedEthereumTransaction, privateKey: Uint8Array): SignedEthereumTransaction {
   const digest = signPayload(envelope);
   const signature = secp256k1.sign(digest, privateKey, { lowS: true });
   const signed = serialize(envelope, { r: signature.r, s: signature.s, yParity: signature.recovery });

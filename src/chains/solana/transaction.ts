@@ -115,7 +115,11 @@ export interface SignedSolanaTransaction {
 
 /** Signs the message with an ed25519 key whose address must be one of the required signers (else a refusal naming `signWith`). */
 export function signSolanaTransaction(unsignedTransaction: unknown, privateKey: Uint8Array, signWithField = 'parameters.signWith'): SignedSolanaTransaction {
-  const { message, transaction } = parseSolanaTransaction(unsignedTransaction);
+  return signParsedSolanaTransaction(parseSolanaTransaction(unsignedTransaction), privateKey, signWithField);
+}
+
+/** signSolanaTransaction of a transaction parsed already (parseSolanaTransaction): a signature that costs no second parse. */
+export function signParsedSolanaTransaction({ message, transaction }: ParsedSolanaTransaction, privateKey: Uint8Array, signWithField = 'parameters.signWith'): SignedSolanaTransaction {
   const address = base58.encode(ed25519.getPublicKey(privateKey));
   if (!Object.hasOwn(transaction.signatures, address)) {
     const where = message.accountKeys.includes(address) ? 'is in the transaction but not among its required signers' : 'is not in the transaction';

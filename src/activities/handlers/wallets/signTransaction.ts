@@ -9,9 +9,15 @@ import { z } from 'zod';
 import {
   MAX_TRANSACTION_BYTES as MAX_ETHEREUM_TRANSACTION_BYTES,
   parseEthereumTransaction,
-  signEthereumTransaction,
+  signParsedEthereumTransaction,
+  type ParsedEthereumTransaction,
 } from '../../../chains/ethereum/transaction.ts';
-import { MAX_TRANSACTION_BYTES as MAX_SOLANA_TRANSACTION_BYTES, parseSolanaTransaction, signSolanaTransaction } from '../../../chains/solana/transaction.ts';
+import {
+  MAX_TRANSACTION_BYTES as MAX_SOLANA_TRANSACTION_BYTES,
+  parseSolanaTransaction,
+  signParsedSolanaTransaction,
+  type ParsedSolanaTransaction,
+} from '../../../chains/solana/transaction.ts';
 import type { DerivationCurve } from '../../../keys/derivation.ts';
 import { ParameterRejected } from '../../../keys/parameterRejected.ts';
 import type { ActivityHandler } from '../../handler.ts';
@@ -29,6 +35,13 @@ const TYPE_NAMES = Object.keys(TRANSACTION_TYPES) as TransactionType[];
 
 /** The longest of the chains' transactions in hex, with a 0x; each chain's parser bounds its own. */
 export const MAX_UNSIGNED_TRANSACTION_CHARACTERS = 2 + 2 * Math.max(MAX_ETHEREUM_TRANSACTION_BYTES, MAX_SOLANA_TRANSACTION_BYTES);
+
+/**
+ * Each intent's transaction as intake parsed it (the intent object is the schema's output), so that
+ * signing it costs no second parse; an intent read back from the store (at the approval that executes
+ * it) is not here, and is parsed again.
+ */
+const parsedAtIntake = new WeakMap<object, ParsedEthereumTransaction | ParsedSolanaTransaction>();
 
 const parameters = z
   .strictObject(
@@ -50,7 +63,7 @@ const parameters = z
     const { type, unsignedTransaction } = value;
     if (!Object.hasOwn(TRANSACTION_TYPES, type) || typeof unsignedTransaction !== 'string' || unsignedTransaction.length > MAX_UNSIGNED_TRANSACTION_CHARACTERS) return;
     try {
-      TRANSACTION_TYPES[type].parse(unsignedTransaction);
+      parsedAtIntake.set(value, TRANSACTION_TYPES[type].parse(unsignedTransaction));
     } catch (error) {
       if (!(error instanceof ParameterRejected)) throw error;
       ctx.addIssue({ code: 'custom', path: ['unsignedTransaction'], message: error.description });
@@ -101,10 +114,11 @@ export const signTransaction: ActivityHandler<typeof parameters, SignTransaction
 
   async execute(context, intent, signer) {
     const { type, unsignedTransaction } = intent;
+    const parsed = parsedAtIntake.get(intent) ?? TRANSACTION_TYPES[type].parse(unsignedTransaction);
     const signedTransaction = await withAccountKey(context, signer, (_curve, privateKey) => {
       return type === 'TRANSACTION_TYPE_ETHEREUM'
-        ? signEthereumTransaction(unsignedTransaction, privateKey).signedTransaction
-        : signSolanaTransaction(unsignedTransaction, privateKey).signedTransaction;
+        ? signParsedEthereumTransaction(parsed as ParsedEthereumTransaction, privateKey).signedTransaction
+        : signParsedSolanaTransaction(parsed as ParsedSolanaTransaction, privateKey).signedTransaction;
     });
     return { result: { signedTransaction }, effects: [signerStillThere(context, signer)] };
   },
