@@ -24,6 +24,7 @@ import { ADMIN_TOKEN, startTestServer, type Credentials, type TestServer } from 
 import { startSmtpSink, type SmtpSink } from './support/smtpSink.ts';
 import { until } from './support/until.ts';
 import { envelope, interfaceBody } from './support/envelopes.ts';
+import { proveEmail } from './support/provenEmail.ts';
 
 const PUBLIC_URL = 'https://signet.example.com/base';
 const CREATE_INTERFACE = "activity.resource == 'SMART_CONTRACT_INTERFACE' && activity.action == 'CREATE'";
@@ -40,18 +41,6 @@ const mailsTo = (smtp: SmtpSink, address: string): ParsedMail[] =>
 /** The first approval email the sink received for `address`, once it has one. */
 const approvalMailTo = (smtp: SmtpSink, address: string): Promise<ParsedMail> =>
   until(`an approval email to ${address}`, () => mailsTo(smtp, address)[0]);
-
-/**
- * The user's address proven as the docs say, by `client` (a root of the organization): init_otp to
- * it, the code the sink received, verify_otp, and update_user_email with the token.
- */
-async function proveEmail(client: TurnkeyClient, smtp: SmtpSink, organizationId: string, userId: string, email: string) {
-  const init = (await client.initOtp(envelope('ACTIVITY_TYPE_INIT_OTP_V3', organizationId, { otpType: 'OTP_TYPE_EMAIL', contact: email, appName: 'Approvals' }) as any)) as any;
-  const otpId = init.activity.result.initOtpResultV2.otpId;
-  const verify = (await client.verifyOtp(envelope('ACTIVITY_TYPE_VERIFY_OTP', organizationId, { otpId, otpCode: await smtp.nextCodeTo(email) }) as any)) as any;
-  const verificationToken = verify.activity.result.verifyOtpResult.verificationToken;
-  await client.updateUserEmail(envelope('ACTIVITY_TYPE_UPDATE_USER_EMAIL', organizationId, { userId, userEmail: email, verificationToken }));
-}
 
 /** Until no message of the store is queued, retrying or being sent: every worker is done. */
 const outboxSettled = (server: TestServer) =>

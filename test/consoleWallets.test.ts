@@ -2,11 +2,14 @@
 // member whose approval is needed: the organization's wallets with each account's address, path,
 // curve and address format; the signatures waiting for approval with the account they sign with and
 // their payloads (a long one shortened), linked to the activity, where the approval signs it and the
-// view then lists it no more. Neither the mnemonic nor any account's private key is ever in the page.
+// view then lists it no more; an EIP-712 signature with what it signs in words, in the list and above
+// its intent on its page, as text (markup in it stays text). Neither the mnemonic nor any account's
+// private key is ever in the page.
 // The view fits 375 and 1280 px without scrolling sideways, and every control is reached by Tab and named.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
+import { getTypesForEIP712Domain, serializeTypedData } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
 import { WALLET_MNEMONIC } from '../src/activities/handlers/wallets/createWallet.ts';
 import { deploymentSecret } from '../src/admin/localSecrets.ts';
@@ -151,6 +154,43 @@ for (const tdb of testDatabases) {
       const html = await page.content();
       for (const [what, value] of Object.entries(await keyMaterial())) assert.ok(!html.toLowerCase().includes(value.toLowerCase()), `${what} is in the page`);
       assert.deepEqual(pageErrors, []);
+    });
+
+    test('an EIP-712 signature shows what it signs in words: its line in the list, its lines above the intent on its page, as text', async () => {
+      const domain = { name: 'Mail <b>bold</b>', version: '1', chainId: 1, verifyingContract: '0xCcCCccccCCCCcCCCCCCcCcCccCcCCCcCcccccccC' } as const;
+      const payload = serializeTypedData({
+        domain,
+        types: { EIP712Domain: getTypesForEIP712Domain({ domain }), Mail: [{ name: 'contents', type: 'string' }] },
+        primaryType: 'Mail',
+        message: { contents: 'Hello, Bob!' },
+      } as never);
+      const typed = await submit(org, 'sign_raw_payload', 'ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2', { signWith: ethereum, payload, encoding: 'PAYLOAD_ENCODING_EIP712', hashFunction: 'HASH_FUNCTION_NO_OP' });
+      assert.equal(typed.status, 'ACTIVITY_STATUS_CONSENSUS_NEEDED');
+      const line = `Sign EIP-712 Mail for Mail <b>bold</b> v1 on Ethereum at ${domain.verifyingContract.toLowerCase()}: contents=Hello, Bob!`;
+
+      // The Wallets view is open: away and back, it lists again.
+      await page.getByRole('navigation').getByRole('link', { name: 'Activities', exact: true }).click();
+      await page.getByRole('heading', { name: 'Activities', level: 1 }).waitFor();
+      await page.getByRole('navigation').getByRole('link', { name: 'Wallets', exact: true }).click();
+      const waiting = page.getByRole('region', { name: 'Signatures waiting for approval, newest first' });
+      const row = waiting.getByRole('row').filter({ hasText: typed.id });
+      await row.waitFor();
+      assert.ok((await row.textContent())!.includes(line), 'the list shows the summary line');
+
+      await row.getByRole('link', { name: 'Sign a payload' }).click();
+      const summary = page.getByRole('region', { name: 'What it signs' });
+      await summary.waitFor();
+      const text = (await summary.textContent())!;
+      for (const expected of [line, 'Primary typeMail', 'DomainMail <b>bold</b> version 1', 'ChainEthereum (chain 1)', 'Message contentsHello, Bob!']) {
+        assert.ok(text.includes(expected), `${expected} in ${text}`);
+      }
+      assert.equal(await summary.locator('b').count(), 0, 'markup in what it signs stays text');
+      const order = await page.evaluate(() => {
+        const headings = Array.from(document.querySelectorAll('h2')).map((h) => h.textContent);
+        return [headings.indexOf('What it signs'), headings.indexOf('Intent')];
+      });
+      assert.ok(order[0]! >= 0 && order[0]! < order[1]!, `the summary comes before the intent: ${order}`);
+      await checkLayout();
     });
   });
 }

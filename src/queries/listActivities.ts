@@ -2,8 +2,9 @@
 // pages (queries/pagination.ts) with activity-id cursors.
 import { z } from 'zod';
 import { activitySchema } from '../activities/wire/activitySchema.ts';
-import { activityJson } from '../activities/wire/render.ts';
+import { activityJson, summariesFieldJson } from '../activities/wire/render.ts';
 import { ACTIVITY_STATUS, ACTIVITY_STATUSES } from '../activities/wire/status.ts';
+import { summarySchema } from '../activities/wire/summarySchema.ts';
 import { listActivitiesFor } from '../store/activities.ts';
 import { pageRequest, pageRows, paginationOptions } from './pagination.ts';
 import { granted, type QueryHandler } from './query.ts';
@@ -33,7 +34,13 @@ export const listActivities: QueryHandler = {
   description: "The organization's activities, newest first, filtered by status and type, in pages (`@turnkey/http`'s `getActivities`).",
   example: { organizationId: '9f5e7c2a-3b1d-4e6f-8a9b-0c1d2e3f4a5b', filterByStatus: [ACTIVITY_STATUS.COMPLETED], paginationOptions: { limit: '20' } },
   request,
-  answer: z.strictObject({ activities: z.array(activitySchema).describe("The organization's activities, newest first: one page") }),
+  answer: z.strictObject({
+    activities: z.array(activitySchema).describe("The organization's activities, newest first: one page"),
+    summaries: z
+      .record(z.uuid(), summarySchema)
+      .optional()
+      .describe('What the signing activities of the page sign, in words, by activity id (those stored with a summary, as get_activity gives it); absent when none is'),
+  }),
   async run(context, query: z.output<typeof request>) {
     const { page } = granted(
       context,
@@ -46,6 +53,6 @@ export const listActivities: QueryHandler = {
     );
     const records = pageRows(page!, query.paginationOptions);
     const accesses = await Promise.all(records.map((record) => context.accessFor(record)));
-    return `{"activities":[${records.map((record, i) => activityJson(record, accesses[i]!)).join(',')}]}`;
+    return `{"activities":[${records.map((record, i) => activityJson(record, accesses[i]!)).join(',')}]${summariesFieldJson(records)}}`;
   },
 };

@@ -17,3 +17,5 @@ export {
   type TypedDataSummary,
 } from './summary.ts';
 export { typedDataView, type TypedDataView } from './typedData.ts';
+export { boundedSummary, MAX_SUMMARY_BYTES } from './bounded.ts';
+export { isReadableSummary, oneLine, summaryLines, type SummaryLine } from './summaryLines.ts';

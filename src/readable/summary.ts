@@ -7,7 +7,10 @@
 import type { EthereumTransactionView } from './ethereum.ts';
 import type { SolanaTransactionView } from './solana.ts';
 import type { TypedDataView } from './typedData.ts';
+import type { EthereumSummary, ReadableSummary, SolanaSummary, SummaryArgument, TypedDataSummary } from './summaryShape.ts';
 import { valueText } from './values.ts';
+
+export type { EthereumSummary, ReadableSummary, SolanaSummary, SummaryArgument, TypedDataSummary };
 
 /** Chains by id: name and native unit (18 decimals each). */
 export const CHAINS: ReadonlyMap<number, { readonly name: string; readonly unit: string }> = new Map([
@@ -22,54 +25,6 @@ export const CHAINS: ReadonlyMap<number, { readonly name: string; readonly unit:
   [84532, { name: 'Base Sepolia', unit: 'ETH' }],
   [11155111, { name: 'Sepolia', unit: 'ETH' }],
 ]);
-
-export interface SummaryArgument {
-  readonly name: string;
-  /** The value in text: integers in decimal (token amounts in base units), addresses lowercase. */
-  readonly value: string;
-}
-
-export interface EthereumSummary {
-  readonly kind: 'ethereum_transaction';
-  readonly chain: { readonly id: number; readonly name: string };
-  readonly from?: string;
-  /** Absent for a contract creation. */
-  readonly to?: { readonly address: string; readonly label?: string };
-  readonly function?: { readonly name: string; readonly signature: string; readonly arguments: readonly SummaryArgument[] };
-  /** The native value: in the chain's unit (decimal text) and in wei. */
-  readonly value: { readonly amount: string; readonly unit: string; readonly wei: string };
-  readonly text: string;
-}
-
-export interface SolanaSummary {
-  readonly kind: 'solana_transaction';
-  readonly instructions: readonly {
-    readonly program: string;
-    readonly label?: string;
-    readonly name?: string;
-    readonly arguments?: readonly SummaryArgument[];
-  }[];
-  readonly transfers: readonly { readonly from?: string; readonly to?: string; readonly sol: string; readonly lamports: string }[];
-  readonly splTransfers: readonly { readonly from?: string; readonly to?: string; readonly amount: string; readonly tokenMint?: string }[];
-  readonly text: string;
-}
-
-export interface TypedDataSummary {
-  readonly kind: 'eip712';
-  readonly primaryType: string;
-  readonly domain: {
-    readonly name?: string;
-    readonly version?: string;
-    readonly chain?: { readonly id: number | string; readonly name?: string };
-    readonly verifyingContract?: string;
-    readonly label?: string;
-  };
-  readonly message: readonly SummaryArgument[];
-  readonly text: string;
-}
-
-/** What a person reads of a transaction or typed data: one of the summaries above, by its `kind`. */
-export type ReadableSummary = EthereumSummary | SolanaSummary | TypedDataSummary;
 
 /** `amount` in units of 10^decimals as decimal text, without trailing zeros: 1500000000000000000 wei → '1.5'. */
 export function formatUnits(amount: bigint, decimals: number): string {

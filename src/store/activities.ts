@@ -31,6 +31,8 @@ export interface ActivityRecord {
   appProofs?: object[];
   /** An ACTIVITY_STATUS_FAILED activity's refusal. */
   failure?: { code: number; message: string };
+  /** What a signing activity signs, in words (a ReadableSummary of src/readable), as its last decision read it. */
+  summary?: object;
 }
 
 interface ActivityRow {
@@ -45,13 +47,14 @@ interface ActivityRow {
   result: object | null;
   app_proofs: object[] | null;
   failure: { code: number; message: string } | null;
+  summary: object | null;
   created_at: Date | string;
   updated_at: Date | string;
   votes: unknown;
 }
 
 const COLUMNS = sql`a.id, a.organization_id, a.type, a.status, a.fingerprint, a.timestamp_ms, a.raw_body, a.intent, a.result,
-  a.app_proofs, a.failure, a.created_at, a.updated_at, ${VOTES_JSON} AS votes`;
+  a.app_proofs, a.failure, a.summary, a.created_at, a.updated_at, ${VOTES_JSON} AS votes`;
 
 function fromRow(row: ActivityRow): ActivityRecord {
   return {
@@ -69,6 +72,7 @@ function fromRow(row: ActivityRow): ActivityRecord {
     updatedAt: new Date(row.updated_at),
     ...(row.app_proofs ? { appProofs: row.app_proofs } : {}),
     ...(row.failure ? { failure: row.failure } : {}),
+    ...(row.summary ? { summary: row.summary } : {}),
   };
 }
 
@@ -105,7 +109,7 @@ export interface ActivityPage extends PageRequest {
 /**
  * A page of the organization's activities, newest first, on behalf of a credential. An activity's
  * size in the answer is estimated from its raw body: the body is echoed twice as the votes' message
- * and the intent (which the parameters make) twice more.
+ * and the intent (which the parameters make) twice more; and from its summary's stored size.
  */
 export async function listActivitiesFor(
   db: Queryable,
@@ -116,7 +120,7 @@ export async function listActivitiesFor(
   if (page.statuses?.length) where.push(sql`a.status = ANY(${page.statuses}::text[])`);
   if (page.types?.length) where.push(sql`a.type = ANY(${page.types}::text[])`);
   const statement = pageStatement(
-    { table: 'activities', columns: COLUMNS, organizationId: page.organizationId, where, size: sql`4 * octet_length(a.raw_body) + 2048` },
+    { table: 'activities', columns: COLUMNS, organizationId: page.organizationId, where, size: sql`4 * octet_length(a.raw_body) + coalesce(pg_column_size(a.summary), 0) + 2048` },
     page,
   );
   const { refused, rows } = await runWithCredential<Record<string, unknown>>(db, use, statement);
@@ -147,6 +151,8 @@ export interface ActivityWrite {
     intentJson: string;
     result: object;
     appProofs?: object[];
+    /** What it signs in words, when its decision read a summary. */
+    summary?: object;
     createdAt: Date;
   };
   vote: Omit<NewVote, 'organizationId' | 'createdAt'>;
@@ -341,10 +347,11 @@ function composeWrite(write: ActivityWrite, prefix: string, index: number): Comp
   ];
   ctes.push(sql`${name('new_activity')} AS (
     INSERT INTO activities (id, organization_id, type, status, fingerprint, timestamp_ms, raw_body, stamp_header, intent,
-                            result, app_proofs, created_at, updated_at)
+                            result, app_proofs, summary, created_at, updated_at)
     SELECT ${activity.id}::uuid, ${activity.organizationId}::uuid, ${activity.type}, ${activity.status}, ${activity.fingerprint},
            ${activity.timestampMs}, ${activity.rawBody}, ${activity.stampHeader}, ${activity.intentJson},
            ${JSON.stringify(activity.result)}::jsonb, ${activity.appProofs ? JSON.stringify(activity.appProofs) : null}::jsonb,
+           ${activity.summary ? JSON.stringify(activity.summary) : null}::jsonb,
            ${activity.createdAt}::timestamptz, ${activity.createdAt}::timestamptz
      WHERE EXISTS (SELECT 1 FROM ${checks.last})
     ON CONFLICT (organization_id, fingerprint) DO NOTHING
@@ -414,6 +421,8 @@ export interface VoteWrite {
   result?: object;
   appProofs?: object[];
   failure?: { code: number; message: string };
+  /** What the activity signs in words, as this vote's decision read it: it replaces the stored one (kept when absent). */
+  summary?: object;
   updatedAt: Date;
   vote: NewVote;
   credential: CredentialUse;
@@ -450,7 +459,8 @@ export async function writeVote(db: Queryable, write: VoteWrite): Promise<VoteOu
     UPDATE activities SET status = ${write.status}, updated_at = ${write.updatedAt}::timestamptz,
            result = coalesce(${write.result ? JSON.stringify(write.result) : null}::jsonb, result),
            app_proofs = coalesce(${write.appProofs ? JSON.stringify(write.appProofs) : null}::jsonb, app_proofs),
-           failure = ${write.failure ? JSON.stringify(write.failure) : null}::jsonb
+           failure = ${write.failure ? JSON.stringify(write.failure) : null}::jsonb,
+           summary = coalesce(${write.summary ? JSON.stringify(write.summary) : null}::jsonb, summary)
      WHERE id = ${write.activityId}::uuid AND organization_id = ${write.organizationId}::uuid AND status = ANY(${write.onlyFrom}::text[])
        AND EXISTS (SELECT 1 FROM ${checks.last})
     RETURNING id)`);

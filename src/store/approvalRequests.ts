@@ -24,6 +24,8 @@ export interface ApprovalEmailPayload {
   activityType: string;
   /** One line about the intent, without its secrets. */
   summary: string;
+  /** What a signing activity signs, in words (a ReadableSummary of src/readable, at most 16 KiB), when its decision read one. */
+  readable?: object;
   submitter: { userId: string; userName: string };
   /** When the activity was submitted (ISO 8601). */
   createdAt: string;

@@ -1,10 +1,12 @@
 // Activities: the list (newest first, filtered by status and type, in pages), with the ones waiting
 // for the reader's vote first; and one activity (/console/activities/<id>): its intent and result,
 // every vote with its signature checked again in this page, the policy evaluations, and Approve /
-// Reject when the reader may vote, stamped by the reader.
+// Reject when the reader may vote, stamped by the reader; for a signing activity, what it signs in
+// words (get_activity's `summary`) above its intent.
 import { useEffect, useState } from 'preact/hooks';
 import type { Activity, Api } from '../api.ts';
 import { Button, ErrorBox, Json, Loading, Status, Table, Time } from '../ui/components.tsx';
+import { SigningSummary } from '../ui/signingSummary.tsx';
 import type { Policy } from './policies.tsx';
 import { checkVote, type Vote, type VoteCheck } from './voteCheck.ts';
 
@@ -208,6 +210,7 @@ function PolicyName(props: { policyId: string; names: Map<string, string> | unde
 function ActivityDetail(props: { api: Api; activityId: string }) {
   const { api, activityId } = props;
   const [activity, setActivity] = useState<Activity | undefined>(undefined);
+  const [summary, setSummary] = useState<unknown>(undefined);
   const [evaluations, setEvaluations] = useState<PolicyEvaluation[] | undefined>(undefined);
   const [policyNames, setPolicyNames] = useState<Map<string, string> | undefined>(undefined);
   const [checks, setChecks] = useState<Record<string, VoteCheck>>({});
@@ -218,7 +221,7 @@ function ActivityDetail(props: { api: Api; activityId: string }) {
   async function load() {
     try {
       const [answer, evaluated, policies] = await Promise.all([
-        api.query<{ activity: Activity }>('get_activity', { activityId }),
+        api.query<{ activity: Activity; summary?: unknown }>('get_activity', { activityId }),
         api.query<{ policyEvaluations: PolicyEvaluation[] }>('get_policy_evaluations', { activityId }),
         // Every policy of the organization is in this one answer: one an evaluation names that is not, was deleted.
         api.query<{ policies: Policy[] }>('list_policies').then(
@@ -227,6 +230,7 @@ function ActivityDetail(props: { api: Api; activityId: string }) {
         ),
       ]);
       setActivity(answer.activity);
+      setSummary(answer.summary);
       setEvaluations(evaluated.policyEvaluations);
       setPolicyNames(policies);
       const votes = answer.activity.votes as Vote[];
@@ -318,6 +322,7 @@ function ActivityDetail(props: { api: Api; activityId: string }) {
         </div>
       )}
       <ErrorBox error={voteError} />
+      <SigningSummary summary={summary} />
       <h2>Intent</h2>
       <Json label="Intent" value={activity.intent} />
       <h2>Result</h2>

@@ -1,5 +1,6 @@
 // Wallets: the signatures that wait for approvals (list_activities of the signing types, waiting),
-// each with the account it would sign with and its payload, linked to the activity where it is
+// each with the account it would sign with, what it signs in words (list_activities' `summaries`,
+// when its decision read one) and its payload, linked to the activity where it is
 // approved or rejected; then the organization's wallets (list_wallets), each with its accounts
 // (list_wallet_accounts: address, derivation path, curve, address format). Only what the public API
 // answers: a wallet's mnemonic and an account's private key never leave Signet, so none is shown.
@@ -47,6 +48,11 @@ function signingRequest(activity: Activity): { signWith: string; payloads: strin
   return { signWith: text(intent?.signWith), payloads, how };
 }
 
+/** A summary's one line, when the list gave one for the activity. */
+function summaryText(summary: { text?: unknown } | undefined): string | undefined {
+  return typeof summary?.text === 'string' ? summary.text : undefined;
+}
+
 function Payload(props: { value: string }) {
   const { value } = props;
   if (value.length <= PAYLOAD_SHOWN) return <code class="payload">{value}</code>;
@@ -62,8 +68,12 @@ function WaitingSignatures(props: { api: Api }) {
   const loaded = useLoaded(
     () =>
       api
-        .query<{ activities: Activity[] }>('list_activities', { filterByStatus: [CONSENSUS_NEEDED], filterByType: SIGNING_TYPES, paginationOptions: { limit: '100' } })
-        .then((answer) => answer.activities),
+        .query<{ activities: Activity[]; summaries?: Record<string, { text?: unknown }> }>('list_activities', {
+          filterByStatus: [CONSENSUS_NEEDED],
+          filterByType: SIGNING_TYPES,
+          paginationOptions: { limit: '100' },
+        })
+        .then((answer) => answer.activities.map((activity) => ({ activity, summary: summaryText(answer.summaries?.[activity.id]) }))),
     [api],
   );
   return (
@@ -76,7 +86,7 @@ function WaitingSignatures(props: { api: Api }) {
           <p class="muted">No signature waits for approval.</p>
         ) : (
           <Table caption="Signatures waiting for approval, newest first" head={['Activity', 'Sign with', 'Payload', 'Submitted', 'Your vote']} first={['Sign with']}>
-            {loaded.value.map((activity) => {
+            {loaded.value.map(({ activity, summary }) => {
               const request = signingRequest(activity);
               return (
                 <tr key={activity.id}>
@@ -88,6 +98,7 @@ function WaitingSignatures(props: { api: Api }) {
                     <code class="id">{request.signWith}</code>
                   </td>
                   <td>
+                    {summary !== undefined && <p class="summary-text">{summary}</p>}
                     <ol class="payloads">
                       {request.payloads.map((payload, index) => (
                         <li key={index}>

@@ -98,6 +98,7 @@ export async function approvalRequests(
         activityId: activity.id,
         activityType: activity.type,
         summary: summaryOf(activity.type, activity.intent),
+        ...(input.decided.summary ? { readable: input.decided.summary } : {}),
         submitter: activity.submitter,
         createdAt: activity.createdAt.toISOString(),
         link: `${config.publicUrl}/console/activities/${activity.id}`,

@@ -63,6 +63,7 @@ export async function writeNew(lifecycle: Lifecycle, handler: ActivityHandler, s
     votes: [voteRecord(principal, vote, now)],
     stampHeader: submission.stampHeader,
     ...(appProofs ? { appProofs } : {}),
+    ...(activity.summary ? { summary: activity.summary } : {}),
   };
   const write = () =>
     lifecycle.writer.write({
@@ -169,7 +170,7 @@ export async function writeVoteOn(
   const { target, principal, now } = on;
   const from = target.status as FromStatus;
   if (!isTransition(from, change.status)) throw new Error(`no transition of activity ${target.id} from ${from} to ${change.status}`);
-  const updated = { ...target, status: change.status, updatedAt: change.updatedAt };
+  const updated = { ...target, status: change.status, updatedAt: change.updatedAt, ...(change.summary ? { summary: change.summary } : {}) };
   const outcome = await writeVote(tx, { ...change, onlyFrom: statusesChangingTo(change.status), rows: [...change.rows, ...activityEventRows(updated, from)] });
   if (outcome.kind === 'written') return { ...extra, activity: (await findActivity(tx, { organizationId: target.organizationId, id: target.id }))!, written: true };
   if (outcome.kind === 'credentialRefused') {

@@ -7,6 +7,7 @@ import type { Config } from '../../config.ts';
 import type { SignetError } from '../../errors.ts';
 import type { KeyEncryptionKey } from '../../keys/custody/keyEncryptionKey.ts';
 import type { Decision } from '../../policy/index.ts';
+import type { ReadableSummary } from '../../readable/index.ts';
 import type { ActivityRecord, WriteOutcome } from '../../store/activities.ts';
 import type { Database } from '../../store/db.ts';
 import type { NewVote } from '../../store/votes.ts';
@@ -115,6 +116,8 @@ export interface NewActivity {
   stored: StoredForm;
   evaluations: Evaluations;
   authority: Authority;
+  /** What it signs in words, when its decision read a summary (DecidedActivity.summary): stored with it. */
+  summary?: ReadableSummary;
 }
 
 /** What writing a new activity gave: decide again, or the statement's outcome with the activity as written. */

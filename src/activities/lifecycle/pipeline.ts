@@ -91,7 +91,18 @@ export class ActivityPipeline {
       // 5. Commit: the activity with its status, its submitter's vote, and the plan's rows and checks,
       // in one statement; then the answer its outcome gives.
       const status = allowed ? ACTIVITY_STATUS.COMPLETED : ACTIVITY_STATUS.CONSENSUS_NEEDED;
-      const written = await writeNew(lifecycle, handler, submission, { activityId, fingerprint: body.fingerprint, now, status, executed, stored, evaluations: decision.evaluations, authority });
+      const { summary } = decided.activity;
+      const written = await writeNew(lifecycle, handler, submission, {
+        activityId,
+        fingerprint: body.fingerprint,
+        now,
+        status,
+        executed,
+        stored,
+        evaluations: decision.evaluations,
+        authority,
+        ...(summary ? { summary } : {}),
+      });
       if (written.kind === 'authorityChanged') {
         // Another process changed the quorum, a policy or a tag since this one read them: read again.
         lifecycle.authorities.forget(authority.organizationId);

@@ -2,11 +2,13 @@
 // optional `view` step (ActivityHandler.view): for an activity that signs, the transaction or typed
 // data decoded with the organization's smart contract interfaces (`eth.tx`, `solana.tx`,
 // `eth.eip_712`), the key it signs with (`wallet`, `wallet_account`, `private_key`), and a summary in
-// words for those asked to approve it. The one call of ActivityHandler.view. It is asked only when
+// words for those asked to approve it, kept within MAX_SUMMARY_BYTES (it is stored with the activity,
+// and carried by its approval emails and webhook events). The one call of ActivityHandler.view. It is asked only when
 // the decision reads policies or the activity may wait for approvals: with no policy and a root
 // quorum of one, an activity is allowed for its root user or refused for anyone else on that alone,
 // and a signature reads nothing more than its key.
 import { SignetError } from '../../errors.ts';
+import { boundedSummary } from '../../readable/index.ts';
 import type { ActivityHandler, ActivityView, PrepareContext } from '../handler.ts';
 import type { Authority } from './decide.ts';
 import type { Preparation } from './prepare.ts';
@@ -30,10 +32,14 @@ export async function viewOf(
   authority: Pick<Authority, 'policies' | 'rootQuorum'>,
 ): Promise<ActivityView | undefined> {
   if (!viewNeeded(handler, authority) || preparation.kind !== 'prepared') return undefined;
+  let view: ActivityView;
   try {
-    return await handler.view!(context, intent, preparation.prepared);
+    view = await handler.view!(context, intent, preparation.prepared);
   } catch (error) {
     if (error instanceof SignetError && error.status < 500) return undefined;
     throw error;
   }
+  if (!view.summary) return view;
+  const summary = boundedSummary(view.summary);
+  return { ...(view.signing ? { signing: view.signing } : {}), ...(summary ? { summary } : {}) };
 }

@@ -206,11 +206,15 @@ async function decideAgain(
   const { target, principal, now } = on;
   const { organizationId } = target;
   const removedSubmitter = submitterRemoved(target);
-  /** The change every vote writes; `guards`: the voter's only, unless the decision counted the approvers. */
+  /**
+   * The change every vote writes; `guards`: the voter's only, unless the decision counted the
+   * approvers. The summary its decision read (its view taken again) replaces the stored one.
+   */
   const change = (evaluations: Evaluations, decidedWithApprovers: boolean): Omit<VoteChange, 'status'> => ({
     activityId: target.id,
     organizationId,
     updatedAt: now,
+    ...(decided.summary ? { summary: decided.summary } : {}),
     credential: principal.credential,
     authorityVersion: ballot.authority.version,
     guards: voteGuards(on, decidedWithApprovers ? approvers.map((approver) => approver.user.id) : undefined),

@@ -2,7 +2,8 @@
 // starts waiting for approvals and when it ends (completed, failed, rejected), one ACTIVITY_UPDATES
 // event, queued in the outbox by the very statement that writes the status (store's
 // queueEndpointEvents), so an event is sent exactly when its change commits. An organization without
-// endpoints queues nothing.
+// endpoints queues nothing. A signing activity's event carries its summary in words (what it signs,
+// decoded), when its decision read one.
 import { NEW_ACTIVITY } from '../../store/activities.ts';
 import type { Sql } from '../../store/sql.ts';
 import { queueEndpointEvents } from '../../store/webhookEndpoints.ts';
@@ -20,6 +21,8 @@ export interface ActivityUpdate {
   fingerprint: string;
   createdAt: Date;
   updatedAt: Date;
+  /** What it signs in words (a ReadableSummary), as stored with it. */
+  summary?: object;
 }
 
 /** An ACTIVITY_UPDATES event's body, as posted. */
@@ -34,6 +37,7 @@ export function activityUpdateEvent(activity: ActivityUpdate): object {
       fingerprint: activity.fingerprint,
       createdAt: activity.createdAt.toISOString(),
       updatedAt: activity.updatedAt.toISOString(),
+      ...(activity.summary ? { summary: activity.summary } : {}),
     },
   };
 }

@@ -175,7 +175,22 @@ export function activityJson(record: ActivityRecord, access: Access): string {
   return writeActivity(fields);
 }
 
-/** The answer to a submission or get_activity: `{"activity": …}`. */
+/** The answer to a submission: `{"activity": …}`. */
 export function activityResponseJson(record: ActivityRecord, access: Access): string {
   return `{"activity":${activityJson(record, access)}}`;
+}
+
+/**
+ * get_activity's answer: `{"activity": …}`, and beside it, for an activity stored with a summary of
+ * what it signs, `"summary"`. Beside, not in: the activity object keeps the ecosystem's shape.
+ */
+export function activityReadJson(record: ActivityRecord, access: Access): string {
+  const activity = activityJson(record, access);
+  return record.summary ? `{"activity":${activity},"summary":${quote(record.summary)}}` : `{"activity":${activity}}`;
+}
+
+/** list_activities' `summaries` field (`,"summaries":{"<activity id>": …}`) for the listed activities stored with a summary; "" when none was. */
+export function summariesFieldJson(records: readonly ActivityRecord[]): string {
+  const entries = records.flatMap((record) => (record.summary ? [`${quote(record.id)}:${quote(record.summary)}`] : []));
+  return entries.length > 0 ? `,"summaries":{${entries.join(',')}}` : '';
 }
