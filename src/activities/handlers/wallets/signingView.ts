@@ -20,18 +20,23 @@ import type { ActivityView, PrepareContext } from '../../handler.ts';
 import { signerBindings } from './keyBindings.ts';
 import type { SignerKey } from './signingAccount.ts';
 
-/** The view of a transaction sign_transaction signs (it parsed at intake; one that no longer does is not viewed). */
+/**
+ * The view of a transaction sign_transaction signs (it parsed at intake; one that no longer does is
+ * not viewed). The key's read and the interfaces' read are made together: neither waits for the other.
+ */
 export async function transactionView(context: PrepareContext, type: string, unsignedTransaction: string, signer: SignerKey): Promise<ActivityView> {
-  const { bindings: key, from } = await signerBindings(context, signer);
   if (type === 'TRANSACTION_TYPE_ETHEREUM') {
     const { transaction } = parseEthereumTransaction(unsignedTransaction);
-    const stored = await findInterfacesFor(context.db, context.organizationId, { ethereum: transaction.to === undefined ? [] : [transaction.to], solana: [] });
+    const [{ bindings: key, from }, stored] = await Promise.all([
+      signerBindings(context, signer),
+      findInterfacesFor(context.db, context.organizationId, { ethereum: transaction.to === undefined ? [] : [transaction.to], solana: [] }),
+    ]);
     const view = ethereumTransactionView(transaction, interfaceIndex(stored), from);
     return { signing: { ...key, eth: { tx: view.tx } }, summary: summarizeEthereumTransaction(view) };
   }
   const { message } = parseSolanaTransaction(unsignedTransaction);
   const programs = message.instructions.map((instruction) => instruction.programId).filter((id): id is string => id !== undefined);
-  const stored = await findInterfacesFor(context.db, context.organizationId, { ethereum: [], solana: programs });
+  const [{ bindings: key }, stored] = await Promise.all([signerBindings(context, signer), findInterfacesFor(context.db, context.organizationId, { ethereum: [], solana: programs })]);
   const view = solanaTransactionView(message, interfaceIndex(stored));
   return { signing: { ...key, solana: { tx: view.tx } }, summary: summarizeSolanaTransaction(view) };
 }
