@@ -140,6 +140,13 @@ describe('eth.tx', () => {
     fails('eth.tx.max_fee_per_gas < 10', legacy.signing, /no field 'max_fee_per_gas'/);
   });
 
+  test('an argument compared with a value of another type is an evaluation error, so a DENY over it denies', () => {
+    const { signing } = ethTx(ethereumCall('transfer', 5n));
+    fails("eth.tx.contract_call_args['amount'] == '5'", signing, /cannot compare int with string/);
+    fails("eth.tx.contract_call_args['to'] == 5", signing, /cannot compare string with int/);
+    fails("eth.tx.contract_call_args['missing'] == 5", signing, /no field 'missing'/);
+  });
+
   test('arrays, tuples, bytes, bools and signed ints decode as lists, maps, hex, bools and exact ints', () => {
     const abi = parseAbi(['function swap((address token, int256 delta)[] legs, bytes memo, bool strict, string note)']);
     const data = encodeFunctionData({
