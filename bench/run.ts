@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { serializeTransaction } from 'viem';
+import { encodeFunctionData, serializeTransaction } from 'viem';
 import { largeAbi } from '../test/support/largeAbi.ts';
 import { freePort, ROOT, SIGNET_BIN } from '../test/support/processes.ts';
 import { BackendCpu, cpuMs, hostCpu, memoryMiB } from './processStats.ts';
@@ -89,7 +89,9 @@ const BASELINE_BIN = args.baseline ? path.join(path.resolve(args.baseline), 'bin
 if (BASELINE_BIN && !fs.existsSync(BASELINE_BIN)) fail(`--baseline names no Signet: ${BASELINE_BIN} does not exist`);
 const LUA_SCRIPT = path.join(ROOT, 'bench', 'replay.lua');
 
-type Kind = 'contract' | 'otp' | 'abi' | 'sign';
+type Kind = 'contract' | 'otp' | 'abi' | 'sign' | 'token';
+/** The kinds whose requests sign a transaction (sign_transaction): the floor of their scenarios signs too. */
+const signs = (kind: Kind) => kind === 'sign' || kind === 'token';
 
 interface Scenario {
   id: string;
@@ -117,6 +119,15 @@ const SCENARIOS: Scenario[] = [
   { id: 'abi-1', title: '400 KiB ABI', kind: 'abi', connections: 1, store: 'postgres', floor: true },
   { id: 'abi-8', title: '400 KiB ABI', kind: 'abi', connections: 8, store: 'postgres', floor: true },
   { id: 'sign-16', title: 'sign_transaction (EIP-1559) with a wallet account', kind: 'sign', connections: 16, store: 'postgres', floor: true },
+  {
+    id: 'policy-abi-16',
+    title: 'sign_transaction of an ERC-20 transfer (its ABI stored), non-root user allowed by a contract_call_args cap, 1 of 20 policies',
+    kind: 'token',
+    connections: 16,
+    store: 'postgres',
+    signer: 'policy',
+    floor: true,
+  },
   { id: 'embedded-16', title: 'create_smart_contract_interface, embedded', kind: 'contract', connections: 16, store: 'embedded', floor: false },
 ];
 
@@ -322,26 +333,34 @@ const IRRELEVANT_POLICIES: Array<{ effect: 'EFFECT_ALLOW' | 'EFFECT_DENY'; condi
   { effect: 'EFFECT_ALLOW', condition: "activity.kind == 'INIT_OTP_AUTH'" },
 ];
 
+/** The policy that allows the policy user's activities of a scenario's kind (the last of its 20). */
+const decidingPolicies = (): Partial<Record<Kind, { policyName: string; condition: string }>> => ({
+  contract: { policyName: 'bench operator creates interfaces', condition: "activity.resource == 'SMART_CONTRACT_INTERFACE' && activity.action == 'CREATE'" },
+  // Reads the transfer's calldata decoded with the token's stored ABI: an amount cap above 2^53.
+  token: {
+    policyName: 'bench operator sends tokens under a cap',
+    condition:
+      `activity.resource == 'PRIVATE_KEY' && activity.action == 'SIGN' && eth.tx.to == '${ADDRESS}' && ` +
+      `eth.tx.function_name == 'transfer' && eth.tx.contract_call_args['amount'] <= ${TOKEN_CAP}`,
+  },
+});
+
 /**
  * A second user of the root's organization, not in its root quorum, with an API key (admin API), and
  * 20 policies created by the root user's key through the public API: 19 that do not apply to
- * create_smart_contract_interface, then one ALLOW that does, whose consensus counts this user alone.
- * Its activities are decided by the policies, not by the root quorum.
+ * the scenario's activities, then one ALLOW that does (decidingPolicies), whose consensus counts
+ * this user alone. Its activities are decided by the policies, not by the root quorum.
  */
-async function createPolicyUser(signet: Running, root: Credentials): Promise<Credentials> {
+async function createPolicyUser(signet: Running, root: Credentials, kind: Kind): Promise<Credentials> {
+  const deciding = decidingPolicies()[kind];
+  if (!deciding) throw new Error(`no policy allows a policy user's ${kind} activities`);
   const { organizationId } = root;
   const user = await adminPost<{ userId: string }>(signet, `/organizations/${organizationId}/users`, { userName: `bench operator ${RUN_ID}` });
   const key = await adminPost<{ apiPublicKey: string; apiPrivateKey: string }>(signet, `/organizations/${organizationId}/api-keys`, { userId: user.userId });
   if (!user.userId || !key.apiPrivateKey) throw new Error(`admin API: no user id or no API key: ${JSON.stringify({ user, key })}`);
   const policies = [
     ...IRRELEVANT_POLICIES.map((p, i) => ({ policyName: `bench other ${i + 1}`, ...p, notes: '' })),
-    {
-      policyName: 'bench operator creates interfaces',
-      effect: 'EFFECT_ALLOW',
-      condition: "activity.resource == 'SMART_CONTRACT_INTERFACE' && activity.action == 'CREATE'",
-      consensus: `approvers.any(user, user.id == '${user.userId}')`,
-      notes: '',
-    },
+    { ...deciding, effect: 'EFFECT_ALLOW', consensus: `approvers.any(user, user.id == '${user.userId}')`, notes: '' },
   ];
   const head = JSON.stringify({ type: 'ACTIVITY_TYPE_CREATE_POLICIES', timestampMs: String(Date.now()), organizationId, parameters: { policies } });
   const response = await fetch(`${signet.url}/public/v1/submit/create_policies`, {
@@ -362,7 +381,13 @@ async function signerOf(signet: Running, scenario: Scenario): Promise<Credential
   const root = await createOrganization(signet);
   if (scenario.kind === 'sign') return { ...root, signWith: await createWallet(signet, root) };
   if (scenario.signer !== 'policy') return root;
-  const user = await createPolicyUser(signet, root);
+  let signWith: string | undefined;
+  if (scenario.kind === 'token') {
+    // The token's ABI (SMALL_ABI at ADDRESS) stored by the root user, and a wallet to sign with.
+    await expectCompleted(signet, prepare(root, 'contract', 1), scenario);
+    signWith = await createWallet(signet, root);
+  }
+  const user = { ...(await createPolicyUser(signet, root, scenario.kind)), ...(signWith ? { signWith } : {}) };
   await expectCompleted(signet, prepare(user, scenario.kind, 2 * scenario.connections), scenario);
   return user;
 }
@@ -434,9 +459,13 @@ const CREATE_ROUTE = '/public/v1/submit/create_smart_contract_interface';
 const OTP_ROUTE = '/public/v1/submit/init_otp_auth';
 const SIGN_ROUTE = '/public/v1/submit/sign_transaction';
 const ADDRESS = '0xdAC17F958D2ee523a2206206994597C13D831ec7';
-const SMALL_ABI = JSON.stringify([
+const TOKEN_ABI = [
   { type: 'function', name: 'transfer', stateMutability: 'nonpayable', inputs: [{ name: 'to', type: 'address' }, { name: 'amount', type: 'uint256' }], outputs: [{ name: '', type: 'bool' }] },
-]);
+] as const;
+const SMALL_ABI = JSON.stringify(TOKEN_ABI);
+/** What the policy-abi scenario's transfers send, and the cap its policy allows them under (base units, above 2^53). */
+const TOKEN_RECIPIENT = '0x08d2b0a37f869ff76bacb5bab3278e26ab7067b7';
+const TOKEN_CAP = 10n ** 24n;
 let largeInterface: string | undefined;
 /** The 400 KiB ABI as a JSON string value (escaped), as it stands inside the body. */
 const largeInterfaceJson = () => (largeInterface ??= JSON.stringify(largeAbi(409_600)));
@@ -460,16 +489,20 @@ function prepare(credentials: Credentials, kind: Kind, count: number): Prepared[
     if (kind === 'contract') {
       const parameters = { smartContractAddress: ADDRESS, smartContractInterface: SMALL_ABI, type: 'SMART_CONTRACT_INTERFACE_TYPE_ETHEREUM', label: `bench ${n}` };
       request = { route: CREATE_ROUTE, head: JSON.stringify({ type: 'ACTIVITY_TYPE_CREATE_SMART_CONTRACT_INTERFACE', timestampMs, organizationId, parameters }), tail: '', shared: false };
-    } else if (kind === 'sign') {
+    } else if (signs(kind)) {
       if (!credentials.signWith) throw new Error('a signing scenario needs credentials with a wallet account (signerOf makes one)');
-      // An EIP-1559 transfer with a nonce of its own, serialized unsigned (hex without 0x, as @turnkey/viem sends it).
+      // An EIP-1559 transaction with a nonce of its own, serialized unsigned (hex without 0x, as @turnkey/viem sends it):
+      // a transfer of n wei, or (token) a call of the token's transfer of an amount above 2^53, under the cap.
+      const call =
+        kind === 'token'
+          ? { value: 0n, gas: 60_000n, data: encodeFunctionData({ abi: TOKEN_ABI, functionName: 'transfer', args: [TOKEN_RECIPIENT, 10n ** 18n + BigInt(n)] }) }
+          : { value: BigInt(n), gas: 21_000n };
       const unsignedTransaction = serializeTransaction({
         type: 'eip1559',
         chainId: 1,
         nonce: n,
         to: ADDRESS,
-        value: BigInt(n),
-        gas: 21_000n,
+        ...call,
         maxFeePerGas: 30_000_000_000n,
         maxPriorityFeePerGas: 1_000_000_000n,
       }).slice(2);
@@ -602,7 +635,7 @@ interface RoundResult {
   wrk: WrkResult;
 }
 
-const DEFAULT_RATE: Record<Kind, number> = { contract: 10000, otp: 6000, abi: 1000, sign: 6000 };
+const DEFAULT_RATE: Record<Kind, number> = { contract: 10000, otp: 6000, abi: 1000, sign: 6000, token: 6000 };
 
 /** Now on the machine's monotonic clock, in µs: the clock of V8's profile timestamps (another process's too). */
 const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
@@ -825,7 +858,7 @@ async function runScenario(scenario: Scenario, measureIdle: boolean): Promise<Sc
     const credentials = await signerOf(signet, scenario);
     const targets: Target[] = [];
     if (scenario.floor) {
-      const floor = await startFloor(credentials.apiPublicKey, true, scenario.kind === 'sign');
+      const floor = await startFloor(credentials.apiPublicKey, true, signs(scenario.kind));
       started.push(floor);
       targets.push({ role: 'floor', process: floor, embedded: false, rounds: [] });
     }
@@ -1057,6 +1090,7 @@ try {
   const policy16 = results.find((r) => r.scenario.id === 'policy-16');
   const abi1 = results.find((r) => r.scenario.id === 'abi-1');
   const sign16 = results.find((r) => r.scenario.id === 'sign-16');
+  const policyAbi16 = results.find((r) => r.scenario.id === 'policy-abi-16');
   const rateOf = (r: ScenarioResult | undefined, role: Target['role']) => {
     const t = r?.targets.find((x) => x.role === role);
     return t ? medianOf(t.rounds, (x) => x.rate) : undefined;
@@ -1067,6 +1101,7 @@ try {
   const ratio = (rateOf(created16, 'signet') ?? NaN) / (rateOf(created16, 'floor') ?? NaN);
   const policyRatio = (rateOf(policy16, 'signet') ?? NaN) / (rateOf(policy16, 'floor') ?? NaN);
   const signRatio = (rateOf(sign16, 'signet') ?? NaN) / (rateOf(sign16, 'floor') ?? NaN);
+  const policyAbiRatio = (rateOf(policyAbi16, 'signet') ?? NaN) / (rateOf(policyAbi16, 'floor') ?? NaN);
   const abiP50 = abi1 ? medianOf(abi1.targets.find((t) => t.role === 'signet')!.rounds, (r) => r.p50Ms) : undefined;
   out.push('');
   out.push('targets:');
@@ -1074,6 +1109,7 @@ try {
   out.push(`  create_smart_contract_interface at 16 connections, root user: ${fmt(ratio, 2)}× the floor (at least 0.7×) ${check(Number.isFinite(ratio) ? ratio >= 0.7 : undefined)}`);
   out.push(`  the same by a user allowed by 1 of 20 policies: ${fmt(policyRatio, 2)}× the floor (at least 0.6×) ${check(Number.isFinite(policyRatio) ? policyRatio >= 0.6 : undefined)}`);
   out.push(`  sign_transaction (EIP-1559) at 16 connections: ${fmt(signRatio, 2)}× the floor that signs (at least 0.6×) ${check(Number.isFinite(signRatio) ? signRatio >= 0.6 : undefined)}`);
+  out.push(`  the same by a user a policy reading the decoded calldata allows (policy-abi-16): ${fmt(policyAbiRatio, 2)}× the floor that signs (stated)`);
   out.push(`  400 KiB ABI at 1 connection: p50 ${fmt(abiP50, 1)} ms (at most 25 ms) ${check(abiP50 === undefined ? undefined : abiP50 <= 25)}`);
   out.push(`  idle RSS on PostgreSQL ${mib(idlePostgres)} (at most 130 MiB) ${check(idlePostgres === undefined ? undefined : idlePostgres <= 130)}; embedded ${mib(idleEmbedded)} (stated)`);
   const stolen = medianOf(results.flatMap((r) => r.targets.flatMap((t) => t.rounds)), (r) => r.stolen);

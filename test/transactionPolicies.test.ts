@@ -140,6 +140,13 @@ describe('eth.tx', () => {
     fails('eth.tx.max_fee_per_gas < 10', legacy.signing, /no field 'max_fee_per_gas'/);
   });
 
+  test('an argument compared with a value of another type is an evaluation error, so a DENY over it denies', () => {
+    const { signing } = ethTx(ethereumCall('transfer', 5n));
+    fails("eth.tx.contract_call_args['amount'] == '5'", signing, /cannot compare int with string/);
+    fails("eth.tx.contract_call_args['to'] == 5", signing, /cannot compare string with int/);
+    fails("eth.tx.contract_call_args['missing'] == 5", signing, /no field 'missing'/);
+  });
+
   test('arrays, tuples, bytes, bools and signed ints decode as lists, maps, hex, bools and exact ints', () => {
     const abi = parseAbi(['function swap((address token, int256 delta)[] legs, bytes memo, bool strict, string note)']);
     const data = encodeFunctionData({
@@ -227,6 +234,21 @@ describe('eth.eip_712', () => {
     fails('eth.eip_712.domain.chain_id == 1', { eth: { eip_712: bare.value.eip712 } }, /no field 'chain_id'/);
     fails("eth.tx.to == '0x'", signing, /no field 'tx'/);
     fails("solana.tx.recent_blockhash == 'x'", signing, /'solana' has no value here/);
+  });
+
+  test('a domain field types.EIP712Domain leaves out is not signed, so a condition cannot read it', () => {
+    // ox hashes the domain by its declared type: the verifyingContract below is not in the signature.
+    const partial = typedDataView({ ...serialized(typedData), types: { ...serialized(typedData).types, EIP712Domain: [{ name: 'name', type: 'string' }] } });
+    assert.ok(partial.ok);
+    const partialSigning: SigningBindings = { eth: { eip_712: partial.value.eip712 } };
+    assert.equal(holds("eth.eip_712.domain.name == 'USD Coin'", partialSigning), true);
+    fails(`eth.eip_712.domain.verifying_contract == '${TOKEN}'`, partialSigning, /no field 'verifying_contract'/);
+    fails('eth.eip_712.domain.chain_id == 1', partialSigning, /no field 'chain_id'/);
+    // Without types.EIP712Domain (as @turnkey/viem sends viem's serializeTypedData), every field given is signed.
+    const { EIP712Domain: _declared, ...undeclared } = serialized(typedData).types;
+    const derived = typedDataView({ ...serialized(typedData), types: undeclared });
+    assert.ok(derived.ok);
+    assert.equal(holds(`eth.eip_712.domain.verifying_contract == '${TOKEN}' && eth.eip_712.domain.chain_id == 1`, { eth: { eip_712: derived.value.eip712 } }), true);
   });
 
   test('the summary names the primary type, the domain and the message', () => {

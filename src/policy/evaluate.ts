@@ -108,7 +108,7 @@ export class Evaluator {
         if (this.keywords.has(node.name)) return this.keywords.get(node.name);
         // A condition keyword other than activity (eth, solana, wallet, …) is bound only when the activity signs.
         if (KEYWORDS.condition.has(node.name) && this.keywords.has('activity')) {
-          throw new ExpressionFailure(node.position, `'${node.name}' has no value here: it is bound only when an activity signs a transaction or payload`);
+          throw new ExpressionFailure(node.position, `'${node.name}' has no value here: it is bound only when an activity signs a transaction or payload, or names a wallet or key`);
         }
         throw new ExpressionFailure(node.position, `unknown keyword '${node.name}'`);
       }

@@ -141,8 +141,9 @@ export type PolicyStruct = { readonly [field: string]: PolicyValue };
 
 /**
  * The keywords a condition reads when an activity signs, each bound only then (by the signing
- * activities): `eth` ({tx} or {eip_712}), `solana` ({tx}), the wallet, account or key signed with.
- * An unbound one read by a condition is an evaluation error.
+ * activities): `eth` ({tx} or {eip_712}), `solana` ({tx}), the wallet, account or key signed with;
+ * `wallet`, `wallet_account` and `private_key` also for an activity that names one to export or
+ * rename. An unbound one read by a condition is an evaluation error.
  */
 export interface SigningBindings {
   readonly eth?: PolicyStruct;

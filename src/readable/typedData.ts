@@ -1,6 +1,7 @@
 // EIP-712 typed data as a condition reads it (`eth.eip_712`), pure: primary_type, the domain under
-// the ecosystem's names (name, version, chain_id, verifying_contract; a field the domain lacks is
-// left out, so reading it is an evaluation error), and the message read through its types: integers
+// the ecosystem's names (name, version, chain_id, verifying_contract; a field the domain lacks, or
+// that types.EIP712Domain leaves out of what is signed, is left out, so reading it is an evaluation
+// error), and the message read through its types: integers
 // exact, addresses in lowercase, bytes as lowercase 0x hex, structs as maps, arrays as lists.
 import * as TypedData from 'ox/TypedData';
 import type { DecodeResult } from '../contracts/decodeEthereumCall.ts';
@@ -36,7 +37,7 @@ export function typedDataView(typedData: unknown): DecodeResult<TypedDataView> {
   }
   const budget = { left: MAX_TYPED_DATA_VALUES };
   try {
-    const domainFields = readDomain(domain as Record<string, unknown>);
+    const domainFields = readDomain(domain as Record<string, unknown>, signedDomainFields(types as Types));
     const messageValue = primaryType === 'EIP712Domain' ? {} : readStruct(types as Types, primaryType, message, budget, 0);
     const eip712: PolicyStruct = { primary_type: primaryType, domain: domainFields, message: messageValue };
     return { ok: true, value: { eip712, primaryType, domain: domainFields, message: messageValue } };
@@ -46,12 +47,23 @@ export function typedDataView(typedData: unknown): DecodeResult<TypedDataView> {
   }
 }
 
-function readDomain(domain: Record<string, unknown>): PolicyStruct {
+/**
+ * The domain's fields the signature covers: those types.EIP712Domain declares, when it is given (a
+ * field of the domain object it leaves out is not hashed, so a condition must not read it); without
+ * it, every field, as the domain's type then follows from them.
+ */
+function signedDomainFields(types: Types): ReadonlySet<string> | undefined {
+  const declared = types.EIP712Domain;
+  return Array.isArray(declared) ? new Set(declared.map((field) => field.name)) : undefined;
+}
+
+function readDomain(domain: Record<string, unknown>, signed: ReadonlySet<string> | undefined): PolicyStruct {
   const fields: Record<string, PolicyValue> = {};
-  if (typeof domain.name === 'string') fields.name = domain.name;
-  if (typeof domain.version === 'string') fields.version = domain.version;
-  if (domain.chainId !== undefined) fields.chain_id = integer(domain.chainId, 'domain.chainId');
-  if (typeof domain.verifyingContract === 'string') fields.verifying_contract = domain.verifyingContract.toLowerCase();
+  const covered = (name: string) => domain[name] !== undefined && (signed === undefined || signed.has(name));
+  if (covered('name') && typeof domain.name === 'string') fields.name = domain.name;
+  if (covered('version') && typeof domain.version === 'string') fields.version = domain.version;
+  if (covered('chainId')) fields.chain_id = integer(domain.chainId, 'domain.chainId');
+  if (covered('verifyingContract') && typeof domain.verifyingContract === 'string') fields.verifying_contract = domain.verifyingContract.toLowerCase();
   return fields;
 }
 

@@ -169,3 +169,13 @@ export async function findSealedPrivateKey(db: Queryable, organizationId: string
   );
   return row ? { curve: row.curve, sealedPrivateKey: row.sealed_private_key } : undefined;
 }
+
+/**
+ * The organization's private key with its addresses, read fresh by its id (the view step of an
+ * activity whose decision reads policies: its name, whether imported or exported, its Ethereum
+ * address as a transaction's sender); undefined when there is none.
+ */
+export async function findPrivateKey(db: Queryable, organizationId: string, privateKeyId: string): Promise<StoredPrivateKey | undefined> {
+  const [row] = await run<PrivateKeyRow>(db, sql`SELECT ${PRIVATE_KEY_COLUMNS} FROM private_keys k WHERE k.organization_id = ${organizationId}::uuid AND k.id = ${privateKeyId}::uuid`);
+  return row ? privateKeyOf(row) : undefined;
+}

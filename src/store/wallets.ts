@@ -292,3 +292,12 @@ export async function findSealedMnemonic(db: Queryable, organizationId: string, 
   );
   return row?.sealed_mnemonic;
 }
+
+/**
+ * The organization's wallet as policies read it (its name, whether imported or exported), read fresh
+ * by its id (the view step of an activity whose decision reads policies); undefined when there is none.
+ */
+export async function findWallet(db: Queryable, organizationId: string, walletId: string): Promise<StoredWallet | undefined> {
+  const [row] = await run<WalletRow>(db, sql`SELECT ${walletColumns('w')} FROM wallets w WHERE w.organization_id = ${organizationId}::uuid AND w.id = ${walletId}::uuid`);
+  return row ? walletOf(row) : undefined;
+}

@@ -10,6 +10,7 @@ import { write } from '../../../store/effects.ts';
 import { findSealedPrivateKey } from '../../../store/privateKeys.ts';
 import type { ActivityHandler } from '../../handler.ts';
 import { objectExpected } from '../../wire/parameters.ts';
+import { privateKeyView } from '../wallets/keyBindings.ts';
 import { asFieldRefusal, bundleSigner, EXAMPLE_TARGET_PUBLIC_KEY, targetPublicKeyField } from '../wallets/keyBundles.ts';
 import { PRIVATE_KEY_MATERIAL } from './newPrivateKeys.ts';
 
@@ -42,6 +43,11 @@ export const exportPrivateKey: ActivityHandler<typeof parameters, ExportPrivateK
   parameters,
   resultSchema,
   example: { privateKeyId: '6a1d3f5b-7c9e-4b2d-8f0a-1c3e5a7b9d2f', targetPublicKey: EXAMPLE_TARGET_PUBLIC_KEY },
+
+  // Policies read the key exported (`private_key`: whether it was exported before, imported, its name).
+  view(context, intent) {
+    return privateKeyView(context, intent.privateKeyId);
+  },
 
   async execute(context, intent) {
     const { organizationId, now } = context;

@@ -12,6 +12,7 @@ import { findSealedMnemonic } from '../../../store/wallets.ts';
 import type { ActivityHandler } from '../../handler.ts';
 import { objectExpected } from '../../wire/parameters.ts';
 import { WALLET_MNEMONIC } from './createWallet.ts';
+import { walletView } from './keyBindings.ts';
 import { asFieldRefusal, bundleSigner, EXAMPLE_TARGET_PUBLIC_KEY, targetPublicKeyField } from './keyBundles.ts';
 
 /** The languages the ecosystem names; a wallet's mnemonic is English, and only English is exported. */
@@ -64,6 +65,11 @@ export const exportWallet: ActivityHandler<typeof parameters, ExportWalletResult
   example: {
     walletId: '5b0c2f4e-8d7a-4c3b-9e1f-2a6d8c4b7e90',
     targetPublicKey: EXAMPLE_TARGET_PUBLIC_KEY,
+  },
+
+  // Policies read the wallet exported (`wallet`: whether it was exported before, imported, its name).
+  view(context, intent) {
+    return walletView(context, intent.walletId);
   },
 
   async execute(context, intent) {

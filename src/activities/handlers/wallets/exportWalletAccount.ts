@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { sealExportBundle } from '../../../keys/bundles.ts';
 import type { ActivityHandler } from '../../handler.ts';
 import { objectExpected } from '../../wire/parameters.ts';
+import { signerBindings } from './keyBindings.ts';
 import { bundleSigner, EXAMPLE_TARGET_PUBLIC_KEY, targetPublicKeyField } from './keyBundles.ts';
 import { signerAt, signWithField, withAccountKey, type SignerKey, signerStillThere } from './signingAccount.ts';
 
@@ -46,6 +47,11 @@ export const exportWalletAccount: ActivityHandler<typeof parameters, ExportWalle
 
   prepare(context, intent) {
     return signerAt(context, intent.address, () => {}, { field: 'parameters.address', walletAccountOnly: true });
+  },
+
+  // Policies read the account's wallet (`wallet`) and address (`wallet_account`).
+  async view(context, _intent, account) {
+    return { signing: (await signerBindings(context, account)).bindings };
   },
 
   async execute(context, intent, account) {

@@ -1,11 +1,11 @@
 // What policies and approvers read of a signing activity (its handler's `view`: lifecycle/view.ts):
-// the key it signs with (`wallet` and `wallet_account`, or `private_key`), and what it signs decoded
+// the key it signs with (`wallet` and `wallet_account`, or `private_key`: keyBindings.ts), and what it signs decoded
 // with the organization's smart contract interfaces for the contracts it names: an Ethereum
 // transaction (`eth.tx`), a Solana one (`solana.tx`), EIP-712 typed data (`eth.eip_712`), each with
 // a summary in words. What does not decode is left out, so a condition reading it fails closed.
 import { parseEthereumTransaction } from '../../../chains/ethereum/transaction.ts';
 import { parseSolanaTransaction } from '../../../chains/solana/transaction.ts';
-import type { PolicyStruct, SigningBindings } from '../../../policy/index.ts';
+import type { PolicyStruct } from '../../../policy/index.ts';
 import {
   ethereumTransactionView,
   interfaceIndex,
@@ -17,42 +17,40 @@ import {
 } from '../../../readable/index.ts';
 import { findInterfacesFor } from '../../../store/smartContractInterfaces.ts';
 import type { ActivityView, PrepareContext } from '../../handler.ts';
+import { signerBindings } from './keyBindings.ts';
 import type { SignerKey } from './signingAccount.ts';
 
-/** The key's keywords: a wallet account's wallet and address, or a private key's id. */
-export function keyBindings(signer: SignerKey): Pick<SigningBindings, 'wallet' | 'wallet_account' | 'private_key'> {
-  if (signer.kind === 'private_key') return { private_key: { id: signer.privateKeyId } };
-  return { wallet: { id: signer.walletId }, wallet_account: { address: signer.address } };
-}
-
-/** The address that signs, as a transaction's `from` reads it (a private key's is not known here). */
-const fromOf = (signer: SignerKey): string | undefined => (signer.kind === 'wallet_account' ? signer.address : undefined);
-
-/** The view of a transaction sign_transaction signs (it parsed at intake; one that no longer does is not viewed). */
+/**
+ * The view of a transaction sign_transaction signs (it parsed at intake; one that no longer does is
+ * not viewed). The key's read and the interfaces' read are made together: neither waits for the other.
+ */
 export async function transactionView(context: PrepareContext, type: string, unsignedTransaction: string, signer: SignerKey): Promise<ActivityView> {
-  const key = keyBindings(signer);
   if (type === 'TRANSACTION_TYPE_ETHEREUM') {
     const { transaction } = parseEthereumTransaction(unsignedTransaction);
-    const stored = await findInterfacesFor(context.db, context.organizationId, { ethereum: transaction.to === undefined ? [] : [transaction.to], solana: [] });
-    const view = ethereumTransactionView(transaction, interfaceIndex(stored), fromOf(signer));
+    const [{ bindings: key, from }, stored] = await Promise.all([
+      signerBindings(context, signer),
+      findInterfacesFor(context.db, context.organizationId, { ethereum: transaction.to === undefined ? [] : [transaction.to], solana: [] }),
+    ]);
+    const view = ethereumTransactionView(transaction, interfaceIndex(stored), from);
     return { signing: { ...key, eth: { tx: view.tx } }, summary: summarizeEthereumTransaction(view) };
   }
   const { message } = parseSolanaTransaction(unsignedTransaction);
   const programs = message.instructions.map((instruction) => instruction.programId).filter((id): id is string => id !== undefined);
-  const stored = await findInterfacesFor(context.db, context.organizationId, { ethereum: [], solana: programs });
+  const [{ bindings: key }, stored] = await Promise.all([signerBindings(context, signer), findInterfacesFor(context.db, context.organizationId, { ethereum: [], solana: programs })]);
   const view = solanaTransactionView(message, interfaceIndex(stored));
   return { signing: { ...key, solana: { tx: view.tx } }, summary: summarizeSolanaTransaction(view) };
 }
 
 /**
- * The view of payloads signed by sign_raw_payload(s): EIP-712 typed data as `eth.eip_712` (the first
- * payload's: a condition reads one), its verifying contract's interface label in the summary; any
- * other encoding binds the key only.
+ * The view of payloads signed by sign_raw_payload(s): EIP-712 typed data as `eth.eip_712`, its
+ * verifying contract's interface label in the summary; any other encoding binds the key only. A
+ * condition reads one typed data: payloads that are not all the same bind none (a condition reading
+ * `eth.eip_712` then fails closed, rather than allowing the others for what the first says).
  */
 export async function payloadView(context: PrepareContext, payloads: readonly string[], encoding: string, signer: SignerKey): Promise<ActivityView> {
-  const key = keyBindings(signer);
+  const { bindings: key } = await signerBindings(context, signer);
   const first = payloads[0];
-  if (encoding !== 'PAYLOAD_ENCODING_EIP712' || first === undefined) return { signing: key };
+  if (encoding !== 'PAYLOAD_ENCODING_EIP712' || first === undefined || payloads.some((payload) => payload !== first)) return { signing: key };
   let parsed: unknown;
   try {
     parsed = JSON.parse(first);

@@ -7,6 +7,7 @@ import { invalidField, notFound } from '../../../errors.ts';
 import { check, lock, write } from '../../../store/effects.ts';
 import type { ActivityHandler } from '../../handler.ts';
 import { objectExpected, trimmedName } from '../../wire/parameters.ts';
+import { walletView } from './keyBindings.ts';
 import { MAX_WALLET_NAME_LENGTH } from './newWallet.ts';
 
 const parameters = z.strictObject(
@@ -34,6 +35,11 @@ export const updateWallet: ActivityHandler<typeof parameters, z.infer<typeof res
   parameters,
   resultSchema,
   example: { walletId: '5b0c2f4e-8d7a-4c3b-9e1f-2a6d8c4b7e90', walletName: 'Treasury (cold)' },
+
+  // Policies read the wallet renamed (`wallet`).
+  view(context, intent) {
+    return walletView(context, intent.walletId);
+  },
 
   async execute(context, intent) {
     const { organizationId, now } = context;
