@@ -26,7 +26,7 @@ export function registerQueryRoutes(
       const parsed = query.request.safeParse(document, { reportInput: true });
       if (!parsed.success) throw schemaError(parsed.error, '', 'invalid query');
       const answer = await stamps.checked(body, stamp, parsed.data.organizationId, (principal) =>
-        query.run({ db, principal, now: clock(), accessFor: (record) => pipeline.accessFor(record, principal) }, parsed.data),
+        query.run({ db, principal, now: clock(), accessFor: (record) => pipeline.accessFor(record, principal), oidc: pipeline.oidc }, parsed.data),
         query.fromSubOrganization ? { fromSubOrganization: true } : {},
       );
       return typeof answer === 'string' ? reply.type('application/json; charset=utf-8').send(Buffer.from(answer)) : answer;

@@ -4,6 +4,7 @@
 // the credential again, and writes nothing.
 import type { z } from 'zod';
 import type { Access } from '../activities/lifecycle/decide.ts';
+import type { OidcVerifier } from '../auth/oidc/verifyIdToken.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { ActivityRecord } from '../store/activities.ts';
 import { credentialRefused } from '../errors.ts';
@@ -16,6 +17,8 @@ export interface QueryContext {
   now: Date;
   /** What the principal may still do with an activity (canApprove, canReject). */
   accessFor(record: ActivityRecord): Promise<Access>;
+  /** Verifies OpenID Connect id tokens (list_suborgs' OIDC_TOKEN filter). */
+  oidc: OidcVerifier;
 }
 
 export interface QueryHandler<Schema extends z.ZodType<{ organizationId: string }> = z.ZodType<{ organizationId: string }>> {
