@@ -4,7 +4,7 @@
 // with create_oauth_providers (and shown by get_user) logs its user in with oauth_login, and the
 // session key stamps as the user; a token for another key, another audience, of an issuer not
 // configured, of an identity bound to nobody, or expired by the server's clock is refused, naming the
-// check; an identity is bound to one user; unbound, it logs in no more; a sub-organization's root user
+// check; an identity is bound to one user; unbound (or its user removed), it logs in no more; a sub-organization's root user
 // bound at creation is found by list_suborgs' OIDC_TOKEN filter and logs in there. Both stores.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -169,6 +169,14 @@ for (const tdb of testDatabases) {
       const frankKey = generateP256KeyPair();
       const { activity: frankLogin } = await login(await provider.idToken('app', nonceOf(frankKey.publicKey), 'erin'), frankKey);
       assert.equal(claimsOf(frankLogin.result.oauthLoginResult!.session).user_id, frank);
+
+      // Removing Frank unbinds the identity: it logs nobody in, and is free for Erin again.
+      await client.deleteUsers(body('ACTIVITY_TYPE_DELETE_USERS', { userIds: [frank] }));
+      const afterRemoval = generateP256KeyPair();
+      await refused(login(await provider.idToken('app', nonceOf(afterRemoval.publicKey), 'erin'), afterRemoval), NOT_FOUND, /no user of this organization is bound/);
+      await bind(erin, again);
+      const { activity: erinLogin } = await login(await provider.idToken('app', nonceOf(afterRemoval.publicKey), 'erin'), afterRemoval);
+      assert.equal(claimsOf(erinLogin.result.oauthLoginResult!.session).user_id, erin);
     });
 
     test("a sub-organization's root user bound at creation: list_suborgs finds it by an id token, and the parent logs the user in there", async () => {
