@@ -143,7 +143,7 @@ export const createSubOrganization: ActivityHandler<typeof createSubOrganization
   activityType: 'ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V8',
   resource: 'ORGANIZATION',
   action: 'CREATE',
-  reasons: ['PUBLIC_KEY_TAKEN'],
+  reasons: ['PUBLIC_KEY_TAKEN', 'OIDC_TOKEN_REFUSED', 'OAUTH_PROVIDER_TAKEN', 'OIDC_ISSUER_UNAVAILABLE'],
   summary:
     '`{subOrganizationName, rootUsers, rootQuorumThreshold, wallet?, verificationToken?}`: a sub-organization of this one with its root users, their keys and passkeys, its root quorum and, with `wallet` ({walletName, accounts, mnemonicLength?}), its first HD wallet; result `createSubOrganizationResultV8 {subOrganizationId, rootUserIds, wallet?: {walletId, addresses}}` ([Sub-organizations](users.md#sub-organizations))',
   description: DESCRIPTION,

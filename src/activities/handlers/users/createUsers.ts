@@ -161,11 +161,11 @@ export const createUsers: ActivityHandler<typeof createUsersParameters, z.infer<
   activityType: 'ACTIVITY_TYPE_CREATE_USERS_V4',
   resource: 'USER',
   action: 'CREATE',
-  reasons: ['USER_TAG_NOT_FOUND', 'PUBLIC_KEY_TAKEN'],
+  reasons: ['USER_TAG_NOT_FOUND', 'PUBLIC_KEY_TAKEN', 'OIDC_TOKEN_REFUSED', 'OAUTH_PROVIDER_TAKEN', 'OIDC_ISSUER_UNAVAILABLE'],
   summary:
-    'Creates users of the organization with their email, phone number, API keys, passkeys and tags; result `createUsersResult.userIds` ([Users](users.md#users))',
+    'Creates users of the organization with their email, phone number, API keys, passkeys, OAuth providers and tags; result `createUsersResult.userIds` ([Users](users.md#users))',
   description:
-    "Creates users of the organization with their email, phone number, API keys, passkeys and user tags (as `@turnkey/http`'s `createUsers` sends them), all written with the activity in one statement; refused with a 400 naming the field when a contact, key or passkey is taken or given twice, a 404 naming it when a tag is not the organization's.",
+    "Creates users of the organization with their email, phone number, API keys, passkeys, OAuth providers (id tokens of SIGNET_OIDC_ISSUERS, verified) and user tags (as `@turnkey/http`'s `createUsers` sends them), all written with the activity in one statement; refused with a 400 naming the field when a contact, key, passkey or identity is taken or given twice, or a token is refused, a 404 naming it when a tag is not the organization's.",
   intentKey: 'createUsersIntentV4',
   resultKey: 'createUsersResult',
   parameters: createUsersParameters,
