@@ -89,6 +89,15 @@ export const REASONS = {
     meaning:
       'The public key already names a credential of the organization, of its parent or of one of their sub-organizations (revoked ones too): one public key is one principal; a BadRequest detail names each field',
   },
+  OIDC_TOKEN_REFUSED: {
+    status: 400,
+    meaning:
+      'An OpenID Connect id token was refused: not a JWT, an issuer not in SIGNET_OIDC_ISSUERS, a bad signature, expired, another audience or a nonce of another key; the message names the check and a BadRequest detail the field',
+  },
+  OAUTH_PROVIDER_TAKEN: {
+    status: 400,
+    meaning: "The id token's identity (issuer and subject) is already bound to a user of the organization: one identity belongs to one user; a BadRequest detail names each field",
+  },
   INVALID_OTP_CODE: { status: 400, meaning: 'The OTP code is not the one sent; the message says how many attempts are left' },
   OTP_EXPIRED: { status: 400, meaning: 'The OTP expired; request a new code' },
   OTP_ALREADY_USED: { status: 400, meaning: 'The OTP was already used; request a new code' },
@@ -140,6 +149,7 @@ export const REASONS = {
   },
   USER_NOT_FOUND: { status: 404, meaning: 'No such user in the organization, or it was removed' },
   API_KEY_NOT_FOUND: { status: 404, meaning: 'No such API key in the organization' },
+  OAUTH_PROVIDER_NOT_FOUND: { status: 404, meaning: 'No such OAuth provider of the user in the organization' },
   AUTHENTICATOR_NOT_FOUND: { status: 404, meaning: 'No such authenticator (passkey) in the organization' },
   ACTIVITY_NOT_FOUND: { status: 404, meaning: 'No such activity in the organization' },
   POLICY_NOT_FOUND: { status: 404, meaning: 'No such policy in the organization' },
@@ -175,6 +185,10 @@ export const REASONS = {
   AUTHORITY_CHANGING: {
     status: 503,
     meaning: "The organization's root quorum or policies kept changing while the activity was decided; nothing was stored, submit again",
+  },
+  OIDC_ISSUER_UNAVAILABLE: {
+    status: 503,
+    meaning: "The keys of the id token's issuer could not be fetched (its discovery document or JWKS); nothing was stored, retry later",
   },
   SHUTTING_DOWN: { status: 503, meaning: 'The server is shutting down; the connection is closed, retry on another instance' },
 } as const satisfies Record<string, ReasonEntry>;

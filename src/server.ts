@@ -2,6 +2,7 @@
 // app, and takes them down in order (stop accepting, finish in-flight requests, flush the worker,
 // stop the housekeeping, close the store).
 import fs from 'node:fs';
+import type https from 'node:https';
 import path from 'node:path';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { ActivityPipeline } from './activities/lifecycle/pipeline.ts';
@@ -12,6 +13,7 @@ import { ServiceKeys } from './activities/lifecycle/serviceKeys.ts';
 import { bootstrapDevelopment, type DevCredentials } from './admin/devBootstrap.ts';
 import { adminToken, adminTokenPath, deploymentSecret } from './admin/localSecrets.ts';
 import { CredentialCache } from './auth/credentialCache.ts';
+import { OidcVerifier } from './auth/oidc/verifyIdToken.ts';
 import { ConfigError, type Config } from './config.ts';
 import { createEmailTransport } from './delivery/email/transport.ts';
 import { Housekeeping } from './delivery/housekeeping.ts';
@@ -60,6 +62,8 @@ export interface StartOptions {
   handlers?: readonly ActivityHandler[];
   /** The time the service decides by (expiries, freshness, time windows); the system's by default. */
   clock?: Clock;
+  /** The TLS agent the OIDC issuers' keys are fetched through (tests trust their provider's CA); Node's default (system CAs, NODE_EXTRA_CA_CERTS) otherwise. */
+  oidcAgent?: https.Agent;
 }
 
 /**
@@ -175,6 +179,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       secret,
       keys,
       kek,
+      oidc: new OidcVerifier({ issuers: config.oidcIssuers, clock, ...(options.oidcAgent ? { agent: options.oidcAgent } : {}) }),
       handlers,
       now: clock,
       onQueued: () => worker?.wake(),

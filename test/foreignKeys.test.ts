@@ -60,6 +60,10 @@ const EXPECTED_KEYS = [
   'pending_imports.activity_id → activities.id',
   'pending_imports.organization_id → organizations.id',
   'pending_imports.user_id → users.id',
+  // 039: OAuth providers.
+  'oauth_providers.activity_id → activities.id',
+  'oauth_providers.organization_id → organizations.id',
+  'oauth_providers.user_id → users.id',
 ].sort();
 
 for (const tdb of testDatabases) {

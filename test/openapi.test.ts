@@ -149,7 +149,8 @@ describe('OpenAPI', () => {
     assert.equal(at(users, 'users').maxItems, 100);
     assert.equal(at(users, 'users.[].apiKeys').maxItems, 10);
     assert.equal(at(users, 'users.[].authenticators').maxItems, 10);
-    assert.equal(at(users, 'users.[].oauthProviders').maxItems, 0);
+    assert.equal(at(users, 'users.[].oauthProviders').maxItems, 10);
+    assert.equal(at(users, 'users.[].oauthProviders.[].oidcToken').maxLength, 16_384);
     assert.equal(at(users, 'users.[].userTags').maxItems, 20);
     assert.equal(at(users, 'users.[].userTags.[]').format, 'uuid');
     assert.deepEqual(at(users, 'users.[].apiKeys.[].curveType').enum, ['API_KEY_CURVE_P256']);

@@ -224,7 +224,7 @@ for (const tdb of testDatabases) {
       assert.equal((await sdk({ organizationId: id, ...keys }).getWhoami({})).organizationId, id);
     });
 
-    test('refusals: threshold bounds, a wallet field, OAuth providers, bounds on keys, contacts given twice, a sub-organization creating one', async () => {
+    test('refusals: threshold bounds, a wallet field, an OAuth provider token that is no JWT, bounds on keys, contacts given twice, a sub-organization creating one', async () => {
       const create = (parameters: object, credentials: Keys & { organizationId: string } = parent) =>
         submit('create_sub_organization', 'ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V8', { subOrganizationName: 'x', rootUsers: [rootUser('a', { userEmail: email('a') })], rootQuorumThreshold: 1, ...parameters }, credentials);
       refused(await create({ rootQuorumThreshold: 0 }), 400, /at least 1/, 'parameters.rootQuorumThreshold');
@@ -234,8 +234,8 @@ for (const tdb of testDatabases) {
       refused(
         await create({ rootUsers: [rootUser('a', { userEmail: email('a'), oauthProviders: [{ providerName: 'google', oidcToken: 'x' }] })] }),
         400,
-        /OAuth providers/,
-        'parameters.rootUsers[0].oauthProviders',
+        /OIDC token refused \(token\)/,
+        'parameters.rootUsers[0].oauthProviders[0].oidcToken',
       );
       refused(await create({ disableOtpEmailAuth: true }), 400, /cannot disable email OTP/, 'parameters.disableOtpEmailAuth');
       const many = Array.from({ length: 11 }, () => apiKey(generateApiKeyPair()));
@@ -286,7 +286,9 @@ for (const tdb of testDatabases) {
       assert.deepEqual(await list(undefined, undefined, { limit: '1', before: a.organizationId }), [b.organizationId]);
 
       const query = (body: object) => post('query/list_suborgs', { organizationId: parent.organizationId, ...body });
-      refused(await query({ filterType: 'OIDC_TOKEN', filterValue: 'x' }), 400, /must be one of NAME/, 'filterType');
+      refused(await query({ filterType: 'WALLET_ACCOUNT_ADDRESS', filterValue: 'x' }), 400, /must be one of NAME/, 'filterType');
+      refused(await query({ filterType: 'OIDC_TOKEN', filterValue: 'x' }), 400, /OIDC token refused \(token\)/, 'filterValue');
+      refused(await query({ filterType: 'EMAIL', filterValue: `${'a'.repeat(1100)}@example.com` }), 400, /longer than 1024 characters/, 'filterValue');
       refused(await query({ filterType: 'EMAIL' }), 400, /required with filterType EMAIL/, 'filterValue');
       refused(await query({ filterType: 'EMAIL', filterValue: 'not an address' }), 400, /email address/, 'filterValue');
       refused(await query({ paginationOptions: { after: randomUUID() } }), 400, /no item/, 'paginationOptions.after');

@@ -354,7 +354,7 @@ for (const tdb of testDatabases) {
       const before = await count(server, 'users');
       const refusals: Array<[UserParams, string, RegExp]> = [
         [{ userName: 'k', apiKeys: [p256Key('k', generateApiKeyPair().apiPublicKey, { curveType: 'API_KEY_CURVE_SECP256K1' })] }, 'parameters.users[0].apiKeys[0].curveType', /does not support API_KEY_CURVE_SECP256K1/],
-        [{ userName: 'o', userEmail: 'o@example.com', oauthProviders: [{ providerName: 'google', oidcToken: 'x' }] }, 'parameters.users[0].oauthProviders', /does not support OAuth providers/],
+        [{ userName: 'o', userEmail: 'o@example.com', oauthProviders: [{ providerName: 'google', oidcToken: 'x' }] }, 'parameters.users[0].oauthProviders[0].oidcToken', /OIDC token refused \(token\): it is not a JWT/],
         [{ userName: 't', userEmail: 't@example.com', userTags: ['admins'] }, 'parameters.users[0].userTags[0]', /must be a user tag id/],
         [{ userName: 'p', userPhoneNumber: '555 2671' }, 'parameters.users[0].userPhoneNumber', /must start with \+/],
         [{ userName: 'e', userEmail: 'e@' }, 'parameters.users[0].userEmail', /must be an email address/],

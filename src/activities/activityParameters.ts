@@ -9,6 +9,7 @@ export interface ActivityTypesOfPath {
   verify_otp: 'ACTIVITY_TYPE_VERIFY_OTP_V2' | 'ACTIVITY_TYPE_VERIFY_OTP';
   otp_login: 'ACTIVITY_TYPE_OTP_LOGIN_V2' | 'ACTIVITY_TYPE_OTP_LOGIN';
   stamp_login: 'ACTIVITY_TYPE_STAMP_LOGIN';
+  oauth_login: 'ACTIVITY_TYPE_OAUTH_LOGIN';
   otp_auth: 'ACTIVITY_TYPE_OTP_AUTH';
   create_smart_contract_interface: 'ACTIVITY_TYPE_CREATE_SMART_CONTRACT_INTERFACE';
   delete_smart_contract_interface: 'ACTIVITY_TYPE_DELETE_SMART_CONTRACT_INTERFACE';
@@ -20,6 +21,8 @@ export interface ActivityTypesOfPath {
   delete_users: 'ACTIVITY_TYPE_DELETE_USERS';
   create_authenticators: 'ACTIVITY_TYPE_CREATE_AUTHENTICATORS_V2';
   delete_authenticators: 'ACTIVITY_TYPE_DELETE_AUTHENTICATORS';
+  create_oauth_providers: 'ACTIVITY_TYPE_CREATE_OAUTH_PROVIDERS_V2' | 'ACTIVITY_TYPE_CREATE_OAUTH_PROVIDERS';
+  delete_oauth_providers: 'ACTIVITY_TYPE_DELETE_OAUTH_PROVIDERS';
   create_user_tag: 'ACTIVITY_TYPE_CREATE_USER_TAG';
   create_api_keys: 'ACTIVITY_TYPE_CREATE_API_KEYS_V2';
   delete_api_keys: 'ACTIVITY_TYPE_DELETE_API_KEYS';
@@ -146,6 +149,13 @@ export interface ActivityParametersOfType {
     invalidateExisting?: boolean;
     sessionProfileId?: string;
   };
+  ACTIVITY_TYPE_OAUTH_LOGIN: {
+    oidcToken: string;
+    publicKey: string;
+    expirationSeconds?: string;
+    invalidateExisting?: boolean;
+    sessionProfileId?: string;
+  };
   ACTIVITY_TYPE_OTP_AUTH: {
     otpId: string;
     otpCode: string;
@@ -176,7 +186,11 @@ export interface ActivityParametersOfType {
           [key: string]: unknown;
         };
       }>;
-      oauthProviders?: Array<unknown>;
+      oauthProviders?: Array<{
+        providerName: string;
+        oidcToken?: string;
+        oidcClaims?: unknown;
+      }>;
       apiKeys?: Array<{
         apiKeyName: string;
         publicKey: string;
@@ -223,6 +237,26 @@ export interface ActivityParametersOfType {
   ACTIVITY_TYPE_DELETE_AUTHENTICATORS: {
     userId: string;
     authenticatorIds: Array<string>;
+  };
+  ACTIVITY_TYPE_CREATE_OAUTH_PROVIDERS_V2: {
+    userId: string;
+    oauthProviders: Array<{
+      providerName: string;
+      oidcToken?: string;
+      oidcClaims?: unknown;
+    }>;
+  };
+  ACTIVITY_TYPE_CREATE_OAUTH_PROVIDERS: {
+    userId: string;
+    oauthProviders: Array<{
+      providerName: string;
+      oidcToken?: string;
+      oidcClaims?: unknown;
+    }>;
+  };
+  ACTIVITY_TYPE_DELETE_OAUTH_PROVIDERS: {
+    userId: string;
+    providerIds: Array<string>;
   };
   ACTIVITY_TYPE_CREATE_USER_TAG: {
     userTagName: string;
@@ -299,7 +333,11 @@ export interface ActivityParametersOfType {
           [key: string]: unknown;
         };
       }>;
-      oauthProviders?: Array<unknown>;
+      oauthProviders?: Array<{
+        providerName: string;
+        oidcToken?: string;
+        oidcClaims?: unknown;
+      }>;
       apiKeys?: Array<{
         apiKeyName: string;
         publicKey: string;
@@ -338,7 +376,11 @@ export interface ActivityParametersOfType {
           [key: string]: unknown;
         };
       }>;
-      oauthProviders?: Array<unknown>;
+      oauthProviders?: Array<{
+        providerName: string;
+        oidcToken?: string;
+        oidcClaims?: unknown;
+      }>;
       apiKeys?: Array<{
         apiKeyName: string;
         publicKey: string;

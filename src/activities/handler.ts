@@ -19,6 +19,7 @@
 // the optional step `view` in one place too, lifecycle/view.ts (before a decision that reads policies
 // or may wait: at submission, at each vote, and for a reader's canApprove).
 import type { z } from 'zod';
+import type { OidcVerifier } from '../auth/oidc/verifyIdToken.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { Config } from '../config.ts';
 import type { Reason } from '../errors.ts';
@@ -46,6 +47,8 @@ export interface ExecutionContext {
   keys: ServiceKeys;
   /** Wraps the data keys of wallet key material sealed for the store (keys/custody/sealKeyMaterial.ts). */
   kek: KeyEncryptionKey;
+  /** Verifies OpenID Connect id tokens against SIGNET_OIDC_ISSUERS, their keys cached (auth/oidc/). */
+  oidc: OidcVerifier;
 }
 
 /**
@@ -120,7 +123,7 @@ export interface ActivityHandler<Schema extends z.ZodType = z.ZodType, Result ex
   description?: string;
   /**
    * A credential of the organization's parent may submit it in a sub-organization (the activities of
-   * an end user's login: init_otp, init_otp_auth, verify_otp, otp_login, otp_auth), decided by the
+   * an end user's login: init_otp, init_otp_auth, verify_otp, otp_login, otp_auth, oauth_login), decided by the
    * parent's root quorum and policies. Every other activity needs a credential of the organization.
    */
   parentMaySubmit?: boolean;

@@ -25,6 +25,9 @@ import { initOtpAuth } from './handlers/auth/initOtpAuth.ts';
 import { otpAuth } from './handlers/auth/otpAuth.ts';
 import { otpLogin, otpLoginV2 } from './handlers/auth/otpLogin.ts';
 import { stampLogin } from './handlers/auth/stampLogin.ts';
+import { oauthLogin } from './handlers/auth/oauthLogin.ts';
+import { createOauthProviders, createOauthProvidersV1 } from './handlers/credentials/createOauthProviders.ts';
+import { deleteOauthProviders } from './handlers/credentials/deleteOauthProviders.ts';
 import { updatePolicy, updatePolicyV1 } from './handlers/policies/updatePolicy.ts';
 import { updateRootQuorum } from './handlers/policies/updateRootQuorum.ts';
 import { updateUser } from './handlers/users/updateUser.ts';
@@ -60,6 +63,7 @@ export const activityHandlers: readonly ActivityHandler[] = [
   otpLoginV2,
   otpLogin,
   stampLogin,
+  oauthLogin,
   otpAuth,
   createSmartContractInterface,
   deleteSmartContractInterface,
@@ -71,6 +75,9 @@ export const activityHandlers: readonly ActivityHandler[] = [
   deleteUsers,
   createAuthenticators,
   deleteAuthenticators,
+  createOauthProviders,
+  createOauthProvidersV1,
+  deleteOauthProviders,
   createUserTag,
   createApiKeys,
   deleteApiKeys,

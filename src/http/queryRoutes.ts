@@ -27,7 +27,14 @@ export function registerQueryRoutes(
       if (!parsed.success) throw schemaError(parsed.error, '', 'invalid query');
       const answer = await stamps.checked(body, stamp, parsed.data.organizationId, (principal) =>
         query.run(
-          { db, principal, now: clock(), accessFor: (record) => pipeline.accessFor(record, principal), dryRun: (hypothetical) => pipeline.dryRun(hypothetical, principal) },
+          {
+            db,
+            principal,
+            now: clock(),
+            accessFor: (record) => pipeline.accessFor(record, principal),
+            dryRun: (hypothetical) => pipeline.dryRun(hypothetical, principal),
+            oidc: pipeline.oidc,
+          },
           parsed.data,
         ),
         query.fromSubOrganization ? { fromSubOrganization: true } : {},

@@ -5,6 +5,7 @@
 import type { z } from 'zod';
 import type { Access } from '../activities/lifecycle/decide.ts';
 import type { DryRunAnswer, DryRunRequest } from '../activities/lifecycle/dryRun.ts';
+import type { OidcVerifier } from '../auth/oidc/verifyIdToken.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { ActivityRecord } from '../store/activities.ts';
 import { credentialRefused } from '../errors.ts';
@@ -19,6 +20,8 @@ export interface QueryContext {
   accessFor(record: ActivityRecord): Promise<Access>;
   /** The decision a hypothetical activity would get now, as the principal asks it; nothing stored (lifecycle/dryRun.ts). */
   dryRun(request: DryRunRequest): Promise<DryRunAnswer>;
+  /** Verifies OpenID Connect id tokens (list_suborgs' OIDC_TOKEN filter). */
+  oidc: OidcVerifier;
 }
 
 export interface QueryHandler<Schema extends z.ZodType<{ organizationId: string }> = z.ZodType<{ organizationId: string }>> {

@@ -6,6 +6,8 @@
 // public key compressed), so every spelling of one finds the same.
 import { z } from 'zod';
 import { canonicalFilterValue, SUB_ORGANIZATION_FILTERS as FILTERS, type SubOrganizationFilterType as FilterType } from '../activities/handlers/organizations/createSubOrganization.ts';
+import { verifiedIdentity } from '../activities/handlers/credentials/oauthProviders.ts';
+import { MAX_TOKEN_LENGTH } from '../auth/oidc/verifyIdToken.ts';
 import { listSubOrganizationsFor, type SubOrganizationFilter } from '../store/subOrganizations.ts';
 import { pageRequest, pageRows, paginationOptions } from './pagination.ts';
 import { granted, type QueryHandler, type QueryContext } from './query.ts';
@@ -28,14 +30,24 @@ const listRequest = z
       .max(64)
       .describe(`One of ${FILTERS.join(', ')}; with filterValue. Without it, every sub-organization`)
       .optional(),
-    filterValue: filterValue.optional(),
+    // An id token (OIDC_TOKEN) is longer than the other values: each is bounded below.
+    filterValue: z
+      .string({ error: 'must be a string' })
+      .max(MAX_TOKEN_LENGTH, `is longer than ${MAX_TOKEN_LENGTH} characters`)
+      .describe(
+        `The value to match exactly: a name, an email address (any letter case), a phone number (E.164 once normalised), a passkey credential id (base64url), a P-256 public key (compressed or uncompressed hex), at most ${MAX_FILTER_VALUE_LENGTH} characters; or an OpenID Connect id token (OIDC_TOKEN), at most ${MAX_TOKEN_LENGTH}`,
+      )
+      .optional(),
     paginationOptions: paginationOptions('a sub-organization'),
   })
   .superRefine((q, ctx) => {
     const type = q.filterType || undefined;
     const value = q.filterValue || undefined;
+    if (type !== 'OIDC_TOKEN' && value !== undefined && value.length > MAX_FILTER_VALUE_LENGTH) {
+      ctx.addIssue({ code: 'custom', path: ['filterValue'], message: `is longer than ${MAX_FILTER_VALUE_LENGTH} characters` });
+    }
     if (type !== undefined && !(FILTERS as readonly string[]).includes(type)) {
-      ctx.addIssue({ code: 'custom', path: ['filterType'], message: `must be one of ${FILTERS.join(', ')} (Signet has no OIDC tokens or wallets)` });
+      ctx.addIssue({ code: 'custom', path: ['filterType'], message: `must be one of ${FILTERS.join(', ')} (Signet has no wallet account filter)` });
     } else if (type !== undefined && value === undefined) {
       ctx.addIssue({ code: 'custom', path: ['filterValue'], message: `is required with filterType ${type}: the value to match` });
     } else if (type === undefined && value !== undefined) {
@@ -70,12 +82,17 @@ async function page(context: QueryContext, query: { organizationId: string; pagi
 export const getSubOrgIds: QueryHandler = {
   path: 'list_suborgs',
   description:
-    "The organization's sub-organizations not deleted, newest first, in pages (`@turnkey/sdk-server`'s `getSubOrgIds`), optionally only those matching `filterType` NAME (the sub-organization's name), USERNAME, EMAIL or PHONE_NUMBER (of a user not removed), CREDENTIAL_ID (of a passkey not revoked) or PUBLIC_KEY (of an API key not revoked).",
+    "The organization's sub-organizations not deleted, newest first, in pages (`@turnkey/sdk-server`'s `getSubOrgIds`), optionally only those matching `filterType` NAME (the sub-organization's name), USERNAME, EMAIL or PHONE_NUMBER (of a user not removed), CREDENTIAL_ID (of a passkey not revoked), PUBLIC_KEY (of an API key not revoked) or OIDC_TOKEN (an id token of SIGNET_OIDC_ISSUERS, verified: a user bound to its issuer and subject, [OAuth](oauth.md)).",
   example: { organizationId: '9f5e7c2a-3b1d-4e6f-8a9b-0c1d2e3f4a5b', filterType: 'EMAIL', filterValue: 'alice@example.com', paginationOptions: { limit: '10' } },
   request: listRequest,
   answer,
   async run(context, query: z.output<typeof listRequest>) {
     const type = (query.filterType || undefined) as FilterType | undefined;
+    if (type === 'OIDC_TOKEN') {
+      // Verified (issuer, signature, expiry) before it finds anything; its nonce and audience are not read: no session starts.
+      const identity = await verifiedIdentity(context.oidc, query.filterValue!, 'filterValue', { publicKey: undefined });
+      return page(context, query, { kind: 'OIDC_SUBJECT', issuer: identity.issuer, subject: identity.subject });
+    }
     return page(context, query, type === undefined ? undefined : { kind: type, value: canonicalFilterValue(type, query.filterValue!) });
   },
 };

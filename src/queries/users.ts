@@ -47,7 +47,7 @@ export const getUser: QueryHandler = {
   path: 'get_user',
   description:
     `One user of the organization (\`@turnkey/http\`'s \`getUser\`), with its tag ids and the credentials it may still use: ` +
-    `the first ${USER_CREDENTIALS_LIMIT} API keys and session keys neither revoked nor expired, and the first ${USER_CREDENTIALS_LIMIT} passkeys not revoked (oldest first; get_api_keys and get_authenticators list them all). ` +
+    `the first ${USER_CREDENTIALS_LIMIT} API keys and session keys neither revoked nor expired, the first ${USER_CREDENTIALS_LIMIT} passkeys not revoked and the first ${USER_CREDENTIALS_LIMIT} OAuth providers (oldest first; get_api_keys and get_authenticators list them all). ` +
     'A removed user, or another organization\'s, is a 404.',
   example: { ...example, userId: '4b1e6d3c-8a2f-4c5e-9d7b-1a2b3c4d5e6f' },
   request: z.strictObject({

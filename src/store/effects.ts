@@ -13,6 +13,7 @@ import { authenticatorOfUserNotRevoked, credentialIdsFree, insertAuthenticatorsO
 import { lockAuthority } from './authorityVersion.ts';
 import { chosenEmailTemplate, emailTemplateExists } from './emailTemplates.ts';
 import type { Gate } from './gate.ts';
+import { deleteOauthProvidersOfActivity, insertOauthProvidersOfActivity, oauthProvidersOfUser, oauthProviderStillBound, oauthSubjectsFree, userOauthProvidersWithin } from './oauthProviders.ts';
 import { claimOtp, insertOtp, otpState } from './otps.ts';
 import { queueMessage, type OutboxEntry } from './outbox.ts';
 import { deletePrivateKeysOfActivity, insertPrivateKeysOfActivity, markPrivateKeyExportedOfActivity, privateKeyExported, privateKeyNameFree, privateKeyOfOrganization, privateKeysRoomFor } from './privateKeys.ts';
@@ -102,6 +103,9 @@ const CHECKS = {
   privateKeyExported,
   organizationKeysExported,
   signerStillThere,
+  userOauthProvidersWithin,
+  oauthProvidersOfUser,
+  oauthProviderStillBound,
 } satisfies Record<string, (...args: never[]) => Sql>;
 
 /** What is taken from a supply that refuses once spent or taken: each a check that writes (store's Gate). */
@@ -125,6 +129,7 @@ const TAKES = {
   credentialIds: credentialIdsFree,
   userContacts: userContactsFree,
   usersContacts: usersContactsFree,
+  oauthSubjects: oauthSubjectsFree,
   /** A pending import's one use, while unexpired. */
   pendingImport: usePendingImport,
 } satisfies Record<string, (...args: never[]) => Gate>;
@@ -142,6 +147,8 @@ const WRITES = {
   revokeOtherOtpAuthKeys,
   insertAuthenticators: insertAuthenticatorsOfActivity,
   revokeAuthenticators: revokeAuthenticatorsOfActivity,
+  insertOauthProviders: insertOauthProvidersOfActivity,
+  deleteOauthProviders: deleteOauthProvidersOfActivity,
   insertUserTag: insertUserTagOfActivity,
   insertUserTagMembers: insertUserTagMembersOfActivity,
   keepUserTagMembers: keepUserTagMembersOfActivity,

@@ -11,7 +11,9 @@ import { run, sql, type Sql } from './sql.ts';
 /** What list_suborgs filters on: the value is canonical (email lowercase, phone E.164, public key compressed hex). */
 export type SubOrganizationFilter =
   | { kind: 'NAME' | 'USERNAME' | 'EMAIL' | 'PHONE_NUMBER' | 'CREDENTIAL_ID' | 'PUBLIC_KEY'; value: string }
-  | { kind: 'VERIFIED_EMAIL' | 'VERIFIED_PHONE_NUMBER'; value: string };
+  | { kind: 'VERIFIED_EMAIL' | 'VERIFIED_PHONE_NUMBER'; value: string }
+  /** A user (not removed) bound to this OpenID Connect identity (oauth_providers). */
+  | { kind: 'OIDC_SUBJECT'; issuer: string; subject: string };
 
 /**
  * A guard condition: the organization may have sub-organizations (it is not one itself, one level
@@ -67,6 +69,10 @@ export function deleteSubOrganizationOfActivity(activity: Sql, organizationId: s
 /** A condition on the sub-organization `a`: it matches the filter. */
 function matches(filter: SubOrganizationFilter): Sql {
   const user = (condition: Sql) => sql`EXISTS (SELECT 1 FROM users u WHERE u.organization_id = a.id AND u.removed_at IS NULL AND ${condition})`;
+  if (filter.kind === 'OIDC_SUBJECT') {
+    return sql`EXISTS (SELECT 1 FROM oauth_providers p JOIN users u ON u.id = p.user_id
+                        WHERE p.organization_id = a.id AND p.issuer = ${filter.issuer} AND p.subject = ${filter.subject} AND u.removed_at IS NULL)`;
+  }
   const value = filter.value;
   switch (filter.kind) {
     case 'NAME':

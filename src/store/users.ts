@@ -7,6 +7,7 @@ import type { Gate } from './gate.ts';
 import { liveApiKeysFromJson, usableApiKeysJson, type LiveApiKey } from './apiKeys.ts';
 import { liveAuthenticatorsFromJson, liveAuthenticatorsJson, type LiveAuthenticator } from './authenticators.ts';
 import { runWithCredential, type CredentialState, type CredentialUse } from './credentials.ts';
+import { deleteUsersOauthProvidersOfActivity, oauthProvidersFromJson, oauthProvidersJson, type OauthProviderRecord } from './oauthProviders.ts';
 import { selectPage, type Page, type PageRequest } from './pages.ts';
 import { join, raw, run, sql, type Sql } from './sql.ts';
 import { userTagIdsJson } from './userTags.ts';
@@ -170,6 +171,7 @@ export async function removeUser(db: Database, organizationId: string, id: strin
       'UPDATE authenticators SET revoked_at = $2 WHERE user_id = $1 AND revoked_at IS NULL RETURNING id',
       [id, removed.removed_at],
     );
+    await tx.query('DELETE FROM oauth_providers WHERE user_id = $1', [id]);
     return { removedAt: removed.removed_at, revokedApiKeys: keys.length, revokedAuthenticators: authenticators.length };
   });
 }
@@ -332,20 +334,29 @@ export interface UserWithCredentials extends UserRecord {
   apiKeys: LiveApiKey[];
   /** Passkeys not revoked, oldest first. */
   authenticators: LiveAuthenticator[];
+  /** OAuth providers (OpenID Connect identities bound), oldest first. */
+  oauthProviders: OauthProviderRecord[];
 }
 
 interface UserWithCredentialsRow extends UserRow {
   api_keys: unknown;
   authenticators: unknown;
+  oauth_providers: unknown;
 }
 
 /** The columns of a user (`a`) with its credentials usable at `now`, the first `limit` of each kind. */
 function withCredentials(now: Date, limit: number): Sql {
-  return sql`${COLUMNS}, ${usableApiKeysJson(sql`a.id`, now, limit)} AS api_keys, ${liveAuthenticatorsJson(sql`a.id`, limit)} AS authenticators`;
+  return sql`${COLUMNS}, ${usableApiKeysJson(sql`a.id`, now, limit)} AS api_keys, ${liveAuthenticatorsJson(sql`a.id`, limit)} AS authenticators,
+             ${oauthProvidersJson(sql`a.id`, limit)} AS oauth_providers`;
 }
 
 function withCredentialsFromRow(row: UserWithCredentialsRow): UserWithCredentials {
-  return { ...fromRow(row), apiKeys: liveApiKeysFromJson(row.api_keys), authenticators: liveAuthenticatorsFromJson(row.authenticators) };
+  return {
+    ...fromRow(row),
+    apiKeys: liveApiKeysFromJson(row.api_keys),
+    authenticators: liveAuthenticatorsFromJson(row.authenticators),
+    oauthProviders: oauthProvidersFromJson(row.oauth_providers),
+  };
 }
 
 /**
@@ -512,5 +523,7 @@ export function removeUsersOfActivity(activity: Sql, organizationId: string, use
          WHERE organization_id = ${organizationId}::uuid AND user_id = ANY(${userIds}::uuid[]) AND revoked_at IS NULL
            AND EXISTS (SELECT 1 FROM ${activity})
         RETURNING id`,
+    // A removed user's identities are unbound: they may be bound to another user.
+    deleteUsersOauthProvidersOfActivity(activity, organizationId, userIds),
   ];
 }

@@ -5,6 +5,7 @@
 // (scripts/unit-tests.js).
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
+import { OidcVerifier } from '../../src/auth/oidc/verifyIdToken.ts';
 import type { ActivityHandler, ActivityPlan, ExecutionContext } from '../../src/activities/handler.ts';
 import type { Principal } from '../../src/auth/principal.ts';
 import { loadConfig } from '../../src/config.ts';
@@ -49,6 +50,8 @@ export function rulesContext(handler: Pick<ActivityHandler, 'path'>, overrides: 
     db,
     keys: undefined as never,
     kek: deploymentSecretKek(RULES_SECRET),
+    // No issuer configured: a rule that verifies an id token is tested through the HTTP stack (test/oauth.test.ts).
+    oidc: new OidcVerifier({ issuers: [], clock: () => NOW }),
     ...overrides,
   };
 }

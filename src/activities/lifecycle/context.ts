@@ -3,6 +3,7 @@
 // the reads every step shares: what a reader may still do with a waiting activity, whether the
 // authority changed since it was read, whether a parent's credential may submit here, and the
 // ExecutionContext a handler executes in.
+import { OidcVerifier } from '../../auth/oidc/verifyIdToken.ts';
 import type { Principal } from '../../auth/principal.ts';
 import { credentialRefused, notFound, permissionDenied } from '../../errors.ts';
 import { ActivityWriter } from '../../store/activityWriter.ts';
@@ -28,10 +29,14 @@ export interface Lifecycle {
   readonly authorities: Authorities;
   /** Writes new activities, grouped under load (store/activityWriter.ts). */
   readonly writer: ActivityWriter;
+  /** Verifies OpenID Connect id tokens, its issuers' keys cached for every request. */
+  readonly oidc: OidcVerifier;
 }
 
 export function lifecycleOf(deps: LifecycleDependencies): Lifecycle {
-  return { deps, now: deps.now ?? systemClock, authorities: new Authorities(), writer: new ActivityWriter(deps.db) };
+  const now = deps.now ?? systemClock;
+  const oidc = deps.oidc ?? new OidcVerifier({ issuers: deps.config.oidcIssuers, clock: now });
+  return { deps, now, authorities: new Authorities(), writer: new ActivityWriter(deps.db), oidc };
 }
 
 /** What `reader` may still do with the activity (canApprove, canReject): only a waiting one is read for it. */
@@ -77,7 +82,7 @@ export async function parentMaySubmit(lifecycle: Lifecycle, handler: Pick<Activi
       'PARENT_MAY_NOT_SUBMIT',
       `${envelope.type} in organization ${envelope.organizationId} needs a credential of that organization: a credential of its ` +
         'parent organization reads a sub-organization and submits only the login activities there (init_otp, init_otp_auth, ' +
-        'verify_otp, otp_login, otp_auth); stamp with a credential of the sub-organization',
+        'verify_otp, otp_login, otp_auth, oauth_login); stamp with a credential of the sub-organization',
     );
   }
   const place = await findOrganizationPlace(lifecycle.deps.db, envelope.organizationId);
@@ -91,5 +96,16 @@ export function executionContext(
 ): ExecutionContext {
   const { config, secret, keys, kek } = lifecycle.deps;
   // Every field written out: on the hot path, properties added after a spread cost a slow path each.
-  return { activityId: activity.activityId, organizationId: activity.organizationId, principal: activity.principal, now: activity.now, db: activity.db, config, secret, keys, kek };
+  return {
+    activityId: activity.activityId,
+    organizationId: activity.organizationId,
+    principal: activity.principal,
+    now: activity.now,
+    db: activity.db,
+    config,
+    secret,
+    keys,
+    kek,
+    oidc: lifecycle.oidc,
+  };
 }

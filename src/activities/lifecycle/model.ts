@@ -2,6 +2,7 @@
 // answers (its outcome), and the shapes passed between its steps (intake, decide, execute, commit).
 // A file of their own so that every step imports them from here and no step imports another's file
 // for a type: the steps import each other in one direction only.
+import type { OidcVerifier } from '../../auth/oidc/verifyIdToken.ts';
 import type { Principal } from '../../auth/principal.ts';
 import type { Config } from '../../config.ts';
 import type { SignetError } from '../../errors.ts';
@@ -29,6 +30,8 @@ export interface LifecycleDependencies {
   keys: ServiceKeys;
   /** The key-encryption key of wallet key material, made once where the server starts. */
   kek: KeyEncryptionKey;
+  /** Verifies OpenID Connect id tokens (made once where the server starts); one of SIGNET_OIDC_ISSUERS by the lifecycle's clock when not given. */
+  oidc?: OidcVerifier;
   /** Called after an activity that queued a message commits (the worker delivers at once). */
   onQueued?: () => void;
   /** Called when a statement refused a credential the caller still held as good (to forget it). */

@@ -19,6 +19,7 @@ import type { Envelope } from '../wire/envelope.ts';
 import { ACTIVITY_STATUS } from '../wire/status.ts';
 import { approvalRequests, newWaitingActivity, reportSkippedApprovals } from './approvalRequests.ts';
 import { answer, settle, storedOr, writeNew } from './commit.ts';
+import type { OidcVerifier } from '../../auth/oidc/verifyIdToken.ts';
 import { accessFor, changedSince, lifecycleOf, parentMaySubmit, type Lifecycle } from './context.ts';
 import { decideActivity, decidedOf, MAX_DECISIONS, refusal, type Access, type Authority, type DecidedActivity } from './decide.ts';
 import { dryRun, type DryRunAnswer, type DryRunRequest } from './dryRun.ts';
@@ -40,6 +41,11 @@ export class ActivityPipeline {
   /** The service's signing keys, whose public halves the well-known document publishes. */
   get keys(): ServiceKeys {
     return this.lifecycle.deps.keys;
+  }
+
+  /** The verifier of OpenID Connect id tokens, its issuers' keys cached (list_suborgs' OIDC_TOKEN filter reads it too). */
+  get oidc(): OidcVerifier {
+    return this.lifecycle.oidc;
   }
 
   /**

@@ -58,6 +58,19 @@ export const authenticatorSchema = z
   })
   .meta({ id: 'Authenticator', description: "A passkey in the shape of the ecosystem's v1Authenticator" });
 
+/** An OpenID Connect identity bound to a user, as the ecosystem's v1OauthProvider (render.ts's oauthProviderObject). */
+export const oauthProviderSchema = z
+  .strictObject({
+    providerId: uuid('Unique identifier of the OAuth provider'),
+    providerName: z.string().describe('Its name, as given when it was bound'),
+    issuer: z.string().describe("The id token's issuer (iss), one of SIGNET_OIDC_ISSUERS"),
+    audience: z.string().describe("The audience (aud) the token was issued to, your app's client id: oauth_login's tokens must be issued to it"),
+    subject: z.string().describe("The user's identifier at the issuer (sub)"),
+    createdAt: timestamp('When the identity was bound'),
+    updatedAt: timestamp('The same as createdAt: a binding is not changed'),
+  })
+  .meta({ id: 'OauthProvider', description: "An OpenID Connect identity bound to a user, in the shape of the ecosystem's v1OauthProvider" });
+
 /** A user as the ecosystem's v1User (render.ts's userJson): a voter, an organization's user. */
 export const userSchema = z
   .strictObject({
@@ -75,7 +88,9 @@ export const userSchema = z
           "Empty in a vote's user (its publicKey names the key that signed) and in get_organization",
       ),
     userTags: z.array(z.uuid()).describe("Ids of the user's tags (create_user_tag, list_user_tags), in the order the tags were created"),
-    oauthProviders: alwaysEmpty('OAuth providers (Signet has none)'),
+    oauthProviders: z
+      .array(oauthProviderSchema)
+      .describe("get_user and list_users: the OpenID Connect identities bound to the user (create_oauth_providers), oldest first (a bounded number). Empty in a vote's user and in get_organization"),
     mfaPolicies: alwaysEmpty('MFA policies (Signet has none)'),
     createdAt: timestamp('When the user was created'),
     updatedAt: timestamp('When the user was last changed'),

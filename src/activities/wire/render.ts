@@ -10,8 +10,9 @@ import { ECOSYSTEM_TRANSPORTS } from '../../keys/verifyAuthenticatorRegistration
 import type { ActivityRecord, VoteRecord } from '../../store/activities.ts';
 import type { LiveApiKey } from '../../store/apiKeys.ts';
 import type { LiveAuthenticator } from '../../store/authenticators.ts';
+import type { OauthProviderRecord } from '../../store/oauthProviders.ts';
 import type { UserRecord } from '../../store/users.ts';
-import { activitySchema, apiKeySchema, authenticatorSchema, nestedActivitySchema, userSchema, voteSchema } from './activitySchema.ts';
+import { activitySchema, apiKeySchema, authenticatorSchema, nestedActivitySchema, oauthProviderSchema, userSchema, voteSchema } from './activitySchema.ts';
 import type { Access } from '../lifecycle/decide.ts';
 
 const quote = JSON.stringify;
@@ -103,13 +104,26 @@ export function authenticatorObject(authenticator: LiveAuthenticator): z.output<
   };
 }
 
+/** An OpenID Connect identity bound to a user as the ecosystem's v1OauthProvider; a binding is never changed, so updatedAt is its creation. */
+export function oauthProviderObject(provider: OauthProviderRecord): z.output<typeof oauthProviderSchema> {
+  return {
+    providerId: provider.id,
+    providerName: provider.providerName,
+    issuer: provider.issuer,
+    audience: provider.audience,
+    subject: provider.subject,
+    createdAt: provider.createdAt.toISOString(),
+    updatedAt: provider.createdAt.toISOString(),
+  };
+}
+
 /**
  * A user as the ecosystem's v1User: every field it requires, the contacts when the user has them,
  * the ids of its tags, and the credentials the reader lists. A vote's user and get_organization's
  * users list none on purpose: a user may hold any number of keys and sessions, and a vote names the
  * one that signed it (publicKey) already; get_user and list_users give them.
  */
-export function userJson(user: UserFields, credentials?: { apiKeys: LiveApiKey[]; authenticators: LiveAuthenticator[] }): string {
+export function userJson(user: UserFields, credentials?: { apiKeys: LiveApiKey[]; authenticators: LiveAuthenticator[]; oauthProviders: OauthProviderRecord[] }): string {
   return writeUser({
     userId: quote(user.userId),
     userName: quote(user.userName),
@@ -118,7 +132,7 @@ export function userJson(user: UserFields, credentials?: { apiKeys: LiveApiKey[]
     authenticators: credentials ? quote(credentials.authenticators.map(authenticatorObject)) : '[]',
     apiKeys: credentials ? quote(credentials.apiKeys.map(apiKeyObject)) : '[]',
     userTags: quote(user.userTags),
-    oauthProviders: '[]',
+    oauthProviders: credentials ? quote(credentials.oauthProviders.map(oauthProviderObject)) : '[]',
     mfaPolicies: '[]',
     createdAt: quote(user.userCreatedAt.toISOString()),
     updatedAt: quote(user.userUpdatedAt.toISOString()),

@@ -40,8 +40,12 @@ export interface OidcVerifierOptions {
 }
 
 export interface Expected {
-  /** The session public key (hex) the token's nonce must be bound to. */
-  publicKey: string;
+  /**
+   * The session public key (hex) the token's nonce must be bound to. Left out only where a token
+   * proves who its holder is without starting a session (binding it to a user, finding the user's
+   * sub-organizations): its nonce is then not read.
+   */
+  publicKey: string | undefined;
   /** When given, `aud` must hold it (or one of them). */
   audience?: string | readonly string[];
 }
@@ -164,16 +168,21 @@ export class OidcVerifier {
         throw new OidcTokenRefused('audience', `it is issued to ${audiences.map(quoted).join(', ')}, not to ${wanted.map(quoted).join(' or ')}`);
       }
     }
+    if (expected.publicKey === undefined) return this.claimsOf(claims, audiences);
     if (typeof claims.nonce !== 'string') throw new OidcTokenRefused('nonce', 'it has no "nonce": it must be the SHA-256 (hex) of the session public key');
     const nonce = Buffer.from(claims.nonce, 'utf8');
     const bound = Buffer.from(oidcNonce(expected.publicKey), 'utf8');
     if (nonce.length !== bound.length || !timingSafeEqual(nonce, bound)) {
       throw new OidcTokenRefused('nonce', `its "nonce" is not the SHA-256 (hex) of the public key ${quoted(expected.publicKey)}: the token was requested for another key`);
     }
+    return this.claimsOf(claims, audiences);
+  }
+
+  private claimsOf(claims: JWTPayload, audiences: string[]): OidcIdentity {
     const emailVerified = claims.email_verified === true || claims.email_verified === 'true' ? true : claims.email_verified === false || claims.email_verified === 'false' ? false : undefined;
     return {
       issuer: String(claims.iss),
-      subject: claims.sub,
+      subject: String(claims.sub),
       audiences,
       ...(typeof claims.email === 'string' ? { email: claims.email } : {}),
       ...(emailVerified !== undefined ? { emailVerified } : {}),

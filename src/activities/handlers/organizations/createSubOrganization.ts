@@ -36,7 +36,7 @@ const rootUser = z
       if (expiring > MAX_EXPIRING_KEYS) ctx.addIssue({ code: 'custom', message: `may hold at most ${MAX_EXPIRING_KEYS} API keys with expirationSeconds` });
     }),
   })
-  .describe('A root user of the new sub-organization: it needs at least one of apiKeys, authenticators, userEmail or userPhoneNumber')
+  .describe('A root user of the new sub-organization: it needs at least one of apiKeys, authenticators, oauthProviders, userEmail or userPhoneNumber')
   .transform(withCanonicalContacts);
 
 /** Flags of features Signet does not have at all: any value is accepted (they hold already) and echoed. */
@@ -136,14 +136,14 @@ const EXAMPLE = {
 };
 
 const DESCRIPTION =
-  "Creates a sub-organization of this organization (one level deep: a sub-organization cannot create one) with its root users, their API keys and passkeys, and its root quorum (all root users, `rootQuorumThreshold` of them), in one statement; as `@turnkey/sdk-server`'s `createSubOrganization` sends it. A `verificationToken` of this organization marks its contact verified on the root user who has it. A `wallet` ({walletName, accounts, mnemonicLength?}, as create_wallet takes it, with its bounds and refusals named under parameters.wallet) is created in the new sub-organization by the same statement: a new BIP-39 mnemonic kept sealed and never answered, and its accounts derived; the result's `wallet` has its id and addresses.";
+  "Creates a sub-organization of this organization (one level deep: a sub-organization cannot create one) with its root users, their API keys, passkeys and OAuth providers (id tokens of SIGNET_OIDC_ISSUERS, verified: [OAuth](oauth.md)), and its root quorum (all root users, `rootQuorumThreshold` of them), in one statement; as `@turnkey/sdk-server`'s `createSubOrganization` sends it. A `verificationToken` of this organization marks its contact verified on the root user who has it. A `wallet` ({walletName, accounts, mnemonicLength?}, as create_wallet takes it, with its bounds and refusals named under parameters.wallet) is created in the new sub-organization by the same statement: a new BIP-39 mnemonic kept sealed and never answered, and its accounts derived; the result's `wallet` has its id and addresses.";
 
 export const createSubOrganization: ActivityHandler<typeof createSubOrganizationParameters, Result> = {
   path: 'create_sub_organization',
   activityType: 'ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V8',
   resource: 'ORGANIZATION',
   action: 'CREATE',
-  reasons: ['PUBLIC_KEY_TAKEN'],
+  reasons: ['PUBLIC_KEY_TAKEN', 'OIDC_TOKEN_REFUSED', 'OAUTH_PROVIDER_TAKEN', 'OIDC_ISSUER_UNAVAILABLE'],
   summary:
     '`{subOrganizationName, rootUsers, rootQuorumThreshold, wallet?, verificationToken?}`: a sub-organization of this one with its root users, their keys and passkeys, its root quorum and, with `wallet` ({walletName, accounts, mnemonicLength?}), its first HD wallet; result `createSubOrganizationResultV8 {subOrganizationId, rootUserIds, wallet?: {walletId, addresses}}` ([Sub-organizations](users.md#sub-organizations))',
   description: DESCRIPTION,
@@ -157,7 +157,7 @@ export const createSubOrganization: ActivityHandler<typeof createSubOrganization
   execute: (context, intent) => plan(context, intent),
 };
 
-/** V7: the same parameters (it differs from V8 only in the OAuth providers, which Signet does not take) and result. */
+/** V7: the same parameters (it differs from V8 only in the OAuth providers' oidcClaims, which Signet does not take) and result. */
 export const createSubOrganizationV7: ActivityHandler<typeof createSubOrganizationParameters, Result> = {
   ...createSubOrganization,
   activityType: 'ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V7',
@@ -170,7 +170,7 @@ const TOKEN_FIELD = 'parameters.verificationToken';
 
 async function plan(context: ExecutionContext, intent: CreateSubOrganizationIntent): Promise<ActivityPlan<Result>> {
   const { organizationId, now } = context;
-  const { users, keys, authenticators, origins } = await planNewUsers(context, intent.rootUsers, 'rootUsers');
+  const { users, keys, authenticators, oauthProviders, origins } = await planNewUsers(context, intent.rootUsers, 'rootUsers');
   const subOrganizationId = randomUUID();
   const takes: Effect[] = [];
 
@@ -239,6 +239,8 @@ async function plan(context: ExecutionContext, intent: CreateSubOrganizationInte
       // Of the parent's tree: the new organization is written by this same statement.
       ...(keys.length > 0 ? [write('insertApiKeys', subOrganizationId, keys, now, organizationId)] : []),
       ...(authenticators.length > 0 ? [write('insertAuthenticators', subOrganizationId, authenticators, now)] : []),
+      // The new organization has no identity bound yet: those of the request are distinct (planNewUsers).
+      ...(oauthProviders.rows.length > 0 ? [write('insertOauthProviders', subOrganizationId, oauthProviders.rows, now)] : []),
       write('replaceRootQuorum', subOrganizationId, { threshold: intent.rootQuorumThreshold, userIds: users.map((u) => u.id) }, now),
       ...(wallet?.writes ?? []),
     ],
@@ -296,7 +298,7 @@ function signupSignatureProblem(
 }
 
 /** What list_suborgs filters on. */
-export const SUB_ORGANIZATION_FILTERS = ['NAME', 'USERNAME', 'EMAIL', 'PHONE_NUMBER', 'CREDENTIAL_ID', 'PUBLIC_KEY'] as const;
+export const SUB_ORGANIZATION_FILTERS = ['NAME', 'USERNAME', 'EMAIL', 'PHONE_NUMBER', 'CREDENTIAL_ID', 'PUBLIC_KEY', 'OIDC_TOKEN'] as const;
 export type SubOrganizationFilterType = (typeof SUB_ORGANIZATION_FILTERS)[number];
 
 /**

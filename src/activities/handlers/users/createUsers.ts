@@ -13,7 +13,9 @@ import { changeAuthority, check, lock, take, write } from '../../../store/effect
 import type { NewUser } from '../../../store/users.ts';
 import { RACED, refusedFields, type ApiKeyParameter } from '../credentials/apiKeyParameters.ts';
 import { apiKeys, MAX_CREDENTIALS, noRegistrations, passkeys, passkeysTaken, register, type AuthenticatorParameter } from '../credentials/credentialKinds.ts';
-import { list, name, text, unsupported } from '../../wire/parameters.ts';
+import { list, name, text } from '../../wire/parameters.ts';
+import { bindingEffects, MAX_OAUTH_PROVIDERS_PER_USER, oauthProviderParameter, planOauthProviders, type OauthProviderParameter } from '../credentials/oauthProviders.ts';
+import type { NewOauthProvider } from '../../../store/oauthProviders.ts';
 import type { ActivityHandler, ExecutionContext } from '../../handler.ts';
 
 // Bounds: one activity creates at most MAX_USERS users, each with at most MAX_CREDENTIALS keys and
@@ -45,7 +47,9 @@ export const newUserFields = {
     .describe("Phone number of the user in international form, stored in E.164 (+14155552671); unique among the organization's users not removed; an empty string is none")
     .optional(),
   authenticators: list(passkeys.parameter, MAX_CREDENTIALS, 'authenticators'),
-  oauthProviders: unsupported('OAuth providers'),
+  oauthProviders: list(oauthProviderParameter, MAX_OAUTH_PROVIDERS_PER_USER, 'OAuth providers').describe(
+    `OpenID Connect identities bound to the user, at most ${MAX_OAUTH_PROVIDERS_PER_USER}: {providerName, oidcToken}, each token of an issuer of SIGNET_OIDC_ISSUERS, verified (create_oauth_providers); missing means []`,
+  ),
 };
 
 /** The user as stored and matched: the email in lowercase, the phone number in E.164 ("" is none). */
@@ -67,7 +71,7 @@ const user = z
       'user tag ids',
     ).describe(`Ids of tags of the organization to give the user (create_user_tag), at most ${MAX_USER_TAGS_PER_USER}; missing means []`),
   })
-  .describe('A user to create: it needs at least one of apiKeys, authenticators, userEmail or userPhoneNumber')
+  .describe('A user to create: it needs at least one of apiKeys, authenticators, oauthProviders, userEmail or userPhoneNumber')
   // In the intent the contacts are as they are stored and matched.
   .transform(withCanonicalContacts);
 
@@ -78,6 +82,7 @@ export interface NewUserParameters {
   userPhoneNumber?: string;
   apiKeys: ApiKeyParameter[];
   authenticators: AuthenticatorParameter[];
+  oauthProviders: OauthProviderParameter[];
 }
 
 /**
@@ -100,11 +105,11 @@ export function usersIssues(users: readonly NewUserParameters[], ctx: z.Refineme
       const point = p256PointHex(k.publicKey);
       if (point) once(`key:${point.compressed}`, 'public key', i, 'apiKeys', j, 'publicKey');
     });
-    if (!u.userEmail && !u.userPhoneNumber && u.apiKeys.length === 0 && u.authenticators.length === 0) {
+    if (!u.userEmail && !u.userPhoneNumber && u.apiKeys.length === 0 && u.authenticators.length === 0 && u.oauthProviders.length === 0) {
       ctx.addIssue({
         code: 'custom',
         path: [at, i],
-        message: 'a user needs a way to sign in: give at least one of apiKeys, authenticators, userEmail or userPhoneNumber',
+        message: 'a user needs a way to sign in: give at least one of apiKeys, authenticators, oauthProviders, userEmail or userPhoneNumber',
       });
     }
   });
@@ -156,11 +161,11 @@ export const createUsers: ActivityHandler<typeof createUsersParameters, z.infer<
   activityType: 'ACTIVITY_TYPE_CREATE_USERS_V4',
   resource: 'USER',
   action: 'CREATE',
-  reasons: ['USER_TAG_NOT_FOUND', 'PUBLIC_KEY_TAKEN'],
+  reasons: ['USER_TAG_NOT_FOUND', 'PUBLIC_KEY_TAKEN', 'OIDC_TOKEN_REFUSED', 'OAUTH_PROVIDER_TAKEN', 'OIDC_ISSUER_UNAVAILABLE'],
   summary:
-    'Creates users of the organization with their email, phone number, API keys, passkeys and tags; result `createUsersResult.userIds` ([Users](users.md#users))',
+    'Creates users of the organization with their email, phone number, API keys, passkeys, OAuth providers and tags; result `createUsersResult.userIds` ([Users](users.md#users))',
   description:
-    "Creates users of the organization with their email, phone number, API keys, passkeys and user tags (as `@turnkey/http`'s `createUsers` sends them), all written with the activity in one statement; refused with a 400 naming the field when a contact, key or passkey is taken or given twice, a 404 naming it when a tag is not the organization's.",
+    "Creates users of the organization with their email, phone number, API keys, passkeys, OAuth providers (id tokens of SIGNET_OIDC_ISSUERS, verified) and user tags (as `@turnkey/http`'s `createUsers` sends them), all written with the activity in one statement; refused with a 400 naming the field when a contact, key, passkey or identity is taken or given twice, or a token is refused, a 404 naming it when a tag is not the organization's.",
   intentKey: 'createUsersIntentV4',
   resultKey: 'createUsersResult',
   parameters: createUsersParameters,
@@ -187,7 +192,7 @@ export const createUsers: ActivityHandler<typeof createUsersParameters, z.infer<
 
   async execute(context, intent) {
     const { organizationId, now } = context;
-    const { users, keys, authenticators, origins } = await planNewUsers(context, intent.users);
+    const { users, keys, authenticators, oauthProviders, origins } = await planNewUsers(context, intent.users);
 
     // Each tag once, with the first field that names it, for the refusal when it is not the organization's.
     const tagFields = new Map<string, string>();
@@ -224,6 +229,7 @@ export const createUsers: ActivityHandler<typeof createUsersParameters, z.infer<
         ...(keys.length > 0 ? [apiKeys.write(organizationId, keys, now)] : []),
         ...(authenticators.length > 0 ? [passkeys.write(organizationId, authenticators, now)] : []),
         ...(members.length > 0 ? [write('insertUserTagMembers', members)] : []),
+        ...bindingEffects(organizationId, oauthProviders, now),
         // A deletion of a tag running meanwhile either waits for these members (and then removes them
         // with the tag) or commits first, and this statement then sees the tag gone (its check).
         // Concurrent creations count the organization's users one after the other.
@@ -237,14 +243,15 @@ export const createUsers: ActivityHandler<typeof createUsersParameters, z.infer<
 };
 
 /**
- * The rows of new users (`at`: their field in parameters): each with a new id, its API keys and its
- * passkeys, each passkey's attestation verified (a 400 naming it otherwise, or when two register one credential).
+ * The rows of new users (`at`: their field in parameters): each with a new id, its API keys, its
+ * passkeys and its OAuth providers, each passkey's attestation and each provider's id token verified
+ * (a 400 naming it otherwise, or when two register one credential or bind one identity).
  */
 export async function planNewUsers(
-  context: Pick<ExecutionContext, 'now' | 'config'>,
+  context: Pick<ExecutionContext, 'now' | 'config' | 'oidc'>,
   params: readonly NewUserParameters[],
   at = 'users',
-): Promise<{ users: NewUser[]; keys: NewApiKey[]; authenticators: NewAuthenticator[]; origins: Origins }> {
+): Promise<{ users: NewUser[]; keys: NewApiKey[]; authenticators: NewAuthenticator[]; oauthProviders: { rows: NewOauthProvider[]; fields: string[] }; origins: Origins }> {
   const users: NewUser[] = [];
   const contacts: Origins['contacts'] = [];
   const keys = noRegistrations<NewApiKey>();
@@ -256,7 +263,17 @@ export async function planNewUsers(
     await register(apiKeys, context, user.apiKeys, userId, (j) => `parameters.${at}[${i}].apiKeys[${j}]`, keys);
     await register(passkeys, context, user.authenticators, userId, (j) => `parameters.${at}[${i}].authenticators[${j}]`, authenticators);
   }
-  return { users, keys: keys.rows, authenticators: authenticators.rows, origins: { contacts, publicKeys: keys.fields, credentialIds: authenticators.fields } };
+  const oauthProviders = await planOauthProviders(
+    context.oidc,
+    params.flatMap((user, i) => user.oauthProviders.map((parameter, j) => ({ parameter, userId: users[i]!.id, field: `parameters.${at}[${i}].oauthProviders[${j}]` }))),
+  );
+  return {
+    users,
+    keys: keys.rows,
+    authenticators: authenticators.rows,
+    oauthProviders,
+    origins: { contacts, publicKeys: keys.fields, credentialIds: authenticators.fields },
+  };
 }
 
 function refused(violations: FieldViolation[], fallback: string) {
