@@ -176,7 +176,10 @@ export const authProxyConfig = z.strictObject({
   otpExpirationSeconds: z.number().int().describe('How long a code is valid'),
   sessionSeconds: z.number().int().describe('The session length the wallet kit is told'),
   defaultWallet: z
-    .strictObject({ walletName: z.string(), accounts: z.array(z.record(z.string(), z.string())) })
+    .strictObject({
+      walletName: z.string().describe('Its name'),
+      accounts: z.array(z.record(z.string(), z.string())).describe('Its accounts: {curve, pathFormat, path, addressFormat}'),
+    })
     .nullable()
     .describe('The wallet a new sub-organization gets when the sign-up names none; null: none'),
   createdAt: timestamp('When it was created'),

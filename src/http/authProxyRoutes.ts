@@ -5,28 +5,11 @@
 // carries no configuration id, so it is answered for an origin some configuration allows. No other
 // route's CORS changes (cors.ts keeps SIGNET_CORS_ORIGINS for the public API).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AuthProxy, CONFIG_HEADER, notImplementedOauth, type AuthProxyDependencies, type ProxyCall } from '../authProxy/authProxy.ts';
+import { AuthProxy, CONFIG_HEADER, type AuthProxyDependencies } from '../authProxy/authProxy.ts';
+import { AUTH_PROXY_ROUTES } from '../authProxy/routes.ts';
 import { permissionDenied } from '../errors.ts';
 
-/** Each route of the proxy, by the last segment of its path, and what it does. */
-const ROUTES: Record<string, (proxy: AuthProxy, call: ProxyCall) => object | Promise<object>> = {
-  otp_init_v2: (proxy, call) => proxy.initOtp(call),
-  otp_verify_v2: (proxy, call) => proxy.verifyOtp(call),
-  otp_login_v2: (proxy, call) => proxy.otpLogin(call),
-  signup_v2: (proxy, call) => proxy.signup(call),
-  account: (proxy, call) => proxy.account(call),
-  wallet_kit_config: (proxy, call) => proxy.walletKitConfig(call),
-  wallet_kit_client_params: (proxy, call) => proxy.walletKitClientParams(call),
-  // The oauth_login activity comes with its own change; until then these say so.
-  oauth_login: () => {
-    throw notImplementedOauth();
-  },
-  oauth2_authenticate: () => {
-    throw notImplementedOauth();
-  },
-};
-
-const PATHS = new Set(Object.keys(ROUTES).map((name) => `/v1/${name}`));
+const PATHS = new Set(AUTH_PROXY_ROUTES.map(({ name }) => `/v1/${name}`));
 
 const ALLOWED_HEADERS = ['Content-Type', CONFIG_HEADER, 'X-Captcha-Token', 'X-Request-Id'].join(', ');
 const EXPOSED_HEADERS = 'X-Request-Id, Retry-After';
@@ -54,7 +37,7 @@ export function registerAuthProxyRoutes(app: FastifyInstance, deps: AuthProxyDep
     );
   });
 
-  for (const [name, serve] of Object.entries(ROUTES)) {
+  for (const { name, serve } of AUTH_PROXY_ROUTES) {
     app.post(`/v1/${name}`, async (request, reply) => {
       const config = await proxy.config(request.headers[CONFIG_HEADER.toLowerCase()]);
       allowOrigin(request, reply, config.allowedOrigins);
