@@ -218,6 +218,17 @@ for (const tdb of testDatabases) {
       const sms = await proxy('otp_init_v2', config.configId, { otpType: 'OTP_TYPE_SMS', contact: '+14155552671' });
       assert.equal(sms.status, 403);
       assert.equal(sms.json.details[0].turnkeyErrorCode, 'AUTH_PROXY_METHOD_DISABLED');
+      // A sign-up proves a contact or registers a passkey: API keys alone make no sub-organization.
+      const keysOnly = await proxy('signup_v2', config.configId, {
+        apiKeys: [{ apiKeyName: 'wallet', publicKey: generateP256KeyPair().publicKey, curveType: 'API_KEY_CURVE_P256' }],
+        authenticators: [],
+        oauthProviders: [],
+      });
+      assert.equal(keysOnly.status, 403);
+      assert.equal(keysOnly.json.details[0].turnkeyErrorCode, 'AUTH_PROXY_METHOD_DISABLED');
+      const unproven = await proxy('signup_v2', config.configId, { userEmail: 'someone@example.com', apiKeys: [], authenticators: [], oauthProviders: [] });
+      assert.equal(unproven.status, 400);
+      assert.match(unproven.json.message, /verificationToken/);
       for (const path of ['oauth_login', 'oauth2_authenticate']) {
         const oauth = await proxy(path, config.configId, {});
         assert.equal(oauth.status, 501);

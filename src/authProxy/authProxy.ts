@@ -149,6 +149,13 @@ export class AuthProxy {
       // A contact nobody proved would let anyone take another's address.
       throw invalidField('verificationToken', 'is required with userEmail or userPhoneNumber: verify the contact first (/v1/otp_init_v2, /v1/otp_verify_v2)');
     }
+    if (request.verificationToken === undefined && request.authenticators.length === 0) {
+      // API keys alone (a wallet's sign-up) would let anyone make sub-organizations at will.
+      throw permissionDenied(
+        'AUTH_PROXY_METHOD_DISABLED',
+        'a sign-up through the auth proxy proves a contact (verificationToken) or registers a passkey (authenticators); it has no sign-up with API keys alone',
+      );
+    }
     if (request.userTag !== undefined) throw invalidField('userTag', 'Signet does not tag the users of a sign-up; leave it out');
     const wallet = request.wallet ?? config.signupDefaults.wallet;
     const rootUser = {
