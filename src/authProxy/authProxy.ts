@@ -48,11 +48,10 @@ export interface AuthProxyDependencies {
   clock: Clock;
 }
 
-/** What each route is given: the configuration, the body as received, and who calls. */
+/** What each route is given: the configuration and the body as received. */
 export interface ProxyCall {
   config: AuthProxyConfig;
   body: Buffer;
-  clientAddress: string;
 }
 
 export class AuthProxy {

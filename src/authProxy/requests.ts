@@ -44,7 +44,6 @@ export const signupBody = z.strictObject({
   wallet: z.unknown().describe("The wallet of the sub-organization ({walletName, accounts}); the configuration's default one when absent").optional(),
   clientSignature: z.unknown().describe("The sign-up message signed by the token's key (@turnkey/core's getClientSignatureMessageForSignup)").optional(),
 });
-export type SignupBody = z.output<typeof signupBody>;
 
 export const ACCOUNT_FILTERS = ['EMAIL', 'PHONE_NUMBER', 'CREDENTIAL_ID', 'PUBLIC_KEY', 'OIDC_TOKEN'] as const;
 

@@ -43,7 +43,7 @@ export function registerAuthProxyRoutes(app: FastifyInstance, deps: AuthProxyDep
       allowOrigin(request, reply, config.allowedOrigins);
       await proxy.countAddress(config, request.ip);
       const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-      return serve(proxy, { config, body, clientAddress: request.ip });
+      return serve(proxy, { config, body });
     });
   }
 }
