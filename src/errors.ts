@@ -13,6 +13,7 @@ export const GrpcCode = {
   NOT_FOUND: 5,
   PERMISSION_DENIED: 7,
   RESOURCE_EXHAUSTED: 8,
+  UNIMPLEMENTED: 12,
   INTERNAL: 13,
   UNAVAILABLE: 14,
   UNAUTHENTICATED: 16,
@@ -56,6 +57,7 @@ const GRPC_CODE_OF_STATUS = {
   429: GrpcCode.RESOURCE_EXHAUSTED,
   431: GrpcCode.INVALID_ARGUMENT,
   500: GrpcCode.INTERNAL,
+  501: GrpcCode.UNIMPLEMENTED,
   503: GrpcCode.UNAVAILABLE,
 } as const;
 
@@ -141,6 +143,11 @@ export const REASONS = {
     meaning: 'The client address may not use this route (SIGNET_ADMIN_HOST, SIGNET_METRICS_HOST)',
   },
   ORIGIN_NOT_ALLOWED: { status: 403, meaning: 'A CORS preflight from an origin not in SIGNET_CORS_ORIGINS' },
+  AUTH_PROXY_ORIGIN_NOT_ALLOWED: {
+    status: 403,
+    meaning: "An auth proxy route called from a page whose origin the configuration (X-Auth-Proxy-Config-ID) does not allow; no CORS headers",
+  },
+  AUTH_PROXY_METHOD_DISABLED: { status: 403, meaning: 'An auth proxy route for a sign-up or login method the configuration does not enable' },
   ROUTE_NOT_FOUND: { status: 404, meaning: 'No route or file at this method and path' },
   ORGANIZATION_NOT_FOUND: { status: 404, meaning: 'No such organization' },
   ORGANIZATION_DELETED: {
@@ -161,6 +168,7 @@ export const REASONS = {
   WALLET_ACCOUNT_NOT_FOUND: { status: 404, meaning: 'No such account in the wallet' },
   PRIVATE_KEY_NOT_FOUND: { status: 404, meaning: 'No such private key in the organization' },
   EMAIL_TEMPLATE_NOT_FOUND: { status: 404, meaning: 'No such email template in the organization' },
+  AUTH_PROXY_CONFIG_NOT_FOUND: { status: 404, meaning: 'No auth proxy configuration with the id of X-Auth-Proxy-Config-ID (or the admin route\'s path)' },
   SENDER_DOMAIN_NOT_FOUND: { status: 404, meaning: 'No such sender domain in the organization' },
   REQUEST_TIMEOUT: {
     status: 408,
@@ -176,8 +184,13 @@ export const REASONS = {
     status: 429,
     meaning: 'An OTP rate limit (per userIdentifier, phone number or email address: SIGNET_RATE_LIMIT_*); no OTP was created, Retry-After says when to retry',
   },
+  AUTH_PROXY_RATE_LIMITED: {
+    status: 429,
+    meaning: 'Too many auth proxy requests from this client address, or for this contact; Retry-After says when to retry',
+  },
   HEADERS_TOO_LARGE: { status: 431, meaning: 'The request headers are over 16 KiB; the connection is closed' },
   INTERNAL: { status: 500, meaning: 'Server fault; nothing was stored, the request can be retried' },
+  NOT_IMPLEMENTED: { status: 501, meaning: 'A route Signet declares but does not serve yet; the message says what it waits for' },
   DATABASE_UNAVAILABLE: {
     status: 503,
     meaning: 'The database is unavailable or did not answer in time; nothing was stored, retry later with the same body',

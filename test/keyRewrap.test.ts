@@ -23,6 +23,7 @@ import { keyRing } from '../src/keys/custody/keyRing.ts';
 import { openKeyMaterial, sealedUnder, sealKeyMaterial } from '../src/keys/custody/sealKeyMaterial.ts';
 import type { Queryable } from '../src/store/db.ts';
 import { SEALED_COLUMNS } from '../src/store/sealedColumns.ts';
+import { AUTH_PROXY_API_KEY } from '../src/store/authProxyConfigs.ts';
 import { serverStore, testDatabases, type ServerStore } from './support/databases.ts';
 import { envelope } from './support/envelopes.ts';
 import { logCapture } from './support/logCapture.ts';
@@ -76,6 +77,7 @@ for (const tdb of testDatabases) {
       assert.equal(kindOf('wallet_accounts'), WALLET_ACCOUNT_KEY);
       assert.equal(kindOf('private_keys'), PRIVATE_KEY_MATERIAL);
       assert.equal(kindOf('pending_imports'), IMPORT_TARGET_KEY);
+      assert.equal(kindOf('auth_proxy_configs'), AUTH_PROXY_API_KEY);
       assert.equal(new Set(SEALED_COLUMNS.map((at) => at.table)).size, SEALED_COLUMNS.length);
     });
 

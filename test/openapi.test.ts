@@ -264,7 +264,7 @@ describe('OpenAPI', () => {
     assert.equal(securitySchemes.WebAuthnStamp.name, 'X-Stamp-WebAuthn');
     assert.equal(securitySchemes.AttestedStamp.name, 'X-Stamp-Attested');
     assert.equal(securitySchemes.AdminToken.scheme, 'bearer');
-    assert.deepEqual(document.tags.map((tag: Schema) => tag.name), ['activities', 'queries', 'admin', 'service']);
+    assert.deepEqual(document.tags.map((tag: Schema) => tag.name), ['activities', 'queries', 'admin', 'auth proxy', 'service']);
     for (const tag of document.tags) assert.ok(tag.description, tag.name);
     assert.match(document.info.description, /## How a stamp is built/);
     assert.match(document.info.description, /SIGNATURE_SCHEME_TK_API_P256/);

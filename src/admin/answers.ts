@@ -151,3 +151,46 @@ export const registeredAuthenticator = z.strictObject({
   credentialId: z.string().describe('Its WebAuthn credential id, base64url'),
 });
 export type RegisteredAuthenticator = z.infer<typeof registeredAuthenticator>;
+
+/** What an auth proxy configuration's dedicated user needs the organization to allow: a policy to submit with create_policy. */
+const proxyPolicy = z
+  .strictObject({
+    policyName: z.string().describe('A name for it'),
+    effect: z.literal('EFFECT_ALLOW').describe('EFFECT_ALLOW'),
+    condition: z.string().describe("The four activities the proxy submits: init_otp, verify_otp, otp_login and create_sub_organization"),
+    consensus: z.string().describe('Approved by the proxy\'s user alone'),
+  })
+  .describe("The policy the organization's root quorum submits (create_policy, or `signet policy create`) to let the proxy act: until some policy allows its user, every proxy route is refused with REQUEST_NOT_AUTHORIZED");
+
+/** An auth proxy configuration as the admin API shows it (never its key's private half). */
+export const authProxyConfig = z.strictObject({
+  configId: uuid('Identifier of the configuration: the X-Auth-Proxy-Config-ID header (@turnkey/core\'s authProxyConfigId)'),
+  organizationId: uuid('The organization it acts in'),
+  userId: uuid('Its dedicated user, whose API key stamps what the proxy submits'),
+  apiKeyId: uuid('That user\'s API key'),
+  allowedOrigins: z.array(z.string()).describe('The origins of the pages that may call the proxy\'s routes'),
+  methods: z.array(z.enum(['email', 'sms', 'passkey', 'oauth'])).describe('The sign-up and login methods enabled'),
+  appName: z.string().describe('The app name of the OTP messages'),
+  otpLength: z.number().int().describe('Length of the OTP codes'),
+  otpAlphanumeric: z.boolean().describe('Whether the codes are alphanumeric (else digits)'),
+  otpExpirationSeconds: z.number().int().describe('How long a code is valid'),
+  sessionSeconds: z.number().int().describe('The session length the wallet kit is told'),
+  defaultWallet: z
+    .strictObject({
+      walletName: z.string().describe('Its name'),
+      accounts: z.array(z.record(z.string(), z.string())).describe('Its accounts: {curve, pathFormat, path, addressFormat}'),
+    })
+    .nullable()
+    .describe('The wallet a new sub-organization gets when the sign-up names none; null: none'),
+  createdAt: timestamp('When it was created'),
+});
+export type AuthProxyConfigAnswer = z.infer<typeof authProxyConfig>;
+
+export const createdAuthProxyConfig = authProxyConfig.extend({ policy: proxyPolicy });
+export type CreatedAuthProxyConfig = z.infer<typeof createdAuthProxyConfig>;
+
+export const deletedAuthProxyConfig = z.strictObject({
+  configId: uuid('The deleted configuration'),
+  removedUserId: uuid('Its dedicated user, removed with its API key revoked'),
+});
+export type DeletedAuthProxyConfig = z.infer<typeof deletedAuthProxyConfig>;

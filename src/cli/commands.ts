@@ -236,6 +236,9 @@ export const COMMANDS: readonly Command[] = ([
   adminCommand(ADMIN_ROUTES.listDeliveries),
   adminCommand(ADMIN_ROUTES.listWebhookEndpoints),
   adminCommand(ADMIN_ROUTES.testWebhookEndpoint),
+  adminCommand(ADMIN_ROUTES.createAuthProxyConfig),
+  adminCommand(ADMIN_ROUTES.listAuthProxyConfigs),
+  adminCommand(ADMIN_ROUTES.deleteAuthProxyConfig),
   {
     name: 'policy',
     sub: 'list',

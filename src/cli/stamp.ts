@@ -1,10 +1,11 @@
-// The API-key stamp, made in one place: the user commands (userClient.ts) stamp their requests with
+// The API-key stamp (keys/apiKeyStamp.ts): the user commands (userClient.ts) stamp their requests with
 // it, and `signet stamp --key-file FILE < body.json` prints it for any other client (curl, a script in
 // another language): X-Stamp is the base64url (unpadded) of the JSON {publicKey, scheme:
 // "SIGNATURE_SCHEME_TK_API_P256", signature}, the signature a DER ECDSA P-256 / SHA-256 over the
 // exact body bytes, in hex. docs/stamping.md shows the same done with openssl or Python.
-import { createECDH, createPrivateKey, sign, type KeyObject } from 'node:crypto';
+import { createPrivateKey, type KeyObject } from 'node:crypto';
 import fs from 'node:fs';
+import { apiKeyStamp, p256PrivateKey } from '../keys/apiKeyStamp.ts';
 import { compressedPublicKeyHex } from '../keys/p256.ts';
 import { UsageError, type Input } from './command.ts';
 
@@ -12,19 +13,7 @@ import { UsageError, type Input } from './command.ts';
 export function signingKey(credentials: { apiPublicKey: string; apiPrivateKey: string; file: string }): { key: KeyObject; publicKey: string } {
   let key: KeyObject;
   try {
-    const ecdh = createECDH('prime256v1');
-    ecdh.setPrivateKey(Buffer.from(credentials.apiPrivateKey, 'hex'));
-    const point = ecdh.getPublicKey();
-    key = createPrivateKey({
-      key: {
-        kty: 'EC',
-        crv: 'P-256',
-        d: Buffer.from(credentials.apiPrivateKey, 'hex').toString('base64url'),
-        x: point.subarray(1, 33).toString('base64url'),
-        y: point.subarray(33, 65).toString('base64url'),
-      },
-      format: 'jwk',
-    });
+    key = p256PrivateKey(Buffer.from(credentials.apiPrivateKey, 'hex'));
   } catch {
     throw new Error(`the credentials file ${credentials.file}: apiPrivateKey is not a P-256 private key`);
   }
@@ -37,12 +26,7 @@ export function signingKey(credentials: { apiPublicKey: string; apiPrivateKey: s
   return { key, publicKey: credentials.apiPublicKey };
 }
 
-/** The X-Stamp header value for exactly these bytes. */
-export function apiKeyStamp(body: string | Buffer, key: KeyObject, publicKey: string): string {
-  const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
-  const signature = sign('sha256', bytes, { key, dsaEncoding: 'der' }).toString('hex');
-  return Buffer.from(JSON.stringify({ publicKey, scheme: 'SIGNATURE_SCHEME_TK_API_P256', signature })).toString('base64url');
-}
+export { apiKeyStamp };
 
 /** Larger than any key file; a bigger one is not one. */
 const MAX_KEY_FILE_BYTES = 64 * 1024;

@@ -7,6 +7,9 @@ import { z } from 'zod';
 import { rootQuorumParameters, rootQuorumSchema } from '../activities/handlers/policies/updateRootQuorum.ts';
 import {
   adminUser,
+  authProxyConfig,
+  createdAuthProxyConfig,
+  deletedAuthProxyConfig,
   createdApiKey,
   createdOrganization,
   delivery,
@@ -24,6 +27,7 @@ import {
   webhookTest,
 } from '../admin/answers.ts';
 import { deliveryFilter } from '../admin/deliveries.ts';
+import { DEFAULT_WALLET_FORMATS } from '../admin/authProxyConfigs.ts';
 import { P256_PUBLIC_KEY_PATTERN } from '../keys/p256.ts';
 import { MAX_EMAIL_LENGTH, MAX_PHONE_INPUT_LENGTH } from '../otp/contactLimits.ts';
 import { TEMPLATE_LIMITS } from '../otp/templateLimits.ts';
@@ -87,6 +91,36 @@ export const adminSchemas = {
     text: z.string().max(TEMPLATE_LIMITS.text).describe(`Plain-text part, a Handlebars template; not empty, at most ${TEMPLATE_LIMITS.text} bytes`),
   }),
   deliveries: deliveryFilter,
+  // Origins and methods are checked by admin/authProxyConfigs.ts, which names the field at fault.
+  authProxyConfig: z.strictObject({
+    allowedOrigins: z
+      .array(z.string().max(300))
+      .min(1, 'must list at least one origin')
+      .max(20, 'may list at most 20 origins')
+      .describe('The origins (scheme, host, port) of the pages that may call the proxy: its routes answer CORS for these only'),
+    methods: z
+      .string()
+      .max(100)
+      .describe('The sign-up and login methods enabled, comma-separated: otp (email and sms), email, sms, passkey, oauth; "otp,passkey" by default')
+      .optional(),
+    appName: z.string().trim().min(1).max(64).describe('The app name of the OTP messages; the first origin\'s host by default').optional(),
+    otpLength: z.number().int().min(6).max(9).describe('Length of the OTP codes, 6 to 9; 6 by default').optional(),
+    otpAlphabet: z.enum(['alphanumeric', 'numeric']).describe('alphanumeric or numeric codes; numeric by default').optional(),
+    otpExpirationSeconds: z.number().int().min(60).max(600).describe('How long a code is valid, 60 to 600 seconds; 300 by default').optional(),
+    sessionSeconds: z
+      .number()
+      .int()
+      .min(60)
+      .max(30 * 24 * 3600)
+      .describe('The session length the wallet kit is told (wallet_kit_config), 60 s to 30 days; 900 by default')
+      .optional(),
+    walletName: name.describe('The name of the wallet a new sub-organization gets when its sign-up names none; none by default').optional(),
+    walletAccounts: z
+      .array(z.enum(DEFAULT_WALLET_FORMATS as [string, ...string[]]))
+      .max(4)
+      .describe(`The accounts of that wallet, by address format (${DEFAULT_WALLET_FORMATS.join(', ')}): each the first account on its chain's usual path`)
+      .optional(),
+  }),
   authenticator: z.strictObject({
     name: name.describe('Name of the passkey'),
     /** base64url challenge the registration ceremony used. */
@@ -122,6 +156,7 @@ const PATH_PARAMETERS = {
   templateId: uuid.describe('The email template'),
   domain: z.string().max(253).describe('The sender domain, e.g. mail.acme.com'),
   endpointId: uuid.describe('The webhook endpoint'),
+  configId: uuid.describe('The auth proxy configuration'),
 };
 type PathParameterName = keyof typeof PATH_PARAMETERS;
 
@@ -714,6 +749,80 @@ export const ADMIN_ROUTES = {
     },
     answer: registeredAuthenticator,
     notFound: 'No such organization or user',
+  }),
+  createAuthProxyConfig: adminRoute({
+    method: 'post',
+    path: '/admin/v1/organizations/{organizationId}/auth-proxy-configs',
+    summary: 'Create an auth proxy configuration, with its dedicated user and API key',
+    description:
+      'The routes /v1/otp_init_v2, /v1/signup_v2, … act in the organization for pages of the allowed origins, as a user made for the configuration (its API key\'s private half sealed in the store, never answered), as far as the organization\'s root quorum and policies allow that user: the answer names the policy to submit for it.',
+    body: adminSchemas.authProxyConfig,
+    invalidBody: 'invalid auth proxy configuration',
+    example: { allowedOrigins: ['https://app.example.com'], methods: 'otp,passkey', walletName: 'Default', walletAccounts: ['ADDRESS_FORMAT_ETHEREUM'] },
+    answer: createdAuthProxyConfig,
+    notFound: 'No such organization',
+    cli: {
+      name: 'authproxy',
+      sub: 'create',
+      summary: 'create an auth proxy configuration (sign-up and login from a page with no backend): prints its id (authProxyConfigId) and the policy that lets it act',
+      flags: {
+        organization: { type: 'string', value: 'ID', required: true, description: 'the organization it acts in', to: { path: 'organizationId' } },
+        origin: { type: 'string', value: 'URL', required: true, multiple: true, description: 'an origin allowed to call it, e.g. https://app.example.com', to: { body: 'allowedOrigins' } },
+        methods: { type: 'string', value: 'LIST', description: 'methods enabled, comma-separated: otp, email, sms, passkey, oauth (default otp,passkey)', to: { body: 'methods' }, skipEmpty: true },
+        'app-name': { type: 'string', value: 'NAME', description: 'the app name of the OTP messages', to: { body: 'appName' }, skipEmpty: true },
+        'otp-length': { type: 'integer', value: 'N', description: 'length of the codes, 6 to 9', to: { body: 'otpLength' } },
+        'otp-alphabet': { type: 'string', value: 'A', description: 'alphanumeric or numeric codes', to: { body: 'otpAlphabet' }, skipEmpty: true },
+        'otp-expiry': { type: 'integer', value: 'SECONDS', description: 'how long a code is valid, 60 to 600', to: { body: 'otpExpirationSeconds' } },
+        'session-seconds': { type: 'integer', value: 'SECONDS', description: 'the session length the wallet kit is told', to: { body: 'sessionSeconds' } },
+        'wallet-name': { type: 'string', value: 'NAME', description: 'the wallet a new sub-organization gets', to: { body: 'walletName' }, skipEmpty: true },
+        'wallet-account': {
+          type: 'string',
+          value: 'FORMAT',
+          multiple: true,
+          description: 'an account of that wallet: ADDRESS_FORMAT_ETHEREUM or ADDRESS_FORMAT_SOLANA',
+          to: { body: 'walletAccounts' },
+        },
+      },
+    },
+  }),
+  listAuthProxyConfigs: adminRoute({
+    method: 'get',
+    path: '/admin/v1/auth-proxy-configs',
+    summary: 'List auth proxy configurations, newest first',
+    query: z.strictObject({ organizationId: uuid.describe("Only this organization's").optional() }),
+    answer: z.strictObject({ authProxyConfigs: z.array(authProxyConfig).describe('The configurations, newest first (at most 500)') }),
+    notFound: 'No such organization',
+    cli: {
+      name: 'authproxy',
+      sub: 'list',
+      summary: 'the auth proxy configurations, newest first',
+      flags: { organization: { type: 'string', value: 'ID', description: "only this organization's", to: { query: 'organizationId' } } },
+      output: {
+        items: 'authProxyConfigs',
+        columns: [
+          { title: 'CONFIG ID', cell: (c) => cell(c.configId) },
+          { title: 'ORGANIZATION ID', cell: (c) => cell(c.organizationId) },
+          { title: 'CREATED', cell: (c) => cell(c.createdAt) },
+          { title: 'METHODS', cell: (c) => cell((c.methods as unknown as string[]).join(',')) },
+          { title: 'ORIGINS', cell: (c) => cell((c.allowedOrigins as unknown as string[]).join(' ')) },
+        ],
+        empty: 'no auth proxy configurations',
+      },
+    },
+  }),
+  deleteAuthProxyConfig: adminRoute({
+    method: 'delete',
+    path: '/admin/v1/auth-proxy-configs/{configId}',
+    summary: 'Delete an auth proxy configuration',
+    description: 'Its dedicated user is removed and its API key revoked at once: its routes refuse the id from then on.',
+    answer: deletedAuthProxyConfig,
+    notFound: 'No such auth proxy configuration',
+    cli: {
+      name: 'authproxy',
+      sub: 'delete',
+      summary: 'delete an auth proxy configuration; its user is removed and its API key revoked',
+      flags: { id: { type: 'string', value: 'ID', required: true, description: 'the configuration; `signet authproxy list` shows them', to: { path: 'configId' } } },
+    },
   }),
   backup: adminRoute({
     method: 'get',

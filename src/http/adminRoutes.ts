@@ -24,6 +24,7 @@ import { listDeliveries } from '../admin/deliveries.ts';
 import { listWebhookEndpoints, testWebhookEndpoint } from '../admin/webhooks.ts';
 import { addEmailTemplate, listEmailTemplates, removeEmailTemplate } from '../admin/emailTemplates.ts';
 import { storeSnapshot } from '../admin/backup.ts';
+import { createAuthProxyConfig, deleteAuthProxyConfig, listAuthProxyConfigs } from '../admin/authProxyConfigs.ts';
 import { rewrapKeyMaterial, type RewrapLog } from '../admin/keyRewrap.ts';
 import { pageRequest, pageRows } from '../queries/pagination.ts';
 import { parseJsonDocument } from '../wire/jsonDocument.ts';
@@ -121,6 +122,9 @@ function adminHandlers({ db, config, kek, onQueued }: AppDependencies): AdminHan
     listDeliveries: async ({ params, query }) => ({ deliveries: await listDeliveries(db, params.organizationId, query) }),
     listWebhookEndpoints: async ({ params }) => ({ webhookEndpoints: await listWebhookEndpoints(db, params.organizationId) }),
     testWebhookEndpoint: async ({ params }) => testWebhookEndpoint(db, params.organizationId, params.endpointId, onQueued ?? (() => {})),
+    createAuthProxyConfig: async ({ params, body }) => createAuthProxyConfig(db, kek, params.organizationId, body),
+    listAuthProxyConfigs: async ({ query }) => ({ authProxyConfigs: await listAuthProxyConfigs(db, query.organizationId) }),
+    deleteAuthProxyConfig: async ({ params }) => deleteAuthProxyConfig(db, params.configId),
     registerAuthenticator: async ({ params, body }) => {
       const verified = await verifiedRegistration(body.attestation, {
         expectedChallenge: body.challenge,

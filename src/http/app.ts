@@ -18,6 +18,7 @@ import {
 } from '../errors.ts';
 import { VERIFICATION_TOKEN_KEY } from '../otp/verificationToken.ts';
 import { registerAdminRoutes } from './adminRoutes.ts';
+import { registerAuthProxyRoutes } from './authProxyRoutes.ts';
 import { AuthFailureThrottle, registerAuthFailureThrottle } from './authFailureThrottle.ts';
 import { registerConsoleRoutes } from './consoleRoutes.ts';
 import { registerCors } from './cors.ts';
@@ -157,6 +158,14 @@ export function buildApp(deps: AppDependencies): FastifyInstance {
   registerOpenApiRoutes(app, deps.handlers, queryHandlers);
   registerConsoleRoutes(app);
   registerAdminRoutes(app, deps);
+  registerAuthProxyRoutes(app, {
+    db: deps.db,
+    kek: deps.kek,
+    pipeline: deps.pipeline,
+    handlers: deps.handlers,
+    principalOf: (body, stamp, organizationId) => stamps.principalOf(body, stamp, organizationId),
+    clock: deps.clock,
+  });
   return app;
 }
 

@@ -3,6 +3,8 @@
 // answer, the status codes it can give in Signet's error shape (src/errors.ts), the security schemes and
 // an introduction (openapiSchemas.ts). The admin routes are those adminApi.ts declares. /docs renders
 // it (openapiRoutes.ts).
+import { CONFIG_HEADER } from '../authProxy/authProxy.ts';
+import { AUTH_PROXY_ROUTES, type AuthProxyRoute } from '../authProxy/routes.ts';
 import { z } from 'zod';
 import { activityAnswer } from '../activities/wire/activitySchema.ts';
 import { byPath } from '../activities/lifecycle/intake.ts';
@@ -71,7 +73,7 @@ class Schemas {
 const json = (schema: unknown) => ({ 'application/json': { schema } });
 
 /** The statuses of error answers, each a component response in the Error shape; routes list the ones they can give. */
-export const ERROR_STATUSES = ['400', '401', '403', '404', '408', '413', '415', '429', '431', '500', '503'] as const;
+export const ERROR_STATUSES = ['400', '401', '403', '404', '408', '413', '415', '429', '431', '500', '501', '503'] as const;
 type ErrorStatus = (typeof ERROR_STATUSES)[number];
 
 /** The reasons an answer of `status` can carry, from the table in src/errors.ts: one line each. */
@@ -259,6 +261,26 @@ function adminOperation(schemas: Schemas, route: AdminRoute) {
   };
 }
 
+/** A route of the auth proxy: its configuration named in a header, no stamp (it stamps as the configuration's user). */
+function authProxyOperation(schemas: Schemas, route: AuthProxyRoute) {
+  return {
+    operationId: `auth_proxy_${route.name}`,
+    summary: route.summary,
+    description:
+      "As @turnkey/core's authProxyUrl calls it ([Auth proxy](auth-proxy.md)): done as the configuration's dedicated user, as far as the organization's root quorum and policies allow it. A page's Origin must be one the configuration allows (else a 403 with no CORS header).",
+    tags: ['auth proxy'],
+    parameters: [{ name: CONFIG_HEADER, in: 'header', required: true, description: "The configuration's id (authProxyConfigId)", schema: { type: 'string', format: 'uuid' } }],
+    requestBody: { required: false, content: { 'application/json': { schema: schemas.convert(route.body, 'input') } } },
+    responses: {
+      '200': { description: 'The answer', content: json(schemas.convert(route.answer, 'output')) },
+      ...errorResponses([...PUBLIC_ERRORS, '404', '501'], {
+        '404': 'No auth proxy configuration of this id, or no account to log in',
+        '429': 'Too many requests from this client address to this configuration, or codes for this contact (AUTH_PROXY_RATE_LIMITED), or an OTP limit of init_otp',
+      }),
+    },
+  };
+}
+
 function serviceRoutes(schemas: Schemas) {
   const answer = (schema: z.ZodType, description = 'OK') => ({ description, content: json(schemas.convert(schema, 'output')) });
   const service = (summary: string, description: string, responses: Record<string, unknown>) => ({ get: { summary, description, tags: ['service'], responses } });
@@ -343,6 +365,7 @@ export function buildOpenApi(handlers: readonly ActivityHandler[], queries: read
   }
   for (const query of queries) paths[`/public/v1/query/${query.path}`] = { post: queryOperation(schemas, query) };
   for (const route of ADMIN_ROUTE_LIST) paths[route.path] = { ...paths[route.path], [route.method]: adminOperation(schemas, route) };
+  for (const route of AUTH_PROXY_ROUTES) paths[`/v1/${route.name}`] = { post: authProxyOperation(schemas, route) };
   Object.assign(paths, serviceRoutes(schemas));
 
   return {

@@ -90,6 +90,11 @@ export const TAGS = [
     description:
       '/admin/v1: the operator API, with Authorization: Bearer <SIGNET_ADMIN_TOKEN>, answered only to SIGNET_ADMIN_HOST (loopback by default); the signet CLI calls it. Lists take limit 1–500 (default 50), after = the last id of a page, before = the first.',
   },
+  {
+    name: 'auth proxy',
+    description:
+      "POST /v1/<route> with X-Auth-Proxy-Config-ID: what a page with no backend calls through @turnkey/core's authProxyUrl (sign-up and OTP login), done as a configuration's dedicated user of its organization (signet authproxy create).",
+  },
   { name: 'service', description: 'Health, metrics, the public keys of what Signet signs, and this reference. No stamp.' },
 ];
 

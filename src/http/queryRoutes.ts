@@ -6,7 +6,7 @@ import type { Clock } from '../wire/clock.ts';
 import { parseBody } from '../wire/jsonDocument.ts';
 import { schemaError } from '../wire/violations.ts';
 import { parseStamp } from '../auth/parseStamp.ts';
-import type { QueryContext, QueryHandler } from '../queries/query.ts';
+import { queryContext, type QueryContext, type QueryHandler } from '../queries/query.ts';
 import { rawBody } from './rawBody.ts';
 import type { StampChecker } from './stampChecker.ts';
 
@@ -26,17 +26,7 @@ export function registerQueryRoutes(
       const parsed = query.request.safeParse(document, { reportInput: true });
       if (!parsed.success) throw schemaError(parsed.error, '', 'invalid query');
       const answer = await stamps.checked(body, stamp, parsed.data.organizationId, (principal) =>
-        query.run(
-          {
-            db,
-            principal,
-            now: clock(),
-            accessFor: (record) => pipeline.accessFor(record, principal),
-            dryRun: (hypothetical) => pipeline.dryRun(hypothetical, principal),
-            oidc: pipeline.oidc,
-          },
-          parsed.data,
-        ),
+        query.run(queryContext(db, principal, clock(), pipeline), parsed.data),
         query.fromSubOrganization ? { fromSubOrganization: true } : {},
       );
       return typeof answer === 'string' ? reply.type('application/json; charset=utf-8').send(Buffer.from(answer)) : answer;

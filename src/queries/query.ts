@@ -24,6 +24,25 @@ export interface QueryContext {
   oidc: OidcVerifier;
 }
 
+/** What answers a query beside the store: the lifecycle (pipeline.ts) the HTTP layer and the auth proxy share. */
+export interface QueryLifecycle {
+  accessFor(record: ActivityRecord, reader: Principal): Promise<Access>;
+  dryRun(request: DryRunRequest, principal: Principal): Promise<DryRunAnswer>;
+  readonly oidc: OidcVerifier;
+}
+
+/** The context of one query asked by `principal`, the one place a QueryContext is made. */
+export function queryContext(db: Database, principal: Principal, now: Date, lifecycle: QueryLifecycle): QueryContext {
+  return {
+    db,
+    principal,
+    now,
+    accessFor: (record) => lifecycle.accessFor(record, principal),
+    dryRun: (request) => lifecycle.dryRun(request, principal),
+    oidc: lifecycle.oidc,
+  };
+}
+
 export interface QueryHandler<Schema extends z.ZodType<{ organizationId: string }> = z.ZodType<{ organizationId: string }>> {
   /** Last segment of POST /public/v1/query/<path>. */
   path: string;

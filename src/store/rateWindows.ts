@@ -3,7 +3,7 @@
 // statement: the scope's row is locked, its old times dropped, and the new one added only while
 // fewer than the limit remain, so concurrent requests in any number of processes cannot all pass.
 import type { Queryable } from './db.ts';
-import { sql, type Sql } from './sql.ts';
+import { run, sql, type Sql } from './sql.ts';
 
 export interface RateLimit {
   count: number;
@@ -36,4 +36,14 @@ export async function deleteIdleRateWindows(db: Queryable, longestWindowSeconds:
     [longestWindowSeconds],
   );
   return deleted.length;
+}
+
+/** Takes one request from the scope's window on its own: undefined when taken, else the seconds until one frees. */
+export async function takeRateWindow(db: Queryable, scope: string, limit: RateLimit): Promise<number | undefined> {
+  const gate = takeFromRateWindow(scope, limit);
+  const [row] = await run<{ taken: boolean; retry: number | null }>(
+    db,
+    sql`WITH taken AS (${gate.statement(sql`TRUE`)}) SELECT EXISTS (SELECT 1 FROM taken) AS taken, ${gate.detail} AS retry`,
+  );
+  return row?.taken ? undefined : Math.max(1, row?.retry ?? limit.windowSeconds);
 }

@@ -17,11 +17,12 @@ export interface SealedColumn {
 
 export const SEALED_COLUMNS: readonly SealedColumn[] = [
   // Each kind is the constant its handler seals with (test/keyRewrap.test.ts keeps them equal): WALLET_MNEMONIC,
-  // WALLET_ACCOUNT_KEY, PRIVATE_KEY_MATERIAL and IMPORT_TARGET_KEY.
+  // WALLET_ACCOUNT_KEY, PRIVATE_KEY_MATERIAL, IMPORT_TARGET_KEY and AUTH_PROXY_API_KEY.
   { table: 'wallets', column: 'sealed_mnemonic', kind: 'wallet_mnemonic', idColumn: 'id', organizationColumn: 'organization_id' },
   { table: 'wallet_accounts', column: 'sealed_private_key', kind: 'wallet_account_key', idColumn: 'id', organizationColumn: 'organization_id' },
   { table: 'private_keys', column: 'sealed_private_key', kind: 'private_key', idColumn: 'id', organizationColumn: 'organization_id' },
   { table: 'pending_imports', column: 'sealed_target_key', kind: 'import_target_key', idColumn: 'id', organizationColumn: 'organization_id' },
+  { table: 'auth_proxy_configs', column: 'sealed_api_private_key', kind: 'auth_proxy_api_key', idColumn: 'id', organizationColumn: 'organization_id' },
 ];
 
 /** A stored sealed value and the row it is bound to. */
