@@ -245,8 +245,8 @@ describe('otp_auth (the OTP and the user read first)', () => {
     ]);
     assert.deepEqual(effectsOf(plan, 'take').map((t) => [t.name, t.args]), [['otp', [ORGANIZATION_ID, OTP_ID, NOW, MAX_FAILED_ATTEMPTS]]]);
     const writes = effectsOf(plan, 'write');
-    assert.deepEqual(writes.map((w) => w.name), ['insertApiKeys', 'markUserContactVerified']);
-    const [organizationId, [key], now] = writes[0]!.args as unknown as [string, Array<Record<string, unknown>>, Date];
+    assert.deepEqual(writes.map((w) => w.name), ['markUserContactVerified', 'insertApiKeys']);
+    const [organizationId, [key], now] = writes[1]!.args as unknown as [string, Array<Record<string, unknown>>, Date];
     assert.deepEqual([organizationId, now], [ORGANIZATION_ID, NOW]);
     assert.deepEqual({ ...key, publicKey: undefined }, {
       id: result.apiKeyId,
@@ -256,15 +256,15 @@ describe('otp_auth (the OTP and the user read first)', () => {
       expiresAt: new Date(NOW.getTime() + 900_000),
       kind: 'otp_auth',
     });
-    assert.deepEqual(writes[1]!.args, [ORGANIZATION_ID, ALICE, { email: 'alice@example.com' }, NOW]);
+    assert.deepEqual(writes[0]!.args, [ORGANIZATION_ID, ALICE, { email: 'alice@example.com' }, NOW]);
     assert.deepEqual(effectsOf(plan, 'lock'), []);
   });
 
   test("invalidateExisting revokes the user's other otp_auth keys, the new one kept, under the lock of the user's keys", async () => {
     const plan = await planOf(otpAuth, { otpId: OTP_ID, otpCode: '123456', targetPublicKey: TARGET_KEY, invalidateExisting: true }, context);
     const writes = effectsOf(plan, 'write');
-    const newKey = (writes[0]!.args[1] as Array<{ publicKey: string }>)[0]!.publicKey;
-    assert.deepEqual(writes.map((w) => w.name), ['insertApiKeys', 'markUserContactVerified', 'revokeOtherOtpAuthKeys']);
+    const newKey = (writes[1]!.args[1] as Array<{ publicKey: string }>)[0]!.publicKey;
+    assert.deepEqual(writes.map((w) => w.name), ['markUserContactVerified', 'insertApiKeys', 'revokeOtherOtpAuthKeys']);
     assert.deepEqual(writes[2]!.args, [{ organizationId: ORGANIZATION_ID, userId: ALICE, keepPublicKey: newKey, now: NOW }]);
     assert.deepEqual(effectsOf(plan, 'lock').map((l) => [l.name, l.args]), [['userApiKeys', [ORGANIZATION_ID, ALICE]]]);
   });

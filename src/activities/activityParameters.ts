@@ -10,6 +10,7 @@ export interface ActivityTypesOfPath {
   otp_login: 'ACTIVITY_TYPE_OTP_LOGIN_V2' | 'ACTIVITY_TYPE_OTP_LOGIN';
   stamp_login: 'ACTIVITY_TYPE_STAMP_LOGIN';
   otp_auth: 'ACTIVITY_TYPE_OTP_AUTH';
+  create_read_write_session: 'ACTIVITY_TYPE_CREATE_READ_WRITE_SESSION_V2';
   create_smart_contract_interface: 'ACTIVITY_TYPE_CREATE_SMART_CONTRACT_INTERFACE';
   delete_smart_contract_interface: 'ACTIVITY_TYPE_DELETE_SMART_CONTRACT_INTERFACE';
   create_users: 'ACTIVITY_TYPE_CREATE_USERS_V4';
@@ -150,6 +151,13 @@ export interface ActivityParametersOfType {
     otpId: string;
     otpCode: string;
     targetPublicKey: string;
+    apiKeyName?: string;
+    expirationSeconds?: string;
+    invalidateExisting?: boolean;
+  };
+  ACTIVITY_TYPE_CREATE_READ_WRITE_SESSION_V2: {
+    targetPublicKey: string;
+    userId?: string;
     apiKeyName?: string;
     expirationSeconds?: string;
     invalidateExisting?: boolean;

@@ -25,6 +25,7 @@ import { initOtpAuth } from './handlers/auth/initOtpAuth.ts';
 import { otpAuth } from './handlers/auth/otpAuth.ts';
 import { otpLogin, otpLoginV2 } from './handlers/auth/otpLogin.ts';
 import { stampLogin } from './handlers/auth/stampLogin.ts';
+import { createReadWriteSession } from './handlers/auth/createReadWriteSession.ts';
 import { updatePolicy, updatePolicyV1 } from './handlers/policies/updatePolicy.ts';
 import { updateRootQuorum } from './handlers/policies/updateRootQuorum.ts';
 import { updateUser } from './handlers/users/updateUser.ts';
@@ -61,6 +62,7 @@ export const activityHandlers: readonly ActivityHandler[] = [
   otpLogin,
   stampLogin,
   otpAuth,
+  createReadWriteSession,
   createSmartContractInterface,
   deleteSmartContractInterface,
   createUsers,
