@@ -104,7 +104,7 @@ export const REASONS = {
   CREDENTIAL_EXPIRED: { status: 401, meaning: 'The API key expired' },
   SESSION_EXPIRED: {
     status: 401,
-    meaning: 'The session key (of otp_login) or otp_auth key expired or was revoked; log in again',
+    meaning: 'The session key (of otp_login) or otp_auth key expired or was revoked, or a read-only session (X-Session) expired or its user was removed; log in again',
   },
   TIMESTAMP_STALE: { status: 401, meaning: "timestampMs is too far from the server's clock; stamp a fresh request" },
   STAMP_REPLAYED: {
@@ -122,6 +122,10 @@ export const REASONS = {
   PARENT_MAY_NOT_SUBMIT: {
     status: 403,
     meaning: "A parent organization's credential submitted an activity other than the login activities in a sub-organization",
+  },
+  READ_ONLY_SESSION: {
+    status: 403,
+    meaning: 'An activity (or a vote) sent with a read-only session (X-Session) and no stamp: a read-only session authenticates queries only',
   },
   REQUEST_NOT_AUTHORIZED: {
     status: 403,
@@ -327,9 +331,18 @@ export const authenticatorRevoked = (credentialId: string, revokedAt: Date) =>
 /** Why a statement refused a credential that verified: revoked, expired, or gone since it was looked up. */
 export function credentialRefused(
   credential: { scheme: string; publicKey: string; credentialId?: string },
-  state: { revokedAt: Date | null; expiresAt?: Date | null; kind?: ApiKeyKind; verificationToken?: boolean },
+  state: { revokedAt: Date | null; expiresAt?: Date | null; kind?: ApiKeyKind; verificationToken?: boolean; readOnlySession?: boolean },
   now: Date,
 ): SignetError {
+  if (state.readOnlySession) {
+    return state.revokedAt
+      ? unauthenticated(`X-Session: the read-only session ended: its user was removed at ${state.revokedAt.toISOString()}`, 'revoked', 'SESSION_EXPIRED')
+      : unauthenticated(
+          `X-Session: the read-only session expired${state.expiresAt ? ` at ${state.expiresAt.toISOString()}` : ''}; create a new one with create_read_only_session`,
+          'expired',
+          'SESSION_EXPIRED',
+        );
+  }
   const webauthn = credential.scheme === 'SIGNATURE_SCHEME_WEBAUTHN';
   if (state.verificationToken) {
     return state.revokedAt

@@ -118,5 +118,109 @@ for (const tdb of testDatabases) {
         );
       });
     });
+
+    describe('create_read_only_session', () => {
+      /** A request as @turnkey/sdk-browser sends it with a readOnlySession and no stamper: X-Session, no stamp. */
+      async function withSession(session: string, path: string, body: object): Promise<{ status: number; json: any }> {
+        const response = await fetch(`${server.baseUrl}${path}`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', 'X-Client-Version': 'test', 'X-Session': session },
+          body: JSON.stringify(body),
+        });
+        return { status: response.status, json: await response.json() };
+      }
+
+      /** A session the last test sees expire: moving the clock an hour on, it comes after every stamped request. */
+      let lastSession = '';
+
+      test('the session reads as the user (whoami, list_users) for an hour; the stored activity holds no session', async () => {
+        const answer = await sdk().createReadOnlySession({});
+        assert.equal(answer.activity.type, 'ACTIVITY_TYPE_CREATE_READ_ONLY_SESSION');
+        assert.equal(answer.activity.status, 'ACTIVITY_STATUS_COMPLETED');
+        assert.equal(answer.organizationId, org.organizationId);
+        assert.equal(answer.organizationName, 'Acme');
+        assert.equal(answer.userId, org.userId);
+        const expiry = Number(answer.sessionExpiry);
+        assert.ok(Math.abs(expiry - (server.clock.now().getTime() / 1000 + 3600)) <= 1, answer.sessionExpiry);
+
+        const whoami = await withSession(answer.session, '/public/v1/query/whoami', { organizationId: org.organizationId });
+        assert.equal(whoami.status, 200, JSON.stringify(whoami.json));
+        assert.deepEqual(whoami.json, { organizationId: org.organizationId, organizationName: 'Acme', userId: org.userId, username: answer.username });
+        const users = await withSession(answer.session, '/public/v1/query/list_users', { organizationId: org.organizationId });
+        assert.equal(users.status, 200, JSON.stringify(users.json));
+        assert.ok(users.json.users.some((user: any) => user.userId === org.userId));
+        // A waiting activity read with it is one it may not vote on.
+        const activity = await withSession(answer.session, '/public/v1/query/get_activity', { organizationId: org.organizationId, activityId: answer.activity.id });
+        assert.equal(activity.status, 200, JSON.stringify(activity.json));
+        assert.equal(activity.json.activity.result.createReadOnlySessionResult.session, '');
+
+        lastSession = answer.session;
+      });
+
+      test('an activity sent with the session is refused 403, nothing stored; a stamped one is the stamp\'s', async () => {
+        const { session } = await sdk().createReadOnlySession({});
+        const body = {
+          type: 'ACTIVITY_TYPE_CREATE_USER_TAG',
+          timestampMs: String(server.clock.now().getTime()),
+          organizationId: org.organizationId,
+          parameters: { userTagName: `never-${randomUUID().slice(0, 8)}`, userIds: [] },
+        };
+        const write = await withSession(session, '/public/v1/submit/create_user_tag', body);
+        assert.equal(write.status, 403, JSON.stringify(write.json));
+        assert.match(write.json.message, /X-Session: a read-only session reads only/);
+        assert.equal(write.json.details.at(-1).turnkeyErrorCode, 'READ_ONLY_SESSION');
+        const approve = await withSession(session, '/public/v1/submit/approve_activity', { ...body, type: 'ACTIVITY_TYPE_APPROVE_ACTIVITY', parameters: { fingerprint: 'x' } });
+        assert.equal(approve.status, 403);
+        const [tags] = await server.db.query<{ n: number }>('SELECT count(*)::int AS n FROM user_tags WHERE name = $1', [body.parameters.userTagName]);
+        assert.equal(tags!.n, 0);
+      });
+
+      test('refused: a changed token, another organization, a removed user', async () => {
+        const { session } = await sdk().createReadOnlySession({});
+        const [header, payload, signature] = session.split('.');
+        const changed = `${header}.${payload}.${signature!.startsWith('A') ? 'B' : 'A'}${signature!.slice(1)}`;
+        const forged = await withSession(changed, '/public/v1/query/whoami', { organizationId: org.organizationId });
+        assert.equal(forged.status, 401);
+        assert.match(forged.json.message, /does not verify/);
+        const garbage = await withSession('not a token', '/public/v1/query/whoami', { organizationId: org.organizationId });
+        assert.equal(garbage.status, 401);
+        assert.equal(garbage.json.details.at(-1).turnkeyErrorCode, 'STAMP_MALFORMED');
+
+        const other = await server.createOrganization('Other');
+        const elsewhere = await withSession(session, '/public/v1/query/whoami', { organizationId: other.organizationId });
+        assert.equal(elsewhere.status, 403);
+        assert.equal(elsewhere.json.details.at(-1).turnkeyErrorCode, 'WRONG_ORGANIZATION');
+
+        // A user's session ends when the user is removed.
+        const userId = await newUser();
+        const target = generateP256KeyPair();
+        const rw = await sdk().createReadWriteSession({ targetPublicKey: target.publicKey, userId });
+        const asUser = sdk(opened(rw.credentialBundle, target));
+        // Decided like every activity: a user outside the root quorum needs a policy.
+        await refused(asUser.createReadOnlySession({}), 7, /not allowed/);
+        await sdk().createPolicy({
+          policyName: `read-only sessions of ${userId}`,
+          effect: 'EFFECT_ALLOW',
+          condition: "activity.type == 'ACTIVITY_TYPE_CREATE_READ_ONLY_SESSION'",
+          consensus: `approvers.any(user, user.id == '${userId}')`,
+          notes: '',
+        });
+        const own = await asUser.createReadOnlySession({});
+        assert.equal(own.userId, userId);
+        assert.equal((await withSession(own.session, '/public/v1/query/whoami', { organizationId: org.organizationId })).json.userId, userId);
+        await sdk().deleteUsers({ userIds: [userId] });
+        const removed = await withSession(own.session, '/public/v1/query/whoami', { organizationId: org.organizationId });
+        assert.equal(removed.status, 401);
+        assert.match(removed.json.message, /read-only session ended/);
+      });
+
+      test('after an hour the session is a 401 SESSION_EXPIRED', async () => {
+        server.clock.advance(3_600_000);
+        const expired = await withSession(lastSession, '/public/v1/query/whoami', { organizationId: org.organizationId });
+        assert.equal(expired.status, 401);
+        assert.match(expired.json.message, /X-Session: the read-only session expired/);
+        assert.equal(expired.json.details.at(-1).turnkeyErrorCode, 'SESSION_EXPIRED');
+      });
+    });
   });
 }

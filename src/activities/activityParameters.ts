@@ -11,6 +11,7 @@ export interface ActivityTypesOfPath {
   stamp_login: 'ACTIVITY_TYPE_STAMP_LOGIN';
   otp_auth: 'ACTIVITY_TYPE_OTP_AUTH';
   create_read_write_session: 'ACTIVITY_TYPE_CREATE_READ_WRITE_SESSION_V2';
+  create_read_only_session: 'ACTIVITY_TYPE_CREATE_READ_ONLY_SESSION';
   create_smart_contract_interface: 'ACTIVITY_TYPE_CREATE_SMART_CONTRACT_INTERFACE';
   delete_smart_contract_interface: 'ACTIVITY_TYPE_DELETE_SMART_CONTRACT_INTERFACE';
   create_users: 'ACTIVITY_TYPE_CREATE_USERS_V4';
@@ -162,6 +163,7 @@ export interface ActivityParametersOfType {
     expirationSeconds?: string;
     invalidateExisting?: boolean;
   };
+  ACTIVITY_TYPE_CREATE_READ_ONLY_SESSION: Record<string, never>;
   ACTIVITY_TYPE_CREATE_SMART_CONTRACT_INTERFACE: {
     smartContractAddress: string;
     smartContractInterface: string;

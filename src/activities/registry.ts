@@ -26,6 +26,7 @@ import { otpAuth } from './handlers/auth/otpAuth.ts';
 import { otpLogin, otpLoginV2 } from './handlers/auth/otpLogin.ts';
 import { stampLogin } from './handlers/auth/stampLogin.ts';
 import { createReadWriteSession } from './handlers/auth/createReadWriteSession.ts';
+import { createReadOnlySession } from './handlers/auth/createReadOnlySession.ts';
 import { updatePolicy, updatePolicyV1 } from './handlers/policies/updatePolicy.ts';
 import { updateRootQuorum } from './handlers/policies/updateRootQuorum.ts';
 import { updateUser } from './handlers/users/updateUser.ts';
@@ -63,6 +64,7 @@ export const activityHandlers: readonly ActivityHandler[] = [
   stampLogin,
   otpAuth,
   createReadWriteSession,
+  createReadOnlySession,
   createSmartContractInterface,
   deleteSmartContractInterface,
   createUsers,

@@ -3,7 +3,7 @@
 // the reads every step shares: what a reader may still do with a waiting activity, whether the
 // authority changed since it was read, whether a parent's credential may submit here, and the
 // ExecutionContext a handler executes in.
-import type { Principal } from '../../auth/principal.ts';
+import { READ_ONLY_SESSION, type Principal } from '../../auth/principal.ts';
 import { credentialRefused, notFound, permissionDenied } from '../../errors.ts';
 import { ActivityWriter } from '../../store/activityWriter.ts';
 import type { ActivityRecord } from '../../store/activities.ts';
@@ -37,7 +37,8 @@ export function lifecycleOf(deps: LifecycleDependencies): Lifecycle {
 /** What `reader` may still do with the activity (canApprove, canReject): only a waiting one is read for it. */
 export async function accessFor(lifecycle: Lifecycle, record: ActivityRecord, reader: Principal): Promise<Access> {
   // Only the organization's own users approve: a parent's credential reads a sub-organization's activities, nothing more.
-  if (record.status !== ACTIVITY_STATUS.CONSENSUS_NEEDED || reader.organizationId !== record.organizationId) return NO_ACCESS;
+  // A read-only session (X-Session) votes on nothing.
+  if (record.status !== ACTIVITY_STATUS.CONSENSUS_NEEDED || reader.organizationId !== record.organizationId || reader.scheme === READ_ONLY_SESSION) return NO_ACCESS;
   const { db, handlers } = lifecycle.deps;
   const authority = await lifecycle.authorities.of(db, record.organizationId);
   const handler = handlerOfType(handlers, record.type);
