@@ -13,6 +13,8 @@ import { claimGate, MAX_FAILED_ATTEMPTS } from '../src/activities/handlers/auth/
 import { otpLogin } from '../src/activities/handlers/auth/otpLogin.ts';
 import { stampLogin } from '../src/activities/handlers/auth/stampLogin.ts';
 import { verifyOtp } from '../src/activities/handlers/auth/verifyOtp.ts';
+import { createReadOnlySession } from '../src/activities/handlers/auth/createReadOnlySession.ts';
+import { createReadWriteSession } from '../src/activities/handlers/auth/createReadWriteSession.ts';
 import type { ActivityPlan, ExecutionContext } from '../src/activities/handler.ts';
 import type { ServiceKeys } from '../src/activities/lifecycle/serviceKeys.ts';
 import type { Principal } from '../src/auth/principal.ts';
@@ -20,7 +22,9 @@ import { SignetError } from '../src/errors.ts';
 import { p256PointHex, uncompressedPublicKeyHex } from '../src/keys/p256.ts';
 import { hashOtpCode } from '../src/otp/code.ts';
 import type { StoredPayload } from '../src/otp/messages.ts';
+import { readReadOnlySession } from '../src/otp/readOnlySession.ts';
 import { decryptCode } from '../src/otp/sealedCode.ts';
+import { signSession } from '../src/otp/session.ts';
 import { signVerificationToken } from '../src/otp/verificationToken.ts';
 import { checksOf, effectsOf, NOW, ORGANIZATION_ID, planOf, rulesContext, USER_ID } from './support/handlerRules.ts';
 
@@ -357,5 +361,58 @@ describe('otp_login (the user read first)', () => {
     assert.deepEqual(effectsOf(plan, 'write')[2]!.args, [ORGANIZATION_ID, ALICE, { email: 'alice@example.com' }, NOW]);
     assert.deepEqual(effectsOf(plan, 'lock').map((l) => [l.name, l.args]), [['userApiKeys', [ORGANIZATION_ID, ALICE]]]);
     assert.equal(plan.secretFields, undefined);
+  });
+});
+
+describe('create_read_write_session and create_read_only_session (the names read first)', () => {
+  // What findWhoamiFor's statement answers: the credential usable, then the organization's and the user's names.
+  const db = rowsStore({ 'WITH credential AS': [{ credential_ok: true, body_row: true, organization_name: 'Acme', user_name: 'rules' }] });
+
+  test("a session key of the stamping user by default, expiring with the session, its bundle secret; invalidateExisting ends the user's other sessions under the lock of its keys", async () => {
+    const plan = await planOf(createReadWriteSession, { targetPublicKey: TARGET_KEY, expirationSeconds: '60' }, { db, keys });
+    const result = plan.result as { userId: string; apiKeyId: string; organizationName: string; username: string };
+    assert.deepEqual([result.userId, result.organizationName, result.username], [USER_ID, 'Acme', 'rules']);
+    assert.deepEqual(plan.secretFields, ['credentialBundle']);
+    assert.deepEqual(checksOf(plan).map((c) => [c.name, c.args]), [['userActive', [ORGANIZATION_ID, USER_ID]]]);
+    const writes = effectsOf(plan, 'write');
+    assert.deepEqual(writes.map((w) => w.name), ['insertApiKeys']);
+    const [, [key]] = writes[0]!.args as unknown as [string, Array<Record<string, unknown>>];
+    assert.deepEqual({ ...key, publicKey: undefined }, {
+      id: result.apiKeyId,
+      userId: USER_ID,
+      name: `Read Write Session - ${NOW.toISOString()}`,
+      publicKey: undefined,
+      expiresAt: new Date(NOW.getTime() + 60_000),
+      kind: 'session',
+    });
+    assert.deepEqual(effectsOf(plan, 'lock'), []);
+
+    const other = '5d2c8e4a-1b3f-4a6c-9e7d-2f1a0b9c8d7e';
+    const ending = await planOf(createReadWriteSession, { targetPublicKey: TARGET_KEY, userId: other, invalidateExisting: true }, { db, keys });
+    const endingWrites = effectsOf(ending, 'write');
+    assert.deepEqual(endingWrites.map((w) => w.name), ['insertApiKeys', 'revokeOtherSessionKeys']);
+    const newKey = (endingWrites[0]!.args[1] as Array<{ publicKey: string }>)[0]!.publicKey;
+    assert.deepEqual(endingWrites[1]!.args, [{ organizationId: ORGANIZATION_ID, userId: other, keepPublicKey: newKey, now: NOW }]);
+    assert.deepEqual(effectsOf(ending, 'lock').map((l) => [l.name, l.args]), [['userApiKeys', [ORGANIZATION_ID, other]]]);
+  });
+
+  test('a read-only session is a token of the stamping user for an hour, secret, that reads back only unchanged and unexpired', async () => {
+    const plan = await planOf(createReadOnlySession, {}, { db, keys });
+    const result = plan.result as { session: string; sessionExpiry: string; userId: string };
+    assert.deepEqual(plan.secretFields, ['session']);
+    assert.deepEqual(checksOf(plan).map((c) => [c.name, c.args]), [['userActive', [ORGANIZATION_ID, USER_ID]]]);
+    assert.equal(result.sessionExpiry, String(NOW.getTime() / 1000 + 3600));
+    const verifiers = await keys.verifiers('session');
+    assert.deepEqual(readReadOnlySession(result.session, verifiers, NOW), {
+      claims: { userId: USER_ID, organizationId: ORGANIZATION_ID, expiresAt: new Date(NOW.getTime() + 3_600_000) },
+    });
+    const [header, payload, signature] = result.session.split('.') as [string, string, string];
+    const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+    const otherUser = Buffer.from(JSON.stringify({ ...claims, user_id: ALICE })).toString('base64url');
+    assert.equal((readReadOnlySession(`${header}.${otherUser}.${signature}`, verifiers, NOW) as { kind: string }).kind, 'signature');
+    assert.equal((readReadOnlySession(result.session, verifiers, new Date(NOW.getTime() + 3_600_000)) as { kind: string }).kind, 'expired');
+    // A read-write session's JWT (no kid, another signature) is no read-only session.
+    const readWrite = signSession(await keys.get('session'), { publicKey: SESSION_KEY, userId: USER_ID, organizationId: ORGANIZATION_ID, expiresAt: new Date(NOW.getTime() + 60_000) });
+    assert.equal((readReadOnlySession(readWrite, verifiers, NOW) as { kind: string }).kind, 'malformed');
   });
 });
