@@ -104,7 +104,7 @@ export const REASONS = {
   CREDENTIAL_EXPIRED: { status: 401, meaning: 'The API key expired' },
   SESSION_EXPIRED: {
     status: 401,
-    meaning: 'The session key (of otp_login) or otp_auth key expired or was revoked, or a read-only session (X-Session) expired or its user was removed; log in again',
+    meaning: 'The session key (of otp_login) or otp_auth or email_auth key expired or was revoked, or a read-only session (X-Session) expired or its user was removed; log in again',
   },
   TIMESTAMP_STALE: { status: 401, meaning: "timestampMs is too far from the server's clock; stamp a fresh request" },
   STAMP_REPLAYED: {
@@ -307,11 +307,13 @@ export const unavailable = (message = 'the database is unavailable; nothing was 
 // matches "Unauthenticated desc = expired api key publicKey" in the message).
 const LOGIN_ENDED = (publicKey: string, login: string) => `log in again with ${login} (Unauthenticated desc = expired api key publicKey ${publicKey})`;
 const OTP_AUTH_LOGIN = 'a new code (init_otp_auth, then otp_auth)';
+const EMAIL_AUTH_LOGIN = 'a new email (email_auth)';
 
 export const apiKeyRevoked = (publicKey: string, revokedAt: Date, kind: ApiKeyKind = 'api_key') => {
   const at = revokedAt.toISOString();
   if (kind === 'session') return unauthenticated(`session ended: the session key ${publicKey} was revoked at ${at}; ${LOGIN_ENDED(publicKey, 'otp_login')}`, 'revoked', 'SESSION_EXPIRED');
   if (kind === 'otp_auth') return unauthenticated(`API key revoked: the otp_auth key ${publicKey} was revoked at ${at}; ${LOGIN_ENDED(publicKey, OTP_AUTH_LOGIN)}`, 'revoked', 'SESSION_EXPIRED');
+  if (kind === 'email_auth') return unauthenticated(`API key revoked: the email_auth key ${publicKey} was revoked at ${at}; ${LOGIN_ENDED(publicKey, EMAIL_AUTH_LOGIN)}`, 'revoked', 'SESSION_EXPIRED');
   return unauthenticated(`API key revoked: the API key ${publicKey} was revoked at ${at}; create a new API key`, 'revoked');
 };
 
@@ -319,6 +321,7 @@ export const apiKeyExpired = (publicKey: string, expiresAt: Date, kind: ApiKeyKi
   const at = expiresAt.toISOString();
   if (kind === 'session') return unauthenticated(`session expired: the session key ${publicKey} expired at ${at}; ${LOGIN_ENDED(publicKey, 'otp_login')}`, 'expired', 'SESSION_EXPIRED');
   if (kind === 'otp_auth') return unauthenticated(`API key expired: the otp_auth key ${publicKey} expired at ${at}; ${LOGIN_ENDED(publicKey, OTP_AUTH_LOGIN)}`, 'expired', 'SESSION_EXPIRED');
+  if (kind === 'email_auth') return unauthenticated(`API key expired: the email_auth key ${publicKey} expired at ${at}; ${LOGIN_ENDED(publicKey, EMAIL_AUTH_LOGIN)}`, 'expired', 'SESSION_EXPIRED');
   return unauthenticated(`API key expired: the API key ${publicKey} expired at ${at}; create a new API key`, 'expired');
 };
 

@@ -15,9 +15,11 @@ import { stampLogin } from '../src/activities/handlers/auth/stampLogin.ts';
 import { verifyOtp } from '../src/activities/handlers/auth/verifyOtp.ts';
 import { createReadOnlySession } from '../src/activities/handlers/auth/createReadOnlySession.ts';
 import { createReadWriteSession } from '../src/activities/handlers/auth/createReadWriteSession.ts';
+import { emailAuth } from '../src/activities/handlers/auth/emailAuth.ts';
 import type { ActivityPlan, ExecutionContext } from '../src/activities/handler.ts';
 import type { ServiceKeys } from '../src/activities/lifecycle/serviceKeys.ts';
 import type { Principal } from '../src/auth/principal.ts';
+import { loadConfig } from '../src/config.ts';
 import { SignetError } from '../src/errors.ts';
 import { p256PointHex, uncompressedPublicKeyHex } from '../src/keys/p256.ts';
 import { hashOtpCode } from '../src/otp/code.ts';
@@ -414,5 +416,43 @@ describe('create_read_write_session and create_read_only_session (the names read
     // A read-write session's JWT (no kid, another signature) is no read-only session.
     const readWrite = signSession(await keys.get('session'), { publicKey: SESSION_KEY, userId: USER_ID, organizationId: ORGANIZATION_ID, expiresAt: new Date(NOW.getTime() + 60_000) });
     assert.equal((readReadOnlySession(readWrite, verifiers, NOW) as { kind: string }).kind, 'malformed');
+  });
+});
+
+describe('email_auth (the user read first)', () => {
+  const db = rowsStore({ 'FROM users': [{ id: ALICE, user_name: 'alice' }] });
+
+  test("the user must be active; a send taken from the address's OTP email window; the key written; the bundle only in the sealed email", async () => {
+    const plan = await planOf(
+      emailAuth,
+      { email: 'Alice@Example.com', targetPublicKey: TARGET_KEY, emailCustomization: { appName: 'Acme Wallet' }, invalidateExisting: true },
+      { db, keys, secret: SECRET },
+    );
+    assert.deepEqual(plan.result, { userId: ALICE, apiKeyId: (plan.result as { apiKeyId: string }).apiKeyId });
+    assert.equal(plan.secretFields, undefined);
+    assert.deepEqual(checksOf(plan).map((c) => [c.name, c.args]), [['userActive', [ORGANIZATION_ID, ALICE]]]);
+    const [window] = effectsOf(plan, 'take');
+    assert.deepEqual(window!.args, [`contact:OTP_TYPE_EMAIL:${ORGANIZATION_ID}:alice@example.com`, loadConfig({}).otpRateLimits.emailPerContact]);
+    assert.equal(window!.error('30').reason, 'OTP_RATE_LIMITED');
+    const writes = effectsOf(plan, 'write');
+    assert.deepEqual(writes.map((w) => w.name), ['insertApiKeys', 'revokeOtherEmailAuthKeys']);
+    const [, [key]] = writes[0]!.args as unknown as [string, Array<{ kind: string; name: string; expiresAt: Date }>];
+    assert.deepEqual([key!.kind, key!.name, key!.expiresAt], ['email_auth', `Email Auth - ${NOW.toISOString()}`, new Date(NOW.getTime() + 900_000)]);
+    assert.deepEqual(effectsOf(plan, 'lock').map((l) => [l.name, l.args]), [['userApiKeys', [ORGANIZATION_ID, ALICE]]]);
+
+    const [queued] = effectsOf(plan, 'queue');
+    const payload = queued!.message.payload as StoredPayload;
+    assert.equal(queued!.message.emailTemplate, undefined);
+    assert.deepEqual({ ...payload, encryptedCode: undefined }, {
+      channel: 'email',
+      purpose: 'email_auth',
+      to: 'alice@example.com',
+      appName: 'Acme Wallet',
+      fromName: 'Notifications',
+      expirationSeconds: 900,
+      encryptedCode: undefined,
+    });
+    // What is sealed is a credential bundle: base58check, far longer than any code.
+    assert.match(decryptCode(SECRET, queued!.message.id, payload.encryptedCode!), /^[1-9A-HJ-NP-Za-km-z]{100,}$/);
   });
 });

@@ -12,6 +12,7 @@ export interface ActivityTypesOfPath {
   otp_auth: 'ACTIVITY_TYPE_OTP_AUTH';
   create_read_write_session: 'ACTIVITY_TYPE_CREATE_READ_WRITE_SESSION_V2';
   create_read_only_session: 'ACTIVITY_TYPE_CREATE_READ_ONLY_SESSION';
+  email_auth: 'ACTIVITY_TYPE_EMAIL_AUTH_V3';
   create_smart_contract_interface: 'ACTIVITY_TYPE_CREATE_SMART_CONTRACT_INTERFACE';
   delete_smart_contract_interface: 'ACTIVITY_TYPE_DELETE_SMART_CONTRACT_INTERFACE';
   create_users: 'ACTIVITY_TYPE_CREATE_USERS_V4';
@@ -164,6 +165,23 @@ export interface ActivityParametersOfType {
     invalidateExisting?: boolean;
   };
   ACTIVITY_TYPE_CREATE_READ_ONLY_SESSION: Record<string, never>;
+  ACTIVITY_TYPE_EMAIL_AUTH_V3: {
+    email: string;
+    targetPublicKey: string;
+    apiKeyName?: string;
+    expirationSeconds?: string;
+    emailCustomization: {
+      logoUrl?: string;
+      magicLinkTemplate?: string;
+      templateVariables?: string;
+      templateId?: string;
+      appName: string;
+    };
+    invalidateExisting?: boolean;
+    sendFromEmailAddress?: string;
+    sendFromEmailSenderName?: string;
+    replyToEmailAddress?: string;
+  };
   ACTIVITY_TYPE_CREATE_SMART_CONTRACT_INTERFACE: {
     smartContractAddress: string;
     smartContractInterface: string;

@@ -27,6 +27,7 @@ import { otpLogin, otpLoginV2 } from './handlers/auth/otpLogin.ts';
 import { stampLogin } from './handlers/auth/stampLogin.ts';
 import { createReadWriteSession } from './handlers/auth/createReadWriteSession.ts';
 import { createReadOnlySession } from './handlers/auth/createReadOnlySession.ts';
+import { emailAuth } from './handlers/auth/emailAuth.ts';
 import { updatePolicy, updatePolicyV1 } from './handlers/policies/updatePolicy.ts';
 import { updateRootQuorum } from './handlers/policies/updateRootQuorum.ts';
 import { updateUser } from './handlers/users/updateUser.ts';
@@ -65,6 +66,7 @@ export const activityHandlers: readonly ActivityHandler[] = [
   otpAuth,
   createReadWriteSession,
   createReadOnlySession,
+  emailAuth,
   createSmartContractInterface,
   deleteSmartContractInterface,
   createUsers,

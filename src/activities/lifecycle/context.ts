@@ -74,11 +74,12 @@ export async function changedSince(lifecycle: Lifecycle, authority: Authority, p
  */
 export async function parentMaySubmit(lifecycle: Lifecycle, handler: Pick<ActivityHandler, 'parentMaySubmit'>, envelope: Envelope): Promise<void> {
   if (!handler.parentMaySubmit) {
+    // The list is the handlers' own (parentMaySubmit), so it names every login activity there is.
+    const logins = [...new Set(lifecycle.deps.handlers.filter((one) => one.parentMaySubmit).map((one) => one.path))].join(', ');
     throw permissionDenied(
       'PARENT_MAY_NOT_SUBMIT',
       `${envelope.type} in organization ${envelope.organizationId} needs a credential of that organization: a credential of its ` +
-        'parent organization reads a sub-organization and submits only the login activities there (init_otp, init_otp_auth, ' +
-        'verify_otp, otp_login, otp_auth); stamp with a credential of the sub-organization',
+        `parent organization reads a sub-organization and submits only the login activities there (${logins}); stamp with a credential of the sub-organization`,
     );
   }
   const place = await findOrganizationPlace(lifecycle.deps.db, envelope.organizationId);

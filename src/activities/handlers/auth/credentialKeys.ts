@@ -1,4 +1,4 @@
-// What the activities that answer a key in a credential bundle share (otp_auth,
+// What the activities that give a key in a credential bundle share (otp_auth, email_auth,
 // create_read_write_session): the client's target key as a parameter, and the plan that makes a new
 // expiring API key of a user, its private half sealed to that target (otp/credentialBundle.ts) and
 // its public half registered, ending the user's other keys of the same kind when asked.
@@ -20,7 +20,10 @@ export const targetPublicKeyParameter = z
   });
 
 /** The kinds of key a credential bundle carries, each with its own invalidateExisting. */
-type BundledKeyKind = 'otp_auth' | 'session';
+type BundledKeyKind = 'otp_auth' | 'email_auth' | 'session';
+
+/** The write that ends the user's other keys of each kind (invalidateExisting). */
+const REVOKE_OTHERS = { session: 'revokeOtherSessionKeys', otp_auth: 'revokeOtherOtpAuthKeys', email_auth: 'revokeOtherEmailAuthKeys' } as const;
 
 export interface BundledKey {
   apiKeyId: string;
@@ -61,7 +64,7 @@ export async function planBundledKey(
       write('insertApiKeys', organizationId, [row], now),
       ...(key.invalidateExisting
         ? [
-            key.kind === 'session' ? write('revokeOtherSessionKeys', keep) : write('revokeOtherOtpAuthKeys', keep),
+            write(REVOKE_OTHERS[key.kind], keep),
             // Ending the other keys and making this one is one step per user: a concurrent request
             // holding the lock commits its key first, and this statement then sees it and ends it.
             lock('userApiKeys', organizationId, key.userId),
