@@ -308,11 +308,13 @@ export const unavailable = (message = 'the database is unavailable; nothing was 
 const LOGIN_ENDED = (publicKey: string, login: string) => `log in again with ${login} (Unauthenticated desc = expired api key publicKey ${publicKey})`;
 const OTP_AUTH_LOGIN = 'a new code (init_otp_auth, then otp_auth)';
 const EMAIL_AUTH_LOGIN = 'a new email (email_auth)';
+const RECOVERY = 'ask for a new recovery email (init_user_email_recovery)';
 
 export const apiKeyRevoked = (publicKey: string, revokedAt: Date, kind: ApiKeyKind = 'api_key') => {
   const at = revokedAt.toISOString();
   if (kind === 'session') return unauthenticated(`session ended: the session key ${publicKey} was revoked at ${at}; ${LOGIN_ENDED(publicKey, 'otp_login')}`, 'revoked', 'SESSION_EXPIRED');
   if (kind === 'otp_auth') return unauthenticated(`API key revoked: the otp_auth key ${publicKey} was revoked at ${at}; ${LOGIN_ENDED(publicKey, OTP_AUTH_LOGIN)}`, 'revoked', 'SESSION_EXPIRED');
+  if (kind === 'recovery') return unauthenticated(`API key revoked: the recovery key ${publicKey} was used or revoked at ${at}; ${RECOVERY}`, 'revoked');
   if (kind === 'email_auth') return unauthenticated(`API key revoked: the email_auth key ${publicKey} was revoked at ${at}; ${LOGIN_ENDED(publicKey, EMAIL_AUTH_LOGIN)}`, 'revoked', 'SESSION_EXPIRED');
   return unauthenticated(`API key revoked: the API key ${publicKey} was revoked at ${at}; create a new API key`, 'revoked');
 };
@@ -321,6 +323,7 @@ export const apiKeyExpired = (publicKey: string, expiresAt: Date, kind: ApiKeyKi
   const at = expiresAt.toISOString();
   if (kind === 'session') return unauthenticated(`session expired: the session key ${publicKey} expired at ${at}; ${LOGIN_ENDED(publicKey, 'otp_login')}`, 'expired', 'SESSION_EXPIRED');
   if (kind === 'otp_auth') return unauthenticated(`API key expired: the otp_auth key ${publicKey} expired at ${at}; ${LOGIN_ENDED(publicKey, OTP_AUTH_LOGIN)}`, 'expired', 'SESSION_EXPIRED');
+  if (kind === 'recovery') return unauthenticated(`API key expired: the recovery key ${publicKey} expired at ${at}; ${RECOVERY}`, 'expired');
   if (kind === 'email_auth') return unauthenticated(`API key expired: the email_auth key ${publicKey} expired at ${at}; ${LOGIN_ENDED(publicKey, EMAIL_AUTH_LOGIN)}`, 'expired', 'SESSION_EXPIRED');
   return unauthenticated(`API key expired: the API key ${publicKey} expired at ${at}; create a new API key`, 'expired');
 };

@@ -12,12 +12,17 @@ import { testDatabases } from './support/databases.ts';
 import { refused } from './support/refusals.ts';
 import { startTestServer, type Credentials, type TestServer } from './support/server.ts';
 import { startSmtpSink, type SmtpSink } from './support/smtpSink.ts';
+import { createSoftwareAuthenticator, v1Attestation, webauthnStamperFor } from './support/softwareAuthenticator.ts';
+import { TurnkeyClient } from '@turnkey/http';
 
-/** The bundle as the built-in email shows it: base58 on a line of its own after the words. */
-const BUNDLE = /for the page where you asked for it:\s+([1-9A-HJ-NP-Za-km-z]{40,})\s/;
+const RP_ID = 'wallet.example';
+const ORIGIN = 'https://wallet.example';
+
+/** The bundle as the built-in emails show it: base58 on a line of its own after the words. */
+const BUNDLE = /for the page where you asked (?:for it|to recover your account):\s+([1-9A-HJ-NP-Za-km-z]{40,})\s/;
 
 for (const tdb of testDatabases) {
-  describe(`email_auth (${tdb.name})`, () => {
+  describe(`email_auth and email recovery (${tdb.name})`, () => {
     let smtp: SmtpSink;
     let server: TestServer;
     let org: Credentials;
@@ -25,7 +30,11 @@ for (const tdb of testDatabases) {
     before(async () => {
       smtp = await startSmtpSink();
       // Two emails per address every window, so the third is refused at once.
-      server = await startTestServer(tdb, { SIGNET_SMTP_URL: smtp.url, SIGNET_EMAIL_FROM: 'auth@signet.test', SIGNET_RATE_LIMIT_EMAIL_PER_CONTACT: '2/600' });
+      server = await startTestServer(tdb, {
+        SIGNET_SMTP_URL: smtp.url, SIGNET_EMAIL_FROM: 'auth@signet.test', SIGNET_RATE_LIMIT_EMAIL_PER_CONTACT: '2/600',
+        SIGNET_WEBAUTHN_RP_ID: RP_ID,
+        SIGNET_WEBAUTHN_ORIGINS: ORIGIN,
+      });
       org = await server.createOrganization('Acme');
     });
     after(async () => {
@@ -77,7 +86,7 @@ for (const tdb of testDatabases) {
 
       const { mail, bundle } = await bundleTo(email);
       assert.equal(mail.subject, 'Sign in to Acme Wallet');
-      assert.ok(mail.text!.includes(`Sign in with this link: https://wallet.example/auth?bundle=${bundle}`), mail.text);
+      assert.ok(mail.text!.includes(`Sign in to Acme Wallet with this link: https://wallet.example/auth?bundle=${bundle}`), mail.text);
       // The HTML escapes the link's = as Handlebars does; the bundle itself is there as it is.
       assert.ok(String(mail.html).includes(`auth?bundle&#x3D;${bundle}`));
       assert.throws(() => decryptCredentialBundle(bundle, generateP256KeyPair().privateKey));
@@ -135,6 +144,59 @@ for (const tdb of testDatabases) {
         3,
         /appName/,
         'parameters.emailCustomization.appName',
+      );
+    });
+
+    test("recovery: the parent emails its end user a recovery key, which adds a passkey with recover_user, once, and stamps nothing else", async () => {
+      // The end user is its sub-organization's root user, as an app's users are.
+      const email = `lost-${randomUUID().slice(0, 8)}@example.com`;
+      const { subOrganizationId, rootUserIds } = await sdk().createSubOrganization({
+        subOrganizationName: 'Lost',
+        rootUsers: [{ userName: 'end user', userEmail: email, apiKeys: [], authenticators: [], oauthProviders: [] }],
+        rootQuorumThreshold: 1,
+      });
+      const userId = rootUserIds![0]!;
+      const target = generateP256KeyPair();
+      const init = await sdk(org, subOrganizationId).initUserEmailRecovery({ email, targetPublicKey: target.publicKey, emailCustomization: { appName: 'Acme Wallet' } });
+      assert.equal(init.activity.type, 'ACTIVITY_TYPE_INIT_USER_EMAIL_RECOVERY_V2');
+      assert.equal(init.userId, userId);
+      const { mail, bundle } = await bundleTo(email);
+      assert.equal(mail.subject, 'Recover your Acme Wallet account');
+      const recoveryKey = opened(bundle, target);
+      const asRecovery = sdk(recoveryKey, subOrganizationId);
+
+      // The recovery key stamps recover_user only: a query or another activity is a 403.
+      await refused(asRecovery.getWhoami({ organizationId: subOrganizationId }), 7, /stamps recover_user only/);
+      await refused(asRecovery.createReadOnlySession({}), 7, /stamps recover_user only/);
+
+      const passkey = createSoftwareAuthenticator({ rpId: RP_ID, origin: ORIGIN });
+      const challenge = Buffer.from(randomUUID()).toString('base64url');
+      const recovered = await asRecovery.recoverUser({
+        userId,
+        authenticator: { authenticatorName: 'new phone', challenge, attestation: v1Attestation(passkey.register(challenge)) as never },
+      });
+      assert.equal(recovered.activity.status, 'ACTIVITY_STATUS_COMPLETED');
+      assert.equal(recovered.authenticatorId.length, 1);
+      // The passkey stamps as the user.
+      const byPasskey = new TurnkeyClient({ baseUrl: server.baseUrl }, webauthnStamperFor(passkey) as any);
+      assert.equal((await byPasskey.getWhoami({ organizationId: subOrganizationId })).userId, userId);
+      // The key recovered once: it is revoked.
+      const again = createSoftwareAuthenticator({ rpId: RP_ID, origin: ORIGIN });
+      await refused(
+        asRecovery.recoverUser({ userId, authenticator: { authenticatorName: 'again', challenge, attestation: v1Attestation(again.register(challenge)) as never } }),
+        16,
+        /recovery key .* was used or revoked/,
+      );
+      // recover_user stamped with another credential (the user's new passkey) is refused.
+      await refused(
+        byPasskey.recoverUser({
+          type: 'ACTIVITY_TYPE_RECOVER_USER',
+          timestampMs: String(Date.now()),
+          organizationId: subOrganizationId,
+          parameters: { userId, authenticator: { authenticatorName: 'other', challenge, attestation: v1Attestation(again.register(challenge)) as never } },
+        }),
+        7,
+        /stamped with the recovery key/,
       );
     });
   });

@@ -28,6 +28,8 @@ import { stampLogin } from './handlers/auth/stampLogin.ts';
 import { createReadWriteSession } from './handlers/auth/createReadWriteSession.ts';
 import { createReadOnlySession } from './handlers/auth/createReadOnlySession.ts';
 import { emailAuth } from './handlers/auth/emailAuth.ts';
+import { initUserEmailRecovery } from './handlers/auth/initUserEmailRecovery.ts';
+import { recoverUser } from './handlers/auth/recoverUser.ts';
 import { updatePolicy, updatePolicyV1 } from './handlers/policies/updatePolicy.ts';
 import { updateRootQuorum } from './handlers/policies/updateRootQuorum.ts';
 import { updateUser } from './handlers/users/updateUser.ts';
@@ -67,6 +69,8 @@ export const activityHandlers: readonly ActivityHandler[] = [
   createReadWriteSession,
   createReadOnlySession,
   emailAuth,
+  initUserEmailRecovery,
+  recoverUser,
   createSmartContractInterface,
   deleteSmartContractInterface,
   createUsers,

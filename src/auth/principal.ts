@@ -47,5 +47,6 @@ export function apiKeyCredentialType(kind: ApiKeyKind): CredentialType {
   if (kind === 'session') return 'CREDENTIAL_TYPE_READ_WRITE_SESSION_KEY_P256';
   if (kind === 'otp_auth') return 'CREDENTIAL_TYPE_OTP_AUTH_KEY_P256';
   if (kind === 'email_auth') return 'CREDENTIAL_TYPE_EMAIL_AUTH_KEY_P256';
+  if (kind === 'recovery') return 'CREDENTIAL_TYPE_RECOVER_USER_KEY_P256';
   return 'CREDENTIAL_TYPE_API_KEY_P256';
 }

@@ -33,7 +33,7 @@ export class StampChecker {
    * (`fromSubOrganization`: a sub-organization's credential may name its parent, as whoami and
    * stamp_login allow), or the refusal. A stamp that authenticated is told to the failure throttle.
    */
-  async principalOf(body: Buffer, stamp: Stamp, organizationId: string, options: { fromSubOrganization?: boolean } = {}): Promise<Principal> {
+  async principalOf(body: Buffer, stamp: Stamp, organizationId: string, options: { fromSubOrganization?: boolean; recoveryKey?: boolean } = {}): Promise<Principal> {
     const { db, config, credentials } = this.deps;
     const principal = await authenticate(db, body, stamp, organizationId, {
       origins: config.webauthnOrigins,
@@ -41,6 +41,7 @@ export class StampChecker {
       now: this.deps.now?.() ?? new Date(),
       cache: credentials,
       ...(options.fromSubOrganization ? { fromSubOrganization: true } : {}),
+      ...(options.recoveryKey ? { recoveryKey: true } : {}),
       ...(this.deps.verificationTokenKeys ? { verificationTokenKeys: this.deps.verificationTokenKeys } : {}),
     });
     this.deps.onAuthenticated?.(stamp.kind === 'webauthn' ? stamp.credentialId : stamp.publicKey);

@@ -59,8 +59,11 @@ function registerRoute<D extends Declared>(
       const stamp = parseStamp(request.headers, { attested });
       const { envelope, handler } = envelopeOf(declared, document);
       activityType = handler.activityType;
-      // The one place ActivityHandler.fromSubOrganization is read.
-      const principal = await stamps.principalOf(body, stamp, envelope.organizationId, handler.fromSubOrganization ? { fromSubOrganization: true } : {});
+      // The one place ActivityHandler.fromSubOrganization and ActivityHandler.acceptsRecoveryKey are read.
+      const principal = await stamps.principalOf(body, stamp, envelope.organizationId, {
+        ...(handler.fromSubOrganization ? { fromSubOrganization: true } : {}),
+        ...(handler.acceptsRecoveryKey ? { recoveryKey: true } : {}),
+      });
       try {
         outcome = await submit(handler, { body, document, envelope, principal, stampHeader: stampHeaderOf(request.headers) });
       } catch (error) {

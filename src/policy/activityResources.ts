@@ -30,6 +30,8 @@ export const ACTIVITY_RESOURCES: Readonly<Record<string, ActivityResource>> = Ob
   CREATE_READ_WRITE_SESSION: { resource: 'AUTH', action: 'CREATE' },
   CREATE_READ_ONLY_SESSION: { resource: 'AUTH', action: 'CREATE' },
   EMAIL_AUTH: { resource: 'AUTH', action: 'CREATE' },
+  INIT_USER_EMAIL_RECOVERY: { resource: 'AUTH', action: 'CREATE' },
+  RECOVER_USER: { resource: 'AUTH', action: 'CREATE' },
   CREATE_SMART_CONTRACT_INTERFACE: { resource: 'SMART_CONTRACT_INTERFACE', action: 'CREATE' },
   DELETE_SMART_CONTRACT_INTERFACE: { resource: 'SMART_CONTRACT_INTERFACE', action: 'DELETE' },
   CREATE_USERS: { resource: 'USER', action: 'CREATE' },

@@ -108,7 +108,7 @@ export function parseCredentialState(json: unknown): CredentialState {
   return {
     revokedAt: date(state.revokedAt),
     ...(state.expiresAt !== undefined ? { expiresAt: date(state.expiresAt) } : {}),
-    ...(state.kind === 'session' || state.kind === 'otp_auth' || state.kind === 'email_auth' ? { kind: state.kind } : {}),
+    ...(state.kind === 'session' || state.kind === 'otp_auth' || state.kind === 'email_auth' || state.kind === 'recovery' ? { kind: state.kind } : {}),
     ...(state.kind === 'verificationToken' ? { verificationToken: true } : {}),
     ...(state.kind === 'readOnlySession' ? { readOnlySession: true } : {}),
   };

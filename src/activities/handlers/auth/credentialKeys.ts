@@ -20,10 +20,10 @@ export const targetPublicKeyParameter = z
   });
 
 /** The kinds of key a credential bundle carries, each with its own invalidateExisting. */
-type BundledKeyKind = 'otp_auth' | 'email_auth' | 'session';
+type BundledKeyKind = 'otp_auth' | 'email_auth' | 'session' | 'recovery';
 
 /** The write that ends the user's other keys of each kind (invalidateExisting). */
-const REVOKE_OTHERS = { session: 'revokeOtherSessionKeys', otp_auth: 'revokeOtherOtpAuthKeys', email_auth: 'revokeOtherEmailAuthKeys' } as const;
+const REVOKE_OTHERS = { session: 'revokeOtherSessionKeys', otp_auth: 'revokeOtherOtpAuthKeys', email_auth: 'revokeOtherEmailAuthKeys', recovery: 'revokeOtherRecoveryKeys' } as const;
 
 export interface BundledKey {
   apiKeyId: string;
