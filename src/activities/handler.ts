@@ -121,8 +121,9 @@ export interface ActivityHandler<Schema extends z.ZodType = z.ZodType, Result ex
   description?: string;
   /**
    * A credential of the organization's parent may submit it in a sub-organization (the activities of
-   * an end user's login: init_otp, init_otp_auth, verify_otp, otp_login, otp_auth), decided by the
-   * parent's root quorum and policies. Every other activity needs a credential of the organization.
+   * an end user's login and recovery: init_otp, init_otp_auth, verify_otp, otp_login, otp_auth,
+   * email_auth, init_user_email_recovery), decided by the parent's root quorum and policies. Every
+   * other activity needs a credential of the organization.
    */
   parentMaySubmit?: boolean;
   /**
