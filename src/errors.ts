@@ -115,7 +115,7 @@ export const REASONS = {
   CREDENTIAL_EXPIRED: { status: 401, meaning: 'The API key expired' },
   SESSION_EXPIRED: {
     status: 401,
-    meaning: 'The session key (of otp_login) or otp_auth key expired or was revoked; log in again',
+    meaning: 'The session key (of otp_login) or otp_auth or email_auth key expired or was revoked, or a read-only session (X-Session) expired or its user was removed; log in again',
   },
   TIMESTAMP_STALE: { status: 401, meaning: "timestampMs is too far from the server's clock; stamp a fresh request" },
   STAMP_REPLAYED: {
@@ -133,6 +133,10 @@ export const REASONS = {
   PARENT_MAY_NOT_SUBMIT: {
     status: 403,
     meaning: "A parent organization's credential submitted an activity other than the login activities in a sub-organization",
+  },
+  READ_ONLY_SESSION: {
+    status: 403,
+    meaning: 'An activity (or a vote) sent with a read-only session (X-Session) and no stamp: a read-only session authenticates queries only',
   },
   REQUEST_NOT_AUTHORIZED: {
     status: 403,
@@ -337,11 +341,15 @@ export const unavailable = (message = 'the database is unavailable; nothing was 
 // matches "Unauthenticated desc = expired api key publicKey" in the message).
 const LOGIN_ENDED = (publicKey: string, login: string) => `log in again with ${login} (Unauthenticated desc = expired api key publicKey ${publicKey})`;
 const OTP_AUTH_LOGIN = 'a new code (init_otp_auth, then otp_auth)';
+const EMAIL_AUTH_LOGIN = 'a new email (email_auth)';
+const RECOVERY = 'ask for a new recovery email (init_user_email_recovery)';
 
 export const apiKeyRevoked = (publicKey: string, revokedAt: Date, kind: ApiKeyKind = 'api_key') => {
   const at = revokedAt.toISOString();
   if (kind === 'session') return unauthenticated(`session ended: the session key ${publicKey} was revoked at ${at}; ${LOGIN_ENDED(publicKey, 'otp_login')}`, 'revoked', 'SESSION_EXPIRED');
   if (kind === 'otp_auth') return unauthenticated(`API key revoked: the otp_auth key ${publicKey} was revoked at ${at}; ${LOGIN_ENDED(publicKey, OTP_AUTH_LOGIN)}`, 'revoked', 'SESSION_EXPIRED');
+  if (kind === 'recovery') return unauthenticated(`API key revoked: the recovery key ${publicKey} was used or revoked at ${at}; ${RECOVERY}`, 'revoked');
+  if (kind === 'email_auth') return unauthenticated(`API key revoked: the email_auth key ${publicKey} was revoked at ${at}; ${LOGIN_ENDED(publicKey, EMAIL_AUTH_LOGIN)}`, 'revoked', 'SESSION_EXPIRED');
   return unauthenticated(`API key revoked: the API key ${publicKey} was revoked at ${at}; create a new API key`, 'revoked');
 };
 
@@ -349,6 +357,8 @@ export const apiKeyExpired = (publicKey: string, expiresAt: Date, kind: ApiKeyKi
   const at = expiresAt.toISOString();
   if (kind === 'session') return unauthenticated(`session expired: the session key ${publicKey} expired at ${at}; ${LOGIN_ENDED(publicKey, 'otp_login')}`, 'expired', 'SESSION_EXPIRED');
   if (kind === 'otp_auth') return unauthenticated(`API key expired: the otp_auth key ${publicKey} expired at ${at}; ${LOGIN_ENDED(publicKey, OTP_AUTH_LOGIN)}`, 'expired', 'SESSION_EXPIRED');
+  if (kind === 'recovery') return unauthenticated(`API key expired: the recovery key ${publicKey} expired at ${at}; ${RECOVERY}`, 'expired');
+  if (kind === 'email_auth') return unauthenticated(`API key expired: the email_auth key ${publicKey} expired at ${at}; ${LOGIN_ENDED(publicKey, EMAIL_AUTH_LOGIN)}`, 'expired', 'SESSION_EXPIRED');
   return unauthenticated(`API key expired: the API key ${publicKey} expired at ${at}; create a new API key`, 'expired');
 };
 
@@ -361,9 +371,18 @@ export const authenticatorRevoked = (credentialId: string, revokedAt: Date) =>
 /** Why a statement refused a credential that verified: revoked, expired, or gone since it was looked up. */
 export function credentialRefused(
   credential: { scheme: string; publicKey: string; credentialId?: string },
-  state: { revokedAt: Date | null; expiresAt?: Date | null; kind?: ApiKeyKind; verificationToken?: boolean },
+  state: { revokedAt: Date | null; expiresAt?: Date | null; kind?: ApiKeyKind; verificationToken?: boolean; readOnlySession?: boolean },
   now: Date,
 ): SignetError {
+  if (state.readOnlySession) {
+    return state.revokedAt
+      ? unauthenticated(`X-Session: the read-only session ended: its user was removed at ${state.revokedAt.toISOString()}`, 'revoked', 'SESSION_EXPIRED')
+      : unauthenticated(
+          `X-Session: the read-only session expired${state.expiresAt ? ` at ${state.expiresAt.toISOString()}` : ''}; create a new one with create_read_only_session`,
+          'expired',
+          'SESSION_EXPIRED',
+        );
+  }
   const webauthn = credential.scheme === 'SIGNATURE_SCHEME_WEBAUTHN';
   if (state.verificationToken) {
     return state.revokedAt

@@ -13,14 +13,20 @@ import { claimGate, MAX_FAILED_ATTEMPTS } from '../src/activities/handlers/auth/
 import { otpLogin } from '../src/activities/handlers/auth/otpLogin.ts';
 import { stampLogin } from '../src/activities/handlers/auth/stampLogin.ts';
 import { verifyOtp } from '../src/activities/handlers/auth/verifyOtp.ts';
+import { createReadOnlySession } from '../src/activities/handlers/auth/createReadOnlySession.ts';
+import { createReadWriteSession } from '../src/activities/handlers/auth/createReadWriteSession.ts';
+import { emailAuth } from '../src/activities/handlers/auth/emailAuth.ts';
 import type { ActivityPlan, ExecutionContext } from '../src/activities/handler.ts';
 import type { ServiceKeys } from '../src/activities/lifecycle/serviceKeys.ts';
 import type { Principal } from '../src/auth/principal.ts';
+import { loadConfig } from '../src/config.ts';
 import { SignetError } from '../src/errors.ts';
 import { p256PointHex, uncompressedPublicKeyHex } from '../src/keys/p256.ts';
 import { hashOtpCode } from '../src/otp/code.ts';
 import type { StoredPayload } from '../src/otp/messages.ts';
+import { readReadOnlySession } from '../src/otp/readOnlySession.ts';
 import { decryptCode } from '../src/otp/sealedCode.ts';
+import { signSession } from '../src/otp/session.ts';
 import { signVerificationToken } from '../src/otp/verificationToken.ts';
 import { checksOf, effectsOf, NOW, ORGANIZATION_ID, planOf, rulesContext, USER_ID } from './support/handlerRules.ts';
 
@@ -245,8 +251,8 @@ describe('otp_auth (the OTP and the user read first)', () => {
     ]);
     assert.deepEqual(effectsOf(plan, 'take').map((t) => [t.name, t.args]), [['otp', [ORGANIZATION_ID, OTP_ID, NOW, MAX_FAILED_ATTEMPTS]]]);
     const writes = effectsOf(plan, 'write');
-    assert.deepEqual(writes.map((w) => w.name), ['insertApiKeys', 'markUserContactVerified']);
-    const [organizationId, [key], now] = writes[0]!.args as unknown as [string, Array<Record<string, unknown>>, Date];
+    assert.deepEqual(writes.map((w) => w.name), ['markUserContactVerified', 'insertApiKeys']);
+    const [organizationId, [key], now] = writes[1]!.args as unknown as [string, Array<Record<string, unknown>>, Date];
     assert.deepEqual([organizationId, now], [ORGANIZATION_ID, NOW]);
     assert.deepEqual({ ...key, publicKey: undefined }, {
       id: result.apiKeyId,
@@ -256,15 +262,15 @@ describe('otp_auth (the OTP and the user read first)', () => {
       expiresAt: new Date(NOW.getTime() + 900_000),
       kind: 'otp_auth',
     });
-    assert.deepEqual(writes[1]!.args, [ORGANIZATION_ID, ALICE, { email: 'alice@example.com' }, NOW]);
+    assert.deepEqual(writes[0]!.args, [ORGANIZATION_ID, ALICE, { email: 'alice@example.com' }, NOW]);
     assert.deepEqual(effectsOf(plan, 'lock'), []);
   });
 
   test("invalidateExisting revokes the user's other otp_auth keys, the new one kept, under the lock of the user's keys", async () => {
     const plan = await planOf(otpAuth, { otpId: OTP_ID, otpCode: '123456', targetPublicKey: TARGET_KEY, invalidateExisting: true }, context);
     const writes = effectsOf(plan, 'write');
-    const newKey = (writes[0]!.args[1] as Array<{ publicKey: string }>)[0]!.publicKey;
-    assert.deepEqual(writes.map((w) => w.name), ['insertApiKeys', 'markUserContactVerified', 'revokeOtherOtpAuthKeys']);
+    const newKey = (writes[1]!.args[1] as Array<{ publicKey: string }>)[0]!.publicKey;
+    assert.deepEqual(writes.map((w) => w.name), ['markUserContactVerified', 'insertApiKeys', 'revokeOtherOtpAuthKeys']);
     assert.deepEqual(writes[2]!.args, [{ organizationId: ORGANIZATION_ID, userId: ALICE, keepPublicKey: newKey, now: NOW }]);
     assert.deepEqual(effectsOf(plan, 'lock').map((l) => [l.name, l.args]), [['userApiKeys', [ORGANIZATION_ID, ALICE]]]);
   });
@@ -357,5 +363,96 @@ describe('otp_login (the user read first)', () => {
     assert.deepEqual(effectsOf(plan, 'write')[2]!.args, [ORGANIZATION_ID, ALICE, { email: 'alice@example.com' }, NOW]);
     assert.deepEqual(effectsOf(plan, 'lock').map((l) => [l.name, l.args]), [['userApiKeys', [ORGANIZATION_ID, ALICE]]]);
     assert.equal(plan.secretFields, undefined);
+  });
+});
+
+describe('create_read_write_session and create_read_only_session (the names read first)', () => {
+  // What findWhoamiFor's statement answers: the credential usable, then the organization's and the user's names.
+  const db = rowsStore({ 'WITH credential AS': [{ credential_ok: true, body_row: true, organization_name: 'Acme', user_name: 'rules' }] });
+
+  test("a session key of the stamping user by default, expiring with the session, its bundle secret; invalidateExisting ends the user's other sessions under the lock of its keys", async () => {
+    const plan = await planOf(createReadWriteSession, { targetPublicKey: TARGET_KEY, expirationSeconds: '60' }, { db, keys });
+    const result = plan.result as { userId: string; apiKeyId: string; organizationName: string; username: string };
+    assert.deepEqual([result.userId, result.organizationName, result.username], [USER_ID, 'Acme', 'rules']);
+    assert.deepEqual(plan.secretFields, ['credentialBundle']);
+    assert.deepEqual(checksOf(plan).map((c) => [c.name, c.args]), [['userActive', [ORGANIZATION_ID, USER_ID]]]);
+    const writes = effectsOf(plan, 'write');
+    assert.deepEqual(writes.map((w) => w.name), ['insertApiKeys']);
+    const [, [key]] = writes[0]!.args as unknown as [string, Array<Record<string, unknown>>];
+    assert.deepEqual({ ...key, publicKey: undefined }, {
+      id: result.apiKeyId,
+      userId: USER_ID,
+      name: `Read Write Session - ${NOW.toISOString()}`,
+      publicKey: undefined,
+      expiresAt: new Date(NOW.getTime() + 60_000),
+      kind: 'session',
+    });
+    assert.deepEqual(effectsOf(plan, 'lock'), []);
+
+    const other = '5d2c8e4a-1b3f-4a6c-9e7d-2f1a0b9c8d7e';
+    const ending = await planOf(createReadWriteSession, { targetPublicKey: TARGET_KEY, userId: other, invalidateExisting: true }, { db, keys });
+    const endingWrites = effectsOf(ending, 'write');
+    assert.deepEqual(endingWrites.map((w) => w.name), ['insertApiKeys', 'revokeOtherSessionKeys']);
+    const newKey = (endingWrites[0]!.args[1] as Array<{ publicKey: string }>)[0]!.publicKey;
+    assert.deepEqual(endingWrites[1]!.args, [{ organizationId: ORGANIZATION_ID, userId: other, keepPublicKey: newKey, now: NOW }]);
+    assert.deepEqual(effectsOf(ending, 'lock').map((l) => [l.name, l.args]), [['userApiKeys', [ORGANIZATION_ID, other]]]);
+  });
+
+  test('a read-only session is a token of the stamping user for an hour, secret, that reads back only unchanged and unexpired', async () => {
+    const plan = await planOf(createReadOnlySession, {}, { db, keys });
+    const result = plan.result as { session: string; sessionExpiry: string; userId: string };
+    assert.deepEqual(plan.secretFields, ['session']);
+    assert.deepEqual(checksOf(plan).map((c) => [c.name, c.args]), [['userActive', [ORGANIZATION_ID, USER_ID]]]);
+    assert.equal(result.sessionExpiry, String(NOW.getTime() / 1000 + 3600));
+    const verifiers = await keys.verifiers('session');
+    assert.deepEqual(readReadOnlySession(result.session, verifiers, NOW), {
+      claims: { userId: USER_ID, organizationId: ORGANIZATION_ID, expiresAt: new Date(NOW.getTime() + 3_600_000) },
+    });
+    const [header, payload, signature] = result.session.split('.') as [string, string, string];
+    const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+    const otherUser = Buffer.from(JSON.stringify({ ...claims, user_id: ALICE })).toString('base64url');
+    assert.equal((readReadOnlySession(`${header}.${otherUser}.${signature}`, verifiers, NOW) as { kind: string }).kind, 'signature');
+    assert.equal((readReadOnlySession(result.session, verifiers, new Date(NOW.getTime() + 3_600_000)) as { kind: string }).kind, 'expired');
+    // A read-write session's JWT (no kid, another signature) is no read-only session.
+    const readWrite = signSession(await keys.get('session'), { publicKey: SESSION_KEY, userId: USER_ID, organizationId: ORGANIZATION_ID, expiresAt: new Date(NOW.getTime() + 60_000) });
+    assert.equal((readReadOnlySession(readWrite, verifiers, NOW) as { kind: string }).kind, 'malformed');
+  });
+});
+
+describe('email_auth (the user read first)', () => {
+  const db = rowsStore({ 'FROM users': [{ id: ALICE, user_name: 'alice' }] });
+
+  test("the user must be active; a send taken from the address's OTP email window; the key written; the bundle only in the sealed email", async () => {
+    const plan = await planOf(
+      emailAuth,
+      { email: 'Alice@Example.com', targetPublicKey: TARGET_KEY, emailCustomization: { appName: 'Acme Wallet' }, invalidateExisting: true },
+      { db, keys, secret: SECRET },
+    );
+    assert.deepEqual(plan.result, { userId: ALICE, apiKeyId: (plan.result as { apiKeyId: string }).apiKeyId });
+    assert.equal(plan.secretFields, undefined);
+    assert.deepEqual(checksOf(plan).map((c) => [c.name, c.args]), [['userActive', [ORGANIZATION_ID, ALICE]]]);
+    const [window] = effectsOf(plan, 'take');
+    assert.deepEqual(window!.args, [`contact:OTP_TYPE_EMAIL:${ORGANIZATION_ID}:alice@example.com`, loadConfig({}).otpRateLimits.emailPerContact]);
+    assert.equal(window!.error('30').reason, 'OTP_RATE_LIMITED');
+    const writes = effectsOf(plan, 'write');
+    assert.deepEqual(writes.map((w) => w.name), ['insertApiKeys', 'revokeOtherEmailAuthKeys']);
+    const [, [key]] = writes[0]!.args as unknown as [string, Array<{ kind: string; name: string; expiresAt: Date }>];
+    assert.deepEqual([key!.kind, key!.name, key!.expiresAt], ['email_auth', `Email Auth - ${NOW.toISOString()}`, new Date(NOW.getTime() + 900_000)]);
+    assert.deepEqual(effectsOf(plan, 'lock').map((l) => [l.name, l.args]), [['userApiKeys', [ORGANIZATION_ID, ALICE]]]);
+
+    const [queued] = effectsOf(plan, 'queue');
+    const payload = queued!.message.payload as StoredPayload;
+    assert.equal(queued!.message.emailTemplate, undefined);
+    assert.deepEqual({ ...payload, encryptedCode: undefined }, {
+      channel: 'email',
+      purpose: 'email_auth',
+      to: 'alice@example.com',
+      appName: 'Acme Wallet',
+      fromName: 'Notifications',
+      expirationSeconds: 900,
+      encryptedCode: undefined,
+    });
+    // What is sealed is a credential bundle: base58check, far longer than any code.
+    assert.match(decryptCode(SECRET, queued!.message.id, payload.encryptedCode!), /^[1-9A-HJ-NP-Za-km-z]{100,}$/);
   });
 });

@@ -11,8 +11,11 @@ import { createAuthenticators } from '../src/activities/handlers/credentials/cre
 import { MAX_API_KEYS_PER_USER, MAX_AUTHENTICATORS_PER_USER } from '../src/activities/handlers/credentials/credentialKinds.ts';
 import { deleteApiKeys } from '../src/activities/handlers/credentials/deleteApiKeys.ts';
 import { deleteAuthenticators } from '../src/activities/handlers/credentials/deleteAuthenticators.ts';
+import { recoverUser } from '../src/activities/handlers/auth/recoverUser.ts';
+import type { ExecutionContext } from '../src/activities/handler.ts';
+import type { Principal } from '../src/auth/principal.ts';
 import { loadConfig } from '../src/config.ts';
-import { checksOf, effectsOf, NOW, ORGANIZATION_ID, planOf } from './support/handlerRules.ts';
+import { checksOf, effectsOf, NOW, ORGANIZATION_ID, planOf, rulesContext } from './support/handlerRules.ts';
 import { createSoftwareAuthenticator, v1Attestation } from './support/softwareAuthenticator.ts';
 
 const ALICE = '0c9a3f5e-7b1d-4c2e-8f6a-5d4e3c2b1a09';
@@ -160,5 +163,31 @@ describe('delete_api_keys and delete_authenticators', () => {
     ]);
     assert.equal(effectsOf(plan, 'check')[0]!.error.reason, 'AUTHENTICATOR_NOT_FOUND');
     assert.deepEqual(effectsOf(plan, 'write').map((w) => [w.name, w.args]), [['revokeAuthenticators', [{ organizationId: ORGANIZATION_ID, userId: ALICE, ids: [KEY], now: NOW }]]]);
+  });
+});
+
+describe('recover_user', () => {
+  const RECOVERY_KEY = '3f2e1d0c-9b8a-4c7d-8e6f-5a4b3c2d1e0f';
+  /** A principal of `userId` stamping with a key of `credentialType`. */
+  function stampedBy(userId: string, credentialType: Principal['credentialType']): Partial<ExecutionContext> {
+    const base = rulesContext(recoverUser).principal;
+    return { ...webauthn, principal: { ...base, userId, credentialType, credential: { kind: 'apiKey', apiKeyId: RECOVERY_KEY, now: NOW } } };
+  }
+
+  test("the recovery key's own user gets the passkey, registered as create_authenticators registers it, and the key is revoked by the same statement", async () => {
+    const { parameter } = passkey();
+    const plan = await planOf(recoverUser, { userId: ALICE, authenticator: parameter }, stampedBy(ALICE, 'CREDENTIAL_TYPE_RECOVER_USER_KEY_P256'));
+    assert.equal((plan.result as { authenticatorId: string[] }).authenticatorId.length, 1);
+    assert.deepEqual(checksOf(plan)[0], { name: 'userActive', args: [ORGANIZATION_ID, ALICE], message: USER_NOT_FOUND });
+    const writes = effectsOf(plan, 'write');
+    assert.deepEqual(writes.map((w) => w.name), ['insertAuthenticators', 'revokeApiKeys']);
+    assert.deepEqual(writes[1]!.args, [{ organizationId: ORGANIZATION_ID, userId: ALICE, ids: [RECOVERY_KEY], now: NOW }]);
+  });
+
+  test("refused with a 403: stamped with any other credential, or for another user than the key's", async () => {
+    const { parameter } = passkey();
+    await assert.rejects(planOf(recoverUser, { userId: ALICE, authenticator: parameter }, stampedBy(ALICE, 'CREDENTIAL_TYPE_API_KEY_P256')), (error: any) => error.status === 403 && /stamped with the recovery key/.test(error.message));
+    const other = '5d2c8e4a-1b3f-4a6c-9e7d-2f1a0b9c8d7e';
+    await assert.rejects(planOf(recoverUser, { userId: ALICE, authenticator: parameter }, stampedBy(other, 'CREDENTIAL_TYPE_RECOVER_USER_KEY_P256')), (error: any) => error.status === 403 && /recovers that user only/.test(error.message));
   });
 });

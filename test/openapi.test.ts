@@ -253,7 +253,9 @@ describe('OpenAPI', () => {
         }
         if (path.startsWith('/public/')) {
           const attested = path === '/public/v1/submit/stamp_login' ? [{ AttestedStamp: [] }] : [];
-          assert.deepEqual(operation.security, [{ ApiKeyStamp: [] }, { WebAuthnStamp: [] }, ...attested], where);
+          // A read-only session (X-Session) authenticates queries only.
+          const readOnly = path.startsWith('/public/v1/query/') ? [{ ReadOnlySession: [] }] : [];
+          assert.deepEqual(operation.security, [{ ApiKeyStamp: [] }, { WebAuthnStamp: [] }, ...attested, ...readOnly], where);
           for (const status of ['400', '401', '403', '413', '415', '429', '500', '503']) assert.ok(operation.responses[status], `${where} ${status}`);
         }
         if (path.startsWith('/admin/')) assert.deepEqual(operation.security, [{ AdminToken: [] }], where);
@@ -263,6 +265,7 @@ describe('OpenAPI', () => {
     assert.equal(securitySchemes.ApiKeyStamp.name, 'X-Stamp');
     assert.equal(securitySchemes.WebAuthnStamp.name, 'X-Stamp-WebAuthn');
     assert.equal(securitySchemes.AttestedStamp.name, 'X-Stamp-Attested');
+    assert.equal(securitySchemes.ReadOnlySession.name, 'X-Session');
     assert.equal(securitySchemes.AdminToken.scheme, 'bearer');
     assert.deepEqual(document.tags.map((tag: Schema) => tag.name), ['activities', 'queries', 'admin', 'auth proxy', 'service']);
     for (const tag of document.tags) assert.ok(tag.description, tag.name);

@@ -11,6 +11,11 @@ export interface ActivityTypesOfPath {
   stamp_login: 'ACTIVITY_TYPE_STAMP_LOGIN';
   oauth_login: 'ACTIVITY_TYPE_OAUTH_LOGIN';
   otp_auth: 'ACTIVITY_TYPE_OTP_AUTH';
+  create_read_write_session: 'ACTIVITY_TYPE_CREATE_READ_WRITE_SESSION_V2';
+  create_read_only_session: 'ACTIVITY_TYPE_CREATE_READ_ONLY_SESSION';
+  email_auth: 'ACTIVITY_TYPE_EMAIL_AUTH_V3';
+  init_user_email_recovery: 'ACTIVITY_TYPE_INIT_USER_EMAIL_RECOVERY_V2';
+  recover_user: 'ACTIVITY_TYPE_RECOVER_USER';
   create_smart_contract_interface: 'ACTIVITY_TYPE_CREATE_SMART_CONTRACT_INTERFACE';
   delete_smart_contract_interface: 'ACTIVITY_TYPE_DELETE_SMART_CONTRACT_INTERFACE';
   create_users: 'ACTIVITY_TYPE_CREATE_USERS_V4';
@@ -163,6 +168,56 @@ export interface ActivityParametersOfType {
     apiKeyName?: string;
     expirationSeconds?: string;
     invalidateExisting?: boolean;
+  };
+  ACTIVITY_TYPE_CREATE_READ_WRITE_SESSION_V2: {
+    targetPublicKey: string;
+    userId?: string;
+    apiKeyName?: string;
+    expirationSeconds?: string;
+    invalidateExisting?: boolean;
+  };
+  ACTIVITY_TYPE_CREATE_READ_ONLY_SESSION: Record<string, never>;
+  ACTIVITY_TYPE_EMAIL_AUTH_V3: {
+    email: string;
+    targetPublicKey: string;
+    apiKeyName?: string;
+    expirationSeconds?: string;
+    emailCustomization: {
+      logoUrl?: string;
+      magicLinkTemplate?: string;
+      templateVariables?: string;
+      templateId?: string;
+      appName: string;
+    };
+    invalidateExisting?: boolean;
+    sendFromEmailAddress?: string;
+    sendFromEmailSenderName?: string;
+    replyToEmailAddress?: string;
+  };
+  ACTIVITY_TYPE_INIT_USER_EMAIL_RECOVERY_V2: {
+    email: string;
+    targetPublicKey: string;
+    expirationSeconds?: string;
+    emailCustomization: {
+      logoUrl?: string;
+      magicLinkTemplate?: string;
+      templateVariables?: string;
+      templateId?: string;
+      appName: string;
+    };
+    sendFromEmailAddress?: string;
+    sendFromEmailSenderName?: string;
+    replyToEmailAddress?: string;
+  };
+  ACTIVITY_TYPE_RECOVER_USER: {
+    authenticator: {
+      authenticatorName: string;
+      challenge: string;
+      attestation: {
+        [key: string]: unknown;
+      };
+    };
+    userId: string;
   };
   ACTIVITY_TYPE_CREATE_SMART_CONTRACT_INTERFACE: {
     smartContractAddress: string;

@@ -10,6 +10,7 @@
 //   takes                 lifecycle/intake.ts, handlerTaking (which handler of a type takes the body)
 //   redact                lifecycle/intake.ts, storedFormOf (the activity as stored, and whether it may wait)
 //   acceptsAttestedStamp  http/submitRoutes.ts (a path takes X-Stamp-Attested when a handler of it does)
+//   acceptsRecoveryKey    http/submitRoutes.ts (the stamp check lets a recovery key through)
 //   fromSubOrganization   http/submitRoutes.ts (the stamp check lets a sub-organization name its parent)
 //   parentMaySubmit       lifecycle/context.ts, parentMaySubmit
 //   neverWaits            lifecycle/pipeline.ts, decideSubmission
@@ -123,8 +124,9 @@ export interface ActivityHandler<Schema extends z.ZodType = z.ZodType, Result ex
   description?: string;
   /**
    * A credential of the organization's parent may submit it in a sub-organization (the activities of
-   * an end user's login: init_otp, init_otp_auth, verify_otp, otp_login, otp_auth, oauth_login), decided by the
-   * parent's root quorum and policies. Every other activity needs a credential of the organization.
+   * an end user's login and recovery: init_otp, init_otp_auth, verify_otp, otp_login, otp_auth,
+   * oauth_login, email_auth, init_user_email_recovery), decided by the parent's root quorum and
+   * policies. Every other activity needs a credential of the organization.
    */
   parentMaySubmit?: boolean;
   /**
@@ -137,6 +139,8 @@ export interface ActivityHandler<Schema extends z.ZodType = z.ZodType, Result ex
    * log a passkey in through the app's organization): the activity is then the sub-organization's.
    */
   fromSubOrganization?: boolean;
+  /** Takes requests stamped with a recovery key (recover_user); every other route refuses them with a 403. */
+  acceptsRecoveryKey?: boolean;
   /** Takes requests stamped with X-Stamp-Attested (stamp_login); every other activity refuses them. */
   acceptsAttestedStamp?: boolean;
   /** Decided by the root quorum alone: policies are not consulted (update_root_quorum). */

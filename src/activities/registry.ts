@@ -28,6 +28,11 @@ import { stampLogin } from './handlers/auth/stampLogin.ts';
 import { oauthLogin } from './handlers/auth/oauthLogin.ts';
 import { createOauthProviders, createOauthProvidersV1 } from './handlers/credentials/createOauthProviders.ts';
 import { deleteOauthProviders } from './handlers/credentials/deleteOauthProviders.ts';
+import { createReadWriteSession } from './handlers/auth/createReadWriteSession.ts';
+import { createReadOnlySession } from './handlers/auth/createReadOnlySession.ts';
+import { emailAuth } from './handlers/auth/emailAuth.ts';
+import { initUserEmailRecovery } from './handlers/auth/initUserEmailRecovery.ts';
+import { recoverUser } from './handlers/auth/recoverUser.ts';
 import { updatePolicy, updatePolicyV1 } from './handlers/policies/updatePolicy.ts';
 import { updateRootQuorum } from './handlers/policies/updateRootQuorum.ts';
 import { updateUser } from './handlers/users/updateUser.ts';
@@ -65,6 +70,11 @@ export const activityHandlers: readonly ActivityHandler[] = [
   stampLogin,
   oauthLogin,
   otpAuth,
+  createReadWriteSession,
+  createReadOnlySession,
+  emailAuth,
+  initUserEmailRecovery,
+  recoverUser,
   createSmartContractInterface,
   deleteSmartContractInterface,
   createUsers,

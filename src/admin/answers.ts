@@ -76,7 +76,7 @@ export const listedApiKey = z.strictObject({
   userId: uuid('The user who holds it'),
   name: z.string().describe('Name of the key'),
   publicKey: compressedKey('The key'),
-  kind: z.enum(['api_key', 'session', 'otp_auth']).describe('api_key: made by the admin API, create_users, create_api_keys or org create; session: a session key of otp_login; otp_auth: a key of otp_auth'),
+  kind: z.enum(['api_key', 'session', 'otp_auth', 'email_auth', 'recovery']).describe('api_key: made by the admin API, create_users, create_api_keys or org create; session: a session key of otp_login, stamp_login or create_read_write_session; otp_auth: a key of otp_auth; email_auth: a key of email_auth; recovery: the recovery key of init_user_email_recovery'),
   createdAt: timestamp('When it was registered'),
   expiresAt: nullableTimestamp('When it expires'),
   revokedAt: nullableTimestamp('When it was revoked'),

@@ -3,7 +3,7 @@
 // the credential cache when given one; the statements of the request check them again.
 import type { VerifyingKey } from './authenticateAttested.ts';
 import { apiKeyCredentialType, type Principal } from './principal.ts';
-import { apiKeyExpired, apiKeyRevoked, authenticatorRevoked, permissionDenied, unauthenticated } from '../errors.ts';
+import { apiKeyExpired, apiKeyRevoked, authenticatorRevoked, permissionDenied, requestNotAuthorized, unauthenticated } from '../errors.ts';
 import { advanceSignCount, authenticatorStateOf, findAuthenticator } from '../store/authenticators.ts';
 import type { Queryable } from '../store/db.ts';
 import { findOrganizationPlace } from '../store/organizations.ts';
@@ -33,6 +33,8 @@ export interface AuthenticateOptions {
    * about itself); everywhere else a sub-organization's credentials reach only their own organization.
    */
   fromSubOrganization?: boolean;
+  /** The route takes a recovery key (recover_user); everywhere else one is refused, a 403. */
+  recoveryKey?: boolean;
   /** The service's verification-token keys, which attested stamps (X-Stamp-Attested) are checked with; without them such stamps are refused. */
   verificationTokenKeys?: () => Promise<VerifyingKey[]>;
 }
@@ -99,6 +101,12 @@ async function authenticateApiKey(
   if (!key) throw notOfOrganization(organizationId, 'API key');
   const refused = refusalOf(key, publicKey, options.now);
   if (refused) throw refused;
+  if (key.kind === 'recovery' && !options.recoveryKey) {
+    throw requestNotAuthorized(
+      `the recovery key ${publicKey} stamps recover_user only (POST /public/v1/submit/recover_user, to add a passkey to its user); ` +
+        'stamp this request with the passkey or another credential of the user',
+    );
+  }
   rememberP256PublicKey(stamp.publicKey);
   return {
     organizationId: key.organizationId,

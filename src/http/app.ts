@@ -17,6 +17,7 @@ import {
   unsupportedMediaType,
 } from '../errors.ts';
 import { VERIFICATION_TOKEN_KEY } from '../otp/verificationToken.ts';
+import { SERVICE_KEYS } from '../activities/lifecycle/serviceKeys.ts';
 import { registerAdminRoutes } from './adminRoutes.ts';
 import { registerAuthProxyRoutes } from './authProxyRoutes.ts';
 import { AuthFailureThrottle, registerAuthFailureThrottle } from './authFailureThrottle.ts';
@@ -150,6 +151,7 @@ export function buildApp(deps: AppDependencies): FastifyInstance {
     config,
     credentials: deps.credentials,
     verificationTokenKeys: () => deps.pipeline.keys.verifiers(VERIFICATION_TOKEN_KEY),
+    sessionKeys: () => deps.pipeline.keys.verifiers(SERVICE_KEYS.session.purpose),
     onAuthenticated: (credential) => throttle.succeeded(credential),
     now: deps.clock,
   });

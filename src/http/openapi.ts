@@ -208,7 +208,7 @@ function queryOperation(schemas: Schemas, query: QueryHandler) {
     summary: `Query ${query.path}`,
     description: query.description ?? '',
     tags: ['queries'],
-    security: STAMPED,
+    security: [...STAMPED, { ReadOnlySession: [] }],
     requestBody: { required: true, content: { 'application/json': { schema: schemas.convert(query.request, 'input'), example: query.example } } },
     responses: {
       '200': { description: 'The answer', content: json(schemas.convert(query.answer ?? z.record(z.string(), z.unknown()), 'output')) },
@@ -395,6 +395,13 @@ export function buildOpenApi(handlers: readonly ActivityHandler[], queries: read
           name: 'X-Stamp-Attested',
           description:
             'stamp_login only: base64url (or plain) JSON {publicKeyAttestation: a verificationToken of verify_otp, scheme: "STAMP_ATTESTED_SCHEME_P256_VERIFICATION_TOKEN", publicKey: the key the token is bound to, signature: strict DER ECDSA P-256 over SHA-256 of the exact body bytes by that key, in hex}, as @turnkey/core\'s AttestedStamper builds it. The request is the user whose email or phone number the token names; the token logs in once.',
+        },
+        ReadOnlySession: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-Session',
+          description:
+            "Queries only, without a stamp: the session of create_read_only_session, as @turnkey/sdk-browser sends its readOnlySession. The query reads as the session's user until the session ends; an activity sent so is a 403 READ_ONLY_SESSION.",
         },
         AdminToken: { type: 'http', scheme: 'bearer', description: 'SIGNET_ADMIN_TOKEN, or the token Signet generated into SIGNET_DATA_DIR/admin-token' },
       },

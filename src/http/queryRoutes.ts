@@ -1,11 +1,13 @@
 // POST /public/v1/query/<query>: one route per registered query. The body is parsed and the stamp
-// verified over its raw bytes exactly as for activities; the query reads on behalf of the principal.
+// verified over its raw bytes exactly as for activities (or, without a stamp, a read-only session's
+// X-Session token checked); the query reads on behalf of the principal.
 import type { FastifyInstance } from 'fastify';
 import type { ActivityPipeline } from '../activities/lifecycle/pipeline.ts';
 import type { Clock } from '../wire/clock.ts';
 import { parseBody } from '../wire/jsonDocument.ts';
 import { schemaError } from '../wire/violations.ts';
 import { parseStamp } from '../auth/parseStamp.ts';
+import { readOnlySessionOf } from '../auth/authenticateReadOnlySession.ts';
 import { queryContext, type QueryContext, type QueryHandler } from '../queries/query.ts';
 import { rawBody } from './rawBody.ts';
 import type { StampChecker } from './stampChecker.ts';
@@ -22,10 +24,12 @@ export function registerQueryRoutes(
     app.post(`/public/v1/query/${query.path}`, async (request, reply) => {
       const body = rawBody(request);
       const document = parseBody(body);
-      const stamp = parseStamp(request.headers);
+      // A read-only session (X-Session) reads when no stamp is sent; the stamp's absence is otherwise a 401.
+      const readOnlySession = readOnlySessionOf(request.headers);
+      const credential = readOnlySession === undefined ? parseStamp(request.headers) : { readOnlySession };
       const parsed = query.request.safeParse(document, { reportInput: true });
       if (!parsed.success) throw schemaError(parsed.error, '', 'invalid query');
-      const answer = await stamps.checked(body, stamp, parsed.data.organizationId, (principal) =>
+      const answer = await stamps.checked(body, credential, parsed.data.organizationId, (principal) =>
         query.run(queryContext(db, principal, clock(), pipeline), parsed.data),
         query.fromSubOrganization ? { fromSubOrganization: true } : {},
       );

@@ -17,17 +17,19 @@ export function requestId(request: IncomingMessage): string {
 }
 
 // Request headers are not logged (Fastify's serializer leaves them out); should a line ever carry
-// them or a body, these paths are blanked: stamps, the admin token, cookies.
+// them or a body, these paths are blanked: stamps, read-only sessions, the admin token, cookies.
 const REDACTED = [
   'req.headers.authorization',
   'req.headers.cookie',
   'req.headers["x-stamp"]',
   'req.headers["x-stamp-webauthn"]',
+  'req.headers["x-session"]',
   'req.body',
   'headers.authorization',
   'headers.cookie',
   'headers["x-stamp"]',
   'headers["x-stamp-webauthn"]',
+  'headers["x-session"]',
   'body',
 ];
 

@@ -11,7 +11,8 @@ import { voteRoutes } from '../activities/lifecycle/votes.ts';
 import type { ActivityHandler } from '../activities/handler.ts';
 import { parseBody } from '../wire/jsonDocument.ts';
 import { parseStamp } from '../auth/parseStamp.ts';
-import { SignetError } from '../errors.ts';
+import { permissionDenied, SignetError } from '../errors.ts';
+import { READ_ONLY_SESSION_HEADER, readOnlySessionOf } from '../auth/authenticateReadOnlySession.ts';
 import { rawBody } from './rawBody.ts';
 import type { ActivityOutcome, Metrics } from './metrics.ts';
 import { stampHeaderOf, type StampChecker } from './stampChecker.ts';
@@ -48,11 +49,21 @@ function registerRoute<D extends Declared>(
     try {
       const body = rawBody(request);
       const document = parseBody(body);
+      if (readOnlySessionOf(request.headers) !== undefined) {
+        throw permissionDenied(
+          'READ_ONLY_SESSION',
+          `${READ_ONLY_SESSION_HEADER}: a read-only session reads only (POST /public/v1/query/...); it submits no activity and votes on none. ` +
+            'Stamp this request with X-Stamp (an API key or a session key) or X-Stamp-WebAuthn',
+        );
+      }
       const stamp = parseStamp(request.headers, { attested });
       const { envelope, handler } = envelopeOf(declared, document);
       activityType = handler.activityType;
-      // The one place ActivityHandler.fromSubOrganization is read.
-      const principal = await stamps.principalOf(body, stamp, envelope.organizationId, handler.fromSubOrganization ? { fromSubOrganization: true } : {});
+      // The one place ActivityHandler.fromSubOrganization and ActivityHandler.acceptsRecoveryKey are read.
+      const principal = await stamps.principalOf(body, stamp, envelope.organizationId, {
+        ...(handler.fromSubOrganization ? { fromSubOrganization: true } : {}),
+        ...(handler.acceptsRecoveryKey ? { recoveryKey: true } : {}),
+      });
       try {
         outcome = await submit(handler, { body, document, envelope, principal, stampHeader: stampHeaderOf(request.headers) });
       } catch (error) {

@@ -76,6 +76,8 @@ export interface TemplateVariables {
   logoCid?: string;
   logoWidth?: string;
   logoHeight?: string;
+  /** An email_auth or recovery email: the credential bundle (otpCode holds the same). */
+  credentialBundle?: string;
   /** templateVariables of the request (strings only). */
   custom?: Record<string, string>;
 }

@@ -2,7 +2,7 @@
 // email's too, see builtInEmail.ts) and the SMS text, whose default shows the code in two groups.
 // Every value put into HTML is escaped; the SMS template knows two tags and nothing else executes.
 // Also what the outbox keeps of a message: its fields, and the code only sealed (sealedCode.ts).
-import { BUILT_IN_EMAIL } from './builtInEmail.ts';
+import { BUILT_IN_EMAIL, BUILT_IN_EMAIL_AUTH_EMAIL, BUILT_IN_RECOVERY_EMAIL } from './builtInEmail.ts';
 import { groupOtpCode } from './code.ts';
 import { renderEmailTemplate, type EmailTemplateParts, type TemplateVariables } from './emailTemplates.ts';
 import { encryptCode } from './sealedCode.ts';
@@ -27,6 +27,11 @@ export interface OtpEmail {
   template?: EmailTemplateParts;
   /** Seconds the code is valid, for the message text. */
   expirationSeconds: number;
+  /**
+   * What the email carries: an OTP's code (left out), or a credential bundle (email_auth's key,
+   * init_user_email_recovery's recovery key), which the outbox seals as it seals a code.
+   */
+  purpose?: 'email_auth' | 'recovery';
 }
 
 /** What an OTP SMS needs at delivery time. */
@@ -84,6 +89,7 @@ export function otpEmailVariables(message: OtpEmail, code: string, logo?: Inline
     expiresIn: validity(message.expirationSeconds),
     ...(link ? { magicLink: link } : {}),
     ...(logo ? { logoCid: logo.cid, logoWidth: String(logo.width), logoHeight: String(logo.height) } : {}),
+    ...(message.purpose !== undefined ? { credentialBundle: code } : {}),
     ...(message.templateVariables ? { custom: message.templateVariables } : {}),
   };
 }
@@ -94,7 +100,8 @@ export function renderOtpEmail(
   code: string,
   options: { logo?: InlineLogo; template?: EmailTemplateParts } = {},
 ): RenderedEmail {
-  return renderEmailTemplate(options.template ?? message.template ?? BUILT_IN_EMAIL, otpEmailVariables(message, code, options.logo));
+  const builtIn = message.purpose === 'email_auth' ? BUILT_IN_EMAIL_AUTH_EMAIL : message.purpose === 'recovery' ? BUILT_IN_RECOVERY_EMAIL : BUILT_IN_EMAIL;
+  return renderEmailTemplate(options.template ?? message.template ?? builtIn, otpEmailVariables(message, code, options.logo));
 }
 
 export function renderOtpSms(message: OtpSms, code: string): string {

@@ -284,6 +284,16 @@ export function revokeOtherOtpAuthKeys(activity: Sql, user: { organizationId: st
   return revokeOtherKeysOfKind(activity, 'otp_auth', user);
 }
 
+/** A row of the activity's statement: revokes the user's other live email_auth keys (email_auth's invalidateExisting). */
+export function revokeOtherEmailAuthKeys(activity: Sql, user: { organizationId: string; userId: string; keepPublicKey: string; now: Date }): Sql {
+  return revokeOtherKeysOfKind(activity, 'email_auth', user);
+}
+
+/** A row of the activity's statement: revokes the user's other live recovery keys (a new recovery email ends the one before). */
+export function revokeOtherRecoveryKeys(activity: Sql, user: { organizationId: string; userId: string; keepPublicKey: string; now: Date }): Sql {
+  return revokeOtherKeysOfKind(activity, 'recovery', user);
+}
+
 function revokeOtherKeysOfKind(activity: Sql, kind: ApiKeyKind, user: { organizationId: string; userId: string; keepPublicKey: string; now: Date }): Sql {
   return sql`UPDATE api_keys SET revoked_at = ${user.now}::timestamptz
               WHERE user_id = ${user.userId}::uuid AND organization_id = ${user.organizationId}::uuid AND kind = ${kind}

@@ -3,6 +3,7 @@
 // once per activity and user. Here: the users a caller may weigh as voters (read before the
 // decision's write), and the rows of the activity's statement that record the requests and queue
 // their messages, each recipient's address and the organization's name selected in that statement.
+import type { ApiKeyKind } from '../wire/credentialKind.ts';
 import type { Queryable } from './db.ts';
 import { queueMessagesTo } from './outbox.ts';
 import { run, sql, type Sql } from './sql.ts';
@@ -42,7 +43,7 @@ export interface VoterCandidate {
   email: string;
   name: string;
   tags: string[];
-  apiKeys: Array<{ id: string; kind: 'api_key' | 'session' | 'otp_auth'; publicKey: string }>;
+  apiKeys: Array<{ id: string; kind: ApiKeyKind; publicKey: string }>;
   authenticators: Array<{ id: string; credentialId: string }>;
 }
 

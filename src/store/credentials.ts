@@ -15,7 +15,9 @@ import { verificationTokenState, verificationTokenUsable } from './verificationT
 export type CredentialUse =
   | { kind: 'apiKey'; apiKeyId: string; now: Date }
   | { kind: 'authenticator'; authenticatorId: string }
-  | { kind: 'verificationToken'; tokenId: string; expiresAt: Date; now: Date };
+  | { kind: 'verificationToken'; tokenId: string; expiresAt: Date; now: Date }
+  /** A read-only session (X-Session): its user, not removed, of its organization, not deleted, until it expires. */
+  | { kind: 'readOnlySession'; organizationId: string; userId: string; expiresAt: Date; now: Date };
 
 /** Why a credential was refused by the statement, as the store last saw it. */
 export interface CredentialState {
@@ -26,6 +28,8 @@ export interface CredentialState {
   kind?: ApiKeyKind;
   /** An attested stamp's verification token: revokedAt is when it was used. */
   verificationToken?: boolean;
+  /** A read-only session: revokedAt is when its user was removed (or its organization deleted). */
+  readOnlySession?: boolean;
 }
 
 /** A statement part that yields a row when the key may still stamp at `now`: not revoked, not expired. */
@@ -56,6 +60,20 @@ export function authenticatorState(id: string): Sql {
                 FROM authenticators a JOIN organizations o ON o.id = a.organization_id WHERE a.id = ${id}::uuid)`;
 }
 
+/** A statement part that yields a row while a read-only session's user is there, in its organization, and the session unexpired. */
+export function readOnlySessionUsable(session: { organizationId: string; userId: string; expiresAt: Date; now: Date }): Sql {
+  return sql`SELECT u.id FROM users u JOIN organizations o ON o.id = u.organization_id
+              WHERE u.id = ${session.userId}::uuid AND u.organization_id = ${session.organizationId}::uuid
+                AND u.removed_at IS NULL AND o.deleted_at IS NULL AND ${session.expiresAt}::timestamptz > ${session.now}::timestamptz`;
+}
+
+/** A read-only session's end as JSON ({revokedAt: its user's removal or its organization's deletion, expiresAt, kind}). */
+export function readOnlySessionState(session: { organizationId: string; userId: string; expiresAt: Date }): Sql {
+  return sql`json_build_object('revokedAt', (SELECT coalesce(u.removed_at, o.deleted_at) FROM users u JOIN organizations o ON o.id = u.organization_id
+                                              WHERE u.id = ${session.userId}::uuid AND u.organization_id = ${session.organizationId}::uuid),
+                               'expiresAt', ${session.expiresAt}::timestamptz, 'kind', 'readOnlySession')`;
+}
+
 /** A statement part yielding a row when the credential may be used. */
 export function credentialUsable(use: CredentialUse): Sql {
   switch (use.kind) {
@@ -65,6 +83,8 @@ export function credentialUsable(use: CredentialUse): Sql {
       return authenticatorUsable(use.authenticatorId);
     case 'verificationToken':
       return verificationTokenUsable(use);
+    case 'readOnlySession':
+      return readOnlySessionUsable(use);
   }
 }
 
@@ -77,6 +97,8 @@ export function credentialState(use: CredentialUse): Sql {
       return authenticatorState(use.authenticatorId);
     case 'verificationToken':
       return verificationTokenState(use);
+    case 'readOnlySession':
+      return readOnlySessionState(use);
   }
 }
 
@@ -86,8 +108,9 @@ export function parseCredentialState(json: unknown): CredentialState {
   return {
     revokedAt: date(state.revokedAt),
     ...(state.expiresAt !== undefined ? { expiresAt: date(state.expiresAt) } : {}),
-    ...(state.kind === 'session' || state.kind === 'otp_auth' ? { kind: state.kind } : {}),
+    ...(state.kind === 'session' || state.kind === 'otp_auth' || state.kind === 'email_auth' || state.kind === 'recovery' ? { kind: state.kind } : {}),
     ...(state.kind === 'verificationToken' ? { verificationToken: true } : {}),
+    ...(state.kind === 'readOnlySession' ? { readOnlySession: true } : {}),
   };
 }
 

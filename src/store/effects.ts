@@ -7,7 +7,7 @@
 // into the parts of the activity's one statement (src/store/activities.ts writes them, together).
 import type { SignetError } from '../errors.ts';
 import { NEW_ACTIVITY } from './activities.ts';
-import { apiKeyOfUserNotRevoked, apiKeysFree, insertApiKeysOfActivity, lockUserApiKeys, registerSessionKey, revokeApiKeysOfActivity, revokeOtherOtpAuthKeys, revokeOtherSessionKeys, sessionKeyAvailable, userApiKeysWithin } from './apiKeys.ts';
+import { apiKeyOfUserNotRevoked, apiKeysFree, insertApiKeysOfActivity, lockUserApiKeys, registerSessionKey, revokeApiKeysOfActivity, revokeOtherEmailAuthKeys, revokeOtherOtpAuthKeys, revokeOtherRecoveryKeys, revokeOtherSessionKeys, sessionKeyAvailable, userApiKeysWithin } from './apiKeys.ts';
 import { lockApprovalAddresses, requestApprovalsOfActivity } from './approvalRequests.ts';
 import { authenticatorOfUserNotRevoked, credentialIdsFree, insertAuthenticatorsOfActivity, revokeAuthenticatorsOfActivity, userAuthenticatorsWithin } from './authenticators.ts';
 import { lockAuthority } from './authorityVersion.ts';
@@ -145,6 +145,8 @@ const WRITES = {
   registerSessionKey,
   revokeOtherSessionKeys,
   revokeOtherOtpAuthKeys,
+  revokeOtherEmailAuthKeys,
+  revokeOtherRecoveryKeys,
   insertAuthenticators: insertAuthenticatorsOfActivity,
   revokeAuthenticators: revokeAuthenticatorsOfActivity,
   insertOauthProviders: insertOauthProvidersOfActivity,

@@ -4,7 +4,7 @@
 // authority changed since it was read, whether a parent's credential may submit here, and the
 // ExecutionContext a handler executes in.
 import { OidcVerifier } from '../../auth/oidc/verifyIdToken.ts';
-import type { Principal } from '../../auth/principal.ts';
+import { READ_ONLY_SESSION, type Principal } from '../../auth/principal.ts';
 import { credentialRefused, notFound, permissionDenied } from '../../errors.ts';
 import { ActivityWriter } from '../../store/activityWriter.ts';
 import type { ActivityRecord } from '../../store/activities.ts';
@@ -42,7 +42,8 @@ export function lifecycleOf(deps: LifecycleDependencies): Lifecycle {
 /** What `reader` may still do with the activity (canApprove, canReject): only a waiting one is read for it. */
 export async function accessFor(lifecycle: Lifecycle, record: ActivityRecord, reader: Principal): Promise<Access> {
   // Only the organization's own users approve: a parent's credential reads a sub-organization's activities, nothing more.
-  if (record.status !== ACTIVITY_STATUS.CONSENSUS_NEEDED || reader.organizationId !== record.organizationId) return NO_ACCESS;
+  // A read-only session (X-Session) votes on nothing.
+  if (record.status !== ACTIVITY_STATUS.CONSENSUS_NEEDED || reader.organizationId !== record.organizationId || reader.scheme === READ_ONLY_SESSION) return NO_ACCESS;
   const { db, handlers } = lifecycle.deps;
   const authority = await lifecycle.authorities.of(db, record.organizationId);
   const handler = handlerOfType(handlers, record.type);
@@ -78,11 +79,12 @@ export async function changedSince(lifecycle: Lifecycle, authority: Authority, p
  */
 export async function parentMaySubmit(lifecycle: Lifecycle, handler: Pick<ActivityHandler, 'parentMaySubmit'>, envelope: Envelope): Promise<void> {
   if (!handler.parentMaySubmit) {
+    // The list is the handlers' own (parentMaySubmit), so it names every login activity there is.
+    const logins = [...new Set(lifecycle.deps.handlers.filter((one) => one.parentMaySubmit).map((one) => one.path))].join(', ');
     throw permissionDenied(
       'PARENT_MAY_NOT_SUBMIT',
       `${envelope.type} in organization ${envelope.organizationId} needs a credential of that organization: a credential of its ` +
-        'parent organization reads a sub-organization and submits only the login activities there (init_otp, init_otp_auth, ' +
-        'verify_otp, otp_login, otp_auth, oauth_login); stamp with a credential of the sub-organization',
+        `parent organization reads a sub-organization and submits only the login activities there (${logins}); stamp with a credential of the sub-organization`,
     );
   }
   const place = await findOrganizationPlace(lifecycle.deps.db, envelope.organizationId);

@@ -22,7 +22,7 @@ import { readAuthority, readApproverUser, type ApproverUser } from '../../store/
 import type { StoredPolicy } from '../../store/policies.ts';
 import type { Queryable } from '../../store/db.ts';
 import type { ActivityRecord, VoteRecord } from '../../store/activities.ts';
-import type { Principal } from '../../auth/principal.ts';
+import { READ_ONLY_SESSION, type Principal } from '../../auth/principal.ts';
 import type { ActivityHandler, ActivityView } from '../handler.ts';
 import { ACTIVITY_STATUS } from '../wire/status.ts';
 
@@ -155,13 +155,16 @@ export class Authorities {
 /** The principal's credential as a vote records it and policies see it. */
 export function principalCredential(principal: Principal): { credentialType: CredentialType; credentialId: string; webauthnCredentialId: string | null } {
   const use = principal.credential;
+  const credentialType = principal.credentialType;
+  // The HTTP layer refuses an activity or a vote sent with a read-only session (READ_ONLY_SESSION) before it gets here.
+  if (use.kind === 'readOnlySession' || credentialType === READ_ONLY_SESSION) throw new Error('a read-only session submits and votes on nothing');
   switch (use.kind) {
     case 'apiKey':
-      return { credentialType: principal.credentialType, credentialId: use.apiKeyId, webauthnCredentialId: null };
+      return { credentialType, credentialId: use.apiKeyId, webauthnCredentialId: null };
     case 'authenticator':
       return { credentialType: 'CREDENTIAL_TYPE_WEBAUTHN_AUTHENTICATOR', credentialId: use.authenticatorId, webauthnCredentialId: principal.credentialId ?? null };
     case 'verificationToken':
-      return { credentialType: principal.credentialType, credentialId: use.tokenId, webauthnCredentialId: null };
+      return { credentialType, credentialId: use.tokenId, webauthnCredentialId: null };
   }
 }
 

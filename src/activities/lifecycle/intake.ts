@@ -12,7 +12,7 @@ import type { Intake, StoredForm, Submission } from './model.ts';
  * What routes a body: the path it is posted to, the types it may carry, the parameters' shape it
  * takes, and whose stamp it may carry. An activity handler declares it, and so does a vote route (votes.ts).
  */
-export type Declared = Pick<ActivityHandler, 'path' | 'activityType' | 'otherActivityTypes' | 'takes' | 'fromSubOrganization' | 'acceptsAttestedStamp' | 'parentMaySubmit'>;
+export type Declared = Pick<ActivityHandler, 'path' | 'activityType' | 'otherActivityTypes' | 'takes' | 'fromSubOrganization' | 'acceptsAttestedStamp' | 'acceptsRecoveryKey' | 'parentMaySubmit'>;
 
 /** The declarations grouped by their path, in their order: one route each (several handlers may share one). */
 export function byPath<D extends Pick<Declared, 'path'>>(declared: readonly D[]): Map<string, D[]> {

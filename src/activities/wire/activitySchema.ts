@@ -25,8 +25,8 @@ const credentialSchema = (types: [string, ...string[]], publicKey: string) =>
 export const apiKeySchema = z
   .strictObject({
     credential: credentialSchema(
-      ['CREDENTIAL_TYPE_API_KEY_P256', 'CREDENTIAL_TYPE_READ_WRITE_SESSION_KEY_P256', 'CREDENTIAL_TYPE_OTP_AUTH_KEY_P256'],
-      'The P-256 public key, compressed, in hex; the type says an API key, a session key (otp_login\'s) or a key of otp_auth',
+      ['CREDENTIAL_TYPE_API_KEY_P256', 'CREDENTIAL_TYPE_READ_WRITE_SESSION_KEY_P256', 'CREDENTIAL_TYPE_OTP_AUTH_KEY_P256', 'CREDENTIAL_TYPE_EMAIL_AUTH_KEY_P256', 'CREDENTIAL_TYPE_RECOVER_USER_KEY_P256'],
+      'The P-256 public key, compressed, in hex; the type says an API key, a session key (otp_login\'s) a key of otp_auth or email_auth, or a recovery key',
     ),
     apiKeyId: uuid('Unique identifier of the key'),
     apiKeyName: z.string().describe('Name of the key ("session" for a session key)'),

@@ -33,7 +33,7 @@ const MAX_SMS_TEMPLATE_LENGTH = 320;
 const MAX_SMS_LENGTH = 320;
 const SMS_TAGS = ['{{.OtpCode}}', '{{.AppName}}'];
 
-const emailAddress = text(MAX_EMAIL_LENGTH, emailAddressProblem);
+export const emailAddress = text(MAX_EMAIL_LENGTH, emailAddressProblem);
 
 // `new URL` silently drops tabs and line breaks, so those are refused before parsing.
 function urlProblem(value: string): { url: URL } | { problem: string } {
@@ -108,7 +108,7 @@ function smsTemplateProblem(value: string): string | undefined {
   return undefined;
 }
 
-const emailCustomization = z
+export const emailCustomization = z
   .strictObject(
     {
       logoUrl: text(MAX_URL_LENGTH, logoUrlProblem)
@@ -161,6 +161,15 @@ const smsCustomization = z
   )
   .describe('Customization of the SMS; OTP_TYPE_SMS only. One field: template');
 
+/** The app's name, which the message names (its sender, subject and text); not blank, no line breaks. */
+export const appName = text(MAX_APP_NAME_LENGTH, (v) =>
+  v.trim() === '' ? 'must not be empty; it names your app in the message' : headerSafeProblem(v, MAX_APP_NAME_LENGTH),
+).meta({
+  minLength: 1,
+  pattern: '\\S',
+  description: 'Application name. Required. Used in email notifications when no email template is supplied, and in the SMS. Not blank, no line breaks',
+});
+
 /** Fields that only mean something for one channel; setting them for the other is refused. */
 const EMAIL_ONLY = ['sendFromEmailAddress', 'sendFromEmailSenderName', 'replyToEmailAddress', 'emailCustomization'] as const;
 const SMS_ONLY = ['smsCustomization'] as const;
@@ -184,13 +193,7 @@ const fields = z.strictObject({
   contact: text(MAX_EMAIL_LENGTH).describe(
     'Email address or phone number that receives the OTP: an email address for OTP_TYPE_EMAIL, in lowercase in the intent (every spelling of an address is one contact), a phone number in international form (+ and country code) for OTP_TYPE_SMS, normalised to E.164 in the intent',
   ),
-  appName: text(MAX_APP_NAME_LENGTH, (v) =>
-    v.trim() === '' ? 'must not be empty; it names your app in the message' : headerSafeProblem(v, MAX_APP_NAME_LENGTH),
-  ).meta({
-    minLength: 1,
-    pattern: '\\S',
-    description: 'Application name. Required. Used in email notifications when no email template is supplied, and in the SMS. Not blank, no line breaks',
-  }),
+  appName,
   otpLength: z
     .number({ error: 'must be a whole number from 6 to 9' })
     .refine((n) => Number.isInteger(n) && n >= 6 && n <= 9, 'must be a whole number from 6 to 9')
@@ -346,22 +349,7 @@ export async function planOtpIssue(
   if (logoUrl?.startsWith('http:') && !context.config.allowHttpLogos) {
     throw invalidField('parameters.emailCustomization.logoUrl', 'must be an https URL');
   }
-  const checks: Effect[] = [];
-  if (intent.sendFromEmailAddress !== undefined) {
-    const address = intent.sendFromEmailAddress;
-    const domain = address.slice(address.lastIndexOf('@') + 1).toLowerCase();
-    checks.push(
-      check(
-        'senderDomainRegistered',
-        [organizationId, domain],
-        invalidField(
-          'parameters.sendFromEmailAddress',
-          `domain ${domain} is not registered for this organization; register it with ` +
-            `\`signet sender-domain add --org ${organizationId} --domain ${domain}\` (POST /admin/v1/organizations/{id}/sender-domains) or omit sendFromEmailAddress`,
-        ),
-      ),
-    );
-  }
+  const checks: Effect[] = intent.sendFromEmailAddress === undefined ? [] : [senderDomainCheck(organizationId, intent.sendFromEmailAddress)];
   // The template is chosen now (the one asked for, else the newest, picked in the activity's
   // statement) and copied into the message, so its sending reads no template.
   const requested = intent.otpType === 'OTP_TYPE_EMAIL' ? intent.emailCustomization?.templateId : undefined;
@@ -380,20 +368,8 @@ export async function planOtpIssue(
   }
 
   const limits = context.config.otpRateLimits;
-  const channel = intent.otpType === 'OTP_TYPE_SMS' ? 'SMS' : 'email';
-  // A scope names its organization in one spelling: the envelope's organizationId is as the client
-  // wrote it, and a UUID in capitals is the same organization (the contact is canonical already).
   const quota = (scope: 'user_identifier' | 'contact', value: string, limit: RateLimit, label: string) =>
-    take('rateWindow', [`${scope}:${intent.otpType}:${organizationId.toLowerCase()}:${value}`, limit], (detail) => {
-      const retryAfter = Math.max(1, Number(detail) || 1);
-      // Its first words are those @turnkey/core looks for to tell its app the limit was reached.
-      return resourceExhausted(
-        'OTP_RATE_LIMITED',
-        `Max number of OTPs have been initiated: too many ${channel} codes for ${label}: at most ${limit.count} ` +
-          `every ${limit.windowSeconds} seconds; retry in ${retryAfter} seconds`,
-        retryAfter,
-      );
-    });
+    otpQuota(organizationId, intent.otpType, scope, value, limit, label);
   // The user's own budget first: a refusal for the contact then costs only the user's.
   const quotas =
     intent.otpType === 'OTP_TYPE_SMS'
@@ -438,6 +414,41 @@ export async function planOtpIssue(
   };
 }
 
+/** The check that the domain of sendFromEmailAddress is registered for the organization. */
+export function senderDomainCheck(organizationId: string, address: string): Effect {
+  const domain = address.slice(address.lastIndexOf('@') + 1).toLowerCase();
+  return check(
+    'senderDomainRegistered',
+    [organizationId, domain],
+    invalidField(
+      'parameters.sendFromEmailAddress',
+      `domain ${domain} is not registered for this organization; register it with ` +
+        `\`signet sender-domain add --org ${organizationId} --domain ${domain}\` (POST /admin/v1/organizations/{id}/sender-domains) or omit sendFromEmailAddress`,
+    ),
+  );
+}
+
+/**
+ * One send taken from a rate window of OTP messages: the window of `scope` (a contact, a user
+ * identifier) for `value` on the channel of `otpType`, refused with a 429 OTP_RATE_LIMITED. The
+ * messages of email_auth and init_user_email_recovery take from the email contact's window too.
+ */
+export function otpQuota(organizationId: string, otpType: OtpType, scope: 'user_identifier' | 'contact', value: string, limit: RateLimit, label: string): Effect {
+  const channel = otpType === 'OTP_TYPE_SMS' ? 'SMS' : 'email';
+  // A scope names its organization in one spelling: the envelope's organizationId is as the client
+  // wrote it, and a UUID in capitals is the same organization (the contact is canonical already).
+  return take('rateWindow', [`${scope}:${otpType}:${organizationId.toLowerCase()}:${value}`, limit], (detail) => {
+    const retryAfter = Math.max(1, Number(detail) || 1);
+    // Its first words are those @turnkey/core looks for to tell its app the limit was reached.
+    return resourceExhausted(
+      'OTP_RATE_LIMITED',
+      `Max number of OTPs have been initiated: too many ${channel} codes for ${label}: at most ${limit.count} ` +
+        `every ${limit.windowSeconds} seconds; retry in ${retryAfter} seconds`,
+      retryAfter,
+    );
+  });
+}
+
 /** What the delivery worker needs to compose the message; undefined fields are left out. */
 function message(intent: InitOtpAuthIntent, expirationSeconds: number): OtpEmail | OtpSms {
   if (intent.otpType === 'OTP_TYPE_SMS') {
@@ -464,6 +475,6 @@ function message(intent: InitOtpAuthIntent, expirationSeconds: number): OtpEmail
   });
 }
 
-function withoutUndefined<T extends object>(value: T): T {
+export function withoutUndefined<T extends object>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
 }

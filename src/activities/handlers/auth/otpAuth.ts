@@ -4,18 +4,16 @@
 // code went to gets a new expiring key of kind 'otp_auth' (CREDENTIAL_TYPE_OTP_AUTH_KEY_P256), whose
 // key pair is made here: only its public half is stored, its private half is answered sealed to the
 // client's targetPublicKey in the ecosystem's credential bundle, in this answer only.
-import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { notFound } from '../../../errors.ts';
-import { P256_PUBLIC_KEY_PATTERN, p256PointHex } from '../../../keys/p256.ts';
-import { sealNewCredential } from '../../../otp/credentialBundle.ts';
 import { canonicalEmailAddress } from '../../../otp/contact.ts';
-import { check, lock, write } from '../../../store/effects.ts';
+import { check, write } from '../../../store/effects.ts';
 import { findUserByContact } from '../../../store/users.ts';
 import type { ActivityHandler } from '../../handler.ts';
 import { name, objectExpected, trueOrFalse, wholeSeconds } from '../../wire/parameters.ts';
 import { checkCode, claimGate, otpCodeParameter, otpIdParameter, redactOtpCode, verifiableOtp } from './otpCheck.ts';
 import { MAX_SESSION_SECONDS } from './sessionPlans.ts';
+import { planBundledKey, targetPublicKeyParameter } from './credentialKeys.ts';
 
 export const DEFAULT_OTP_AUTH_KEY_SECONDS = '900';
 /** The key's name when apiKeyName is left out: this, a space and the moment it was made (ISO 8601). */
@@ -25,15 +23,7 @@ const parameters = z.strictObject(
   {
     otpId: otpIdParameter,
     otpCode: otpCodeParameter,
-    // Kept as the client wrote it: it names the client's key pair.
-    targetPublicKey: z
-      .string({ error: 'must be a string: the client\'s P-256 public key in hex, to which the credential is encrypted' })
-      .refine((v) => p256PointHex(v) !== undefined, 'must be a P-256 public key in hex: 66 characters (compressed) or 130 (uncompressed), a point on the curve')
-      .meta({
-        pattern: P256_PUBLIC_KEY_PATTERN,
-        description:
-          "The client's P-256 public key in hex (compressed or uncompressed), e.g. generateP256KeyPair's: the new API key's private half is encrypted to it (credentialBundle), which decryptCredentialBundle opens with its private half",
-      }),
+    targetPublicKey: targetPublicKeyParameter,
     apiKeyName: name
       .describe(`Name of the new API key; not blank. Without it "${DEFAULT_NAME_PREFIX} <the moment it was made, ISO 8601>"`)
       .optional(),
@@ -105,35 +95,25 @@ export const otpAuth: ActivityHandler<typeof parameters, OtpAuthResult> = {
       );
     }
 
-    const credential = await sealNewCredential(intent.targetPublicKey);
-    const apiKeyId = randomUUID();
-    const key = {
-      id: apiKeyId,
+    const key = await planBundledKey(context, {
       userId: user.id,
+      kind: 'otp_auth',
       name: intent.apiKeyName ?? `${DEFAULT_NAME_PREFIX} ${now.toISOString()}`,
-      publicKey: credential.publicKey,
-      expiresAt: new Date(now.getTime() + Number(intent.expirationSeconds) * 1000),
-      kind: 'otp_auth' as const,
-    };
+      targetPublicKey: intent.targetPublicKey,
+      expirationSeconds: intent.expirationSeconds,
+      invalidateExisting: intent.invalidateExisting,
+    });
     return {
-      result: { userId: user.id, apiKeyId, credentialBundle: credential.credentialBundle },
+      result: { userId: user.id, apiKeyId: key.apiKeyId, credentialBundle: key.credentialBundle },
       // Whoever reads the bundle with the target's private key holds the key: it is not stored.
       secretFields: ['credentialBundle'],
       effects: [
         check('userActive', [organizationId, user.id], notFound('USER_NOT_FOUND', `the user with the ${named} was removed; create the user again, then send a new code`)),
         // The OTP is used by the activity's statement itself: two right codes at once make one key.
         claimGate(context, otp.id, CODE_FIELD),
-        write('insertApiKeys', organizationId, [key], now),
         // The code proves the contact for this user only.
         write('markUserContactVerified', organizationId, user.id, contact, now),
-        ...(intent.invalidateExisting
-          ? [
-              write('revokeOtherOtpAuthKeys', { organizationId, userId: user.id, keepPublicKey: key.publicKey, now }),
-              // Ending the other keys and making this one is one step per user: a concurrent otp_auth
-              // holding the lock commits its key first, and this statement then sees it and ends it.
-              lock('userApiKeys', organizationId, user.id),
-            ]
-          : []),
+        ...key.effects,
       ],
     };
   },
