@@ -13,6 +13,9 @@
 // - a large transfer allowed only by two approvers: the submission waits (nothing signed), the
 //   second approval signs it once, a later approval is refused;
 // - fail closed: function_name of a call to a contract with no ABI stored allows nothing.
+// Each case is also asked of the dry run (evaluate_policies), which answers as the submission is
+// decided (who could still approve the large transfer, what each signature does in words) and
+// stores nothing.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
@@ -34,6 +37,7 @@ import {
 } from 'viem';
 import { testDatabases } from './support/databases.ts';
 import { envelope } from './support/envelopes.ts';
+import { postStamped } from './support/http.ts';
 import { refused } from './support/refusals.ts';
 import { startTestServer, type Credentials, type TestServer } from './support/server.ts';
 
@@ -118,7 +122,22 @@ for (const tdb of testDatabases) {
         user.client.signTransaction(
           envelope('ACTIVITY_TYPE_SIGN_TRANSACTION_V2', organizationId, { signWith: type === 'TRANSACTION_TYPE_ETHEREUM' ? ethereum : solana, unsignedTransaction, type }) as any,
         ) as Promise<any>;
-      return { root, users, ethereum, solana, organizationId, createPolicy, storeInterface, signTransaction };
+      /**
+       * The dry run (evaluate_policies) of an activity as `user` would submit it, `approvers` having
+       * approved it: its answer, once it is checked that it stored nothing.
+       */
+      const dryRun = async (user: User, type: string, parameters: object, approvers: User[] = []) => {
+        const stored = async () => (await server.db.query<{ n: number }>('SELECT count(*)::int AS n FROM activities WHERE organization_id = $1', [organizationId]))[0]!.n;
+        const before = await stored();
+        const body = JSON.stringify({ organizationId, activity: { type, parameters }, approverIds: approvers.map((approver) => approver.userId) });
+        const answer = await postStamped(server.baseUrl, '/public/v1/query/evaluate_policies', body, user);
+        assert.equal(answer.status, 200, answer.text);
+        assert.equal(await stored(), before, 'a dry run stores no activity');
+        return answer.json as { outcome: string; policyEvaluations: Array<{ policyName: string; outcome: string }>; couldBeApprovedBy: string[]; summary?: { text: string } };
+      };
+      const dryRunTransaction = (user: User, unsignedTransaction: string, type: 'TRANSACTION_TYPE_ETHEREUM' | 'TRANSACTION_TYPE_SOLANA' = 'TRANSACTION_TYPE_ETHEREUM', approvers: User[] = []) =>
+        dryRun(user, 'ACTIVITY_TYPE_SIGN_TRANSACTION_V2', { signWith: type === 'TRANSACTION_TYPE_ETHEREUM' ? ethereum : solana, unsignedTransaction, type }, approvers);
+      return { root, users, ethereum, solana, organizationId, createPolicy, storeInterface, signTransaction, dryRun, dryRunTransaction };
     }
 
     const implicitDeny = /is not allowed for user .* no policy of organization .* allows it \(implicit deny\); nothing was stored/;
@@ -148,6 +167,10 @@ for (const tdb of testDatabases) {
           const signed = await account.signTransaction(tokenCall('transfer', to, CAP));
           assert.equal(await recoverTransactionAddress({ serializedTransaction: signed as never }), org.ethereum, `${spelling}: ${to}`);
         }
+        // The dry run answers as the submissions below are decided, and stores nothing.
+        assert.equal((await org.dryRunTransaction(member, serializeTransaction(tokenCall('transfer', ALICE, CAP)))).outcome, 'OUTCOME_ALLOW');
+        assert.equal((await org.dryRunTransaction(member, serializeTransaction(tokenCall('transfer', ALICE, CAP + 1n)))).outcome, 'OUTCOME_DENY_IMPLICIT');
+        assert.equal((await org.dryRunTransaction(member, serializeTransaction(tokenCall('transfer', MALLORY, 1n)))).outcome, 'OUTCOME_DENY_IMPLICIT');
         // One base unit over the cap; another recipient; a listed recipient in the other spelling passes.
         await refused(org.signTransaction(member, serializeTransaction(tokenCall('transfer', ALICE, CAP + 1n))), PERMISSION_DENIED, implicitDeny);
         await refused(org.signTransaction(member, serializeTransaction(tokenCall('transfer', MALLORY, 1n))), PERMISSION_DENIED, implicitDeny);
@@ -169,6 +192,16 @@ for (const tdb of testDatabases) {
       assert.equal(transfer.activity.status, 'ACTIVITY_STATUS_COMPLETED');
       const denied = new RegExp(`is denied by policy ${denyId} \\("no approvals"\\) of organization ${org.organizationId} \\(explicit deny\\); nothing was stored`);
       await refused(org.signTransaction(member, serializeTransaction(tokenCall('approve', MALLORY, 1n))), PERMISSION_DENIED, denied);
+      const dry = await org.dryRunTransaction(member, serializeTransaction(tokenCall('approve', MALLORY, 1n)));
+      assert.equal(dry.outcome, 'OUTCOME_DENY_EXPLICIT');
+      assert.deepEqual(
+        dry.policyEvaluations.map(({ policyName, outcome }) => [policyName, outcome]).sort(),
+        [
+          ['members sign', 'OUTCOME_ALLOW'],
+          ['no approvals', 'OUTCOME_DENY_EXPLICIT'],
+        ],
+      );
+      assert.match(dry.summary!.text, /call approve\(spender=0x[0-9a-f]{40}, amount=1\) on USDC/);
       // A call the DENY cannot read (no ABI for the contract called) is denied by it: it fails closed.
       await refused(org.signTransaction(member, serializeTransaction(tokenCall('transfer', MALLORY, 1n, UNKNOWN_TOKEN))), PERMISSION_DENIED, denied);
     });
@@ -209,6 +242,17 @@ for (const tdb of testDatabases) {
       const [sent] = (await member.client.getActivities({ organizationId: org.organizationId, filterByType: ['ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2'] } as any)).activities as any[];
       assert.deepEqual(sent.intent.signRawPayloadIntentV2, { signWith: org.ethereum, payload: serializeTypedData(withDomainType as never), encoding: 'PAYLOAD_ENCODING_EIP712', hashFunction: 'HASH_FUNCTION_NO_OP' });
 
+      const dryPermit = (value: bigint) =>
+        org.dryRun(member, 'ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2', {
+          signWith: org.ethereum,
+          payload: serializeTypedData({ ...withDomainType, message: { ...withDomainType.message, value } } as never),
+          encoding: 'PAYLOAD_ENCODING_EIP712',
+          hashFunction: 'HASH_FUNCTION_NO_OP',
+        });
+      const dryAllowed = await dryPermit(CAP);
+      assert.equal(dryAllowed.outcome, 'OUTCOME_ALLOW');
+      assert.match(dryAllowed.summary!.text, /^Sign EIP-712 Permit for USD Coin v2 on Ethereum/);
+      assert.equal((await dryPermit(CAP + 1n)).outcome, 'OUTCOME_DENY_IMPLICIT');
       await assert.rejects(wallet.signTypedData(permit(UNKNOWN_TOKEN, 1, 1n)), /implicit deny/);
       await assert.rejects(wallet.signTypedData(permit(TOKEN, 10, 1n)), /implicit deny/);
       await assert.rejects(wallet.signTypedData(permit(TOKEN, 1, CAP + 1n)), /implicit deny/);
@@ -237,6 +281,14 @@ for (const tdb of testDatabases) {
         new Transaction({ feePayer: payer, recentBlockhash: BLOCKHASH }).add(...instructions).serialize({ requireAllSignatures: false, verifySignatures: false }).toString('hex');
       const transfer = (lamports: number) => SystemProgram.transfer({ fromPubkey: payer, toPubkey: recipient, lamports });
 
+      for (const [instructions, outcome] of [
+        [[transfer(1_000_000_000)], 'OUTCOME_ALLOW'],
+        [[transfer(1_000_000_001)], 'OUTCOME_DENY_IMPLICIT'],
+        [[counterInstruction('increment', counter)], 'OUTCOME_ALLOW'],
+        [[counterInstruction('reset', counter)], 'OUTCOME_DENY_IMPLICIT'],
+      ] as const) {
+        assert.equal((await org.dryRunTransaction(member, unsigned(...instructions), 'TRANSACTION_TYPE_SOLANA')).outcome, outcome);
+      }
       for (const instructions of [[transfer(1_000_000_000)], [transfer(5), transfer(7)], [counterInstruction('increment', counter)]]) {
         const { activity } = await org.signTransaction(member, unsigned(...instructions), 'TRANSACTION_TYPE_SOLANA');
         assert.equal(activity.status, 'ACTIVITY_STATUS_COMPLETED');
@@ -259,6 +311,12 @@ for (const tdb of testDatabases) {
       const small = await org.signTransaction(member, send(10n ** 18n));
       assert.equal(small.activity.status, 'ACTIVITY_STATUS_COMPLETED');
       const large = send(10n ** 18n + 1n);
+      const dry = await org.dryRunTransaction(member, large);
+      assert.equal(dry.outcome, 'OUTCOME_REQUIRES_CONSENSUS');
+      assert.ok(dry.couldBeApprovedBy.includes(approver.userId), JSON.stringify(dry.couldBeApprovedBy));
+      assert.ok(!dry.couldBeApprovedBy.includes(member.userId), 'the submitter is not among those who could still approve');
+      assert.match(dry.summary!.text, / with 1\.000000000000000001 ETH /);
+      assert.equal((await org.dryRunTransaction(member, large, 'TRANSACTION_TYPE_ETHEREUM', [approver])).outcome, 'OUTCOME_ALLOW');
       const { activity: waiting } = await org.signTransaction(member, large);
       assert.equal(waiting.status, 'ACTIVITY_STATUS_CONSENSUS_NEEDED');
       assert.equal(waiting.result?.signTransactionResult, undefined, 'nothing is signed while it waits');
