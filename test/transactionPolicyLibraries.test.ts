@@ -1,5 +1,6 @@
 // Policies that read what is signed, through the ecosystem's libraries unmodified against a real
-// Signet: @turnkey/http's TurnkeyClient (an ApiKeyStamper per user), @turnkey/viem's account, viem
+// Signet: @turnkey/http's TurnkeyClient (an ApiKeyStamper per user), @turnkey/sdk-server's API
+// client (as a backend signs), @turnkey/viem's account, viem
 // building Ethereum transactions and typed data, @solana/web3.js building Solana ones. A user who is
 // not the root quorum signs what a policy reading the transaction allows:
 // - an ERC-20 transfer under a cap above 2^53 to a listed recipient (the ABI stored by
@@ -22,6 +23,7 @@ import { after, before, describe, test } from 'node:test';
 import { Keypair, PublicKey, SystemProgram, Transaction, TransactionInstruction } from '@solana/web3.js';
 import { generateP256KeyPair } from '@turnkey/crypto';
 import type { TurnkeyClient } from '@turnkey/http';
+import { Turnkey } from '@turnkey/sdk-server';
 import { createAccount } from '@turnkey/viem';
 import {
   createWalletClient,
@@ -174,9 +176,11 @@ for (const tdb of testDatabases) {
         // One base unit over the cap; another recipient; a listed recipient in the other spelling passes.
         await refused(org.signTransaction(member, serializeTransaction(tokenCall('transfer', ALICE, CAP + 1n))), PERMISSION_DENIED, implicitDeny);
         await refused(org.signTransaction(member, serializeTransaction(tokenCall('transfer', MALLORY, 1n))), PERMISSION_DENIED, implicitDeny);
+        // Through @turnkey/sdk-server's API client as a backend signs: a listed recipient in the other spelling passes.
         const other = spelling === 'EIP-55' ? (ALICE.toLowerCase() as Hex) : ALICE;
-        const { activity } = await org.signTransaction(member, serializeTransaction(tokenCall('transfer', other, 1n)));
-        assert.equal(activity.status, 'ACTIVITY_STATUS_COMPLETED');
+        const backend = new Turnkey({ apiBaseUrl: server.baseUrl, apiPublicKey: member.apiPublicKey, apiPrivateKey: member.apiPrivateKey, defaultOrganizationId: org.organizationId }).apiClient();
+        const { signedTransaction } = await backend.signTransaction({ signWith: org.ethereum, unsignedTransaction: serializeTransaction(tokenCall('transfer', other, 1n)), type: 'TRANSACTION_TYPE_ETHEREUM' });
+        assert.equal(await recoverTransactionAddress({ serializedTransaction: `0x${signedTransaction}` as never }), org.ethereum);
         assert.equal(await signedCount(org.organizationId), 3);
       }
     });
