@@ -5,7 +5,7 @@
 // limit checked here); the sign-up creating the sub-organization with the configuration's default
 // wallet; /v1/account finding the person; the login answering a session Signet signed; and the
 // refusals: a missing or wrong configuration id, a disallowed origin (no CORS headers), a method not
-// enabled, rate limits (429), OAuth (501 until the oauth activity).
+// enabled, rate limits (429), OAuth 2.0 code exchange (501; OAuth with OpenID Connect: authProxyOauth.test.ts).
 //
 // In Node, TurnkeyClient.init() cannot run (its storage manager wants a browser or React Native), so
 // the client is made with its public createHttpClient() and the proxy calls go through its own code.
@@ -229,11 +229,13 @@ for (const tdb of testDatabases) {
       const unproven = await proxy('signup_v2', config.configId, { userEmail: 'someone@example.com', apiKeys: [], authenticators: [], oauthProviders: [] });
       assert.equal(unproven.status, 400);
       assert.match(unproven.json.message, /verificationToken/);
-      for (const path of ['oauth_login', 'oauth2_authenticate']) {
-        const oauth = await proxy(path, config.configId, {});
-        assert.equal(oauth.status, 501);
-        assert.match(oauth.json.message, /oauth_login activity/);
-      }
+      // OAuth: not enabled in this configuration; OAuth 2.0 code exchange is not served at all.
+      const oauth = await proxy('oauth_login', config.configId, { oidcToken: 'a.b.c', publicKey: generateP256KeyPair().publicKey });
+      assert.equal(oauth.status, 403);
+      assert.equal(oauth.json.details[0].turnkeyErrorCode, 'AUTH_PROXY_METHOD_DISABLED');
+      const oauth2 = await proxy('oauth2_authenticate', config.configId, {});
+      assert.equal(oauth2.status, 501);
+      assert.match(oauth2.json.message, /log in with an OpenID Connect provider's id token \(\/v1\/oauth_login\)/);
     });
 
     test('rate limits: per client address and per contact, 429 with Retry-After', async () => {

@@ -47,7 +47,7 @@ describe('the API reference in a browser (headless Chromium)', { skip: chromiumM
     const shown = await page.$$eval('.opblock-summary-path', (elements) => elements.map((element) => element.getAttribute('data-path')));
     assert.deepEqual([...new Set(shown)].sort(), [...paths].sort());
     const tags = await page.$$eval('.opblock-tag', (elements) => elements.map((element) => element.getAttribute('data-tag')));
-    assert.deepEqual(tags, ['activities', 'queries', 'admin', 'service']);
+    assert.deepEqual(tags, ['activities', 'queries', 'admin', 'auth proxy', 'service']);
   });
 
   test('the introduction says how a stamp is built and how to point the clients at Signet', async () => {

@@ -26,7 +26,7 @@ import { takeRateWindow, type RateLimit } from '../store/rateWindows.ts';
 import type { Clock } from '../wire/clock.ts';
 import { parseBody } from '../wire/jsonDocument.ts';
 import { schemaError } from '../wire/violations.ts';
-import { accountBody, emptyBody, initOtpBody, otpLoginBody, signupBody, verifyOtpBody } from './requests.ts';
+import { accountBody, ACCOUNT_FILTERS, emptyBody, initOtpBody, oauthLoginBody, otpLoginBody, signupBody, verifyOtpBody } from './requests.ts';
 
 /** The header that names the configuration. */
 export const CONFIG_HEADER = 'X-Auth-Proxy-Config-ID';
@@ -134,6 +134,28 @@ export class AuthProxy {
   }
 
   /**
+   * oauth_login in the sub-organization whose user the id token's identity is bound to (or the one
+   * named, a sub-organization of the configuration's organization), the session as long as the
+   * configuration says: {session}. The token is verified by the activity (issuer, signature,
+   * audience, expiry, its nonce the SHA-256 of publicKey).
+   */
+  async oauthLogin({ config, body }: ProxyCall): Promise<object> {
+    const request = parsed(oauthLoginBody, body);
+    enabled(config, 'oauth');
+    const organizationId = request.organizationId ?? (await this.accountOf(config, 'OIDC_TOKEN', request.oidcToken));
+    if (organizationId === undefined) {
+      throw notFound('ORGANIZATION_NOT_FOUND', `no sub-organization of ${config.organizationId} has a user bound to this identity; sign up first (/v1/signup_v2 with oauthProviders)`);
+    }
+    const result = await this.submit(config, 'ACTIVITY_TYPE_OAUTH_LOGIN', organizationId, {
+      oidcToken: request.oidcToken,
+      publicKey: request.publicKey,
+      expirationSeconds: String(config.sessionSeconds),
+      ...(request.invalidateExisting !== undefined ? { invalidateExisting: request.invalidateExisting } : {}),
+    });
+    return { session: result.session };
+  }
+
+  /**
    * create_sub_organization in the configuration's organization: one root user with the contacts,
    * keys and passkeys given, the wallet given or the configuration's default one.
    * {organizationId, userId, wallet?, appProofs?}.
@@ -149,11 +171,11 @@ export class AuthProxy {
       // A contact nobody proved would let anyone take another's address.
       throw invalidField('verificationToken', 'is required with userEmail or userPhoneNumber: verify the contact first (/v1/otp_init_v2, /v1/otp_verify_v2)');
     }
-    if (request.verificationToken === undefined && request.authenticators.length === 0) {
+    if (request.verificationToken === undefined && request.authenticators.length === 0 && request.oauthProviders.length === 0) {
       // API keys alone (a wallet's sign-up) would let anyone make sub-organizations at will.
       throw permissionDenied(
         'AUTH_PROXY_METHOD_DISABLED',
-        'a sign-up through the auth proxy proves a contact (verificationToken) or registers a passkey (authenticators); it has no sign-up with API keys alone',
+        'a sign-up through the auth proxy proves a contact (verificationToken), registers a passkey (authenticators) or binds an OpenID Connect identity (oauthProviders); it has no sign-up with API keys alone',
       );
     }
     if (request.userTag !== undefined) throw invalidField('userTag', 'Signet does not tag the users of a sign-up; leave it out');
@@ -189,7 +211,7 @@ export class AuthProxy {
    */
   async account({ config, body }: ProxyCall): Promise<object> {
     const request = parsed(accountBody, body);
-    if (request.filterType === 'OIDC_TOKEN') throw notImplementedOauth();
+    if (request.filterType === 'OIDC_TOKEN') enabled(config, 'oauth');
     let value = request.filterValue;
     if (request.filterType === 'EMAIL' || request.filterType === 'PHONE_NUMBER') {
       // An address is personal: only whoever proved it may learn whether it has an account.
@@ -211,9 +233,8 @@ export class AuthProxy {
   /** The enabled methods and session length, as the wallet kit reads them. */
   walletKitConfig({ config, body }: ProxyCall): object {
     parsedOrEmpty(body);
-    const providers = config.methods.filter((method) => method !== 'oauth');
     return {
-      enabledProviders: providers,
+      enabledProviders: config.methods,
       sessionExpirationSeconds: String(config.sessionSeconds),
       organizationId: config.organizationId,
       otpAlphanumeric: config.otpSettings.alphanumeric,
@@ -228,7 +249,7 @@ export class AuthProxy {
   }
 
   /** The sub-organization (newest first) whose user or credential matches, as list_suborgs finds it. */
-  private async accountOf(config: AuthProxyConfig, filterType: 'EMAIL' | 'PHONE_NUMBER' | 'CREDENTIAL_ID' | 'PUBLIC_KEY', filterValue: string): Promise<string | undefined> {
+  private async accountOf(config: AuthProxyConfig, filterType: (typeof ACCOUNT_FILTERS)[number], filterValue: string): Promise<string | undefined> {
     const document = { organizationId: config.organizationId, filterType, filterValue, paginationOptions: { limit: '1' } };
     const { body, principal } = await this.stamped(config, config.organizationId, document);
     const parsedQuery = getSubOrgIds.request.safeParse(parseBody(body));
@@ -314,9 +335,12 @@ function enabled(config: AuthProxyConfig, method: string): void {
   }
 }
 
-/** The 501 of what the oauth activity brings. */
-export function notImplementedOauth(): SignetError {
-  return new SignetError('NOT_IMPLEMENTED', 'OAuth through the auth proxy comes with the oauth_login activity, which this server does not have yet');
+/** The 501 of OAuth 2.0 code exchange (X, Discord), which needs each provider's client secret: not served. */
+export function notImplementedOauth2(): SignetError {
+  return new SignetError(
+    'NOT_IMPLEMENTED',
+    "OAuth 2.0 code exchange (oauth2_authenticate: X, Discord) is not served by Signet's auth proxy; log in with an OpenID Connect provider's id token (/v1/oauth_login)",
+  );
 }
 
 function phoneOf(text: string): string | undefined {

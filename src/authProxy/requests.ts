@@ -2,6 +2,7 @@
 // What they carry on to an activity (a sign-up's API keys, passkeys, wallet) is checked by that
 // activity's own schema, which names the field at fault.
 import { z } from 'zod';
+import { MAX_TOKEN_LENGTH as MAX_OIDC_TOKEN_LENGTH } from '../auth/oidc/verifyIdToken.ts';
 import { MAX_EMAIL_LENGTH } from '../otp/contactLimits.ts';
 import { MAX_VERIFICATION_TOKEN_LENGTH } from '../otp/verificationToken.ts';
 
@@ -40,7 +41,7 @@ export const signupBody = z.strictObject({
   verificationToken: token(`${PROVEN}; used up by the sign-up`).optional(),
   apiKeys: z.array(z.unknown()).max(20).default([]).describe("The root user's API keys, as create_sub_organization takes them"),
   authenticators: z.array(z.unknown()).max(10).default([]).describe("The root user's passkeys (needs the passkey method)"),
-  oauthProviders: z.array(z.unknown()).max(10).default([]).describe('OAuth providers (needs the oauth method; not taken yet)'),
+  oauthProviders: z.array(z.unknown()).max(10).default([]).describe("The root user's OAuth providers, {providerName, oidcToken} each (needs the oauth method)"),
   wallet: z.unknown().describe("The wallet of the sub-organization ({walletName, accounts}); the configuration's default one when absent").optional(),
   clientSignature: z.unknown().describe("The sign-up message signed by the token's key (@turnkey/core's getClientSignatureMessageForSignup)").optional(),
 });
@@ -48,10 +49,17 @@ export const signupBody = z.strictObject({
 export const ACCOUNT_FILTERS = ['EMAIL', 'PHONE_NUMBER', 'CREDENTIAL_ID', 'PUBLIC_KEY', 'OIDC_TOKEN'] as const;
 
 export const accountBody = z.strictObject({
-  filterType: z.enum(ACCOUNT_FILTERS, { error: `must be one of ${ACCOUNT_FILTERS.join(', ')}` }).describe(`What filterValue is: ${ACCOUNT_FILTERS.join(', ')} (OIDC_TOKEN comes with OAuth)`),
-  filterValue: text(MAX_VERIFICATION_TOKEN_LENGTH).min(1).describe('The email address, phone number, passkey credential id or API key public key'),
+  filterType: z.enum(ACCOUNT_FILTERS, { error: `must be one of ${ACCOUNT_FILTERS.join(', ')}` }).describe(`What filterValue is: ${ACCOUNT_FILTERS.join(', ')}`),
+  filterValue: text(MAX_OIDC_TOKEN_LENGTH).min(1).describe('The email address, phone number, passkey credential id, API key public key or OpenID Connect id token'),
   verificationToken: token(`${PROVEN}: required for EMAIL and PHONE_NUMBER`).optional(),
-  oidcToken: text(MAX_VERIFICATION_TOKEN_LENGTH).describe('Not taken yet (OAuth)').optional(),
+  oidcToken: text(MAX_OIDC_TOKEN_LENGTH).describe('Not read: an id token is given as filterValue with filterType OIDC_TOKEN').optional(),
+});
+
+export const oauthLoginBody = z.strictObject({
+  oidcToken: text(MAX_OIDC_TOKEN_LENGTH).min(1).describe("An id token of an issuer in SIGNET_OIDC_ISSUERS, its nonce the SHA-256 of publicKey's hex"),
+  publicKey: text(130).min(1).describe("The session's public key, P-256 in hex"),
+  invalidateExisting: z.boolean().describe("Revoke the user's other sessions").optional(),
+  organizationId: z.uuid().describe("The sub-organization to log in to; by default the one whose user the token's identity is bound to").optional(),
 });
 
 /** wallet_kit_config and wallet_kit_client_params take an empty object (or no body at all). */

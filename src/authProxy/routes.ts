@@ -2,8 +2,8 @@
 // does, the body it takes and what it answers. http/authProxyRoutes.ts serves them and
 // http/openapi.ts documents them.
 import { z } from 'zod';
-import { notImplementedOauth, type AuthProxy, type ProxyCall } from './authProxy.ts';
-import { accountBody, emptyBody, initOtpBody, otpLoginBody, signupBody, verifyOtpBody } from './requests.ts';
+import { notImplementedOauth2, type AuthProxy, type ProxyCall } from './authProxy.ts';
+import { accountBody, emptyBody, initOtpBody, oauthLoginBody, otpLoginBody, signupBody, verifyOtpBody } from './requests.ts';
 
 export interface AuthProxyRoute {
   name: string;
@@ -83,14 +83,20 @@ export const AUTH_PROXY_ROUTES: readonly AuthProxyRoute[] = [
     answer: z.strictObject({}),
     serve: (proxy, call) => proxy.walletKitClientParams(call),
   },
-  // The oauth_login activity comes with its own change; until then these say so.
-  ...['oauth_login', 'oauth2_authenticate'].map((name) => ({
-    name,
-    summary: 'Not served yet (501): OAuth through the auth proxy comes with the oauth_login activity',
+  {
+    name: 'oauth_login',
+    summary: "oauth_login in the sub-organization whose user the id token's identity is bound to (or `organizationId`): {session}",
+    body: oauthLoginBody,
+    answer: z.strictObject({ session: z.string().describe('The session JWT Signet signed') }),
+    serve: (proxy, call) => proxy.oauthLogin(call),
+  },
+  {
+    name: 'oauth2_authenticate',
+    summary: 'Not served (501): OAuth 2.0 code exchange (X, Discord) needs each provider\'s client secret; log in with an OpenID Connect id token (oauth_login)',
     body: z.record(z.string(), z.unknown()),
     answer: z.strictObject({}),
     serve: () => {
-      throw notImplementedOauth();
+      throw notImplementedOauth2();
     },
-  })),
+  },
 ];
