@@ -10,26 +10,24 @@ import {
   MAX_TRANSACTION_BYTES as MAX_ETHEREUM_TRANSACTION_BYTES,
   parseEthereumTransaction,
   signParsedEthereumTransaction,
-  type ParsedEthereumTransaction,
 } from '../../../chains/ethereum/transaction.ts';
 import {
   MAX_TRANSACTION_BYTES as MAX_SOLANA_TRANSACTION_BYTES,
   parseSolanaTransaction,
   signParsedSolanaTransaction,
-  type ParsedSolanaTransaction,
 } from '../../../chains/solana/transaction.ts';
 import type { DerivationCurve } from '../../../keys/derivation.ts';
 import { ParameterRejected } from '../../../keys/parameterRejected.ts';
 import type { ActivityHandler } from '../../handler.ts';
 import { objectExpected, text } from '../../wire/parameters.ts';
 import { signerAt, signWithField, withAccountKey, type SignerKey, signerStillThere } from './signingAccount.ts';
-import { transactionView } from './signingView.ts';
+import { transactionView, type ParsedTransaction } from './signingView.ts';
 
-/** The transaction types Signet signs, each with the curve of the accounts that sign it and its parser. */
+/** The transaction types Signet signs, each with the curve of the accounts that sign it. */
 const TRANSACTION_TYPES = {
-  TRANSACTION_TYPE_ETHEREUM: { curve: 'CURVE_SECP256K1', parse: parseEthereumTransaction },
-  TRANSACTION_TYPE_SOLANA: { curve: 'CURVE_ED25519', parse: parseSolanaTransaction },
-} as const satisfies Record<string, { curve: DerivationCurve; parse: (unsignedTransaction: string) => unknown }>;
+  TRANSACTION_TYPE_ETHEREUM: { curve: 'CURVE_SECP256K1' },
+  TRANSACTION_TYPE_SOLANA: { curve: 'CURVE_ED25519' },
+} as const satisfies Record<string, { curve: DerivationCurve }>;
 type TransactionType = keyof typeof TRANSACTION_TYPES;
 const TYPE_NAMES = Object.keys(TRANSACTION_TYPES) as TransactionType[];
 
@@ -41,7 +39,19 @@ export const MAX_UNSIGNED_TRANSACTION_CHARACTERS = 2 + 2 * Math.max(MAX_ETHEREUM
  * signing it costs no second parse; an intent read back from the store (at the approval that executes
  * it) is not here, and is parsed again.
  */
-const parsedAtIntake = new WeakMap<object, ParsedEthereumTransaction | ParsedSolanaTransaction>();
+const parsedAtIntake = new WeakMap<object, ParsedTransaction>();
+
+/** The intent's transaction: as intake parsed it, or parsed now (an intent read back from the store). */
+function parsedOf(intent: { type: TransactionType; unsignedTransaction: string }): ParsedTransaction {
+  return parsedAtIntake.get(intent) ?? parse(intent.type, intent.unsignedTransaction);
+}
+
+/** The transaction parsed by its chain's parser; a ParameterRejected naming parameters.unsignedTransaction when it is none. */
+function parse(type: TransactionType, unsignedTransaction: string): ParsedTransaction {
+  return type === 'TRANSACTION_TYPE_ETHEREUM'
+    ? { type, ...parseEthereumTransaction(unsignedTransaction) }
+    : { type, ...parseSolanaTransaction(unsignedTransaction) };
+}
 
 const parameters = z
   .strictObject(
@@ -63,7 +73,7 @@ const parameters = z
     const { type, unsignedTransaction } = value;
     if (!Object.hasOwn(TRANSACTION_TYPES, type) || typeof unsignedTransaction !== 'string' || unsignedTransaction.length > MAX_UNSIGNED_TRANSACTION_CHARACTERS) return;
     try {
-      parsedAtIntake.set(value, TRANSACTION_TYPES[type].parse(unsignedTransaction));
+      parsedAtIntake.set(value, parse(type, unsignedTransaction));
     } catch (error) {
       if (!(error instanceof ParameterRejected)) throw error;
       ctx.addIssue({ code: 'custom', path: ['unsignedTransaction'], message: error.description });
@@ -109,16 +119,15 @@ export const signTransaction: ActivityHandler<typeof parameters, SignTransaction
   },
 
   view(context, intent, signer) {
-    return transactionView(context, intent.type, intent.unsignedTransaction, signer);
+    return transactionView(context, parsedOf(intent), signer);
   },
 
   async execute(context, intent, signer) {
-    const { type, unsignedTransaction } = intent;
-    const parsed = parsedAtIntake.get(intent) ?? TRANSACTION_TYPES[type].parse(unsignedTransaction);
+    const parsed = parsedOf(intent);
     const signedTransaction = await withAccountKey(context, signer, (_curve, privateKey) => {
-      return type === 'TRANSACTION_TYPE_ETHEREUM'
-        ? signParsedEthereumTransaction(parsed as ParsedEthereumTransaction, privateKey).signedTransaction
-        : signParsedSolanaTransaction(parsed as ParsedSolanaTransaction, privateKey).signedTransaction;
+      return parsed.type === 'TRANSACTION_TYPE_ETHEREUM'
+        ? signParsedEthereumTransaction(parsed, privateKey).signedTransaction
+        : signParsedSolanaTransaction(parsed, privateKey).signedTransaction;
     });
     return { result: { signedTransaction }, effects: [signerStillThere(context, signer)] };
   },

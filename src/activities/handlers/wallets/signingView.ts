@@ -3,8 +3,8 @@
 // with the organization's smart contract interfaces for the contracts it names: an Ethereum
 // transaction (`eth.tx`), a Solana one (`solana.tx`), EIP-712 typed data (`eth.eip_712`), each with
 // a summary in words. What does not decode is left out, so a condition reading it fails closed.
-import { parseEthereumTransaction } from '../../../chains/ethereum/transaction.ts';
-import { parseSolanaTransaction } from '../../../chains/solana/transaction.ts';
+import type { ParsedEthereumTransaction } from '../../../chains/ethereum/transaction.ts';
+import type { ParsedSolanaTransaction } from '../../../chains/solana/transaction.ts';
 import type { PolicyStruct } from '../../../policy/index.ts';
 import {
   ethereumTransactionView,
@@ -20,13 +20,18 @@ import type { ActivityView, PrepareContext } from '../../handler.ts';
 import { signerBindings } from './keyBindings.ts';
 import type { SignerKey } from './signingAccount.ts';
 
+/** A transaction sign_transaction signs, as its chain's parser read it (the parse intake made: no second one). */
+export type ParsedTransaction =
+  | ({ type: 'TRANSACTION_TYPE_ETHEREUM' } & ParsedEthereumTransaction)
+  | ({ type: 'TRANSACTION_TYPE_SOLANA' } & ParsedSolanaTransaction);
+
 /**
- * The view of a transaction sign_transaction signs (it parsed at intake; one that no longer does is
- * not viewed). The key's read and the interfaces' read are made together: neither waits for the other.
+ * The view of a transaction sign_transaction signs. The key's read and the interfaces' read are made
+ * together: neither waits for the other.
  */
-export async function transactionView(context: PrepareContext, type: string, unsignedTransaction: string, signer: SignerKey): Promise<ActivityView> {
-  if (type === 'TRANSACTION_TYPE_ETHEREUM') {
-    const { transaction } = parseEthereumTransaction(unsignedTransaction);
+export async function transactionView(context: PrepareContext, parsed: ParsedTransaction, signer: SignerKey): Promise<ActivityView> {
+  if (parsed.type === 'TRANSACTION_TYPE_ETHEREUM') {
+    const { transaction } = parsed;
     const [{ bindings: key, from }, stored] = await Promise.all([
       signerBindings(context, signer),
       findInterfacesFor(context.db, context.organizationId, { ethereum: transaction.to === undefined ? [] : [transaction.to], solana: [] }),
@@ -34,7 +39,7 @@ export async function transactionView(context: PrepareContext, type: string, uns
     const view = ethereumTransactionView(transaction, interfaceIndex(stored), from);
     return { signing: { ...key, eth: { tx: view.tx } }, summary: summarizeEthereumTransaction(view) };
   }
-  const { message } = parseSolanaTransaction(unsignedTransaction);
+  const { message } = parsed;
   const programs = message.instructions.map((instruction) => instruction.programId).filter((id): id is string => id !== undefined);
   const [{ bindings: key }, stored] = await Promise.all([signerBindings(context, signer), findInterfacesFor(context.db, context.organizationId, { ethereum: [], solana: programs })]);
   const view = solanaTransactionView(message, interfaceIndex(stored));
