@@ -7,8 +7,6 @@
 // identity bound to nobody; OAuth not enabled in a configuration.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { sha256 } from '@noble/hashes/sha2';
-import { bytesToHex } from '@noble/hashes/utils';
 import { ApiKeyStamper } from '@turnkey/api-key-stamper';
 import { TurnkeyClient } from '@turnkey/core';
 import { generateP256KeyPair, verifySessionJwtSignature } from '@turnkey/crypto';
@@ -16,11 +14,9 @@ import { TurnkeyClient as HttpClient } from '@turnkey/http';
 import { Turnkey } from '@turnkey/sdk-server';
 import type { ClientMetadata } from 'oidc-provider';
 import { testDatabases } from './support/databases.ts';
-import { oidcProviderSkip, signingKey, startOidcProvider, type LoopbackOidcProvider } from './support/oidcProvider.ts';
+import { oidcProviderSkip, sessionNonce, signingKey, startOidcProvider, type LoopbackOidcProvider } from './support/oidcProvider.ts';
 import { startTestServer, type Credentials, type TestServer } from './support/server.ts';
 
-/** The nonce a page asks its provider for: the SHA-256 (hex) of the session public key, as the ecosystem's clients compute it. */
-const nonceOf = (publicKey: string) => bytesToHex(sha256(publicKey));
 
 interface CreatedConfig {
   configId: string;
@@ -87,7 +83,7 @@ for (const tdb of testDatabases) {
       const kit = await proxy('wallet_kit_config', config.configId, {});
       assert.deepEqual(kit.json.enabledProviders, ['oauth']);
 
-      const bindToken = await provider.idToken('app', nonceOf(generateP256KeyPair().publicKey), 'olivia');
+      const bindToken = await provider.idToken('app', sessionNonce(generateP256KeyPair().publicKey), 'olivia');
       assert.deepEqual(await core.httpClient.proxyGetAccount({ filterType: 'OIDC_TOKEN', filterValue: bindToken }), {});
       const signed = await core.httpClient.proxySignupV2({
         userName: 'olivia',
@@ -98,11 +94,11 @@ for (const tdb of testDatabases) {
       });
       assert.match(signed.organizationId, /^[0-9a-f-]{36}$/);
       assert.equal(signed.wallet?.addresses.length, 1, 'the configuration\'s default wallet');
-      const found = await core.httpClient.proxyGetAccount({ filterType: 'OIDC_TOKEN', filterValue: await provider.idToken('app', nonceOf(generateP256KeyPair().publicKey), 'olivia') });
+      const found = await core.httpClient.proxyGetAccount({ filterType: 'OIDC_TOKEN', filterValue: await provider.idToken('app', sessionNonce(generateP256KeyPair().publicKey), 'olivia') });
       assert.deepEqual(found, { organizationId: signed.organizationId });
 
       const sessionKey = generateP256KeyPair();
-      const { session } = await core.httpClient.proxyOAuthLogin({ oidcToken: await provider.idToken('app', nonceOf(sessionKey.publicKey), 'olivia'), publicKey: sessionKey.publicKey });
+      const { session } = await core.httpClient.proxyOAuthLogin({ oidcToken: await provider.idToken('app', sessionNonce(sessionKey.publicKey), 'olivia'), publicKey: sessionKey.publicKey });
       assert.equal(await verifySessionJwtSignature(session, signerKeys.sessionSignerPublicKey), true);
       const claims = JSON.parse(Buffer.from(session.split('.')[1]!, 'base64url').toString('utf8'));
       assert.equal(claims.organization_id, signed.organizationId);
@@ -123,7 +119,7 @@ for (const tdb of testDatabases) {
         userName: 'pat',
         apiKeys: [],
         authenticators: [],
-        oauthProviders: [{ providerName: 'Loopback', oidcToken: await provider.idToken('app', nonceOf(generateP256KeyPair().publicKey), 'pat') }],
+        oauthProviders: [{ providerName: 'Loopback', oidcToken: await provider.idToken('app', sessionNonce(generateP256KeyPair().publicKey), 'pat') }],
       });
       const sessionKey = generateP256KeyPair();
       const login = (oidcToken: string) => proxy('oauth_login', config.configId, { oidcToken, publicKey: sessionKey.publicKey, organizationId: signed.organizationId });
@@ -131,19 +127,19 @@ for (const tdb of testDatabases) {
         assert.equal(answer.status, status, JSON.stringify(answer.json));
         assert.match(answer.json.message, pattern);
       };
-      await refusedAs(await login(await provider.idToken('app', nonceOf(generateP256KeyPair().publicKey), 'pat')), 400, /OIDC token refused \(nonce\)/);
-      await refusedAs(await login(await provider.idToken('other-app', nonceOf(sessionKey.publicKey), 'pat')), 400, /OIDC token refused \(audience\)/);
-      await refusedAs(await login(await unconfigured.idToken('app', nonceOf(sessionKey.publicKey), 'pat')), 400, /OIDC token refused \(issuer\)/);
-      const nobody = await proxy('oauth_login', config.configId, { oidcToken: await provider.idToken('app', nonceOf(sessionKey.publicKey), 'nobody'), publicKey: sessionKey.publicKey });
+      await refusedAs(await login(await provider.idToken('app', sessionNonce(generateP256KeyPair().publicKey), 'pat')), 400, /OIDC token refused \(nonce\)/);
+      await refusedAs(await login(await provider.idToken('other-app', sessionNonce(sessionKey.publicKey), 'pat')), 400, /OIDC token refused \(audience\)/);
+      await refusedAs(await login(await unconfigured.idToken('app', sessionNonce(sessionKey.publicKey), 'pat')), 400, /OIDC token refused \(issuer\)/);
+      const nobody = await proxy('oauth_login', config.configId, { oidcToken: await provider.idToken('app', sessionNonce(sessionKey.publicKey), 'nobody'), publicKey: sessionKey.publicKey });
       await refusedAs(nobody, 404, /has a user bound to this identity; sign up first/);
 
       const otpOnly = await allowedConfig('otp');
-      const disabled = await proxy('oauth_login', otpOnly.configId, { oidcToken: await provider.idToken('app', nonceOf(sessionKey.publicKey), 'pat'), publicKey: sessionKey.publicKey });
+      const disabled = await proxy('oauth_login', otpOnly.configId, { oidcToken: await provider.idToken('app', sessionNonce(sessionKey.publicKey), 'pat'), publicKey: sessionKey.publicKey });
       assert.equal(disabled.status, 403);
       assert.equal(disabled.json.details[0].turnkeyErrorCode, 'AUTH_PROXY_METHOD_DISABLED');
 
       // Last: it moves the server's clock past the token's expiry.
-      const token = await provider.idToken('app', nonceOf(sessionKey.publicKey), 'pat');
+      const token = await provider.idToken('app', sessionNonce(sessionKey.publicKey), 'pat');
       const { exp } = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8')) as { exp: number };
       server.clock.advance(exp * 1000 - server.clock.now().getTime() + 120_000);
       await refusedAs(await login(token), 400, /OIDC token refused \(expiry\)/);

@@ -8,15 +8,13 @@
 // bound at creation is found by list_suborgs' OIDC_TOKEN filter and logs in there. Both stores.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { sha256 } from '@noble/hashes/sha2';
-import { bytesToHex } from '@noble/hashes/utils';
 import { ApiKeyStamper } from '@turnkey/api-key-stamper';
 import { generateP256KeyPair } from '@turnkey/crypto';
 import { TurnkeyClient } from '@turnkey/http';
 import { decodeJwt } from 'jose';
 import type { ClientMetadata } from 'oidc-provider';
 import { testDatabases } from './support/databases.ts';
-import { oidcProviderSkip, signingKey, startOidcProvider, type LoopbackOidcProvider } from './support/oidcProvider.ts';
+import { oidcProviderSkip, sessionNonce, signingKey, startOidcProvider, type LoopbackOidcProvider } from './support/oidcProvider.ts';
 import { refused } from './support/refusals.ts';
 import { startTestServer, type Credentials, type TestServer } from './support/server.ts';
 
@@ -25,8 +23,6 @@ const NOT_FOUND = 5;
 
 type KeyPair = ReturnType<typeof generateP256KeyPair>;
 
-/** The nonce a client asks its provider for: the SHA-256 (hex) of the session public key, as @turnkey/react-wallet-kit computes it. */
-const nonceOf = (publicKey: string) => bytesToHex(sha256(publicKey));
 
 /** A JWT's claims, as the clients read a session. */
 const claimsOf = (jwt: string): Record<string, any> => JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString('utf8'));
@@ -80,7 +76,7 @@ for (const tdb of testDatabases) {
 
     test('a bound identity logs its user in: the session names the user and its key stamps as the user; get_user shows the binding', async () => {
       const userId = await newUser('Alice');
-      const bindToken = await provider.idToken('app', nonceOf(generateP256KeyPair().publicKey), 'alice');
+      const bindToken = await provider.idToken('app', sessionNonce(generateP256KeyPair().publicKey), 'alice');
       const { activity: bound } = await bind(userId, bindToken, 'Google');
       assert.equal(bound.status, 'ACTIVITY_STATUS_COMPLETED');
       const [providerId] = bound.result.createOauthProvidersResult!.providerIds;
@@ -95,7 +91,7 @@ for (const tdb of testDatabases) {
       );
 
       const sessionKey = generateP256KeyPair();
-      const token = await provider.idToken('app', nonceOf(sessionKey.publicKey), 'alice');
+      const token = await provider.idToken('app', sessionNonce(sessionKey.publicKey), 'alice');
       const { activity } = await login(token, sessionKey);
       assert.equal(activity.status, 'ACTIVITY_STATUS_COMPLETED');
       const { session } = activity.result.oauthLoginResult!;
@@ -110,20 +106,20 @@ for (const tdb of testDatabases) {
 
     test('refused: a token for another session key, another audience, an issuer not configured, an identity bound to nobody', async () => {
       const userId = await newUser('Dora');
-      await bind(userId, await provider.idToken('app', nonceOf(generateP256KeyPair().publicKey), 'dora'));
+      await bind(userId, await provider.idToken('app', sessionNonce(generateP256KeyPair().publicKey), 'dora'));
       const sessionKey = generateP256KeyPair();
       const otherKey = generateP256KeyPair();
 
-      const forOtherKey = await provider.idToken('app', nonceOf(otherKey.publicKey), 'dora');
+      const forOtherKey = await provider.idToken('app', sessionNonce(otherKey.publicKey), 'dora');
       await refused(login(forOtherKey, sessionKey), INVALID_ARGUMENT, /OIDC token refused \(nonce\).*requested for another key/, 'parameters.oidcToken');
 
-      const otherAudience = await provider.idToken('other-app', nonceOf(sessionKey.publicKey), 'dora');
+      const otherAudience = await provider.idToken('other-app', sessionNonce(sessionKey.publicKey), 'dora');
       await refused(login(otherAudience, sessionKey), INVALID_ARGUMENT, /\(audience\).*issued to "other-app", not to "app"/, 'parameters.oidcToken');
 
-      const unknownIssuer = await unconfigured.idToken('app', nonceOf(sessionKey.publicKey), 'dora');
+      const unknownIssuer = await unconfigured.idToken('app', sessionNonce(sessionKey.publicKey), 'dora');
       await refused(login(unknownIssuer, sessionKey), INVALID_ARGUMENT, /\(issuer\).*is not one of SIGNET_OIDC_ISSUERS/, 'parameters.oidcToken');
 
-      const unbound = await provider.idToken('app', nonceOf(sessionKey.publicKey), 'nobody');
+      const unbound = await provider.idToken('app', sessionNonce(sessionKey.publicKey), 'nobody');
       await refused(login(unbound, sessionKey), NOT_FOUND, /no user of this organization is bound to its identity .*subject nobody/);
 
       // Nothing was registered by the refusals: the session key is unknown.
@@ -134,10 +130,10 @@ for (const tdb of testDatabases) {
     test('one identity belongs to one user of the organization; unbound, it logs in no more and may be bound again', async () => {
       const erin = await newUser('Erin');
       const frank = await newUser('Frank');
-      const { activity } = await bind(erin, await provider.idToken('app', nonceOf(generateP256KeyPair().publicKey), 'erin'));
+      const { activity } = await bind(erin, await provider.idToken('app', sessionNonce(generateP256KeyPair().publicKey), 'erin'));
       const [providerId] = activity.result.createOauthProvidersResult!.providerIds;
 
-      const again = await provider.idToken('app', nonceOf(generateP256KeyPair().publicKey), 'erin');
+      const again = await provider.idToken('app', sessionNonce(generateP256KeyPair().publicKey), 'erin');
       await refused(bind(frank, again), INVALID_ARGUMENT, /already bound to a user of this organization/, 'parameters.oauthProviders[0].oidcToken');
       // Two tokens of one identity in one request.
       await refused(
@@ -151,13 +147,13 @@ for (const tdb of testDatabases) {
       await refused(bind(frank, `${head}.${claims}.${'A'.repeat(86)}`), INVALID_ARGUMENT, /\(signature\)/, 'parameters.oauthProviders[0].oidcToken');
 
       const sessionKey = generateP256KeyPair();
-      await login(await provider.idToken('app', nonceOf(sessionKey.publicKey), 'erin'), sessionKey);
+      await login(await provider.idToken('app', sessionNonce(sessionKey.publicKey), 'erin'), sessionKey);
 
       const { activity: deleted } = await client.deleteOauthProviders(body('ACTIVITY_TYPE_DELETE_OAUTH_PROVIDERS', { userId: erin, providerIds: [providerId!] }));
       assert.deepEqual(deleted.result.deleteOauthProvidersResult!.providerIds, [providerId]);
       assert.deepEqual((await client.getUser({ organizationId: org.organizationId, userId: erin })).user.oauthProviders, []);
       const later = generateP256KeyPair();
-      await refused(login(await provider.idToken('app', nonceOf(later.publicKey), 'erin'), later), NOT_FOUND, /no user of this organization is bound/);
+      await refused(login(await provider.idToken('app', sessionNonce(later.publicKey), 'erin'), later), NOT_FOUND, /no user of this organization is bound/);
       await refused(
         client.deleteOauthProviders(body('ACTIVITY_TYPE_DELETE_OAUTH_PROVIDERS', { userId: erin, providerIds: [providerId!] })),
         NOT_FOUND,
@@ -167,20 +163,20 @@ for (const tdb of testDatabases) {
       // Free again: bound to Frank, it logs Frank in.
       await bind(frank, again);
       const frankKey = generateP256KeyPair();
-      const { activity: frankLogin } = await login(await provider.idToken('app', nonceOf(frankKey.publicKey), 'erin'), frankKey);
+      const { activity: frankLogin } = await login(await provider.idToken('app', sessionNonce(frankKey.publicKey), 'erin'), frankKey);
       assert.equal(claimsOf(frankLogin.result.oauthLoginResult!.session).user_id, frank);
 
       // Removing Frank unbinds the identity: it logs nobody in, and is free for Erin again.
       await client.deleteUsers(body('ACTIVITY_TYPE_DELETE_USERS', { userIds: [frank] }));
       const afterRemoval = generateP256KeyPair();
-      await refused(login(await provider.idToken('app', nonceOf(afterRemoval.publicKey), 'erin'), afterRemoval), NOT_FOUND, /no user of this organization is bound/);
+      await refused(login(await provider.idToken('app', sessionNonce(afterRemoval.publicKey), 'erin'), afterRemoval), NOT_FOUND, /no user of this organization is bound/);
       await bind(erin, again);
-      const { activity: erinLogin } = await login(await provider.idToken('app', nonceOf(afterRemoval.publicKey), 'erin'), afterRemoval);
+      const { activity: erinLogin } = await login(await provider.idToken('app', sessionNonce(afterRemoval.publicKey), 'erin'), afterRemoval);
       assert.equal(claimsOf(erinLogin.result.oauthLoginResult!.session).user_id, erin);
     });
 
     test("a sub-organization's root user bound at creation: list_suborgs finds it by an id token, and the parent logs the user in there", async () => {
-      const signupToken = await provider.idToken('app', nonceOf(generateP256KeyPair().publicKey), 'carol');
+      const signupToken = await provider.idToken('app', sessionNonce(generateP256KeyPair().publicKey), 'carol');
       const { activity } = await client.createSubOrganization(
         body('ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V8', {
           subOrganizationName: 'Carol',
@@ -190,10 +186,10 @@ for (const tdb of testDatabases) {
       );
       const { subOrganizationId, rootUserIds = [] } = activity.result.createSubOrganizationResultV8!;
 
-      const lookup = await provider.idToken('app', nonceOf(generateP256KeyPair().publicKey), 'carol');
+      const lookup = await provider.idToken('app', sessionNonce(generateP256KeyPair().publicKey), 'carol');
       const { organizationIds } = await client.getSubOrgIds({ organizationId: org.organizationId, filterType: 'OIDC_TOKEN', filterValue: lookup });
       assert.deepEqual(organizationIds, [subOrganizationId]);
-      const nobody = await provider.idToken('app', nonceOf(generateP256KeyPair().publicKey), 'nobody');
+      const nobody = await provider.idToken('app', sessionNonce(generateP256KeyPair().publicKey), 'nobody');
       assert.deepEqual((await client.getSubOrgIds({ organizationId: org.organizationId, filterType: 'OIDC_TOKEN', filterValue: nobody })).organizationIds, []);
       await refused(
         client.getSubOrgIds({ organizationId: org.organizationId, filterType: 'OIDC_TOKEN', filterValue: 'not.a.token' }),
@@ -204,21 +200,21 @@ for (const tdb of testDatabases) {
 
       // The parent's API key submits the login in the sub-organization (as an app's backend does).
       const sessionKey = generateP256KeyPair();
-      const { activity: loggedIn } = await login(await provider.idToken('app', nonceOf(sessionKey.publicKey), 'carol'), sessionKey, subOrganizationId);
+      const { activity: loggedIn } = await login(await provider.idToken('app', sessionNonce(sessionKey.publicKey), 'carol'), sessionKey, subOrganizationId);
       const claims = claimsOf(loggedIn.result.oauthLoginResult!.session);
       assert.deepEqual([claims.user_id, claims.organization_id], [rootUserIds[0], subOrganizationId]);
       const { user } = await asKey(sessionKey).getUser({ organizationId: subOrganizationId, userId: rootUserIds[0]! });
       assert.equal(user.oauthProviders[0]!.subject, 'carol');
       // The identity is bound per organization: in the parent it logs nobody in.
       const inParent = generateP256KeyPair();
-      await refused(login(await provider.idToken('app', nonceOf(inParent.publicKey), 'carol'), inParent), NOT_FOUND, /no user of this organization is bound .*subject carol/);
+      await refused(login(await provider.idToken('app', sessionNonce(inParent.publicKey), 'carol'), inParent), NOT_FOUND, /no user of this organization is bound .*subject carol/);
     });
 
     // Last: it moves the server's clock an hour forward.
     test("an expired token is refused by the server's clock", async () => {
       const userId = await newUser('Gus');
       const sessionKey = generateP256KeyPair();
-      const token = await provider.idToken('app', nonceOf(sessionKey.publicKey), 'gus');
+      const token = await provider.idToken('app', sessionNonce(sessionKey.publicKey), 'gus');
       await bind(userId, token);
       const { exp } = decodeJwt(token) as { exp: number };
       server.clock.advance(exp * 1000 - server.clock.now().getTime() + 120_000);

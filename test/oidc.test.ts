@@ -11,23 +11,20 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
-import { sha256 } from '@noble/hashes/sha2';
-import { bytesToHex } from '@noble/hashes/utils';
 import { decodeJwt, generateKeyPair, importJWK, SignJWT, UnsecuredJWT, type JWK } from 'jose';
 import type { ClientMetadata } from 'oidc-provider';
 import { CACHE_LIFETIME_MS, REFRESH_COOLDOWN_MS } from '../src/auth/oidc/issuerKeys.ts';
 import { OidcIssuerUnavailable, OidcTokenRefused, type OidcCheck } from '../src/auth/oidc/refusals.ts';
 import { CLOCK_TOLERANCE_SECONDS, OidcVerifier } from '../src/auth/oidc/verifyIdToken.ts';
-import { loopbackCertificate, oidcProviderSkip, signingKey, startOidcProvider, type LoopbackOidcProvider } from './support/oidcProvider.ts';
+import { loopbackCertificate, oidcProviderSkip, sessionNonce, signingKey, startOidcProvider, type LoopbackOidcProvider } from './support/oidcProvider.ts';
 import { ROOT } from './support/processes.ts';
 
 const DISCOVERY = '/.well-known/openid-configuration';
 const JWKS = '/jwks';
 
-/** A session public key (compressed P-256, hex) and the nonce its client puts in the request, as @turnkey/react-wallet-kit computes it. */
+/** Session public keys (compressed P-256, hex); the nonce a client asks for is sessionNonce of one. */
 const SESSION_KEY = `02${'5a'.repeat(32)}`;
 const OTHER_KEY = `03${'a5'.repeat(32)}`;
-const clientNonce = (publicKey: string) => bytesToHex(sha256(publicKey));
 
 /** A clock the test sets: the verifier decides by it alone. */
 class SetClock {
@@ -82,7 +79,7 @@ describe('OIDC id tokens against a real provider', { skip: oidcProviderSkip }, (
     const clock = new SetClock();
     const verifier = verifierAt(clock);
     for (const clientId of ['app', 'rsa-app']) {
-      const token = await provider.idToken(clientId, clientNonce(SESSION_KEY), 'alice');
+      const token = await provider.idToken(clientId, sessionNonce(SESSION_KEY), 'alice');
       clock.at(token);
       const identity = await verifier.verify(token, { publicKey: SESSION_KEY, audience: clientId });
       assert.deepEqual(identity, {
@@ -98,7 +95,7 @@ describe('OIDC id tokens against a real provider', { skip: oidcProviderSkip }, (
 
   test('a token requested for another session key is refused: wrong nonce', async () => {
     const clock = new SetClock();
-    const token = await provider.idToken('app', clientNonce(OTHER_KEY));
+    const token = await provider.idToken('app', sessionNonce(OTHER_KEY));
     clock.at(token);
     await refusedWith(verifierAt(clock).verify(token, { publicKey: SESSION_KEY }), 'nonce', /requested for another key/);
     const without = await providerSigned({ iss: provider.issuer, sub: 'alice', aud: 'app', iat: clock.ms / 1000, exp: clock.ms / 1000 + 600 });
@@ -108,18 +105,18 @@ describe('OIDC id tokens against a real provider', { skip: oidcProviderSkip }, (
   test("another client's token shows its audience, and is refused where another audience is expected", async () => {
     const clock = new SetClock();
     const verifier = verifierAt(clock);
-    const token = await provider.idToken('other-app', clientNonce(SESSION_KEY));
+    const token = await provider.idToken('other-app', sessionNonce(SESSION_KEY));
     clock.at(token);
     assert.deepEqual((await verifier.verify(token, { publicKey: SESSION_KEY })).audiences, ['other-app']);
     await refusedWith(verifier.verify(token, { publicKey: SESSION_KEY, audience: 'app' }), 'audience', /issued to "other-app", not to "app"/);
-    const noAudience = await providerSigned({ iss: provider.issuer, sub: 'alice', nonce: clientNonce(SESSION_KEY), iat: clock.ms / 1000, exp: clock.ms / 1000 + 600 });
+    const noAudience = await providerSigned({ iss: provider.issuer, sub: 'alice', nonce: sessionNonce(SESSION_KEY), iat: clock.ms / 1000, exp: clock.ms / 1000 + 600 });
     await refusedWith(verifier.verify(noAudience, { publicKey: SESSION_KEY }), 'audience', /no "aud" claim/);
   });
 
   test('an expired token is refused, and one issued in the future', async () => {
     const clock = new SetClock();
     const verifier = verifierAt(clock);
-    const token = await provider.idToken('app', clientNonce(SESSION_KEY));
+    const token = await provider.idToken('app', sessionNonce(SESSION_KEY));
     const { iat, exp } = decodeJwt(token) as { iat: number; exp: number };
     clock.ms = (exp - CLOCK_TOLERANCE_SECONDS + 1) * 1000; // within the tolerance: still good
     await verifier.verify(token, { publicKey: SESSION_KEY });
@@ -131,7 +128,7 @@ describe('OIDC id tokens against a real provider', { skip: oidcProviderSkip }, (
 
   test('a token of an issuer that is not configured is refused before anything is fetched', async () => {
     const clock = new SetClock();
-    const token = await unconfigured.idToken('app', clientNonce(SESSION_KEY));
+    const token = await unconfigured.idToken('app', sessionNonce(SESSION_KEY));
     clock.at(token);
     const before = { ...fetches(), theirs: unconfigured.count(DISCOVERY) + unconfigured.count(JWKS) };
     await refusedWith(verifierAt(clock).verify(token, { publicKey: SESSION_KEY }), 'issuer', /is not one of SIGNET_OIDC_ISSUERS/);
@@ -141,11 +138,11 @@ describe('OIDC id tokens against a real provider', { skip: oidcProviderSkip }, (
   test("a key the issuer's JWKS lacks: one refresh, then refused; a known kid with another key: bad signature", async () => {
     const clock = new SetClock();
     const verifier = verifierAt(clock);
-    const good = await provider.idToken('app', clientNonce(SESSION_KEY));
+    const good = await provider.idToken('app', sessionNonce(SESSION_KEY));
     clock.at(good);
     await verifier.verify(good, { publicKey: SESSION_KEY });
     const { privateKey } = await generateKeyPair('ES256');
-    const claims = { iss: provider.issuer, sub: 'alice', aud: 'app', nonce: clientNonce(SESSION_KEY), iat: clock.ms / 1000, exp: clock.ms / 1000 + 600 };
+    const claims = { iss: provider.issuer, sub: 'alice', aud: 'app', nonce: sessionNonce(SESSION_KEY), iat: clock.ms / 1000, exp: clock.ms / 1000 + 600 };
     const stranger = await new SignJWT(claims).setProtectedHeader({ alg: 'ES256', kid: 'stranger' }).sign(privateKey);
     // Just fetched: the keys are as fresh as they may be, no refresh.
     let before = fetches();
@@ -164,7 +161,7 @@ describe('OIDC id tokens against a real provider', { skip: oidcProviderSkip }, (
   test('alg none and an HMAC token (the provider signs it with the client secret) are refused, nothing fetched', async () => {
     const clock = new SetClock();
     const verifier = verifierAt(clock);
-    const hmac = await provider.idToken('hmac-app', clientNonce(SESSION_KEY));
+    const hmac = await provider.idToken('hmac-app', sessionNonce(SESSION_KEY));
     clock.at(hmac);
     const before = fetches();
     await refusedWith(verifier.verify(hmac, { publicKey: SESSION_KEY }), 'algorithm', /"HS256" is not accepted.*never none or HMAC/);
@@ -177,7 +174,7 @@ describe('OIDC id tokens against a real provider', { skip: oidcProviderSkip }, (
   test('N verifications make one fetch of the discovery document and the JWKS; past the cache lifetime, one more', async () => {
     const clock = new SetClock();
     const verifier = verifierAt(clock);
-    const token = await provider.idToken('app', clientNonce(SESSION_KEY));
+    const token = await provider.idToken('app', sessionNonce(SESSION_KEY));
     clock.at(token);
     const before = fetches();
     await Promise.all(Array.from({ length: 10 }, () => verifier.verify(token, { publicKey: SESSION_KEY })));
@@ -192,11 +189,11 @@ describe('OIDC id tokens against a real provider', { skip: oidcProviderSkip }, (
   test('the provider rotates its key: the cache refreshes once and accepts the new key, and the old one still', async () => {
     const clock = new SetClock();
     const verifier = verifierAt(clock);
-    const old = await provider.idToken('app', clientNonce(SESSION_KEY));
+    const old = await provider.idToken('app', sessionNonce(SESSION_KEY));
     clock.at(old);
     await verifier.verify(old, { publicKey: SESSION_KEY });
     provider.rotate([await signingKey('ES256', 'ec-2'), ecKey, rsaKey]);
-    const rotated = await provider.idToken('app', clientNonce(SESSION_KEY));
+    const rotated = await provider.idToken('app', sessionNonce(SESSION_KEY));
     assert.equal(JSON.parse(Buffer.from(rotated.split('.')[0]!, 'base64url').toString()).kid, 'ec-2');
     clock.ms += REFRESH_COOLDOWN_MS;
     const before = fetches();
@@ -247,7 +244,7 @@ describe("fetching an issuer's keys is bounded", { skip: oidcProviderSkip }, () 
     });
     const { privateKey } = await generateKeyPair('ES256');
     const now = clock.ms / 1000;
-    const token = await new SignJWT({ iss: issuer, sub: 'alice', aud: 'app', nonce: clientNonce(SESSION_KEY), iat: now, exp: now + 600 })
+    const token = await new SignJWT({ iss: issuer, sub: 'alice', aud: 'app', nonce: sessionNonce(SESSION_KEY), iat: now, exp: now + 600 })
       .setProtectedHeader({ alg: 'ES256', kid: 'k' })
       .sign(privateKey);
     requests.length = 0;
@@ -297,7 +294,7 @@ describe('a deployment trusts its issuer through the system CAs and NODE_EXTRA_C
   test("without an agent the verifier fetches with Node's default, which NODE_EXTRA_CA_CERTS extends", async () => {
     const provider = await startOidcProvider({ keys: [await signingKey('ES256', 'ec-1')], clients: [{ client_id: 'app', id_token_signed_response_alg: 'ES256' }] });
     try {
-      const token = await provider.idToken('app', clientNonce(SESSION_KEY));
+      const token = await provider.idToken('app', sessionNonce(SESSION_KEY));
       const script = `
         import { OidcVerifier } from './src/auth/oidc/verifyIdToken.ts';
         const verifier = new OidcVerifier({ issuers: [process.env.ISSUER], clock: () => new Date(Number(process.env.AT)) });

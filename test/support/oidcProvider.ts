@@ -6,7 +6,7 @@
 // new provider behind the same address, signing with the new key and still publishing the old one).
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -17,6 +17,9 @@ import Provider, { type ClientMetadata, type Configuration } from 'oidc-provider
 
 /** Where a client's id tokens are sent; never reached: the token is read from the redirect's fragment. */
 export const REDIRECT_URI = 'https://app.example/callback';
+
+/** The nonce a client asks its provider for: the SHA-256 (hex) of the session public key's hex, as the ecosystem's clients compute it. */
+export const sessionNonce = (publicKey: string) => createHash('sha256').update(publicKey, 'utf8').digest('hex');
 
 /** Why a test of the provider is skipped here, or false. */
 export const oidcProviderSkip =
